@@ -1,0 +1,62 @@
+# Finds every dependency and stops with one clear line naming what is missing and how to get it,
+# instead of a wall of compiler errors later. scripts/setup.sh installs all of them on Debian 12.
+
+set(DISPAR_SETUP_HINT "run scripts/setup.sh (Debian 12) to install it")
+
+macro(dispar_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "DISPAR: missing dependency: ${what} (Debian package ${package}); ${DISPAR_SETUP_HINT}")
+  endif()
+endmacro()
+
+# Clang/LLVM 19 LibTooling.
+# LLVM's version file only accepts an exact major.minor, so check the major version by hand.
+find_package(LLVM CONFIG QUIET PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+if(LLVM_FOUND AND NOT LLVM_VERSION_MAJOR EQUAL 19)
+  set(LLVM_FOUND FALSE)
+endif()
+dispar_require(LLVM_FOUND "LLVM 19" "llvm-19-dev")
+find_package(Clang CONFIG QUIET PATHS /usr/lib/llvm-19/lib/cmake/clang NO_DEFAULT_PATH)
+dispar_require(Clang_FOUND "Clang 19 LibTooling" "libclang-19-dev libclang-cpp19-dev")
+set(DISPAR_CLANG_RESOURCE_DIR "${LLVM_LIBRARY_DIR}/clang/${LLVM_VERSION_MAJOR}")
+if(NOT EXISTS "${DISPAR_CLANG_RESOURCE_DIR}/include/stddef.h")
+  message(FATAL_ERROR "DISPAR: missing dependency: Clang 19 builtin headers in ${DISPAR_CLANG_RESOURCE_DIR} (Debian package libclang-common-19-dev); ${DISPAR_SETUP_HINT}")
+endif()
+
+# MPICH.
+find_program(DISPAR_MPICXX NAMES mpicxx.mpich mpicxx)
+find_program(DISPAR_MPIEXEC NAMES mpiexec.mpich mpiexec)
+set(MPI_CXX_COMPILER ${DISPAR_MPICXX})
+find_package(MPI QUIET COMPONENTS C CXX)
+dispar_require(MPI_CXX_FOUND "MPI (MPICH)" "mpich libmpich-dev")
+dispar_require(DISPAR_MPIEXEC "mpiexec (MPICH)" "mpich")
+
+find_package(SQLite3 QUIET)
+dispar_require(SQLite3_FOUND "SQLite 3" "libsqlite3-dev")
+
+find_package(PkgConfig QUIET)
+dispar_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
+pkg_check_modules(HWLOC QUIET IMPORTED_TARGET hwloc)
+dispar_require(HWLOC_FOUND "hwloc" "libhwloc-dev")
+pkg_check_modules(FFTW3 QUIET IMPORTED_TARGET fftw3)
+dispar_require(FFTW3_FOUND "FFTW 3" "libfftw3-dev")
+pkg_check_modules(OPENBLAS QUIET IMPORTED_TARGET openblas)
+dispar_require(OPENBLAS_FOUND "OpenBLAS" "libopenblas-dev")
+
+find_package(nlohmann_json 3 QUIET)
+dispar_require(nlohmann_json_FOUND "nlohmann/json" "nlohmann-json3-dev")
+
+find_package(GTest QUIET)
+dispar_require(GTest_FOUND "GoogleTest" "libgtest-dev googletest")
+
+find_package(Threads REQUIRED)
+
+# CUDA toolkit: optional. Without it disparcc builds CUDA programs for the host only.
+set(DISPAR_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by default")
+if(EXISTS "${DISPAR_CUDA_PATH}/bin/nvcc")
+  set(DISPAR_HAVE_CUDA ON)
+  message(STATUS "DISPAR: CUDA toolkit found at ${DISPAR_CUDA_PATH}")
+else()
+  set(DISPAR_HAVE_CUDA OFF)
+  message(STATUS "DISPAR: no CUDA toolkit at ${DISPAR_CUDA_PATH}; CUDA programs will be built host-only")
+endif()

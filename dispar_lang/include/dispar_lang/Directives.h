@@ -1,0 +1,61 @@
+// The `#pragma streamap` directives and their clauses, as data. The frontend's pragma handler parses
+// against this table; docs/language.md lists the same table.
+#ifndef DISPAR_LANG_DIRECTIVES_H
+#define DISPAR_LANG_DIRECTIVES_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dispar::lang {
+
+enum class DirectiveKind { Resource, Communication };
+
+/// What a clause's parenthesised argument must be.
+enum class ClauseArgKind {
+  ResourceKind,  // cpu | gpu
+  PositiveInt,   // 1, 2, ...
+  PositiveReal,  // 0.5, 2, 1e3
+  ByteSize,      // 4096, 512KiB, 2GiB, 1MB
+  MergeOrder,    // rr | any
+  Identifier,    // a pipe name
+};
+
+struct ClauseSpec {
+  DirectiveKind directive;
+  std::string_view name;
+  ClauseArgKind arg;
+  bool leading;  // the directive's first clause, e.g. resource(...) / communication(...)
+  std::string_view summary;
+};
+
+inline constexpr ClauseSpec kClauseTable[] = {
+    {DirectiveKind::Resource, "resource", ClauseArgKind::ResourceKind, true,
+     "the computing resource the VNODE needs: cpu (CO) or gpu (CG)"},
+    {DirectiveKind::Resource, "replicas", ClauseArgKind::PositiveInt, false,
+     "number of data-parallel instances (default 1)"},
+    {DirectiveKind::Resource, "cost", ClauseArgKind::PositiveReal, false,
+     "relative work of one instance, for the mapper (default 1)"},
+    {DirectiveKind::Resource, "memory", ClauseArgKind::ByteSize, false,
+     "memory one instance needs on its device, e.g. 512MiB"},
+    {DirectiveKind::Communication, "communication", ClauseArgKind::Identifier, true,
+     "the pipe the directive describes"},
+    {DirectiveKind::Communication, "volume", ClauseArgKind::ByteSize, false,
+     "bytes per message, for the mapper"},
+    {DirectiveKind::Communication, "order", ClauseArgKind::MergeOrder, false,
+     "how a single reader merges a replicated writer: rr (default) or any"},
+    {DirectiveKind::Communication, "window", ClauseArgKind::PositiveInt, false,
+     "messages in flight before the writer waits (default 64 or DISPAR_PIPE_WINDOW)"},
+};
+
+const ClauseSpec* findClause(std::string_view name);
+const char* clauseArgDescription(ClauseArgKind kind);  // e.g. "a positive integer"
+
+/// Parses a byte count: a non-negative integer with an optional unit, "4096", "512KiB", "2GiB",
+/// "1MB". KiB/MiB/GiB/TiB are powers of 1024, kB/KB/MB/GB/TB powers of 1000, B is bytes. nullopt on
+/// failure or overflow.
+std::optional<std::uint64_t> parseByteSize(std::string_view text);
+
+}  // namespace dispar::lang
+
+#endif

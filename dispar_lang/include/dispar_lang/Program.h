@@ -1,0 +1,86 @@
+// The program model the frontend extracts from a .dsp file and StreamCC lowers.
+#ifndef DISPAR_LANG_PROGRAM_H
+#define DISPAR_LANG_PROGRAM_H
+
+#include "dispar_lang/Rtg.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::lang {
+
+struct SourceLocation {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+  std::string str() const;  // "file:line:col"
+};
+
+enum class MergeOrder { RoundRobin, Any };
+enum class PortDirection { In, Out };
+
+struct PortRef {
+  std::string pipe;
+  PortDirection direction = PortDirection::In;
+  int pipeIndex = -1;  // into ProgramModel::pipes
+};
+
+struct VnodeModel {
+  std::string name;
+  std::string functionName;  // dispar_vnode_<name>
+  std::vector<PortRef> ports;  // in declaration order (the function's parameter order)
+  int replicas = 1;
+  double cost = 1.0;
+  std::optional<std::uint64_t> memoryBytes;
+  Requirement requirement = Requirement::CO;
+  bool requirementDeclared = false;  // from resource(...), not inferred
+  SourceLocation location;
+};
+
+struct PipeModel {
+  std::string name;
+  std::string elementType;
+  std::uint64_t elementBytes = 0;
+  int writer = -1;  // vnode index
+  int reader = -1;
+  std::optional<std::uint64_t> volume;
+  MergeOrder order = MergeOrder::RoundRobin;
+  unsigned window = 0;  // 0: runtime default
+  SourceLocation location;
+};
+
+struct KernelModel {
+  std::string name;
+  SourceLocation location;
+};
+
+struct LaunchSiteModel {
+  std::string kernel;
+  std::string enclosingFunction;
+  SourceLocation location;
+};
+
+struct ProgramModel {
+  std::string name;        // program name (output stem)
+  std::string sourceFile;  // the .dsp path as given
+  bool isCuda = false;     // parsed as CUDA
+  std::vector<VnodeModel> vnodes;  // in source order: this order assigns ranks
+  std::vector<PipeModel> pipes;    // in source order
+  std::vector<KernelModel> kernels;
+  std::vector<LaunchSiteModel> launches;
+
+  int findVnode(const std::string& name) const;
+  int findPipe(const std::string& name) const;
+  /// Ranks: VNODEs in source order, each VNODE's replicas on consecutive ranks.
+  int firstRank(int vnode) const;
+  int rankCount() const;
+};
+
+/// One vertex per VNODE instance; edges follow the replica wiring of docs/language.md.
+Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaArchs);
+
+}  // namespace dispar::lang
+
+#endif

@@ -1,0 +1,58 @@
+// The Requirement Topology Graph file (app.rtg.json): the contract between disparcc and streammap.
+// Format documented in docs/language.md ("The RTG file").
+#ifndef DISPAR_LANG_RTG_H
+#define DISPAR_LANG_RTG_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::lang {
+
+inline constexpr const char* kRtgFormat = "dispar-rtg";
+inline constexpr int kRtgVersion = 1;
+
+/// CO: CPU only. CG: CPU + GPU (launches kernels or calls a GPU library).
+enum class Requirement { CO, CG };
+
+const char* requirementName(Requirement r);  // "CO" / "CG"
+
+struct RtgVertex {
+  int id = 0;  // equals rank
+  int rank = 0;
+  std::string vnode;
+  int replica = 0;
+  int replicas = 1;
+  Requirement type = Requirement::CO;
+  double cost = 1.0;
+  std::optional<std::uint64_t> memory;  // bytes one instance needs on its device
+  std::string location;                 // "app.dsp:12:1"
+};
+
+struct RtgEdge {
+  int from = 0;
+  int to = 0;
+  std::string pipe;
+  std::string element;
+  std::uint64_t elementBytes = 0;
+  std::optional<std::uint64_t> volume;  // bytes per message, from communication(...) volume(...)
+};
+
+struct Rtg {
+  std::string program;
+  std::vector<std::string> cudaArchs;  // e.g. "sm_80", "sm_90", "compute_90"
+  std::vector<RtgVertex> vertices;
+  std::vector<RtgEdge> edges;
+};
+
+/// Serialises deterministically (vertices by id, edges in order), two-space indented, newline at end.
+std::string writeRtgJson(const Rtg& rtg);
+
+/// Parses and validates an RTG: format and version, ids equal to ranks and dense from 0, edges naming
+/// existing vertices. On failure returns false and sets `error` to a message naming the field.
+bool parseRtgJson(const std::string& text, Rtg& out, std::string& error);
+
+}  // namespace dispar::lang
+
+#endif

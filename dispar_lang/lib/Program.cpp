@@ -1,0 +1,69 @@
+#include "dispar_lang/Program.h"
+
+namespace dispar::lang {
+
+std::string SourceLocation::str() const {
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+int ProgramModel::findVnode(const std::string& vnodeName) const {
+  for (std::size_t i = 0; i < vnodes.size(); ++i)
+    if (vnodes[i].name == vnodeName) return static_cast<int>(i);
+  return -1;
+}
+
+int ProgramModel::findPipe(const std::string& pipeName) const {
+  for (std::size_t i = 0; i < pipes.size(); ++i)
+    if (pipes[i].name == pipeName) return static_cast<int>(i);
+  return -1;
+}
+
+int ProgramModel::firstRank(int vnode) const {
+  int rank = 0;
+  for (int i = 0; i < vnode; ++i) rank += vnodes[static_cast<std::size_t>(i)].replicas;
+  return rank;
+}
+
+int ProgramModel::rankCount() const { return firstRank(static_cast<int>(vnodes.size())); }
+
+Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaArchs) {
+  Rtg rtg;
+  rtg.program = program.name;
+  rtg.cudaArchs = cudaArchs;
+  for (std::size_t v = 0; v < program.vnodes.size(); ++v) {
+    const VnodeModel& vnode = program.vnodes[v];
+    int first = program.firstRank(static_cast<int>(v));
+    for (int r = 0; r < vnode.replicas; ++r) {
+      RtgVertex vertex;
+      vertex.id = vertex.rank = first + r;
+      vertex.vnode = vnode.name;
+      vertex.replica = r;
+      vertex.replicas = vnode.replicas;
+      vertex.type = vnode.requirement;
+      vertex.cost = vnode.cost;
+      vertex.memory = vnode.memoryBytes;
+      vertex.location = vnode.location.str();
+      rtg.vertices.push_back(vertex);
+    }
+  }
+  for (const PipeModel& pipe : program.pipes) {
+    if (pipe.writer < 0 || pipe.reader < 0) continue;
+    int writerFirst = program.firstRank(pipe.writer), readerFirst = program.firstRank(pipe.reader);
+    int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
+    int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
+    auto addEdge = [&](int from, int to) {
+      rtg.edges.push_back(RtgEdge{from, to, pipe.name, pipe.elementType, pipe.elementBytes, pipe.volume});
+    };
+    if (kw == kr) {
+      for (int i = 0; i < kw; ++i) addEdge(writerFirst + i, readerFirst + i);
+    } else if (kw == 1) {
+      for (int i = 0; i < kr; ++i) addEdge(writerFirst, readerFirst + i);
+    } else if (kr == 1) {
+      for (int i = 0; i < kw; ++i) addEdge(writerFirst + i, readerFirst);
+    }
+    // Other shapes are rejected by the frontend before an RTG is built.
+  }
+  return rtg;
+}
+
+}  // namespace dispar::lang

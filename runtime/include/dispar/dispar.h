@@ -1,0 +1,145 @@
+// The DISPAR language: what a .dsp file includes.
+//
+//   PIPE(T, name);                                  a typed one-way channel between two VNODEs
+//   VNODE(name, IN(p)..., OUT(q)...) { body }        a unit of computation and the ports it uses
+//   #pragma streamap resource(cpu|gpu) ...          see docs/language.md
+//
+// The macros expand to ordinary C++ so that Clang sees a normal AST: a PIPE is a file-scope object of
+// type dispar::Pipe<T>, a VNODE is a function `dispar_vnode_<name>` whose parameters are references to
+// dispar::InPort<T> / dispar::OutPort<T> named after the pipes (shadowing them inside the body). The
+// frontend recognises exactly these shapes; StreamCC generates the code that calls the functions.
+#ifndef DISPAR_DISPAR_H
+#define DISPAR_DISPAR_H
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace dispar {
+
+/// The program's command-line arguments (argv[1..]), as given to every rank.
+const std::vector<std::string>& args();
+/// Index of this VNODE instance among its replicas, in [0, replicas()).
+int replica();
+/// Number of replicas of the running VNODE (`replicas(K)` in its resource directive, default 1).
+int replicas();
+
+namespace detail {
+struct PortState;  // owned by the runtime; one per port end of this rank
+
+// Receives one message into a destination the caller chooses once it knows the element count.
+// `destination(ctx, count)` returns where to store `count` elements, or nullptr when the caller
+// cannot take that many (the runtime then reports the mismatch with `expectation`).
+using DestinationFn = void* (*)(void* ctx, std::size_t count);
+void portWrite(PortState& port, const void* data, std::size_t count);
+bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation);
+void portClose(PortState& port);
+
+template <class T, class U>
+inline constexpr bool kAlwaysFalse = false;
+}  // namespace detail
+
+template <class T>
+class Pipe;
+
+/// The writing end of a pipe inside the VNODE that declares OUT(pipe).
+template <class T>
+class OutPort {
+ public:
+  using element_type = T;
+  explicit OutPort(detail::PortState& state) : state_(&state) {}
+
+  /// One message of one element.
+  void write(const T& value) { detail::portWrite(*state_, &value, 1); }
+  /// One message of values.size() elements.
+  void write(const std::vector<T>& values) { detail::portWrite(*state_, values.data(), values.size()); }
+  /// One message of `count` elements starting at `data`.
+  void write(const T* data, std::size_t count) { detail::portWrite(*state_, data, count); }
+  /// Ends the stream early; leaving the VNODE closes every output port that is still open.
+  void close() { detail::portClose(*state_); }
+
+  // Element-type mismatches: the frontend reports them with the pipe's name and location.
+  template <class U>
+  void write(const std::vector<U>&) {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: vector element type does not match the pipe's element type");
+#endif
+  }
+  template <class U>
+  void write(const U*, std::size_t) {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pointer element type does not match the pipe's element type");
+#endif
+  }
+
+ private:
+  detail::PortState* state_;
+};
+
+/// The reading end of a pipe inside the VNODE that declares IN(pipe).
+template <class T>
+class InPort {
+ public:
+  using element_type = T;
+  explicit InPort(detail::PortState& state) : state_(&state) {}
+
+  /// Receives a one-element message; false at end of stream. A message of another size is an error.
+  bool read(T& value) {
+    return detail::portRead(*state_, &InPort::single, &value, "a message of exactly one element (read into a scalar)");
+  }
+  /// Receives a message of any length, resizing `values`; false at end of stream.
+  bool read(std::vector<T>& values) {
+    return detail::portRead(*state_, &InPort::resizeVector, &values, "a message of any length");
+  }
+
+  template <class U>
+  bool read(U&) {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: read target type does not match the pipe's element type");
+#endif
+    return false;
+  }
+
+ private:
+  static void* single(void* ctx, std::size_t count) { return count == 1 ? ctx : nullptr; }
+  static void* resizeVector(void* ctx, std::size_t count) {
+    auto& values = *static_cast<std::vector<T>*>(ctx);
+    values.resize(count);
+    return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());
+  }
+  detail::PortState* state_;
+};
+
+/// A file-scope pipe declaration. It carries no state: the runtime creates the port ends. Using a
+/// pipe directly (not through a port a VNODE declared) is rejected by the frontend.
+template <class T>
+class Pipe {
+  static_assert(std::is_trivially_copyable<T>::value, "dispar: a PIPE's element type must be trivially copyable");
+
+ public:
+  using element_type = T;
+  explicit constexpr Pipe(const char* name) : name_(name) {}
+  constexpr const char* name() const { return name_; }
+
+#ifdef DISPAR_FRONTEND
+  // Declared so that a misuse parses and the frontend can say which port declaration is missing.
+  template <class... A> void write(A&&...) const;
+  template <class... A> bool read(A&&...) const;
+#endif
+
+ private:
+  const char* name_;
+};
+
+template <class P> using InPortOf = InPort<typename P::element_type>;
+template <class P> using OutPortOf = OutPort<typename P::element_type>;
+
+}  // namespace dispar
+
+#define PIPE(T, name) ::dispar::Pipe<T> name{#name}
+#define IN(pipe) ::dispar::InPortOf<decltype(pipe)>& pipe
+#define OUT(pipe) ::dispar::OutPortOf<decltype(pipe)>& pipe
+#define VNODE(name, ...) void dispar_vnode_##name(__VA_ARGS__)
+
+#endif  // DISPAR_DISPAR_H

@@ -1,0 +1,68 @@
+// The cluster model: what the resource database holds and what the mapper places vertices on.
+// Its JSON form (docs/streammap.md, "Cluster description") is what `streammap nodes --json` prints,
+// `streammap cluster import|export` read and write, and `streammap map --cluster FILE` reads.
+#ifndef STREAMMAP_CLUSTER_H
+#define STREAMMAP_CLUSTER_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+enum class NodeStatus { Up, Down, Drained };
+const char* nodeStatusName(NodeStatus s);  // "up" / "down" / "drained"
+
+/// How a record got into the database.
+enum class RecordSource { Probe, Import };
+const char* recordSourceName(RecordSource s);  // "probe" / "import"
+
+struct GpuInfo {
+  int index = 0;                 // CUDA device ordinal on its node
+  std::string name;
+  std::string uuid;
+  int ccMajor = 0;               // compute capability
+  int ccMinor = 0;
+  std::uint64_t memoryBytes = 0;
+  int multiprocessors = 0;
+  int clockKHz = 0;
+  std::string pciBusId;
+  int numaNode = -1;             // -1: unknown
+  std::optional<double> measuredRate;  // relative throughput measured on this GPU, if any
+};
+
+struct CacheInfo {
+  int level = 0;
+  std::uint64_t bytes = 0;
+  int count = 0;  // instances on the node
+};
+
+struct NumaInfo {
+  int index = 0;
+  std::uint64_t memoryBytes = 0;
+};
+
+struct NodeInfo {
+  std::string host;
+  int sockets = 1;
+  int cores = 1;                 // physical cores
+  int threads = 1;               // hardware threads
+  std::uint64_t memoryBytes = 0;
+  std::vector<NumaInfo> numa;
+  std::vector<CacheInfo> caches;
+  std::vector<GpuInfo> gpus;
+  double cpuSpeed = 1.0;         // relative speed of one core (1.0 unless measured or described)
+  std::optional<double> bandwidthBytesPerSec;  // network bandwidth; mapper default 1.25e9
+  NodeStatus status = NodeStatus::Up;
+  RecordSource source = RecordSource::Probe;
+  std::optional<std::int64_t> lastHeartbeat;   // unix seconds
+};
+
+struct Cluster {
+  std::vector<NodeInfo> nodes;  // sorted by host name
+};
+
+}  // namespace dispar::streammap
+
+#endif

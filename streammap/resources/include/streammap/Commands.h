@@ -1,0 +1,27 @@
+// Entry points of the streammap subcommands. Each takes the arguments after the subcommand word
+// (for `--discover`, the arguments after `--discover`) and returns the process exit status.
+#ifndef STREAMMAP_COMMANDS_H
+#define STREAMMAP_COMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+using Args = std::vector<std::string>;
+
+// Resources (streammap/resources).
+int discoverCommand(const Args& args);  // streammap --discover [--cluster] [--db PATH]
+int daemonCommand(const Args& args);    // streammap daemon ...
+int nodesCommand(const Args& args);     // streammap nodes [--json]
+int nodeCommand(const Args& args);      // streammap node drain|resume HOST
+int clusterCommand(const Args& args);   // streammap cluster import FILE | export
+
+// Mapping (streammap/mapping).
+int mapCommand(const Args& args);       // streammap map app.rtg.json -o app.machinefile ...
+int checkCommand(const Args& args);     // streammap check app.map.json
+int runCommand(const Args& args);       // streammap run ./app [args]
+
+}  // namespace dispar::streammap
+
+#endif

@@ -1,0 +1,49 @@
+// streammap: resource discovery and task mapping. A thin dispatcher over the streammap libraries.
+#include "streammap/Commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace {
+
+using dispar::streammap::Args;
+
+struct Subcommand {
+  const char* word;
+  int (*run)(const Args&);
+  const char* summary;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"--discover", dispar::streammap::discoverCommand, "probe this node (or, with --cluster, every MPI rank's node) into the resource database"},
+    {"daemon", dispar::streammap::daemonCommand, "keep this node's record current (re-probe, heartbeat)"},
+    {"nodes", dispar::streammap::nodesCommand, "list the nodes of the resource database"},
+    {"node", dispar::streammap::nodeCommand, "drain or resume a node"},
+    {"cluster", dispar::streammap::clusterCommand, "import or export a cluster description"},
+    {"map", dispar::streammap::mapCommand, "place an RTG's vertices on nodes and write the machinefile"},
+    {"check", dispar::streammap::checkCommand, "check a mapping against the current resources and the binary"},
+    {"run", dispar::streammap::runCommand, "map if needed, check, and launch with mpiexec"},
+};
+
+void printUsage(std::FILE* out) {
+  std::fprintf(out, "usage: streammap <command> [options]\n\ncommands:\n");
+  for (const Subcommand& s : kSubcommands) std::fprintf(out, "  %-12s %s\n", s.word, s.summary);
+  std::fprintf(out, "\n'streammap <command> --help' describes a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    printUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 1 : 0;
+  }
+  for (const Subcommand& s : kSubcommands) {
+    if (std::strcmp(argv[1], s.word) != 0) continue;
+    return s.run(Args(argv + 2, argv + argc));
+  }
+  std::fprintf(stderr, "streammap: error: unknown command '%s'\n", argv[1]);
+  printUsage(stderr);
+  return 1;
+}
