@@ -29,7 +29,7 @@ struct PortRef {
 
 struct VnodeModel {
   std::string name;
-  std::string functionName;  // dispar_vnode_<name>
+  std::string functionName;  // qualified: ::dispar_vnode_<name>_L<line>
   std::vector<PortRef> ports;  // in declaration order (the function's parameter order)
   int replicas = 1;
   double cost = 1.0;
@@ -41,6 +41,7 @@ struct VnodeModel {
 
 struct PipeModel {
   std::string name;
+  std::string qualifiedName;  // ::name, or ::ns::name
   std::string elementType;
   std::uint64_t elementBytes = 0;
   int writer = -1;  // vnode index

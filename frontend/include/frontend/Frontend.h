@@ -1,0 +1,45 @@
+// The DISPAR frontend: parses a .dsp file with Clang (as C++17, or as CUDA in host-only mode when the
+// file has CUDA constructs), checks it, and extracts the program model StreamCC lowers.
+#ifndef DISPAR_FRONTEND_FRONTEND_H
+#define DISPAR_FRONTEND_FRONTEND_H
+
+#include "dispar_lang/Program.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::frontend {
+
+struct FrontendOptions {
+  std::string sourceFile;
+  std::vector<std::string> includeDirs;
+  std::vector<std::string> defines;       // NAME or NAME=VALUE
+  std::string runtimeIncludeDir;          // holds dispar/dispar.h
+  std::string clangResourceDir;           // Clang's builtin headers
+  std::string cudaPath;                   // CUDA toolkit used to parse CUDA; empty: none
+  std::string cudaStubIncludeDir;         // stand-ins for headers CUDA 13 removed
+  bool colorDiagnostics = false;
+};
+
+struct FrontendResult {
+  lang::ProgramModel program;
+  std::string sourceText;                  // the main file as parsed
+  clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText
+  std::string hostKernelCode;              // host clones of kernels and device functions
+  std::vector<std::string> hostKernelNames;  // kernels with a host clone, in source order
+};
+
+/// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.
+bool looksLikeCuda(const std::string& sourceText);
+
+/// Parses and checks `options.sourceFile`. Diagnostics, Clang's and DISPAR's, are printed to
+/// `diagnostics` in Clang's format. Returns false if any error was reported.
+bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::raw_ostream& diagnostics);
+
+}  // namespace dispar::frontend
+
+#endif

@@ -1,0 +1,155 @@
+#include "Checks.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+namespace dispar::frontend {
+
+using namespace clang::ast_matchers;  // NOLINT: matcher DSL, confined to this file
+
+namespace {
+
+auto pipeType() {
+  return qualType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(classTemplateSpecializationDecl(hasName("::dispar::Pipe"))))));
+}
+
+auto pipeVariable() { return varDecl(hasGlobalStorage(), hasType(pipeType())); }
+
+// GPU libraries whose calls make a VNODE CG: the CUDA runtime and driver, cuBLAS, cuFFT and friends.
+constexpr const char* kGpuLibraryPattern = "^::(cuda|cu|cublas|cufft|curand|cusparse|cusolver|nccl)[A-Z]";
+
+// The named function a statement belongs to: a lambda's body belongs to the function it is written in.
+const clang::FunctionDecl* owningFunction(const clang::FunctionDecl* fn) {
+  while (fn) {
+    const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(fn);
+    if (!method || !method->getParent()->isLambda()) return fn;
+    fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(method->getParent()->getParentFunctionOrMethod());
+  }
+  return fn;
+}
+
+}  // namespace
+
+void PipeDeclarationCheck::registerMatchers(MatchFinder& finder) {
+  finder.addMatcher(varDecl(isExpansionInMainFile(), pipeVariable()).bind("pipe"), this);
+}
+
+void PipeDeclarationCheck::run(const MatchFinder::MatchResult& result) {
+  const auto* var = result.Nodes.getNodeAs<clang::VarDecl>("pipe");
+  if (!var || !var->isThisDeclarationADefinition()) return;
+  state_.pipes.push_back(PipeDecl{var, pipeElementType(var->getType())});
+}
+
+void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
+  finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), matchesName("^::dispar_vnode_")).bind("vnode"),
+                    this);
+}
+
+void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
+  const auto* fn = result.Nodes.getNodeAs<clang::FunctionDecl>("vnode");
+  std::string name = vnodeNameFromFunction(fn->getName());
+  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name});
+}
+
+void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {
+  // Only references in statements: IN(p)/OUT(p) name the pipe inside decltype in the parameter list.
+  finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(pipeVariable().bind("pipe")),
+                                hasAncestor(compoundStmt()), forCallable(functionDecl().bind("fn")))
+                        .bind("ref"),
+                    this);
+}
+
+void PipeReferenceCheck::run(const MatchFinder::MatchResult& result) {
+  const auto* ref = result.Nodes.getNodeAs<clang::DeclRefExpr>("ref");
+  const auto* pipe = result.Nodes.getNodeAs<clang::VarDecl>("pipe");
+  const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
+  std::string vnode = fn ? vnodeNameFromFunction(fn->getName()) : std::string();
+  if (vnode.empty())
+    diags_.report(ref->getLocation(), Diag::PipeUsedOutsideVnode) << pipe->getName();
+  else
+    diags_.report(ref->getLocation(), Diag::PipeUsedWithoutPort) << pipe->getName() << vnode;
+}
+
+void PortElementTypeCheck::registerMatchers(MatchFinder& finder) {
+  auto portClass = classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort"));
+  finder.addMatcher(
+      cxxMemberCallExpr(isExpansionInMainFile(),
+                        callee(cxxMethodDecl(hasAnyName("read", "write"), ofClass(portClass)).bind("method")))
+          .bind("call"),
+      this);
+}
+
+void PortElementTypeCheck::run(const MatchFinder::MatchResult& result) {
+  const auto* call = result.Nodes.getNodeAs<clang::CXXMemberCallExpr>("call");
+  const auto* method = result.Nodes.getNodeAs<clang::CXXMethodDecl>("method");
+  // The exact-type overloads are plain members; the catch-all overloads are member templates.
+  if (!method->getPrimaryTemplate() || call->getNumArgs() == 0) return;
+  const auto* portClass = llvm::cast<clang::ClassTemplateSpecializationDecl>(method->getParent());
+  clang::QualType element = portClass->getTemplateArgs()[0].getAsType();
+  std::string pipeName = "?";
+  if (const auto* object = llvm::dyn_cast<clang::DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreImpCasts()))
+    pipeName = object->getDecl()->getName().str();
+  clang::PrintingPolicy policy = result.Context->getPrintingPolicy();
+  clang::QualType used = call->getArg(0)->getType();
+  diags_.report(call->getArg(0)->getBeginLoc(), Diag::PortElementMismatch)
+      << pipeName << element.getAsString(policy) << method->getName() << used.getAsString(policy);
+}
+
+void UserMainCheck::registerMatchers(MatchFinder& finder) {
+  finder.addMatcher(functionDecl(isExpansionInMainFile(), isMain()).bind("main"), this);
+}
+
+void UserMainCheck::run(const MatchFinder::MatchResult& result) {
+  const auto* fn = result.Nodes.getNodeAs<clang::FunctionDecl>("main");
+  diags_.report(fn->getLocation(), Diag::UserMain);
+}
+
+void GpuUseCollector::registerMatchers(MatchFinder& finder) {
+  finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), hasAttr(clang::attr::CUDAGlobal)).bind("kernel"),
+                    this);
+  finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile(), forCallable(functionDecl().bind("fn"))).bind("launch"),
+                    this);
+  finder.addMatcher(callExpr(isExpansionInMainFile(),
+                             callee(functionDecl(unless(isExpansionInMainFile()), matchesName(kGpuLibraryPattern))),
+                             forCallable(functionDecl().bind("fn")))
+                        .bind("gpucall"),
+                    this);
+  finder.addMatcher(callExpr(isExpansionInMainFile(), callee(functionDecl(isExpansionInMainFile()).bind("callee")),
+                             forCallable(functionDecl().bind("fn")))
+                        .bind("call"),
+                    this);
+}
+
+void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
+  if (const auto* kernel = result.Nodes.getNodeAs<clang::FunctionDecl>("kernel")) {
+    state_.kernels.push_back(kernel);
+    return;
+  }
+  const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
+  if (!fn) return;
+  if (const auto* launch = result.Nodes.getNodeAs<clang::CUDAKernelCallExpr>("launch")) {
+    state_.launches.push_back(launch);
+    state_.gpuUses.push_back(GpuUse{fn, launch->getBeginLoc()});
+  } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
+    state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});
+  } else if (const auto* callee = result.Nodes.getNodeAs<clang::FunctionDecl>("callee")) {
+    state_.calls.push_back(CallEdge{fn, callee->getCanonicalDecl(), result.Nodes.getNodeAs<clang::CallExpr>("call")->getBeginLoc()});
+  }
+}
+
+std::vector<std::unique_ptr<FrontendCheck>> makeChecks(AnalysisState& state, DisparDiagnostics& diags) {
+  std::vector<std::unique_ptr<FrontendCheck>> checks;
+  checks.push_back(std::make_unique<PipeDeclarationCheck>(state, diags));
+  checks.push_back(std::make_unique<VnodeDefinitionCheck>(state, diags));
+  checks.push_back(std::make_unique<PipeReferenceCheck>(state, diags));
+  checks.push_back(std::make_unique<PortElementTypeCheck>(state, diags));
+  checks.push_back(std::make_unique<UserMainCheck>(state, diags));
+  checks.push_back(std::make_unique<GpuUseCollector>(state, diags));
+  return checks;
+}
+
+}  // namespace dispar::frontend

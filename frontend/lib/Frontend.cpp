@@ -1,0 +1,141 @@
+#include "frontend/Frontend.h"
+
+#include "AnalysisState.h"
+#include "Checks.h"
+#include "ProgramAssembler.h"
+#include "StreamapPragmaHandler.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/Path.h"
+
+#include <regex>
+
+namespace dispar::frontend {
+
+namespace {
+
+// Runs the checks over the main file's AST and assembles the program at the end of the unit.
+class DisparConsumer : public clang::ASTConsumer {
+ public:
+  DisparConsumer(AnalysisState& state, DisparDiagnostics& diags, FrontendResult& result)
+      : state_(state), diags_(diags), result_(result), checks_(makeChecks(state, diags)) {
+    for (auto& check : checks_) check->registerMatchers(finder_);
+  }
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl* decl : group) {
+      const clang::SourceManager& sm = decl->getASTContext().getSourceManager();
+      if (sm.isInMainFile(sm.getExpansionLoc(decl->getBeginLoc()))) state_.topLevelDecls.push_back(decl);
+    }
+    return true;
+  }
+
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    // A unit Clang rejected may have a partial AST: report its errors only.
+    if (context.getDiagnostics().hasErrorOccurred()) return;
+    finder_.matchAST(context);
+    ProgramAssembler(context, state_, diags_).assemble(result_.program);
+  }
+
+ private:
+  AnalysisState& state_;
+  DisparDiagnostics& diags_;
+  FrontendResult& result_;
+  std::vector<std::unique_ptr<FrontendCheck>> checks_;
+  clang::ast_matchers::MatchFinder finder_;
+};
+
+class DisparAction : public clang::ASTFrontendAction {
+ public:
+  explicit DisparAction(FrontendResult& result) : result_(result) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    diags_ = std::make_unique<DisparDiagnostics>(ci.getDiagnostics());
+    ci.getPreprocessor().AddPragmaHandler(new StreamapPragmaHandler(state_.directives, *diags_));
+    const clang::SourceManager& sm = ci.getSourceManager();
+    result_.sourceText = sm.getBufferData(sm.getMainFileID()).str();
+    return std::make_unique<DisparConsumer>(state_, *diags_, result_);
+  }
+
+ private:
+  FrontendResult& result_;
+  AnalysisState state_;
+  std::unique_ptr<DisparDiagnostics> diags_;
+};
+
+class DisparActionFactory : public clang::tooling::FrontendActionFactory {
+ public:
+  explicit DisparActionFactory(FrontendResult& result) : result_(result) {}
+  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<DisparAction>(result_); }
+
+ private:
+  FrontendResult& result_;
+};
+
+std::vector<std::string> compilerArguments(const FrontendOptions& options, bool cuda) {
+  std::vector<std::string> args;
+  if (cuda) {
+    args = {"-x", "cuda", "--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version"};
+    if (!options.cudaPath.empty()) {
+      args.push_back("--cuda-path=" + options.cudaPath);
+      // CUDA 13 removed a header Clang 19's CUDA wrapper still includes: an empty stand-in fills in.
+      args.push_back("-isystem");
+      args.push_back(options.cudaStubIncludeDir);
+    } else {
+      args.push_back("-nocudainc");
+      args.push_back("-DDISPAR_NO_CUDA_TOOLKIT");
+    }
+  } else {
+    args = {"-x", "c++"};
+  }
+  args.push_back("-std=c++17");
+  args.push_back("-fsyntax-only");
+  args.push_back("-DDISPAR_FRONTEND");
+  args.push_back("-resource-dir=" + options.clangResourceDir);
+  args.push_back("-I" + options.runtimeIncludeDir);
+  for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
+  for (const std::string& define : options.defines) args.push_back("-D" + define);
+  args.push_back(options.colorDiagnostics ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
+  return args;
+}
+
+}  // namespace
+
+bool looksLikeCuda(const std::string& sourceText) {
+  static const std::regex kCudaMarkers(
+      R"(__global__|__device__|__shared__|<<<|#\s*include\s*[<"](cuda|cublas|cufft|curand|cusparse|cusolver)\w*(\.h)?[>"])");
+  return std::regex_search(sourceText, kCudaMarkers);
+}
+
+bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::raw_ostream& diagnostics) {
+  auto buffer = llvm::MemoryBuffer::getFile(options.sourceFile);
+  if (!buffer) {
+    diagnostics << "error: cannot read '" << options.sourceFile << "': " << buffer.getError().message() << "\n";
+    return false;
+  }
+  bool cuda = looksLikeCuda((*buffer)->getBuffer().str());
+  result.program.isCuda = cuda;
+  result.program.sourceFile = options.sourceFile;
+
+  clang::tooling::FixedCompilationDatabase database(".", compilerArguments(options, cuda));
+  clang::tooling::ClangTool tool(database, {options.sourceFile});
+  auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  diagOptions->ShowColors = options.colorDiagnostics;
+  clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
+  tool.setDiagnosticConsumer(&printer);
+  tool.setPrintErrorMessage(false);
+  DisparActionFactory factory(result);
+  int status = tool.run(&factory);
+  return status == 0 && printer.getNumErrors() == 0;
+}
+
+}  // namespace dispar::frontend

@@ -1,0 +1,25 @@
+// StreamCC's code generation: the process skeleton (one case per VNODE, ranks assigned in source
+// order) and the binding of ports to pipes, around the user's source.
+#ifndef DISPAR_STREAMCC_CODE_GENERATOR_H
+#define DISPAR_STREAMCC_CODE_GENERATOR_H
+
+#include "dispar_lang/Program.h"
+
+#include <string>
+
+namespace dispar::streamcc {
+
+struct LoweringInput {
+  const lang::ProgramModel* program = nullptr;
+  std::string sourcePath;       // as given to disparcc; used in #line so errors point at the .dsp
+  std::string editedSource;     // the user's source after StreamCC's edits
+  std::string hostKernelCode;   // host clones of kernels (CUDA programs), or empty
+  std::string generatedName;    // the generated file's name, for #line in generated parts
+};
+
+/// The whole generated translation unit.
+std::string generateTranslationUnit(const LoweringInput& input);
+
+}  // namespace dispar::streamcc
+
+#endif

@@ -1,0 +1,38 @@
+// disparcc's command line: the option table (data, printed by --help) and the parsed options.
+#ifndef DISPAR_STREAMCC_DRIVER_OPTIONS_H
+#define DISPAR_STREAMCC_DRIVER_OPTIONS_H
+
+#include <string>
+#include <vector>
+
+namespace dispar::streamcc {
+
+struct DriverOptions {
+  std::string input;                      // the .dsp file
+  std::string output;                     // -o; default: input stem
+  std::vector<std::string> includeDirs;   // -I
+  std::vector<std::string> defines;       // -D
+  std::vector<std::string> libraryDirs;   // -L
+  std::vector<std::string> libraries;     // -l
+  std::string optimization = "-O2";       // -O<n>
+  bool debugInfo = false;                 // -g
+  std::string emitCpp;                    // --emit-cpp FILE
+  std::string emitRtg;                    // --emit-rtg FILE; default: <output>.rtg.json
+  bool keepGenerated = false;             // --keep-generated: keep <output>.dispar.cpp
+  bool verbose = false;                   // -v
+  bool syntaxOnly = false;                // -fsyntax-only: frontend checks only
+  std::vector<std::string> cudaArchs;     // --cuda-arch (repeatable or comma-separated)
+  std::string cudaPath;                   // --cuda-path
+  bool showHelp = false;
+  bool showVersion = false;
+};
+
+/// Parses argv[1..]. On error returns false and sets `error` (e.g. "missing argument to '-o'").
+bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& options, std::string& error);
+
+/// The --help text, generated from the option table.
+std::string driverHelp();
+
+}  // namespace dispar::streamcc
+
+#endif

@@ -1,0 +1,234 @@
+#include "streamcc/Driver.h"
+
+#include "streamcc/CodeGenerator.h"
+#include "streamcc/DriverOptions.h"
+
+#include "dispar_lang/Rtg.h"
+#include "frontend/Frontend.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+namespace dispar::streamcc {
+
+namespace {
+
+const char* envOr(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+void reportError(const llvm::Twine& message) { llvm::errs() << "disparcc: error: " << message << "\n"; }
+
+// A file written next to its destination and renamed into place on commit(); removed otherwise, so a
+// failed build leaves nothing half-written behind.
+class PendingFile {
+ public:
+  explicit PendingFile(std::string destination) : destination_(std::move(destination)) {
+    llvm::SmallString<256> model(destination_);
+    model += ".tmp-%%%%%%";
+    int fd = -1;
+    if (llvm::sys::fs::createUniqueFile(model, fd, temporary_)) {
+      temporary_.clear();
+      return;
+    }
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+  ~PendingFile() {
+    if (!committed_ && !temporary_.empty()) llvm::sys::fs::remove(temporary_);
+  }
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+
+  bool valid() const { return !temporary_.empty(); }
+  std::string temporaryPath() const { return std::string(temporary_); }
+  const std::string& destination() const { return destination_; }
+
+  bool write(const std::string& contents) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(temporary_, ec);
+    if (ec) return false;
+    out << contents;
+    out.close();
+    return !out.has_error();
+  }
+  bool commit() {
+    if (llvm::sys::fs::rename(temporary_, destination_)) return false;
+    committed_ = true;
+    return true;
+  }
+
+ private:
+  std::string destination_;
+  llvm::SmallString<256> temporary_;
+  bool committed_ = false;
+};
+
+std::string stemOf(const std::string& path) { return llvm::sys::path::stem(path).str(); }
+
+std::string defaultOutput(const std::string& input) {
+  llvm::SmallString<256> out(input);
+  llvm::sys::path::replace_extension(out, "");
+  if (out == input) out += ".out";
+  return std::string(out);
+}
+
+int runCommand(const std::vector<std::string>& command, bool verbose) {
+  if (verbose) {
+    for (std::size_t i = 0; i < command.size(); ++i) llvm::errs() << (i ? " " : "") << command[i];
+    llvm::errs() << "\n";
+  }
+  std::vector<llvm::StringRef> args(command.begin(), command.end());
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(command[0], args, std::nullopt, {}, 0, 0, &message);
+  if (status < 0) reportError("cannot run '" + command[0] + "': " + message);
+  return status;
+}
+
+class Disparcc {
+ public:
+  Disparcc(DriverOptions options, ToolchainPaths paths) : options_(std::move(options)), paths_(std::move(paths)) {}
+
+  int run() {
+    if (options_.output.empty()) options_.output = defaultOutput(options_.input);
+    frontend::FrontendOptions frontendOptions;
+    frontendOptions.sourceFile = options_.input;
+    frontendOptions.includeDirs = options_.includeDirs;
+    frontendOptions.defines = options_.defines;
+    frontendOptions.runtimeIncludeDir = paths_.runtimeIncludeDir;
+    frontendOptions.clangResourceDir = paths_.clangResourceDir;
+    frontendOptions.cudaPath = paths_.cudaPath;
+    frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
+    frontendOptions.colorDiagnostics = llvm::errs().has_colors();
+
+    frontend::FrontendResult parsed;
+    parsed.program.name = stemOf(options_.output);
+    if (!frontend::runFrontend(frontendOptions, parsed, llvm::errs())) return 1;
+    if (options_.syntaxOnly) return 0;
+
+    llvm::Expected<std::string> edited = clang::tooling::applyAllReplacements(parsed.sourceText, parsed.sourceEdits);
+    if (!edited) {
+      reportError("internal: cannot apply source edits: " + llvm::toString(edited.takeError()));
+      return 1;
+    }
+    LoweringInput lowering;
+    lowering.program = &parsed.program;
+    lowering.sourcePath = options_.input;
+    lowering.editedSource = std::move(*edited);
+    lowering.hostKernelCode = parsed.hostKernelCode;
+    lowering.generatedName = options_.output + ".dispar.cpp";
+    std::string generated = generateTranslationUnit(lowering);
+
+    if (!options_.emitCpp.empty() && !writeAtomically(options_.emitCpp, generated)) return 1;
+
+    PendingFile source(options_.output + ".dispar.cpp");
+    PendingFile binary(options_.output);
+    PendingFile rtg(options_.emitRtg.empty() ? options_.output + ".rtg.json" : options_.emitRtg);
+    for (const PendingFile* file : {&source, &binary, &rtg})
+      if (!file->valid()) {
+        reportError("cannot create a file next to '" + file->destination() + "'");
+        return 1;
+      }
+    if (!source.write(generated)) {
+      reportError("cannot write '" + source.temporaryPath() + "'");
+      return 1;
+    }
+    // The compiler sees the generated file under its final name so #line and messages read well.
+    std::string compiledSource = source.temporaryPath() + ".cpp";
+    if (llvm::sys::fs::rename(source.temporaryPath(), compiledSource)) {
+      reportError("cannot prepare '" + compiledSource + "'");
+      return 1;
+    }
+    int status = runCommand(compileCommand(compiledSource, binary.temporaryPath()), options_.verbose);
+    if (options_.keepGenerated) llvm::sys::fs::rename(compiledSource, source.destination());
+    else llvm::sys::fs::remove(compiledSource);
+    if (status != 0) {
+      if (status > 0) reportError("compilation of the generated program failed (exit status " + llvm::Twine(status) + ")");
+      return 1;
+    }
+    lang::Rtg graph = lang::buildRtg(parsed.program, cudaArchs());
+    if (!rtg.write(lang::writeRtgJson(graph))) {
+      reportError("cannot write '" + rtg.destination() + "'");
+      return 1;
+    }
+    if (!binary.commit() || !rtg.commit()) {
+      reportError("cannot move the output into place at '" + options_.output + "'");
+      return 1;
+    }
+    return 0;
+  }
+
+ private:
+  bool writeAtomically(const std::string& path, const std::string& contents) {
+    PendingFile file(path);
+    if (!file.valid() || !file.write(contents) || !file.commit()) {
+      reportError("cannot write '" + path + "'");
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<std::string> cudaArchs() const { return {}; }
+
+  std::vector<std::string> compileCommand(const std::string& sourcePath, const std::string& outputPath) const {
+    std::vector<std::string> cmd = {paths_.mpicxx, "-std=c++17", options_.optimization};
+    if (options_.debugInfo) cmd.push_back("-g");
+    cmd.push_back("-I" + paths_.runtimeIncludeDir);
+    for (const std::string& dir : options_.includeDirs) cmd.push_back("-I" + dir);
+    for (const std::string& define : options_.defines) cmd.push_back("-D" + define);
+    cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none", paths_.runtimeLibrary});
+    for (const std::string& dir : options_.libraryDirs) cmd.push_back("-L" + dir);
+    for (const std::string& lib : options_.libraries) cmd.push_back("-l" + lib);
+    cmd.insert(cmd.end(), {"-pthread", "-o", outputPath});
+    return cmd;
+  }
+
+  DriverOptions options_;
+  ToolchainPaths paths_;
+};
+
+}  // namespace
+
+ToolchainPaths ToolchainPaths::detect() {
+  ToolchainPaths paths;
+  paths.mpicxx = envOr("DISPAR_MPICXX", DISPAR_DEFAULT_MPICXX);
+  paths.runtimeIncludeDir = DISPAR_RUNTIME_INCLUDE_DIR;
+  paths.runtimeLibrary = DISPAR_RUNTIME_LIBRARY;
+  paths.hostKernelLibrary = DISPAR_HOSTK_LIBRARY;
+  paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;
+  paths.cudaStubIncludeDir = DISPAR_CUDA_STUB_INCLUDE_DIR;
+  paths.cudaPath = envOr("DISPAR_CUDA_PATH", DISPAR_DEFAULT_CUDA_PATH);
+  if (!paths.cudaPath.empty() && !llvm::sys::fs::exists(paths.cudaPath + "/bin/nvcc")) paths.cudaPath.clear();
+  return paths;
+}
+
+int disparccMain(int argc, const char* const* argv) {
+  DriverOptions options;
+  std::string error;
+  if (!parseDriverOptions(argc, argv, options, error)) {
+    reportError(error);
+    llvm::errs() << "run 'disparcc --help' for usage\n";
+    return 1;
+  }
+  if (options.showHelp) {
+    llvm::outs() << driverHelp();
+    return 0;
+  }
+  if (options.showVersion) {
+    llvm::outs() << "disparcc " << DISPAR_VERSION << " (Clang " << CLANG_VERSION_STRING_FOR_DISPAR << ")\n";
+    return 0;
+  }
+  ToolchainPaths paths = ToolchainPaths::detect();
+  if (!options.cudaPath.empty()) paths.cudaPath = options.cudaPath;
+  return Disparcc(std::move(options), std::move(paths)).run();
+}
+
+}  // namespace dispar::streamcc

@@ -1,0 +1,138 @@
+#include "streamcc/DriverOptions.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace dispar::streamcc {
+
+namespace {
+
+enum class ArgStyle {
+  Flag,              // -g
+  Separate,          // -o FILE
+  JoinedOrSeparate,  // -IDIR or -I DIR
+  Joined,            // -O2 (prefix match)
+};
+
+using Apply = void (*)(DriverOptions&, const std::string& value);
+
+struct OptionSpec {
+  const char* name;
+  ArgStyle style;
+  const char* metavar;
+  const char* help;
+  Apply apply;
+};
+
+void splitCommaList(const std::string& value, std::vector<std::string>& out) {
+  std::stringstream in(value);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+}
+
+const OptionSpec kOptions[] = {
+    {"-o", ArgStyle::Separate, "FILE", "write the program to FILE (default: the input's stem)",
+     [](DriverOptions& o, const std::string& v) { o.output = v; }},
+    {"-I", ArgStyle::JoinedOrSeparate, "DIR", "add DIR to the include search path",
+     [](DriverOptions& o, const std::string& v) { o.includeDirs.push_back(v); }},
+    {"-D", ArgStyle::JoinedOrSeparate, "NAME[=VALUE]", "define a macro",
+     [](DriverOptions& o, const std::string& v) { o.defines.push_back(v); }},
+    {"-L", ArgStyle::JoinedOrSeparate, "DIR", "add DIR to the library search path",
+     [](DriverOptions& o, const std::string& v) { o.libraryDirs.push_back(v); }},
+    {"-l", ArgStyle::JoinedOrSeparate, "LIB", "link the program with library LIB (e.g. -lfftw3 -lopenblas)",
+     [](DriverOptions& o, const std::string& v) { o.libraries.push_back(v); }},
+    {"-O", ArgStyle::Joined, "LEVEL", "optimisation level passed to the compiler (default 2)",
+     [](DriverOptions& o, const std::string& v) { o.optimization = "-O" + v; }},
+    {"-g", ArgStyle::Flag, nullptr, "generate debug information (line tables point at the .dsp)",
+     [](DriverOptions& o, const std::string&) { o.debugInfo = true; }},
+    {"--emit-cpp", ArgStyle::Separate, "FILE", "also write the generated MPI C++ source to FILE",
+     [](DriverOptions& o, const std::string& v) { o.emitCpp = v; }},
+    {"--emit-rtg", ArgStyle::Separate, "FILE", "write the RTG to FILE (default: <output>.rtg.json)",
+     [](DriverOptions& o, const std::string& v) { o.emitRtg = v; }},
+    {"--keep-generated", ArgStyle::Flag, nullptr, "keep the generated source as <output>.dispar.cpp",
+     [](DriverOptions& o, const std::string&) { o.keepGenerated = true; }},
+    {"-fsyntax-only", ArgStyle::Flag, nullptr, "check the program and stop; write nothing",
+     [](DriverOptions& o, const std::string&) { o.syntaxOnly = true; }},
+    {"--cuda-arch", ArgStyle::Separate, "ARCH[,ARCH]", "GPU targets, e.g. sm_80,sm_90,compute_90 (repeatable)",
+     [](DriverOptions& o, const std::string& v) { splitCommaList(v, o.cudaArchs); }},
+    {"--cuda-path", ArgStyle::Separate, "DIR", "CUDA toolkit to use (default /usr/local/cuda)",
+     [](DriverOptions& o, const std::string& v) { o.cudaPath = v; }},
+    {"-v", ArgStyle::Flag, nullptr, "print the commands disparcc runs",
+     [](DriverOptions& o, const std::string&) { o.verbose = true; }},
+    {"--help", ArgStyle::Flag, nullptr, "print this help",
+     [](DriverOptions& o, const std::string&) { o.showHelp = true; }},
+    {"--version", ArgStyle::Flag, nullptr, "print the version",
+     [](DriverOptions& o, const std::string&) { o.showVersion = true; }},
+};
+
+}  // namespace
+
+bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& options, std::string& error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.empty() || arg[0] != '-' || arg == "-") {
+      if (!options.input.empty()) {
+        error = "more than one input file: '" + options.input + "' and '" + arg + "'";
+        return false;
+      }
+      options.input = arg;
+      continue;
+    }
+    const OptionSpec* match = nullptr;
+    std::string value;
+    for (const OptionSpec& spec : kOptions) {
+      std::size_t n = std::strlen(spec.name);
+      if (arg == spec.name) {
+        match = &spec;
+        if (spec.style == ArgStyle::Separate || spec.style == ArgStyle::JoinedOrSeparate) {
+          if (i + 1 >= argc) {
+            error = std::string("missing argument to '") + spec.name + "'";
+            return false;
+          }
+          value = argv[++i];
+        }
+        break;
+      }
+      if ((spec.style == ArgStyle::JoinedOrSeparate || spec.style == ArgStyle::Joined) && arg.compare(0, n, spec.name) == 0) {
+        match = &spec;
+        value = arg.substr(n);
+        break;
+      }
+      if (spec.style == ArgStyle::Separate && arg.compare(0, n + 1, std::string(spec.name) + "=") == 0) {
+        match = &spec;
+        value = arg.substr(n + 1);
+        break;
+      }
+    }
+    if (!match) {
+      error = "unknown option '" + arg + "'";
+      return false;
+    }
+    if (match->style == ArgStyle::Joined && match->name == std::string("-O") &&
+        !(value.empty() || value == "0" || value == "1" || value == "2" || value == "3" || value == "s" || value == "fast")) {
+      error = "invalid optimisation level '" + arg + "'";
+      return false;
+    }
+    match->apply(options, value);
+  }
+  if (options.input.empty() && !options.showHelp && !options.showVersion) {
+    error = "no input file";
+    return false;
+  }
+  return true;
+}
+
+std::string driverHelp() {
+  std::ostringstream out;
+  out << "usage: disparcc [options] app.dsp [-o app]\n\n"
+         "Compiles a DISPAR dataflow program into an MPI program (one rank per VNODE instance) and writes\n"
+         "its Requirement Topology Graph (<output>.rtg.json) for streammap.\n\noptions:\n";
+  for (const OptionSpec& spec : kOptions) {
+    std::string left = spec.name;
+    if (spec.metavar) left += (spec.style == ArgStyle::Separate ? " " : "") + std::string(spec.metavar);
+    out << "  " << left << std::string(left.size() < 22 ? 22 - left.size() : 1, ' ') << spec.help << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace dispar::streamcc
