@@ -94,7 +94,7 @@ void PortElementTypeCheck::run(const MatchFinder::MatchResult& result) {
   if (const auto* object = llvm::dyn_cast<clang::DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreImpCasts()))
     pipeName = object->getDecl()->getName().str();
   clang::PrintingPolicy policy = result.Context->getPrintingPolicy();
-  clang::QualType used = call->getArg(0)->getType();
+  clang::QualType used = call->getArg(0)->IgnoreImpCasts()->getType().getUnqualifiedType();
   diags_.report(call->getArg(0)->getBeginLoc(), Diag::PortElementMismatch)
       << pipeName << element.getAsString(policy) << method->getName() << used.getAsString(policy);
 }

@@ -21,6 +21,7 @@ DisparDiagnostics::DisparDiagnostics(clang::DiagnosticsEngine& engine) : engine_
 }
 
 clang::DiagnosticBuilder DisparDiagnostics::report(clang::SourceLocation loc, Diag diag) {
+  if (kDiagTable[static_cast<unsigned>(diag)].level == clang::DiagnosticIDs::Error) ++errorCount_;
   return engine_.Report(loc, ids_[static_cast<unsigned>(diag)]);
 }
 

@@ -39,8 +39,9 @@ class DisparConsumer : public clang::ASTConsumer {
   }
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    // A unit Clang rejected may have a partial AST: report its errors only.
-    if (context.getDiagnostics().hasErrorOccurred()) return;
+    // A unit Clang rejected may have a partial AST: report its errors only. Errors in our own
+    // directives leave the AST intact, so the checks still run and report everything at once.
+    if (context.getDiagnostics().getNumErrors() > diags_.errorCount()) return;
     finder_.matchAST(context);
     ProgramAssembler(context, state_, diags_).assemble(result_.program);
   }
@@ -72,14 +73,6 @@ class DisparAction : public clang::ASTFrontendAction {
   std::unique_ptr<DisparDiagnostics> diags_;
 };
 
-class DisparActionFactory : public clang::tooling::FrontendActionFactory {
- public:
-  explicit DisparActionFactory(FrontendResult& result) : result_(result) {}
-  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<DisparAction>(result_); }
-
- private:
-  FrontendResult& result_;
-};
 
 std::vector<std::string> compilerArguments(const FrontendOptions& options, bool cuda) {
   std::vector<std::string> args;
@@ -126,16 +119,19 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   result.program.isCuda = cuda;
   result.program.sourceFile = options.sourceFile;
 
-  clang::tooling::FixedCompilationDatabase database(".", compilerArguments(options, cuda));
-  clang::tooling::ClangTool tool(database, {options.sourceFile});
+  // A ToolInvocation (rather than a ClangTool) keeps the file name as the user gave it, so
+  // diagnostics and the RTG say "app.dsp:12:1", not an absolute path.
+  std::vector<std::string> commandLine = {"disparcc-frontend"};
+  for (std::string& arg : compilerArguments(options, cuda)) commandLine.push_back(std::move(arg));
+  commandLine.push_back(options.sourceFile);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
   auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   diagOptions->ShowColors = options.colorDiagnostics;
   clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
-  tool.setDiagnosticConsumer(&printer);
-  tool.setPrintErrorMessage(false);
-  DisparActionFactory factory(result);
-  int status = tool.run(&factory);
-  return status == 0 && printer.getNumErrors() == 0;
+  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result), files.get());
+  invocation.setDiagnosticConsumer(&printer);
+  bool ok = invocation.run();
+  return ok && printer.getNumErrors() == 0;
 }
 
 }  // namespace dispar::frontend

@@ -212,11 +212,6 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
     if (pipe.writer < 0) diags_.report(declared, Diag::PipeWithoutWriter) << pipe.name;
     if (pipe.reader < 0) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
     if (pipe.writer < 0 || pipe.reader < 0) continue;
-    if (pipe.writer == pipe.reader) {
-      diags_.report(vnodeLocation(pipe.writer), Diag::PipeSelfLoop)
-          << program.vnodes[static_cast<std::size_t>(pipe.writer)].name << pipe.name;
-      continue;
-    }
     int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
     int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
     if (kw > 1 && kr > 1 && kw != kr)

@@ -21,10 +21,13 @@ class DisparDiagnostics {
   explicit DisparDiagnostics(clang::DiagnosticsEngine& engine);
   clang::DiagnosticBuilder report(clang::SourceLocation loc, Diag diag);
   clang::DiagnosticsEngine& engine() { return engine_; }
+  /// Errors reported through this object (as opposed to Clang's own).
+  unsigned errorCount() const { return errorCount_; }
 
  private:
   clang::DiagnosticsEngine& engine_;
   std::array<unsigned, static_cast<unsigned>(Diag::Count)> ids_{};
+  unsigned errorCount_ = 0;
 };
 
 }  // namespace dispar::frontend

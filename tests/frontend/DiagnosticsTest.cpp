@@ -1,0 +1,163 @@
+// One small bad program per diagnostic: each must be reported with its message at the right line and
+// column, and (for errors) make the frontend fail.
+#include "FrontendTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace dispar::testing {
+namespace {
+
+struct DiagnosticCase {
+  const char* name;
+  const char* source;   // "#include <dispar/dispar.h>" is prepended, so line 1 is the include
+  const char* expected; // "LINE:COL: error: message" (substring of the output)
+  bool isError = true;
+};
+
+constexpr const char* kPrelude = "#include <dispar/dispar.h>\n";
+
+const DiagnosticCase kCases[] = {
+    {"PipeWithoutWriter",
+     "PIPE(int, a);\nVNODE(r, IN(a)) { int v; a.read(v); }\n",
+     "2:11: error: pipe 'a' has no writer; declare OUT(a) in the vnode that writes it"},
+    {"PipeWithoutReader",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n",
+     "2:11: error: pipe 'a' has no reader; declare IN(a) in the vnode that reads it"},
+    {"TwoWriters",
+     "PIPE(int, a);\nVNODE(w1, OUT(a)) {}\nVNODE(w2, OUT(a)) {}\nVNODE(r, IN(a)) {}\n",
+     "4:1: error: pipe 'a' has two writers, vnodes 'w1' and 'w2'"},
+    {"TwoReaders",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r1, IN(a)) {}\nVNODE(r2, IN(a)) {}\n",
+     "5:1: error: pipe 'a' has two readers, vnodes 'r1' and 'r2'"},
+    {"ReadTypeMismatch",
+     "PIPE(float, a);\nVNODE(w, OUT(a)) { a.write(1.0f); }\nVNODE(r, IN(a)) { double d; a.read(d); }\n",
+     "4:36: error: pipe 'a' carries 'float', but this read uses 'double'"},
+    {"WriteVectorTypeMismatch",
+     "#include <vector>\nPIPE(float, a);\nVNODE(w, OUT(a)) { std::vector<int> v; a.write(v); }\n"
+     "VNODE(r, IN(a)) {}\n",
+     "4:48: error: pipe 'a' carries 'float', but this write uses 'std::vector<int>'"},
+    {"PortNotDeclared",
+     "PIPE(int, a);\nPIPE(int, b);\nVNODE(w, OUT(a)) { a.write(1); b.write(2); }\n"
+     "VNODE(r, IN(a), IN(b)) {}\n",
+     "4:32: error: pipe 'b' is used in vnode 'w', which does not declare it; add IN(b) or OUT(b) to its ports"},
+    {"PipeUsedOutsideVnode",
+     "PIPE(int, a);\nvoid helper() { a.write(1); }\nVNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\n",
+     "3:17: error: pipe 'a' can only be used through a port"},
+    {"VnodeDefinedTwice",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\nVNODE(r, IN(a)) {}\n",
+     "5:1: error: vnode 'r' is defined more than once"},
+    {"UserMain",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\nint main() { return 0; }\n",
+     "5:5: error: a DISPAR program must not define 'main'"},
+    {"UnknownDirective",
+     "#pragma streamap resorce(cpu)\nVNODE(w) {}\n",
+     "2:18: error: unknown streamap directive 'resorce'"},
+    {"MissingDirective",
+     "#pragma streamap\nVNODE(w) {}\n",
+     "2:17: error: expected a streamap directive after '#pragma streamap'"},
+    {"UnknownClause",
+     "#pragma streamap resource(cpu) replica(2)\nVNODE(w) {}\n",
+     "2:32: error: unknown clause 'replica' in 'resource' directive"},
+    {"ClauseOfOtherDirective",
+     "#pragma streamap resource(cpu) volume(2)\nVNODE(w) {}\n",
+     "2:32: error: clause 'volume' is not allowed in a 'resource' directive"},
+    {"DuplicateClause",
+     "#pragma streamap resource(cpu) replicas(2) replicas(3)\nVNODE(w) {}\n",
+     "2:44: error: clause 'replicas' appears more than once"},
+    {"ReplicasZero",
+     "#pragma streamap resource(cpu) replicas(0)\nVNODE(w) {}\n",
+     "2:41: error: argument '0' to clause 'replicas' is out of range; expected a positive integer"},
+    {"ReplicasNotANumber",
+     "#pragma streamap resource(cpu) replicas(x)\nVNODE(w) {}\n",
+     "2:41: error: invalid argument 'x' to clause 'replicas'; expected a positive integer"},
+    {"ReplicasNegative",
+     "#pragma streamap resource(cpu) replicas(-2)\nVNODE(w) {}\n",
+     "2:41: error: argument '-2' to clause 'replicas' is out of range"},
+    {"ResourceKindUnknown",
+     "#pragma streamap resource(fpga)\nVNODE(w) {}\n",
+     "2:27: error: invalid argument 'fpga' to clause 'resource'; expected 'cpu' or 'gpu'"},
+    {"CostNotPositive",
+     "#pragma streamap resource(cpu) cost(0)\nVNODE(w) {}\n",
+     "2:37: error: argument '0' to clause 'cost' is out of range; expected a positive number"},
+    {"MemoryMalformed",
+     "#pragma streamap resource(cpu) memory(12 parsecs)\nVNODE(w) {}\n",
+     "2:39: error: invalid argument '12 parsecs' to clause 'memory'; expected a byte size"},
+    {"MissingParen",
+     "#pragma streamap resource(cpu) replicas 2\nVNODE(w) {}\n",
+     "2:41: error: expected '(' after clause 'replicas'"},
+    {"UnclosedParen",
+     "#pragma streamap resource(cpu) replicas(2\nVNODE(w) {}\n",
+     "2:42: error: expected ')' to close clause 'replicas'"},
+    {"StrayToken",
+     "#pragma streamap resource(cpu) ;\nVNODE(w) {}\n",
+     "2:32: error: unexpected ';' in streamap directive"},
+    {"DirectiveNotBeforeVnode",
+     "#pragma streamap resource(cpu)\nint x = 1;\nVNODE(w) {}\n",
+     "2:18: error: 'resource' directive must be followed by a VNODE"},
+    {"DirectiveAtEndOfFile",
+     "VNODE(w) {}\n#pragma streamap resource(gpu)\n",
+     "3:18: error: 'resource' directive must be followed by a VNODE"},
+    {"DirectiveInsideFunction",
+     "VNODE(w) {\n#pragma streamap resource(gpu)\n}\n",
+     "3:18: error: streamap directive must appear at file scope"},
+    {"CommunicationUnknownPipe",
+     "#pragma streamap communication(nosuch) volume(8)\nVNODE(w) {}\n",
+     "2:32: error: 'communication' directive names 'nosuch', which is not a PIPE"},
+    {"CommunicationTwice",
+     "PIPE(int, a);\n#pragma streamap communication(a) volume(8)\n#pragma streamap communication(a) order(any)\n"
+     "VNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\n",
+     "4:18: error: pipe 'a' already has a 'communication' directive"},
+    {"UnsupportedReplicaShape",
+     "PIPE(int, a);\n#pragma streamap resource(cpu) replicas(2)\nVNODE(w, OUT(a)) {}\n"
+     "#pragma streamap resource(cpu) replicas(3)\nVNODE(r, IN(a)) {}\n",
+     "2:11: error: pipe 'a' connects vnode 'w' with 2 replicas to vnode 'r' with 3 replicas"},
+    {"PortDeclaredTwice",
+     "PIPE(int, a);\nVNODE(w, OUT(a), IN(a)) {}\n",
+     "error: redefinition of parameter 'a'"},
+    {"CxxErrorInUserCode",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) { undeclared_function(3); }\nVNODE(r, IN(a)) {}\n",
+     "3:20: error: use of undeclared identifier 'undeclared_function'"},
+    {"NoVnodes",
+     "int x;\n",
+     "1:1: error: the program defines no VNODE"},
+    {"VnodeWithoutPorts",
+     "VNODE(alone) {}\n",
+     "2:1: warning: vnode 'alone' has no ports", false},
+    {"Cycle",
+     "PIPE(int, a);\nPIPE(int, b);\nVNODE(p, OUT(a), IN(b)) {}\nVNODE(q, IN(a), OUT(b)) {}\n",
+     "4:1: warning: the pipes form a cycle (p -> q -> p)", false},
+    {"CpuVnodeUsingGpu",
+     "__global__ void k(float* x) { x[threadIdx.x] = 0; }\nPIPE(int, a);\n#pragma streamap resource(cpu)\n"
+     "VNODE(w, OUT(a)) { k<<<1, 32>>>(nullptr); }\nVNODE(r, IN(a)) {}\n",
+     "5:1: error: vnode 'w' is declared 'resource(cpu)' but uses the GPU"},
+};
+
+class DiagnosticTest : public ::testing::TestWithParam<DiagnosticCase> {};
+
+TEST_P(DiagnosticTest, ReportsAtLocation) {
+  const DiagnosticCase& c = GetParam();
+  ParseOutcome outcome = parseSource(std::string(kPrelude) + c.source);
+  EXPECT_NE(outcome.diagnostics.find(c.expected), std::string::npos)
+      << "expected: " << c.expected << "\nactual output:\n" << outcome.diagnostics;
+  EXPECT_EQ(outcome.ok, !c.isError) << outcome.diagnostics;
+}
+
+INSTANTIATE_TEST_SUITE_P(Frontend, DiagnosticTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<DiagnosticCase>& info) { return info.param.name; });
+
+TEST(Diagnostics, MissingFileIsAnError) {
+  streamcc::ToolchainPaths paths = streamcc::ToolchainPaths::detect();
+  frontend::FrontendOptions options;
+  options.sourceFile = "/nonexistent/dir/app.dsp";
+  options.runtimeIncludeDir = paths.runtimeIncludeDir;
+  options.clangResourceDir = paths.clangResourceDir;
+  frontend::FrontendResult result;
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  EXPECT_FALSE(frontend::runFrontend(options, result, out));
+  out.flush();
+  EXPECT_NE(text.find("cannot read '/nonexistent/dir/app.dsp'"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace dispar::testing

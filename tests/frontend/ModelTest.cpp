@@ -1,0 +1,107 @@
+// The program model the frontend extracts: VNODEs, ports, pipes, directives, classification.
+#include "FrontendTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace dispar::testing {
+namespace {
+
+std::string readExample(const std::string& relative) {
+  std::ifstream in(std::string(DISPAR_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Model, PipelineExample) {
+  ParseOutcome outcome = parseSource(readExample("examples/pipeline/pipeline.dsp"));
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  ASSERT_EQ(p.vnodes.size(), 3u);
+  EXPECT_EQ(p.vnodes[0].name, "source");
+  EXPECT_EQ(p.vnodes[1].name, "square");
+  EXPECT_EQ(p.vnodes[2].name, "sink");
+  EXPECT_EQ(p.vnodes[1].replicas, 3);
+  EXPECT_EQ(p.rankCount(), 5);
+  EXPECT_EQ(p.firstRank(2), 4);
+  for (const lang::VnodeModel& v : p.vnodes) EXPECT_EQ(v.requirement, lang::Requirement::CO) << v.name;
+  EXPECT_TRUE(p.vnodes[0].requirementDeclared);
+  EXPECT_FALSE(p.vnodes[2].requirementDeclared);
+  ASSERT_EQ(p.pipes.size(), 2u);
+  EXPECT_EQ(p.pipes[0].name, "samples");
+  EXPECT_EQ(p.pipes[0].elementType, "float");
+  EXPECT_EQ(p.pipes[0].elementBytes, 4u);
+  EXPECT_EQ(p.pipes[0].writer, 0);
+  EXPECT_EQ(p.pipes[0].reader, 1);
+  EXPECT_EQ(p.pipes[1].elementBytes, 8u);
+  ASSERT_EQ(p.vnodes[1].ports.size(), 2u);
+  EXPECT_EQ(p.vnodes[1].ports[0].direction, lang::PortDirection::In);
+  EXPECT_EQ(p.vnodes[1].ports[1].direction, lang::PortDirection::Out);
+  EXPECT_EQ(p.vnodes[1].location.line, 22u);
+  EXPECT_FALSE(p.isCuda);
+}
+
+TEST(Model, DirectivesApply) {
+  ParseOutcome outcome = parseSource(R"(#include <dispar/dispar.h>
+struct Pair { int a; double b; };
+PIPE(Pair, work);
+#pragma streamap communication(work), volume(64KiB), order(any), window(8)
+#pragma streamap resource(cpu), replicas(4), cost(2.5), memory(512MiB)
+VNODE(producer, OUT(work)) {}
+VNODE(consumer, IN(work)) {}
+)");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  EXPECT_EQ(p.vnodes[0].replicas, 4);
+  EXPECT_DOUBLE_EQ(p.vnodes[0].cost, 2.5);
+  ASSERT_TRUE(p.vnodes[0].memoryBytes.has_value());
+  EXPECT_EQ(*p.vnodes[0].memoryBytes, 512ull << 20);
+  EXPECT_FALSE(p.vnodes[1].memoryBytes.has_value());
+  EXPECT_EQ(p.pipes[0].elementType, "Pair");
+  EXPECT_EQ(p.pipes[0].elementBytes, sizeof(int) + 4 + sizeof(double));
+  ASSERT_TRUE(p.pipes[0].volume.has_value());
+  EXPECT_EQ(*p.pipes[0].volume, 64u * 1024);
+  EXPECT_EQ(p.pipes[0].order, lang::MergeOrder::Any);
+  EXPECT_EQ(p.pipes[0].window, 8u);
+}
+
+TEST(Model, GpuUseIsFoundTransitivelyAndThroughLambdas) {
+  ParseOutcome outcome = parseSource(R"(#include <dispar/dispar.h>
+#include <cuda_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] *= 2; }
+static void launch(float* x) { k<<<1, 32>>>(x); }
+static void indirect(float* x) { launch(x); }
+static void allocate() { void* p; cudaMalloc(&p, 16); }
+PIPE(int, a);
+PIPE(int, b);
+PIPE(int, c);
+VNODE(viaCall, OUT(a)) { indirect(nullptr); }
+VNODE(viaLambda, IN(a), OUT(b)) { auto f = [] { allocate(); }; f(); }
+VNODE(direct, IN(b), OUT(c)) { k<<<1, 1>>>(nullptr); }
+VNODE(cpuOnly, IN(c)) { int v; while (c.read(v)) {} }
+)");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  EXPECT_TRUE(p.isCuda);
+  ASSERT_EQ(p.vnodes.size(), 4u);
+  EXPECT_EQ(p.vnodes[0].requirement, lang::Requirement::CG);
+  EXPECT_EQ(p.vnodes[1].requirement, lang::Requirement::CG);
+  EXPECT_EQ(p.vnodes[2].requirement, lang::Requirement::CG);
+  EXPECT_EQ(p.vnodes[3].requirement, lang::Requirement::CO);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].name, "k");
+  EXPECT_EQ(p.launches.size(), 2u);
+}
+
+TEST(Model, CudaDetection) {
+  EXPECT_TRUE(frontend::looksLikeCuda("__global__ void k() {}"));
+  EXPECT_TRUE(frontend::looksLikeCuda("#include <cufft.h>\n"));
+  EXPECT_TRUE(frontend::looksLikeCuda("k<<<1, 2>>>();"));
+  EXPECT_FALSE(frontend::looksLikeCuda("#include <vector>\nint main_like() { return 1 << 3; }"));
+}
+
+}  // namespace
+}  // namespace dispar::testing
