@@ -1,0 +1,271 @@
+#include "BlockRunner.h"
+
+#include "Diagnostics.h"
+
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <new>
+
+namespace dispar::hostk::detail {
+
+__thread ThreadContext* currentThread = nullptr;
+
+namespace {
+constexpr std::size_t kArenaAlignment = 64;
+}
+
+struct BlockRunner::Fiber {
+  Fiber(BlockRunner& owner, std::size_t stackBytes, std::size_t index)
+      : runner(&owner), stack(stackBytes, FiberStack::colorFor(index)) {
+    restart();
+  }
+  /// Points the context at a fresh start of fiberMain (also drops whatever the stack held).
+  void restart() { context.prepare(stack.low(), stack.bytes(), &BlockRunner::fiberMain, this); }
+
+  BlockRunner* runner;
+  FiberStack stack;
+  ExecutionContext context;
+  ThreadContext* thread = nullptr;  ///< the CUDA thread on this fiber, while it has one
+  BarrierSite site{};               ///< where that thread waits, while it waits
+};
+
+void BlockRunner::AlignedFree::operator()(unsigned char* bytes) const {
+  ::operator delete[](bytes, std::align_val_t{kArenaAlignment});
+}
+
+BlockRunner::AlignedBytes BlockRunner::allocateAligned(std::size_t bytes) {
+  return AlignedBytes(static_cast<unsigned char*>(::operator new[](bytes, std::align_val_t{kArenaAlignment})));
+}
+
+BlockRunner::BlockRunner(const HostConfig& config)
+    : config_(config),
+      staticArena_(allocateAligned(LaunchLimits::kMaxStaticSharedBytes)),
+      dynamicArena_(allocateAligned(kArenaAlignment)),
+      dynamicCapacity_(kArenaAlignment) {}
+
+BlockRunner::~BlockRunner() = default;
+
+bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
+  launch_ = &launch;
+  blockIdx_ = blockIdx;
+  threadCount_ = static_cast<unsigned>(launch.blockDim.volume());
+  nextThread_ = 0;
+  nextThreadIdx_ = uint3{0, 0, 0};
+  failed_ = false;
+  arrivedTrue_ = 0;
+  sharedSlots_.clear();
+  sharedUsed_ = 0;
+  if (launch.dynamicSharedBytes > dynamicCapacity_) {
+    dynamicArena_ = allocateAligned(launch.dynamicSharedBytes);
+    dynamicCapacity_ = launch.dynamicSharedBytes;
+  }
+
+  // The fibers pass control among themselves (see pickNext) and come back here once the block is
+  // over: every thread exited, or one failed.
+  running_ = &takeIdleFiber();
+  ExecutionContext::switchTo(scheduler_, running_->context);
+  running_ = nullptr;
+  currentThread = nullptr;
+  if (failed_) abandonSuspendedFibers();
+  launch_ = nullptr;
+  return !failed_;
+}
+
+BlockRunner::Fiber* BlockRunner::pickNext() {
+  if (failed_) return nullptr;
+  if (readyCursor_ < ready_.size()) return ready_[readyCursor_++];
+  if (nextThread_ < threadCount_) return &takeIdleFiber();
+  if (!waiting_.empty()) {
+    openBarrier();  // every thread has started and every live one waits
+    return ready_[readyCursor_++];
+  }
+  return nullptr;  // every thread has exited
+}
+
+void BlockRunner::switchAway(Fiber& self, Fiber* next) {
+  if (next == &self) return;  // this fiber is also the next to run
+  running_ = next;
+  ExecutionContext::switchTo(self.context, next != nullptr ? next->context : scheduler_);
+  // Someone switched back to this fiber (and set running_ to it): its thread runs again.
+  currentThread = self.thread;
+}
+
+void BlockRunner::fiberMain(void* argument) {
+  Fiber& fiber = *static_cast<Fiber*>(argument);
+  BlockRunner& runner = *fiber.runner;
+  for (;;) {
+    runner.runThreads(fiber);
+    runner.idle_.push_back(&fiber);
+    runner.switchAway(fiber, runner.pickNext());
+  }
+}
+
+void BlockRunner::runThreads(Fiber& fiber) {
+  // The thread's identity lives on its fiber's stack, so it travels with the fiber across barriers.
+  ThreadContext thread{};
+  thread.blockIdx = blockIdx_;
+  thread.blockDim = launch_->blockDim;
+  thread.gridDim = launch_->gridDim;
+  thread.runner = this;
+  thread.fiber = &fiber;
+  fiber.thread = &thread;
+  const dim3 shape = launch_->blockDim;
+  while (nextThread_ < threadCount_ && !failed_) {
+    ++nextThread_;
+    thread.threadIdx = nextThreadIdx_;
+    if (++nextThreadIdx_.x == shape.x) {
+      nextThreadIdx_.x = 0;
+      if (++nextThreadIdx_.y == shape.y) {
+        nextThreadIdx_.y = 0;
+        ++nextThreadIdx_.z;
+      }
+    }
+    thread.sharedCursor = 0;
+    currentThread = &thread;
+    try {
+      launch_->invoke(launch_->closure);
+    } catch (const std::exception& error) {
+      recordFailure(thread, error.what());
+    } catch (...) {
+      recordFailure(thread, "an exception that is not a std::exception");
+    }
+  }
+  currentThread = nullptr;
+  fiber.thread = nullptr;
+}
+
+BlockRunner::Fiber& BlockRunner::takeIdleFiber() {
+  if (idle_.empty()) {
+    fibers_.push_back(std::make_unique<Fiber>(*this, config_.stackBytes, fibers_.size()));
+    return *fibers_.back();
+  }
+  Fiber* fiber = idle_.back();
+  idle_.pop_back();
+  return *fiber;
+}
+
+namespace {
+
+bool sameSite(const BarrierSite& a, const BarrierSite& b) {
+  return a.line == b.line && a.column == b.column &&
+         (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+}
+
+}  // namespace
+
+void BlockRunner::openBarrier() {
+  const Fiber& first = *waiting_.front();
+  for (const Fiber* other : waiting_) {
+    if (sameSite(other->site, first.site)) continue;
+    const uint3& a = first.thread->threadIdx;
+    const uint3& b = other->thread->threadIdx;
+    fatal("divergent __syncthreads in kernel: in block (%u,%u,%u) thread (%u,%u,%u) waits at %s:%u:%u "
+          "while thread (%u,%u,%u) waits at %s:%u:%u; every live thread of a block must reach the same "
+          "barrier",
+          blockIdx_.x, blockIdx_.y, blockIdx_.z, a.x, a.y, a.z, first.site.file, first.site.line,
+          first.site.column, b.x, b.y, b.z, other->site.file, other->site.line, other->site.column);
+  }
+  lastOutcome_ = BarrierOutcome{arrivedTrue_, static_cast<unsigned>(waiting_.size())};
+  arrivedTrue_ = 0;
+  ready_.clear();  // all resumed: a barrier opens only when no thread is left to run
+  readyCursor_ = 0;
+  ready_.swap(waiting_);
+}
+
+BarrierOutcome BlockRunner::arrive(const BarrierSite& site, bool predicate) {
+  Fiber& fiber = *running_;
+  fiber.site = site;
+  arrivedTrue_ += predicate ? 1u : 0u;
+  waiting_.push_back(&fiber);
+  switchAway(fiber, pickNext());
+  return lastOutcome_;
+}
+
+void BlockRunner::abandonSuspendedFibers() {
+  // A thread failed: the block is over. Threads parked at a barrier never resume; their fibers start
+  // afresh for the next block (their frames are dropped without running destructors).
+  auto restart = [this](Fiber* fiber) {
+    fiber->thread = nullptr;
+    fiber->restart();
+    idle_.push_back(fiber);
+  };
+  for (Fiber* fiber : waiting_) restart(fiber);
+  for (std::size_t i = readyCursor_; i < ready_.size(); ++i) restart(ready_[i]);
+  waiting_.clear();
+  ready_.clear();
+  readyCursor_ = 0;
+}
+
+void BlockRunner::recordFailure(const ThreadContext& thread, const char* what) {
+  if (failed_) return;
+  failed_ = true;
+  char text[512];
+  std::snprintf(text, sizeof text, "kernel threw at block (%u,%u,%u) thread (%u,%u,%u): %s", thread.blockIdx.x,
+                thread.blockIdx.y, thread.blockIdx.z, thread.threadIdx.x, thread.threadIdx.y,
+                thread.threadIdx.z, what);
+  failure_ = text;
+}
+
+void* BlockRunner::sharedSlot(std::size_t size, std::size_t alignment) {
+  ThreadContext& thread = *currentThread;
+  const unsigned index = thread.sharedCursor++;
+  if (index < sharedSlots_.size()) {
+    const SharedSlot& slot = sharedSlots_[index];
+    if (slot.size != size || slot.alignment != alignment)
+      fatal("__shared__ declaration #%u differs between threads of block (%u,%u,%u): thread (%u,%u,%u) "
+            "declares %zu bytes where another thread declared %zu; every thread must execute the same "
+            "__shared__ declarations in the same order",
+            index + 1, blockIdx_.x, blockIdx_.y, blockIdx_.z, thread.threadIdx.x, thread.threadIdx.y,
+            thread.threadIdx.z, size, slot.size);
+    return staticArena_.get() + slot.offset;
+  }
+  // The first thread to reach this declaration places it.
+  const std::size_t align = alignment < 1 ? 1 : alignment;
+  const auto base = reinterpret_cast<std::uintptr_t>(staticArena_.get());
+  const std::size_t offset = ((base + sharedUsed_ + align - 1) / align * align) - base;
+  if (offset + size > LaunchLimits::kMaxStaticSharedBytes)
+    fatal("__shared__ declarations of the kernel need more than %zu bytes (block (%u,%u,%u), declaration "
+          "#%u of %zu bytes)",
+          LaunchLimits::kMaxStaticSharedBytes, blockIdx_.x, blockIdx_.y, blockIdx_.z, index + 1, size);
+  sharedSlots_.push_back(SharedSlot{offset, size, alignment});
+  sharedUsed_ = offset + size;
+  return staticArena_.get() + offset;
+}
+
+bool BlockRunner::isGuardAddress(const void* fiber, const void* address) const {
+  return fiber != nullptr && static_cast<const Fiber*>(fiber)->stack.guards(address);
+}
+
+}  // namespace dispar::hostk::detail
+
+// ---- The barrier entry points a host clone calls. Defined here so that arrive() and the context
+// switch inline into them: fewer frames to return through after every switch.
+
+namespace dispar::hostk {
+namespace {
+
+inline detail::BarrierOutcome barrier(const char* file, unsigned line, unsigned column, bool predicate) {
+  detail::ThreadContext& thread = detail::runningThread("__syncthreads");
+  return thread.runner->arrive(detail::BarrierSite{file, line, column}, predicate);
+}
+
+}  // namespace
+
+void syncthreads(const char* file, unsigned line, unsigned column) { barrier(file, line, column, true); }
+
+int syncthreadsCount(int predicate, const char* file, unsigned line, unsigned column) {
+  return static_cast<int>(barrier(file, line, column, predicate != 0).trueCount);
+}
+
+int syncthreadsAnd(int predicate, const char* file, unsigned line, unsigned column) {
+  const detail::BarrierOutcome outcome = barrier(file, line, column, predicate != 0);
+  return outcome.trueCount == outcome.participants ? 1 : 0;
+}
+
+int syncthreadsOr(int predicate, const char* file, unsigned line, unsigned column) {
+  return barrier(file, line, column, predicate != 0).trueCount != 0 ? 1 : 0;
+}
+
+}  // namespace dispar::hostk

@@ -1,0 +1,126 @@
+// Runs the CUDA threads of one block at a time on one OS thread, each CUDA thread on a fiber.
+//
+// Fibers run threads back to back: a fiber takes the next thread that has not started, runs it to its
+// end and takes the next. Only a thread that reaches a barrier keeps its fiber; the following threads
+// start on another fiber. Once every thread has started and every live one waits, the barrier opens and
+// the waiting fibers resume in arrival order. Fibers hand control straight to the next one (one switch
+// per hand-over, no trip through a scheduler), and return to the runner when the block is over. A
+// kernel without barriers therefore runs all its threads on one fiber: one switch in, one out, per block.
+#ifndef DISPAR_HOSTK_BLOCKRUNNER_H
+#define DISPAR_HOSTK_BLOCKRUNNER_H
+
+#include "ExecutionContext.h"
+#include "FiberStack.h"
+#include "HostConfig.h"
+
+#include <dispar/hostk/Kernel.h>
+#include <dispar/hostk/Launch.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dispar::hostk::detail {
+
+/// One launch, as every block of it sees it.
+struct KernelLaunch {
+  KernelInvoker invoke;
+  const void* closure;
+  dim3 gridDim;
+  dim3 blockDim;
+  std::size_t dynamicSharedBytes;
+};
+
+/// Where a barrier call is in the source (filled in at the call by __builtin_FILE/LINE/COLUMN, so
+/// that the optimiser duplicating a call cannot make one barrier look like two).
+struct BarrierSite {
+  const char* file;
+  unsigned line;
+  unsigned column;
+};
+
+/// What an opening barrier tells each thread it releases.
+struct BarrierOutcome {
+  unsigned trueCount;     ///< threads that arrived with a non-zero predicate
+  unsigned participants;  ///< threads the barrier released
+};
+
+class BlockRunner {
+ public:
+  explicit BlockRunner(const HostConfig& config);
+  ~BlockRunner();
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+
+  /// Runs every thread of block `blockIdx`. False when a thread threw; failure() says which and why.
+  bool run(const KernelLaunch& launch, const uint3& blockIdx);
+  const std::string& failure() const { return failure_; }
+
+  // Called from the running CUDA thread.
+  [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
+  void* sharedSlot(std::size_t size, std::size_t alignment);
+  void* dynamicShared() const { return dynamicArena_.get(); }
+
+  // Called from the SIGSEGV handler: async-signal-safe.
+  bool isGuardAddress(const void* fiber, const void* address) const;
+  std::size_t stackBytes() const { return config_.stackBytes; }
+
+ private:
+  struct Fiber;
+  struct AlignedFree {
+    void operator()(unsigned char* bytes) const;
+  };
+  using AlignedBytes = std::unique_ptr<unsigned char[], AlignedFree>;
+  struct SharedSlot {
+    std::size_t offset;
+    std::size_t size;
+    std::size_t alignment;
+  };
+
+  static void fiberMain(void* fiber);
+  [[gnu::always_inline]] inline void runThreads(Fiber& fiber);
+  Fiber& takeIdleFiber();
+  /// The fiber to run next, or nullptr when the block is over.
+  Fiber* pickNext();
+  /// Suspends `self` and runs `next` (the runner when nullptr); returns when `self` runs again.
+  [[gnu::always_inline]] inline void switchAway(Fiber& self, Fiber* next);
+  void openBarrier();
+  void abandonSuspendedFibers();
+  void recordFailure(const ThreadContext& thread, const char* what);
+  static AlignedBytes allocateAligned(std::size_t bytes);
+
+  HostConfig config_;
+  StackOverflowReporter overflowReporter_;
+  ExecutionContext scheduler_;
+  std::vector<std::unique_ptr<Fiber>> fibers_;
+  std::vector<Fiber*> idle_;
+  std::vector<Fiber*> waiting_;  ///< at the current barrier, in arrival order
+  std::vector<Fiber*> ready_;    ///< released by the last barrier; those from readyCursor_ on wait to resume
+  std::size_t readyCursor_ = 0;
+  Fiber* running_ = nullptr;
+
+  // The block being run.
+  const KernelLaunch* launch_ = nullptr;
+  uint3 blockIdx_{};
+  unsigned threadCount_ = 0;
+  unsigned nextThread_ = 0;
+  uint3 nextThreadIdx_{};
+  bool failed_ = false;
+  std::string failure_;
+
+  // Barrier state.
+  unsigned arrivedTrue_ = 0;
+  BarrierOutcome lastOutcome_{};
+
+  // Shared memory: __shared__ declarations live in the static arena, slot by slot.
+  std::vector<SharedSlot> sharedSlots_;
+  std::size_t sharedUsed_ = 0;
+  AlignedBytes staticArena_;
+  AlignedBytes dynamicArena_;
+  std::size_t dynamicCapacity_ = 0;
+};
+
+}  // namespace dispar::hostk::detail
+
+#endif  // DISPAR_HOSTK_BLOCKRUNNER_H

@@ -1,0 +1,93 @@
+#include "HostDevice.h"
+
+#include <memory>
+
+namespace dispar::hostk::detail {
+
+HostDevice& HostDevice::instance() {
+  static HostDevice device(HostConfig::fromEnvironment());
+  return device;
+}
+
+HostDevice::HostDevice(const HostConfig& config) : config_(config) {
+  for (unsigned i = 1; i < config_.threads; ++i) helpers_.emplace_back([this] { helperMain(); });
+}
+
+HostDevice::~HostDevice() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& helper : helpers_) helper.join();
+}
+
+BlockRunner& HostDevice::callerRunner() {
+  // Every thread that launches gets its own runner, kept for its later launches.
+  thread_local std::unique_ptr<BlockRunner> runner;
+  if (!runner) runner = std::make_unique<BlockRunner>(config_);
+  return *runner;
+}
+
+void HostDevice::helperMain() {
+  BlockRunner runner(config_);
+  std::uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    runBlocks(runner);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busyHelpers_ == 0) finished_.notify_all();
+    }
+  }
+}
+
+void HostDevice::runBlocks(BlockRunner& runner) {
+  const KernelLaunch& launch = *launch_;
+  const dim3 grid = launch.gridDim;
+  for (;;) {
+    const std::uint64_t block = nextBlock_.fetch_add(1, std::memory_order_relaxed);
+    if (block >= blockCount_ || failed_.load(std::memory_order_relaxed)) return;
+    const uint3 blockIdx{static_cast<unsigned>(block % grid.x),
+                         static_cast<unsigned>(block / grid.x % grid.y),
+                         static_cast<unsigned>(block / grid.x / grid.y)};
+    if (!runner.run(launch, blockIdx)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failed_.exchange(true)) failure_ = runner.failure();
+      return;
+    }
+  }
+}
+
+bool HostDevice::run(const KernelLaunch& launch, std::string& failure) {
+  std::lock_guard<std::mutex> serial(launchMutex_);
+  const std::uint64_t blocks = launch.gridDim.volume();
+  const bool useHelpers = !helpers_.empty() && blocks > 1;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    launch_ = &launch;
+    blockCount_ = blocks;
+    nextBlock_.store(0, std::memory_order_relaxed);
+    failed_.store(false, std::memory_order_relaxed);
+    failure_.clear();
+    if (useHelpers) {
+      busyHelpers_ = static_cast<unsigned>(helpers_.size());
+      ++generation_;
+    }
+  }
+  if (useHelpers) wake_.notify_all();
+  runBlocks(callerRunner());
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [&] { return busyHelpers_ == 0; });
+  launch_ = nullptr;
+  if (!failed_.load()) return true;
+  failure = failure_;
+  return false;
+}
+
+}  // namespace dispar::hostk::detail

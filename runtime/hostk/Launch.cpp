@@ -1,0 +1,37 @@
+// launchKernel: CUDA's configuration checks, then the host device runs the grid.
+#include "BlockRunner.h"
+#include "HostDevice.h"
+
+#include <dispar/hostk/Kernel.h>
+#include <dispar/hostk/Launch.h>
+
+#include <cstdio>
+#include <string>
+
+namespace dispar::hostk::detail {
+namespace {
+
+bool validShape(const dim3& shape, const unsigned (&limits)[3]) {
+  return shape.x >= 1 && shape.y >= 1 && shape.z >= 1 && shape.x <= limits[0] && shape.y <= limits[1] &&
+         shape.z <= limits[2];
+}
+
+}  // namespace
+
+cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
+                         KernelInvoker invoke, const void* closure) {
+  if (currentThread != nullptr) return recordError(cudaErrorNotSupported);  // dynamic parallelism
+  if (invoke == nullptr) return recordError(cudaErrorInvalidDeviceFunction);
+  if (!validShape(grid, LaunchLimits::kMaxGridDim) || !validShape(block, LaunchLimits::kMaxBlockDim) ||
+      block.volume() > LaunchLimits::kMaxThreadsPerBlock)
+    return recordError(cudaErrorInvalidConfiguration);
+  if (dynamicSharedBytes > LaunchLimits::kMaxDynamicSharedBytes) return recordError(cudaErrorInvalidValue);
+
+  const KernelLaunch launch{invoke, closure, grid, block, dynamicSharedBytes};
+  std::string failure;
+  if (HostDevice::instance().run(launch, failure)) return cudaSuccess;
+  std::fprintf(stderr, "dispar hostk: error: %s\n", failure.c_str());
+  return recordError(cudaErrorLaunchFailure);
+}
+
+}  // namespace dispar::hostk::detail

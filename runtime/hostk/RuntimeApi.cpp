@@ -1,0 +1,200 @@
+// The CUDA runtime API on the host device: memory is host memory, every call is synchronous.
+#include <dispar/hostk/RuntimeApi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace dispar::hostk {
+
+struct StreamState {};
+
+struct EventState {
+  std::chrono::steady_clock::time_point time;
+  bool recorded = false;
+};
+
+namespace detail {
+namespace {
+
+thread_local cudaError_t lastError = cudaSuccess;
+
+/// cudaMalloc's alignment guarantee.
+constexpr std::size_t kDeviceAlignment = 256;
+
+struct ErrorText {
+  cudaError_t error;
+  const char* name;
+  const char* description;
+};
+
+// CUDA's wording, so that logs read the same on both paths.
+constexpr ErrorText kErrorTexts[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const ErrorText* findErrorText(cudaError_t error) {
+  for (const ErrorText& text : kErrorTexts)
+    if (text.error == error) return &text;
+  return nullptr;
+}
+
+cudaError_t allocate(void** pointer, std::size_t size) {
+  if (pointer == nullptr) return recordError(cudaErrorInvalidValue);
+  *pointer = nullptr;
+  if (size == 0) return cudaSuccess;  // as CUDA: a null pointer, not an error
+  void* memory = ::operator new(size, std::align_val_t{kDeviceAlignment}, std::nothrow);
+  if (memory == nullptr) return recordError(cudaErrorMemoryAllocation);
+  *pointer = memory;
+  return cudaSuccess;
+}
+
+void release(void* pointer) {
+  if (pointer != nullptr) ::operator delete(pointer, std::align_val_t{kDeviceAlignment});
+}
+
+bool validKind(cudaMemcpyKind kind) { return kind >= cudaMemcpyHostToHost && kind <= cudaMemcpyDefault; }
+
+}  // namespace
+
+cudaError_t recordError(cudaError_t error) {
+  if (error != cudaSuccess) lastError = error;
+  return error;
+}
+
+}  // namespace detail
+
+cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return detail::allocate(devPtr, size); }
+cudaError_t cudaFree(void* devPtr) {
+  detail::release(devPtr);
+  return cudaSuccess;
+}
+cudaError_t cudaMallocHost(void** ptr, std::size_t size) { return detail::allocate(ptr, size); }
+cudaError_t cudaFreeHost(void* ptr) {
+  detail::release(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (!detail::validKind(kind)) return detail::recordError(cudaErrorInvalidMemcpyDirection);
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                            cudaStream_t) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, std::size_t count) {
+  if (count == 0) return cudaSuccess;
+  if (devPtr == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  std::memset(devPtr, value, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t) {
+  return cudaMemset(devPtr, value, count);
+}
+
+cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // launches and copies are synchronous
+cudaError_t cudaDeviceReset() { return cudaSuccess; }
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : detail::recordError(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  if (stream == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *stream = new StreamState;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (stream == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  delete stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *event = new EventState;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  event->time = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  if (start == nullptr || end == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return detail::recordError(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  delete event;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError() {
+  const cudaError_t error = detail::lastError;
+  detail::lastError = cudaSuccess;
+  return error;
+}
+
+cudaError_t cudaPeekAtLastError() { return detail::lastError; }
+
+const char* cudaGetErrorString(cudaError_t error) {
+  const detail::ErrorText* text = detail::findErrorText(error);
+  return text != nullptr ? text->description : "unrecognized error code";
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  const detail::ErrorText* text = detail::findErrorText(error);
+  return text != nullptr ? text->name : "unrecognized error code";
+}
+
+}  // namespace dispar::hostk

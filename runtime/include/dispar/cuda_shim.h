@@ -1,0 +1,101 @@
+// <dispar/cuda_shim.h>: the CUDA runtime names a VNODE body uses, for builds without the CUDA toolkit.
+//
+// When a CG VNODE is compiled host-only (no nvcc, no cuda_runtime.h), this header makes `dim3`,
+// `cudaError_t`, `cudaSuccess`, `cudaMalloc`, `cudaMemcpy`, ... name the dispar::hostk stand-ins at
+// global scope and turns the CUDA qualifiers (__global__, __device__, __host__, __forceinline__, ...) into
+// what plain C++ understands, so the body compiles with g++ unchanged. Kernel bodies themselves go
+// through StreamCC's host clones (see docs/cuda.md); this header does not emulate threadIdx or <<<>>>.
+//
+// Under nvcc, or after cuda_runtime.h, the real CUDA names exist and this header adds nothing.
+#ifndef DISPAR_CUDA_SHIM_H
+#define DISPAR_CUDA_SHIM_H
+
+#if !defined(__CUDACC__) && !defined(__CUDA_RUNTIME_H__)
+
+#include <dispar/hostk.h>
+
+// Qualifiers. __restrict__ is already a g++/clang keyword. __noinline__ is left alone: libstdc++ spells
+// __attribute__((__noinline__)), which a macro would break.
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __constant__
+#define __constant__
+#endif
+#ifndef __managed__
+#define __managed__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline __attribute__((always_inline))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
+
+// Types.
+using dim3 = ::dispar::hostk::dim3;
+using uint3 = ::dispar::hostk::uint3;
+using cudaError = ::dispar::hostk::cudaError;
+using cudaError_t = ::dispar::hostk::cudaError_t;
+using cudaMemcpyKind = ::dispar::hostk::cudaMemcpyKind;
+using cudaStream_t = ::dispar::hostk::cudaStream_t;
+using cudaEvent_t = ::dispar::hostk::cudaEvent_t;
+
+// Error codes and copy kinds.
+using ::dispar::hostk::cudaSuccess;
+using ::dispar::hostk::cudaErrorInvalidValue;
+using ::dispar::hostk::cudaErrorMemoryAllocation;
+using ::dispar::hostk::cudaErrorInvalidConfiguration;
+using ::dispar::hostk::cudaErrorInvalidDevicePointer;
+using ::dispar::hostk::cudaErrorInvalidMemcpyDirection;
+using ::dispar::hostk::cudaErrorInvalidDeviceFunction;
+using ::dispar::hostk::cudaErrorNoDevice;
+using ::dispar::hostk::cudaErrorInvalidDevice;
+using ::dispar::hostk::cudaErrorInvalidResourceHandle;
+using ::dispar::hostk::cudaErrorNotReady;
+using ::dispar::hostk::cudaErrorLaunchOutOfResources;
+using ::dispar::hostk::cudaErrorLaunchFailure;
+using ::dispar::hostk::cudaErrorNotSupported;
+using ::dispar::hostk::cudaErrorUnknown;
+using ::dispar::hostk::cudaMemcpyHostToHost;
+using ::dispar::hostk::cudaMemcpyHostToDevice;
+using ::dispar::hostk::cudaMemcpyDeviceToHost;
+using ::dispar::hostk::cudaMemcpyDeviceToDevice;
+using ::dispar::hostk::cudaMemcpyDefault;
+
+// Runtime API.
+using ::dispar::hostk::cudaMalloc;
+using ::dispar::hostk::cudaFree;
+using ::dispar::hostk::cudaMallocHost;
+using ::dispar::hostk::cudaFreeHost;
+using ::dispar::hostk::cudaMemcpy;
+using ::dispar::hostk::cudaMemcpyAsync;
+using ::dispar::hostk::cudaMemset;
+using ::dispar::hostk::cudaMemsetAsync;
+using ::dispar::hostk::cudaDeviceSynchronize;
+using ::dispar::hostk::cudaDeviceReset;
+using ::dispar::hostk::cudaGetDeviceCount;
+using ::dispar::hostk::cudaSetDevice;
+using ::dispar::hostk::cudaGetDevice;
+using ::dispar::hostk::cudaStreamCreate;
+using ::dispar::hostk::cudaStreamDestroy;
+using ::dispar::hostk::cudaStreamSynchronize;
+using ::dispar::hostk::cudaEventCreate;
+using ::dispar::hostk::cudaEventRecord;
+using ::dispar::hostk::cudaEventSynchronize;
+using ::dispar::hostk::cudaEventElapsedTime;
+using ::dispar::hostk::cudaEventDestroy;
+using ::dispar::hostk::cudaGetLastError;
+using ::dispar::hostk::cudaPeekAtLastError;
+using ::dispar::hostk::cudaGetErrorString;
+using ::dispar::hostk::cudaGetErrorName;
+
+#endif  // !__CUDACC__ && !__CUDA_RUNTIME_H__
+
+#endif  // DISPAR_CUDA_SHIM_H

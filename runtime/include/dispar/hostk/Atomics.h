@@ -1,0 +1,126 @@
+// CUDA's atomic functions on the host: same names, signatures and results (each returns the old value).
+// Blocks of one launch run on several OS threads at once, so these are real atomic read-modify-writes:
+// GCC __atomic builtins where the hardware has the operation, compare-and-swap loops otherwise. Relaxed
+// ordering, like CUDA's atomics; the end of a launch orders everything before the host continues.
+#ifndef DISPAR_HOSTK_ATOMICS_H
+#define DISPAR_HOSTK_ATOMICS_H
+
+namespace dispar::hostk {
+namespace detail {
+
+template <class T>
+inline T atomicLoad(T* address) {
+  T value;
+  __atomic_load(address, &value, __ATOMIC_RELAXED);
+  return value;
+}
+
+/// Replaces *address with update(old) atomically and returns old. Works for any trivially copyable T
+/// (the comparison is bitwise, which is what a retry loop over a value just loaded needs).
+template <class T, class Update>
+inline T atomicUpdate(T* address, Update update) {
+  T old = atomicLoad(address);
+  T desired;
+  do {
+    desired = update(old);
+  } while (!__atomic_compare_exchange(address, &old, &desired, /*weak=*/true, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED));
+  return old;
+}
+
+}  // namespace detail
+
+// atomicAdd
+inline int atomicAdd(int* address, int val) { return __atomic_fetch_add(address, val, __ATOMIC_RELAXED); }
+inline unsigned atomicAdd(unsigned* address, unsigned val) {
+  return __atomic_fetch_add(address, val, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long val) {
+  return __atomic_fetch_add(address, val, __ATOMIC_RELAXED);
+}
+inline float atomicAdd(float* address, float val) {
+  return detail::atomicUpdate(address, [val](float old) { return old + val; });
+}
+inline double atomicAdd(double* address, double val) {
+  return detail::atomicUpdate(address, [val](double old) { return old + val; });
+}
+
+// atomicSub
+inline int atomicSub(int* address, int val) { return __atomic_fetch_sub(address, val, __ATOMIC_RELAXED); }
+inline unsigned atomicSub(unsigned* address, unsigned val) {
+  return __atomic_fetch_sub(address, val, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicSub(unsigned long long* address, unsigned long long val) {
+  return __atomic_fetch_sub(address, val, __ATOMIC_RELAXED);
+}
+
+// atomicExch
+inline int atomicExch(int* address, int val) { return __atomic_exchange_n(address, val, __ATOMIC_RELAXED); }
+inline unsigned atomicExch(unsigned* address, unsigned val) {
+  return __atomic_exchange_n(address, val, __ATOMIC_RELAXED);
+}
+inline unsigned long long atomicExch(unsigned long long* address, unsigned long long val) {
+  return __atomic_exchange_n(address, val, __ATOMIC_RELAXED);
+}
+inline float atomicExch(float* address, float val) {
+  float old;
+  __atomic_exchange(address, &val, &old, __ATOMIC_RELAXED);
+  return old;
+}
+inline double atomicExch(double* address, double val) {
+  double old;
+  __atomic_exchange(address, &val, &old, __ATOMIC_RELAXED);
+  return old;
+}
+
+// atomicMin / atomicMax (CUDA: int, unsigned, long long, unsigned long long; float/double added here)
+#define DISPAR_HOSTK_MINMAX(T)                                                                     \
+  inline T atomicMin(T* address, T val) {                                                          \
+    return detail::atomicUpdate(address, [val](T old) { return val < old ? val : old; });          \
+  }                                                                                                \
+  inline T atomicMax(T* address, T val) {                                                          \
+    return detail::atomicUpdate(address, [val](T old) { return old < val ? val : old; });          \
+  }
+DISPAR_HOSTK_MINMAX(int)
+DISPAR_HOSTK_MINMAX(unsigned)
+DISPAR_HOSTK_MINMAX(long long)
+DISPAR_HOSTK_MINMAX(unsigned long long)
+DISPAR_HOSTK_MINMAX(float)
+DISPAR_HOSTK_MINMAX(double)
+#undef DISPAR_HOSTK_MINMAX
+
+// atomicCAS: stores val when *address == compare; returns the old value either way.
+#define DISPAR_HOSTK_CAS(T)                                                                        \
+  inline T atomicCAS(T* address, T compare, T val) {                                               \
+    __atomic_compare_exchange_n(address, &compare, val, /*weak=*/false, __ATOMIC_RELAXED,          \
+                                __ATOMIC_RELAXED);                                                 \
+    return compare; /* on failure the builtin wrote the current value into compare */             \
+  }
+DISPAR_HOSTK_CAS(int)
+DISPAR_HOSTK_CAS(unsigned)
+DISPAR_HOSTK_CAS(unsigned long long)
+DISPAR_HOSTK_CAS(unsigned short)
+#undef DISPAR_HOSTK_CAS
+
+// Bitwise atomics.
+#define DISPAR_HOSTK_BITWISE(T)                                                                    \
+  inline T atomicAnd(T* address, T val) { return __atomic_fetch_and(address, val, __ATOMIC_RELAXED); } \
+  inline T atomicOr(T* address, T val) { return __atomic_fetch_or(address, val, __ATOMIC_RELAXED); }   \
+  inline T atomicXor(T* address, T val) { return __atomic_fetch_xor(address, val, __ATOMIC_RELAXED); }
+DISPAR_HOSTK_BITWISE(int)
+DISPAR_HOSTK_BITWISE(unsigned)
+DISPAR_HOSTK_BITWISE(unsigned long long)
+#undef DISPAR_HOSTK_BITWISE
+
+// atomicInc / atomicDec: CUDA's wrapping counters.
+inline unsigned atomicInc(unsigned* address, unsigned val) {
+  return detail::atomicUpdate(address, [val](unsigned old) { return old >= val ? 0u : old + 1u; });
+}
+inline unsigned atomicDec(unsigned* address, unsigned val) {
+  return detail::atomicUpdate(address,
+                              [val](unsigned old) { return (old == 0u || old > val) ? val : old - 1u; });
+}
+
+}  // namespace dispar::hostk
+
+#endif  // DISPAR_HOSTK_ATOMICS_H

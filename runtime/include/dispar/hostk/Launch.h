@@ -1,0 +1,69 @@
+// Launching a kernel's host clone: `k<<<grid, block, shmem, stream>>>(a, b)` becomes
+// `::dispar::hostk::launch(grid, block, shmem, &host_k, a, b)`.
+#ifndef DISPAR_HOSTK_LAUNCH_H
+#define DISPAR_HOSTK_LAUNCH_H
+
+#include <dispar/hostk/RuntimeApi.h>
+#include <dispar/hostk/Types.h>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace dispar::hostk {
+
+/// CUDA's launch limits (compute capability 7.0 and later), checked before a launch runs.
+struct LaunchLimits {
+  static constexpr unsigned kMaxThreadsPerBlock = 1024;
+  static constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
+  static constexpr unsigned kMaxGridDim[3] = {2147483647u, 65535, 65535};
+  /// Dynamic shared memory a launch may ask for without cudaFuncSetAttribute.
+  static constexpr std::size_t kMaxDynamicSharedBytes = 48 * 1024;
+  /// Static (__shared__) memory per block.
+  static constexpr std::size_t kMaxStaticSharedBytes = 48 * 1024;
+};
+
+namespace detail {
+
+using KernelInvoker = void (*)(const void* closure);
+
+/// Validates the configuration, runs every block, returns when the grid has finished. Errors are
+/// recorded as the calling thread's last error, as a CUDA launch does.
+cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
+                         KernelInvoker invoke, const void* closure);
+
+/// The clone and its arguments, converted once to the clone's parameter types. Every CUDA thread
+/// calls the clone with its own copies, as every GPU thread sees its own parameters.
+template <class... Params>
+struct KernelClosure {
+  void (*kernel)(Params...);
+  std::tuple<std::decay_t<Params>...> args;
+
+  static void invoke(const void* self) {
+    const auto& closure = *static_cast<const KernelClosure*>(self);
+    std::apply([&closure](const auto&... arg) { closure.kernel(arg...); }, closure.args);
+  }
+};
+
+}  // namespace detail
+
+/// Runs `kernel` (a host clone) on a grid of `grid` blocks of `block` threads with `dynamicSharedBytes`
+/// of dynamic shared memory per block; synchronous. Returns cudaSuccess or the launch error.
+template <class... Params, class... Args>
+cudaError_t launch(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
+                   Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "dispar::hostk::launch: argument count does not match the kernel's parameters");
+  static_assert(((!std::is_lvalue_reference_v<Params> ||
+                  std::is_const_v<std::remove_reference_t<Params>>) && ...),
+                "dispar::hostk::launch: kernel parameters cannot be non-const references");
+  const detail::KernelClosure<Params...> closure{
+      kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)};
+  return detail::launchKernel(grid, block, dynamicSharedBytes, &detail::KernelClosure<Params...>::invoke,
+                              &closure);
+}
+
+}  // namespace dispar::hostk
+
+#endif  // DISPAR_HOSTK_LAUNCH_H

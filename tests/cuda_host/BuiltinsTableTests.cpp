@@ -1,0 +1,52 @@
+// The rewriting table StreamCC uses, and docs/cuda.md kept in sync with it.
+#include <dispar/hostk.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace hk = ::dispar::hostk;
+
+TEST(BuiltinsTable, CoversTheContractNames) {
+  for (const char* name : {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads",
+                           "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__threadfence",
+                           "__threadfence_block", "atomicAdd", "atomicSub", "atomicMin", "atomicMax",
+                           "atomicExch", "atomicCAS", "__expf", "__logf", "__sinf", "__cosf", "__powf",
+                           "__fdividef", "rsqrtf", "__saturatef", "__ldg", "__fmaf_rn", "__float2int_rn", "min",
+                           "max"})
+    EXPECT_NE(hk::findBuiltin(name), nullptr) << name;
+  EXPECT_EQ(hk::findBuiltin("__shfl_sync"), nullptr) << "warp shuffles are not supported on the host path";
+}
+
+TEST(BuiltinsTable, NamesAreUniqueAndRewritesAreQualified) {
+  std::set<std::string_view> seen;
+  for (const hk::Builtin& builtin : hk::kBuiltins) {
+    EXPECT_TRUE(seen.insert(builtin.cudaName).second) << "duplicate row " << builtin.cudaName;
+    EXPECT_EQ(builtin.hostName.rfind("::dispar::hostk::", 0), 0u) << builtin.hostName;
+  }
+  EXPECT_EQ(hk::rewrittenUse(*hk::findBuiltin("threadIdx")), "::dispar::hostk::threadIdx()");
+  EXPECT_EQ(hk::rewrittenUse(*hk::findBuiltin("warpSize")), "::dispar::hostk::warpSize");
+  EXPECT_EQ(hk::rewrittenUse(*hk::findBuiltin("__syncthreads")), "::dispar::hostk::syncthreads");
+  static_assert(hk::warpSize == 32);
+}
+
+TEST(BuiltinsTable, DocsListExactlyTheTable) {
+  std::ifstream docs(DISPAR_CUDA_DOC);
+  ASSERT_TRUE(docs) << "cannot read " << DISPAR_CUDA_DOC;
+  std::stringstream text;
+  text << docs.rdbuf();
+  const std::string content = text.str();
+  const std::string begin = "<!-- builtins-table:begin -->\n", end = "<!-- builtins-table:end -->";
+  const auto from = content.find(begin), to = content.find(end);
+  ASSERT_NE(from, std::string::npos) << "docs/cuda.md lacks the builtins-table markers";
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(content.substr(from + begin.size(), to - from - begin.size()), hk::builtinsMarkdownTable())
+      << "docs/cuda.md is out of date: regenerate the table with hostk_builtins_table";
+}
+
+}  // namespace
