@@ -1,0 +1,30 @@
+// Probe of the local node: CPUs, memory, NUMA and caches through hwloc; GPUs through the CUDA driver
+// API, loaded at run time so that streammap runs (and reports zero GPUs) on nodes without a driver.
+#ifndef STREAMMAP_NODE_PROBE_H
+#define STREAMMAP_NODE_PROBE_H
+
+#include "streammap/Cluster.h"
+
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+struct ProbeOptions {
+  std::string hostName;        // empty: localHostName()
+  std::string cudaDriverPath;  // empty: $DISPAR_CUDA_DRIVER when set, else "libcuda.so.1"
+};
+
+struct ProbeResult {
+  NodeInfo node;                      // source Probe, status Up, lastHeartbeat = probe time
+  std::vector<std::string> warnings;  // resources that could not be probed; the rest is still filled in
+};
+
+ProbeResult probeLocalNode(const ProbeOptions& options);
+
+/// This machine's host name (gethostname), or "localhost" when it has none.
+std::string localHostName();
+
+}  // namespace dispar::streammap
+
+#endif

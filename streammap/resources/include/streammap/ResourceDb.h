@@ -1,0 +1,112 @@
+// The resource database: an SQLite file holding the cluster's nodes, their GPUs, status and
+// heartbeats (docs/streammap.md, "The resource database").
+//
+// Safety rules: a file that is not an SQLite database, or an SQLite database of another application
+// (PRAGMA application_id), or of a newer schema (PRAGMA user_version) is refused with an error naming
+// the file and is never written. Older schemas are migrated forward in one transaction. Every update
+// is one BEGIN IMMEDIATE transaction; concurrent writers wait on a busy timeout; the database runs in
+// WAL mode, so a writer killed mid-transaction leaves the last committed state.
+#ifndef STREAMMAP_RESOURCE_DB_H
+#define STREAMMAP_RESOURCE_DB_H
+
+#include "streammap/Cluster.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+/// Default database path: $DISPAR_RESOURCE_DB when set and non-empty; else /var/lib/dispar/resources.db
+/// when running as root (the system-wide database the daemon keeps); else
+/// $XDG_STATE_HOME/dispar/resources.db, with XDG_STATE_HOME defaulting to ~/.local/state.
+std::string defaultDatabasePath();
+
+/// Reads the database's current cluster (nodes sorted by host). Liveness rule: a node kept alive by a
+/// daemon (one that recorded a heartbeat TTL) whose last heartbeat is older than its TTL counts as Down;
+/// `ttlSeconds` > 0 replaces every such node's recorded TTL. Nodes without a recorded TTL — imported
+/// nodes and nodes recorded by a one-shot `--discover` — are exempt. Drained nodes stay Drained.
+bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& out, std::string& error);
+
+/// The schema version this build writes (PRAGMA user_version) and its application id.
+constexpr int kResourceDbSchemaVersion = 2;
+constexpr std::int32_t kResourceDbApplicationId = 0x44535052;  // "DSPR"
+
+/// A node as stored, with the bookkeeping that is not part of the cluster model.
+struct NodeRecord {
+  NodeInfo node;                          // status as stored (not adjusted for the TTL)
+  std::optional<int> heartbeatTtlSeconds; // set while a daemon keeps the node alive
+  std::int64_t heartbeatCount = 0;        // heartbeats recorded since the node was first recorded
+  std::int64_t updatedAt = 0;             // unix seconds of the last change to the record
+};
+
+/// What a re-probe changed, in words ("memory 64.0 GiB -> 32.0 GiB", "gpu 1 (Tesla K20) gone").
+struct NodeChanges {
+  bool isNew = false;
+  std::vector<std::string> descriptions;
+};
+
+/// Applies the liveness rule above to one stored record at time `now`.
+NodeStatus effectiveStatus(const NodeRecord& record, std::int64_t now, int ttlOverrideSeconds);
+
+class ResourceDb {
+ public:
+  enum class OpenMode {
+    Existing,         // error when the file does not exist
+    CreateIfMissing,  // creates the file (and its directory) with the current schema
+  };
+
+  /// Opens, validates and, when older, migrates the database. On failure returns null and sets
+  /// `error` to a message that starts with the path.
+  static std::unique_ptr<ResourceDb> open(const std::string& path, OpenMode mode, std::string& error);
+  ~ResourceDb();
+  ResourceDb(const ResourceDb&) = delete;
+  ResourceDb& operator=(const ResourceDb&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// The version the file had when opened (before migration) — 0 for a new file.
+  int openedSchemaVersion() const { return openedVersion_; }
+
+  /// Records a probed or described node (insert or replace its resources). A drained node stays
+  /// drained; otherwise the status becomes node.status. `heartbeatTtlSeconds` set marks the node as
+  /// kept alive by a daemon. `changes`, when given, receives what differs from the stored record.
+  bool recordNode(const NodeInfo& node, std::optional<int> heartbeatTtlSeconds, NodeChanges* changes,
+                  std::string& error);
+
+  /// Records several nodes in one transaction. With `markOthersDown`, every stored node not in `nodes`
+  /// and not drained becomes Down; their hosts are appended to `markedDown`.
+  bool recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
+                   std::vector<std::string>* markedDown, std::string& error);
+
+  /// Removes every node whose host is not in `keep` (cluster import --replace).
+  bool removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed,
+                         std::string& error);
+
+  /// Refreshes a node's heartbeat to `now` and increments its heartbeat count. False with an error when
+  /// the host is not recorded.
+  bool heartbeat(const std::string& host, std::int64_t now, std::string& error);
+
+  /// Sets the administrative status (drain / resume / down). False with an error for an unknown host.
+  bool setStatus(const std::string& host, NodeStatus status, std::string& error);
+
+  bool readRecords(std::vector<NodeRecord>& out, std::string& error);
+  /// `found` is false when the host is not recorded.
+  bool readRecord(const std::string& host, NodeRecord& out, bool& found, std::string& error);
+
+  /// PRAGMA integrity_check's first line ("ok" when healthy).
+  bool integrityCheck(std::string& result, std::string& error);
+
+  class Impl;
+
+ private:
+  ResourceDb(std::string path, std::unique_ptr<Impl> impl, int openedVersion);
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+  int openedVersion_ = 0;
+};
+
+}  // namespace dispar::streammap
+
+#endif

@@ -1,0 +1,408 @@
+// The cluster description format: {"format": "dispar-cluster", "version": 1, "nodes": [...]}.
+// Reading is strict about types and unknown fields (a typo must not silently become a default) and
+// names the offending field path in every error.
+#include "streammap/ClusterJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace dispar::streammap {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kFormatName = "dispar-cluster";
+constexpr int kFormatVersion = 1;
+
+// Fields each object may hold. Read-only fields written by `streammap nodes --json` are accepted and
+// ignored so that its output can be imported again.
+const char* const kTopFields[] = {"format", "version", "nodes"};
+const char* const kNodeFields[] = {"host",   "status",   "source",       "last_heartbeat",
+                                   "cpu",    "memory_bytes", "numa",     "caches",
+                                   "network", "gpus",    "heartbeat_age_s"};
+const char* const kCpuFields[] = {"sockets", "cores", "threads", "speed"};
+const char* const kNumaFields[] = {"index", "memory_bytes"};
+const char* const kCacheFields[] = {"level", "bytes", "count"};
+const char* const kNetworkFields[] = {"bandwidth_bytes_per_s"};
+const char* const kGpuFields[] = {"index",           "name",           "uuid",
+                                  "compute_capability", "memory_bytes", "multiprocessors",
+                                  "clock_khz",       "pci_bus_id",     "numa_node",
+                                  "rate"};
+
+struct ParseFailure {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw ParseFailure{path + ": " + what};
+}
+
+template <std::size_t N>
+void checkFields(const Json& object, const std::string& path, const char* const (&allowed)[N]) {
+  if (!object.is_object()) fail(path, "expected an object");
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    bool known = std::any_of(std::begin(allowed), std::end(allowed),
+                             [&](const char* name) { return it.key() == name; });
+    if (!known) fail(path.empty() ? it.key() : path + "." + it.key(), "unknown field");
+  }
+}
+
+std::string join(const std::string& path, const char* key) {
+  return path.empty() ? std::string(key) : path + "." + key;
+}
+
+const Json* member(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::int64_t readInteger(const Json& value, const std::string& path, std::int64_t min,
+                         std::int64_t max) {
+  std::int64_t v = 0;
+  if (value.is_number_unsigned()) {
+    std::uint64_t u = value.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      fail(path, "value out of range");
+    v = static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    v = value.get<std::int64_t>();
+  } else if (value.is_number_float() && std::isfinite(value.get<double>()) &&
+             value.get<double>() == std::floor(value.get<double>()) &&
+             std::fabs(value.get<double>()) < 9.0e18) {
+    v = static_cast<std::int64_t>(value.get<double>());  // e.g. 6.8e10 bytes
+  } else {
+    fail(path, "expected an integer");
+  }
+  if (v < min) fail(path, "must be at least " + std::to_string(min));
+  if (v > max) fail(path, "must be at most " + std::to_string(max));
+  return v;
+}
+
+int readInt(const Json& object, const char* key, const std::string& path, int fallback, int min,
+            int max = std::numeric_limits<int>::max()) {
+  const Json* v = member(object, key);
+  if (!v) return fallback;
+  return static_cast<int>(readInteger(*v, join(path, key), min, max));
+}
+
+std::uint64_t readBytes(const Json& object, const char* key, const std::string& path,
+                        std::uint64_t fallback) {
+  const Json* v = member(object, key);
+  if (!v) return fallback;
+  if (v->is_number_unsigned()) return v->get<std::uint64_t>();
+  return static_cast<std::uint64_t>(
+      readInteger(*v, join(path, key), 0, std::numeric_limits<std::int64_t>::max()));
+}
+
+std::optional<double> readPositiveDouble(const Json& object, const char* key, const std::string& path) {
+  const Json* v = member(object, key);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) fail(join(path, key), "expected a number");
+  double d = v->get<double>();
+  if (!(d > 0) || !std::isfinite(d)) fail(join(path, key), "must be a positive number");
+  return d;
+}
+
+std::string readString(const Json& object, const char* key, const std::string& path,
+                       const std::string& fallback) {
+  const Json* v = member(object, key);
+  if (!v) return fallback;
+  if (!v->is_string()) fail(join(path, key), "expected a string");
+  return v->get<std::string>();
+}
+
+void readComputeCapability(const Json& gpu, const std::string& path, GpuInfo& out) {
+  const Json* v = member(gpu, "compute_capability");
+  if (!v) return;
+  const std::string field = join(path, "compute_capability");
+  if (!v->is_string()) fail(field, "expected \"MAJOR.MINOR\"");
+  const std::string text = v->get<std::string>();
+  int major = 0, minor = 0, consumed = 0;
+  if (std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &consumed) != 2 ||
+      consumed != static_cast<int>(text.size()) || major < 0 || minor < 0 || text[0] == '+' ||
+      text[0] == '-')
+    fail(field, "expected \"MAJOR.MINOR\"");
+  out.ccMajor = major;
+  out.ccMinor = minor;
+}
+
+GpuInfo readGpu(const Json& json, const std::string& path, int position) {
+  checkFields(json, path, kGpuFields);
+  GpuInfo gpu;
+  gpu.index = readInt(json, "index", path, position, 0);
+  gpu.name = readString(json, "name", path, "");
+  gpu.uuid = readString(json, "uuid", path, "");
+  readComputeCapability(json, path, gpu);
+  gpu.memoryBytes = readBytes(json, "memory_bytes", path, 0);
+  gpu.multiprocessors = readInt(json, "multiprocessors", path, 0, 0);
+  gpu.clockKHz = readInt(json, "clock_khz", path, 0, 0);
+  gpu.pciBusId = readString(json, "pci_bus_id", path, "");
+  gpu.numaNode = readInt(json, "numa_node", path, -1, -1);
+  gpu.measuredRate = readPositiveDouble(json, "rate", path);
+  return gpu;
+}
+
+const Json& readArray(const Json& object, const char* key, const std::string& path) {
+  static const Json kEmpty = Json::array();
+  const Json* v = member(object, key);
+  if (!v) return kEmpty;
+  if (!v->is_array()) fail(join(path, key), "expected an array");
+  return *v;
+}
+
+NodeInfo readNode(const Json& json, const std::string& path) {
+  checkFields(json, path, kNodeFields);
+  NodeInfo node;
+  const Json* host = member(json, "host");
+  if (!host) fail(join(path, "host"), "missing required field");
+  if (!host->is_string() || host->get<std::string>().empty())
+    fail(join(path, "host"), "expected a non-empty string");
+  node.host = host->get<std::string>();
+  if (node.host.find_first_of(" \t\r\n:") != std::string::npos)
+    fail(join(path, "host"), "host name '" + node.host + "' contains white space or ':'");
+
+  const std::string status = readString(json, "status", path, "up");
+  if (!parseNodeStatus(status, node.status))
+    fail(join(path, "status"), "expected \"up\", \"down\" or \"drained\", got \"" + status + "\"");
+  const std::string source = readString(json, "source", path, "import");
+  if (!parseRecordSource(source, node.source))
+    fail(join(path, "source"), "expected \"probe\" or \"import\", got \"" + source + "\"");
+  if (const Json* hb = member(json, "last_heartbeat"))
+    node.lastHeartbeat = readInteger(*hb, join(path, "last_heartbeat"), 0,
+                                     std::numeric_limits<std::int64_t>::max());
+
+  const std::string cpuPath = join(path, "cpu");
+  const Json* cpu = member(json, "cpu");
+  if (!cpu) fail(join(cpuPath, "cores"), "missing required field");
+  checkFields(*cpu, cpuPath, kCpuFields);
+  if (!member(*cpu, "cores")) fail(join(cpuPath, "cores"), "missing required field");
+  node.cores = readInt(*cpu, "cores", cpuPath, 1, 1);
+  node.sockets = readInt(*cpu, "sockets", cpuPath, 1, 1);
+  node.threads = readInt(*cpu, "threads", cpuPath, node.cores, 1);
+  if (node.threads < node.cores)
+    fail(join(cpuPath, "threads"), "fewer hardware threads than cores");
+  node.cpuSpeed = readPositiveDouble(*cpu, "speed", cpuPath).value_or(1.0);
+
+  const Json& numa = readArray(json, "numa", path);
+  std::set<int> numaIndices;
+  std::uint64_t numaTotal = 0;
+  for (std::size_t i = 0; i < numa.size(); ++i) {
+    const std::string p = join(path, "numa") + "[" + std::to_string(i) + "]";
+    checkFields(numa[i], p, kNumaFields);
+    NumaInfo info;
+    info.index = readInt(numa[i], "index", p, static_cast<int>(i), 0);
+    info.memoryBytes = readBytes(numa[i], "memory_bytes", p, 0);
+    if (!numaIndices.insert(info.index).second)
+      fail(join(p, "index"), "duplicate NUMA index " + std::to_string(info.index));
+    numaTotal += info.memoryBytes;
+    node.numa.push_back(info);
+  }
+  node.memoryBytes = readBytes(json, "memory_bytes", path, numaTotal);
+
+  const Json& caches = readArray(json, "caches", path);
+  for (std::size_t i = 0; i < caches.size(); ++i) {
+    const std::string p = join(path, "caches") + "[" + std::to_string(i) + "]";
+    checkFields(caches[i], p, kCacheFields);
+    CacheInfo info;
+    if (!member(caches[i], "level")) fail(join(p, "level"), "missing required field");
+    info.level = readInt(caches[i], "level", p, 1, 1, 8);
+    info.bytes = readBytes(caches[i], "bytes", p, 0);
+    info.count = readInt(caches[i], "count", p, 1, 1);
+    node.caches.push_back(info);
+  }
+
+  if (const Json* network = member(json, "network")) {
+    checkFields(*network, join(path, "network"), kNetworkFields);
+    node.bandwidthBytesPerSec =
+        readPositiveDouble(*network, "bandwidth_bytes_per_s", join(path, "network"));
+  }
+
+  const Json& gpus = readArray(json, "gpus", path);
+  std::set<int> gpuIndices;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const std::string p = join(path, "gpus") + "[" + std::to_string(i) + "]";
+    GpuInfo gpu = readGpu(gpus[i], p, static_cast<int>(i));
+    if (!gpuIndices.insert(gpu.index).second)
+      fail(join(p, "index"), "duplicate GPU index " + std::to_string(gpu.index));
+    node.gpus.push_back(std::move(gpu));
+  }
+  std::sort(node.gpus.begin(), node.gpus.end(),
+            [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
+  return node;
+}
+
+std::string lineColumn(const std::string& text, std::size_t byte) {
+  // nlohmann reports the 1-based byte count read when it stopped.
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+Json nodeToJson(const NodeInfo& node, std::optional<std::int64_t> now) {
+  Json j;
+  j["host"] = node.host;
+  j["status"] = nodeStatusName(node.status);
+  j["source"] = recordSourceName(node.source);
+  j["last_heartbeat"] = node.lastHeartbeat ? Json(*node.lastHeartbeat) : Json(nullptr);
+  if (now && node.lastHeartbeat) j["heartbeat_age_s"] = *now - *node.lastHeartbeat;
+  j["cpu"] = Json{{"sockets", node.sockets},
+                  {"cores", node.cores},
+                  {"threads", node.threads},
+                  {"speed", node.cpuSpeed}};
+  j["memory_bytes"] = node.memoryBytes;
+  Json numa = Json::array();
+  for (const NumaInfo& n : node.numa)
+    numa.push_back(Json{{"index", n.index}, {"memory_bytes", n.memoryBytes}});
+  j["numa"] = std::move(numa);
+  Json caches = Json::array();
+  for (const CacheInfo& c : node.caches)
+    caches.push_back(Json{{"level", c.level}, {"bytes", c.bytes}, {"count", c.count}});
+  j["caches"] = std::move(caches);
+  j["network"] = Json{{"bandwidth_bytes_per_s", node.bandwidthBytesPerSec
+                                                     ? Json(*node.bandwidthBytesPerSec)
+                                                     : Json(nullptr)}};
+  Json gpus = Json::array();
+  for (const GpuInfo& g : node.gpus) {
+    Json gj;
+    gj["index"] = g.index;
+    gj["name"] = g.name;
+    gj["uuid"] = g.uuid;
+    gj["compute_capability"] = std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor);
+    gj["memory_bytes"] = g.memoryBytes;
+    gj["multiprocessors"] = g.multiprocessors;
+    gj["clock_khz"] = g.clockKHz;
+    gj["pci_bus_id"] = g.pciBusId;
+    gj["numa_node"] = g.numaNode;
+    gj["rate"] = g.measuredRate ? Json(*g.measuredRate) : Json(nullptr);
+    gpus.push_back(std::move(gj));
+  }
+  j["gpus"] = std::move(gpus);
+  return j;
+}
+
+std::string write(const Cluster& cluster, std::optional<std::int64_t> now) {
+  std::vector<const NodeInfo*> sorted;
+  for (const NodeInfo& n : cluster.nodes) sorted.push_back(&n);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const NodeInfo* a, const NodeInfo* b) { return a->host < b->host; });
+  Json root;
+  root["format"] = kFormatName;
+  root["version"] = kFormatVersion;
+  Json nodes = Json::array();
+  for (const NodeInfo* n : sorted) nodes.push_back(nodeToJson(*n, now));
+  root["nodes"] = std::move(nodes);
+  return root.dump(2) + "\n";
+}
+
+}  // namespace
+
+bool parseNodeStatus(const std::string& word, NodeStatus& out) {
+  for (NodeStatus s : {NodeStatus::Up, NodeStatus::Down, NodeStatus::Drained}) {
+    if (word == nodeStatusName(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parseRecordSource(const std::string& word, RecordSource& out) {
+  for (RecordSource s : {RecordSource::Probe, RecordSource::Import}) {
+    if (word == recordSourceName(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string writeClusterJson(const Cluster& cluster) { return write(cluster, std::nullopt); }
+
+std::string writeClusterJson(const Cluster& cluster, std::int64_t now) { return write(cluster, now); }
+
+bool parseClusterJson(const std::string& text, Cluster& out, std::string& error) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ..."; keep the
+    // reason, put our own position in front.
+    std::string reason = e.what();
+    std::size_t colon = reason.find(": ");
+    if (colon != std::string::npos) reason = reason.substr(colon + 2);
+    error = "line " + lineColumn(text, e.byte) + ": invalid JSON: " + reason;
+    return false;
+  }
+  try {
+    checkFields(root, "", kTopFields);
+    const Json* format = member(root, "format");
+    if (!format || !format->is_string() || format->get<std::string>() != kFormatName)
+      fail("format", std::string("expected \"") + kFormatName + "\"");
+    const Json* version = member(root, "version");
+    if (!version) fail("version", "missing required field");
+    std::int64_t v = readInteger(*version, "version", 1, std::numeric_limits<int>::max());
+    if (v > kFormatVersion)
+      fail("version", "cluster description version " + std::to_string(v) +
+                          " is newer than this streammap understands (" +
+                          std::to_string(kFormatVersion) + ")");
+    const Json* nodes = member(root, "nodes");
+    if (!nodes) fail("nodes", "missing required field");
+    if (!nodes->is_array()) fail("nodes", "expected an array");
+    Cluster cluster;
+    std::set<std::string> hosts;
+    for (std::size_t i = 0; i < nodes->size(); ++i) {
+      const std::string path = "nodes[" + std::to_string(i) + "]";
+      NodeInfo node = readNode((*nodes)[i], path);
+      if (!hosts.insert(node.host).second)
+        fail(path + ".host", "duplicate host '" + node.host + "'");
+      cluster.nodes.push_back(std::move(node));
+    }
+    std::sort(cluster.nodes.begin(), cluster.nodes.end(),
+              [](const NodeInfo& a, const NodeInfo& b) { return a.host < b.host; });
+    out = std::move(cluster);
+    return true;
+  } catch (const ParseFailure& f) {
+    error = f.message;
+    return false;
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("invalid cluster description: ") + e.what();
+    return false;
+  }
+}
+
+bool readClusterJsonFile(const std::string& path, Cluster& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot read cluster description";
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    error = path + ": cannot read cluster description";
+    return false;
+  }
+  if (!parseClusterJson(text.str(), out, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dispar::streammap

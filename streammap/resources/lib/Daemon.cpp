@@ -1,0 +1,184 @@
+#include "streammap/Daemon.h"
+
+#include "CommandLine.h"
+#include "streammap/Discovery.h"
+#include "streammap/ResourceDb.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+
+namespace dispar::streammap {
+
+namespace {
+
+void log(const std::string& message) {
+  std::fprintf(stderr, "streammap daemon[%d]: %s\n", static_cast<int>(getpid()), message.c_str());
+  std::fflush(stderr);
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// One daemon per node and database: an flock held for the daemon's lifetime (the kernel drops it when
+// the process dies, however it dies). The file holds the owner's pid, for the refusal message.
+class InstanceLock {
+ public:
+  bool acquire(const std::string& path, std::string& error) {
+    fd_ = std::make_unique<FileDescriptor>(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd_->get() < 0) {
+      error = path + ": cannot open lock file: " + std::strerror(errno);
+      return false;
+    }
+    if (::flock(fd_->get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) {
+        error = path + ": cannot lock: " + std::strerror(errno);
+        return false;
+      }
+      char buf[32] = {};
+      ssize_t n = ::pread(fd_->get(), buf, sizeof buf - 1, 0);
+      std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "unknown";
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      error = "another daemon (pid " + pid + ") already keeps this node's record (lock " + path + ")";
+      return false;
+    }
+    std::string pid = std::to_string(getpid()) + "\n";
+    if (::ftruncate(fd_->get(), 0) != 0 ||
+        ::pwrite(fd_->get(), pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+      error = path + ": cannot write pid: " + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<FileDescriptor> fd_;
+};
+
+// The --pidfile, written atomically and removed on exit.
+class PidFile {
+ public:
+  bool write(const std::string& path, std::string& error) {
+    if (!writeFileAtomically(path, std::to_string(getpid()) + "\n", error)) return false;
+    path_ = path;
+    return true;
+  }
+  ~PidFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+
+ private:
+  std::string path_;
+};
+
+// SIGTERM and SIGINT delivered through a signalfd, so that the wait between probes is a poll() that
+// ends the moment a signal arrives. Restores the previous signal mask on destruction.
+class StopSignals {
+ public:
+  bool install(std::string& error) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    if (sigprocmask(SIG_BLOCK, &set, &previous_) != 0) {
+      error = std::string("sigprocmask failed: ") + std::strerror(errno);
+      return false;
+    }
+    installed_ = true;
+    fd_ = std::make_unique<FileDescriptor>(signalfd(-1, &set, SFD_CLOEXEC));
+    if (fd_->get() < 0) {
+      error = std::string("signalfd failed: ") + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+  ~StopSignals() {
+    if (installed_) sigprocmask(SIG_SETMASK, &previous_, nullptr);
+  }
+
+  /// Waits up to `milliseconds`; returns the signal's name when one arrived, else nullptr.
+  const char* wait(int milliseconds) {
+    pollfd p = {fd_->get(), POLLIN, 0};
+    int n = ::poll(&p, 1, milliseconds);
+    if (n <= 0) return nullptr;  // timeout (or EINTR from another signal: probe again)
+    signalfd_siginfo info;
+    if (::read(fd_->get(), &info, sizeof info) != sizeof info) return nullptr;
+    return info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT";
+  }
+
+ private:
+  bool installed_ = false;
+  sigset_t previous_;
+  std::unique_ptr<FileDescriptor> fd_;
+};
+
+}  // namespace
+
+std::string daemonLockPath(const std::string& dbPath, const std::string& host) {
+  return dbPath + ".daemon." + host + ".lock";
+}
+
+int runDaemon(const DaemonOptions& options) {
+  const std::string host = options.probe.hostName.empty() ? localHostName() : options.probe.hostName;
+  const int ttl = options.ttlSeconds > 0 ? options.ttlSeconds : 3 * options.intervalSeconds;
+  ProbeOptions probeOptions = options.probe;
+  probeOptions.hostName = host;
+
+  std::string error;
+  std::unique_ptr<ResourceDb> db =
+      ResourceDb::open(options.dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
+  if (!db) return reportError(error);
+  InstanceLock lock;
+  if (!lock.acquire(daemonLockPath(options.dbPath, host), error)) return reportError(error);
+  PidFile pidFile;
+  if (!options.pidFile.empty() && !pidFile.write(options.pidFile, error)) return reportError(error);
+  StopSignals signals;
+  if (!signals.install(error)) return reportError(error);
+
+  log("keeping " + host + " in " + options.dbPath + " (interval " + std::to_string(options.intervalSeconds) +
+      " s, ttl " + std::to_string(ttl) + " s)");
+  bool first = true;
+  for (;;) {
+    ProbeResult probe = probeLocalNode(probeOptions);
+    NodeChanges changes;
+    if (!db->recordNode(probe.node, ttl, &changes, error) ||
+        !db->heartbeat(host, probe.node.lastHeartbeat.value_or(std::time(nullptr)), error)) {
+      // Transient (e.g. the disk is full): keep running, the next interval retries.
+      log("warning: " + error);
+    } else if (first) {
+      log((changes.isNew ? "recorded " : "refreshed ") + summarizeNode(probe.node));
+      for (const std::string& w : probe.warnings) log("warning: " + w);
+    } else {
+      for (const std::string& change : changes.descriptions) log(host + " changed: " + change);
+      if (!changes.descriptions.empty())
+        for (const std::string& w : probe.warnings) log("warning: " + w);
+    }
+    first = false;
+    if (const char* signal = signals.wait(options.intervalSeconds * 1000)) {
+      log(std::string("received ") + signal + ", stopping");
+      return 0;
+    }
+  }
+}
+
+}  // namespace dispar::streammap

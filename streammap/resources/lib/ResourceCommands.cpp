@@ -1,0 +1,233 @@
+// The resources half of the streammap tool: --discover, daemon, nodes, node, cluster.
+#include "streammap/Commands.h"
+
+#include "CommandLine.h"
+#include "streammap/ClusterJson.h"
+#include "streammap/Daemon.h"
+#include "streammap/Discovery.h"
+#include "streammap/ResourceDb.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+namespace dispar::streammap {
+
+namespace {
+
+const OptionSpec kDbOption = {"--db", "PATH", "resource database"};
+
+const OptionSpec kDiscoverOptions[] = {
+    {"--cluster", nullptr, "gather every MPI rank's node to rank 0 (run under mpiexec, one rank per node)"},
+    kDbOption,
+    {"--host", "NAME", "record this node under NAME instead of its host name"},
+};
+const CommandSpec kDiscoverSpec = {
+    "streammap --discover [--cluster] [--db PATH] [--host NAME]",
+    "Probes this node (hwloc, CUDA driver) and records it in the resource database. With --cluster,\n"
+    "launched as 'mpiexec -f hosts -ppn 1 streammap --discover --cluster', every rank probes its node,\n"
+    "rank 0 records them all in one transaction and marks recorded nodes that did not answer as down.",
+    kDiscoverOptions, std::size(kDiscoverOptions)};
+
+const OptionSpec kDaemonOptions[] = {
+    kDbOption,
+    {"--interval", "SECONDS", "re-probe and heartbeat period (default 30)"},
+    {"--ttl", "SECONDS", "heartbeat age after which the node counts as down (default 3 intervals)"},
+    {"--pidfile", "PATH", "write the daemon's pid to PATH (removed on exit)"},
+    {"--host", "NAME", "keep the record of this node under NAME instead of its host name"},
+};
+const CommandSpec kDaemonSpec = {
+    "streammap daemon [--db PATH] [--interval SECONDS] [--ttl SECONDS] [--pidfile PATH] [--host NAME]",
+    "Keeps this node's record current: re-probes every interval, logs and records what changed, and\n"
+    "refreshes the heartbeat. Stops on SIGTERM or SIGINT. One daemon per node and database.",
+    kDaemonOptions, std::size(kDaemonOptions)};
+
+const OptionSpec kNodesOptions[] = {
+    kDbOption,
+    {"--json", nullptr, "print the cluster description format (docs/streammap.md) instead of a table"},
+    {"--ttl", "SECONDS", "count daemon-kept nodes with an older heartbeat as down (default: each node's own)"},
+};
+const CommandSpec kNodesSpec = {"streammap nodes [--json] [--db PATH] [--ttl SECONDS]",
+                                "Lists the recorded nodes: CPUs, memory, GPUs, status and heartbeat age.",
+                                kNodesOptions, std::size(kNodesOptions)};
+
+const OptionSpec kNodeOptions[] = {kDbOption};
+const CommandSpec kNodeSpec = {"streammap node drain|resume HOST [--db PATH]",
+                               "drain: the mapper places nothing on HOST until it is resumed.\n"
+                               "resume: HOST is up again (a daemon's heartbeat decides from then on).",
+                               kNodeOptions, std::size(kNodeOptions)};
+
+const OptionSpec kClusterOptions[] = {
+    kDbOption,
+    {"--replace", nullptr, "import: remove recorded nodes that the file does not describe"},
+    {"-o", "FILE", "export: write to FILE (atomically) instead of standard output"},
+    {"--ttl", "SECONDS", "export: as for 'streammap nodes'"},
+};
+const CommandSpec kClusterSpec = {
+    "streammap cluster import FILE.json [--replace] [--db PATH]\n       streammap cluster export [-o FILE] [--db PATH]",
+    "import: records the nodes a cluster description describes (source 'import'), in one transaction.\n"
+    "export: prints the recorded cluster in the same format.",
+    kClusterOptions, std::size(kClusterOptions)};
+
+std::string formatMemory(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+std::string gpuSummary(const NodeInfo& node) {
+  if (node.gpus.empty()) return "-";
+  std::map<std::string, int> models;
+  for (const GpuInfo& g : node.gpus)
+    ++models[g.name + " (cc " + std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor) + ", " +
+             formatMemory(g.memoryBytes) + ")"];
+  std::string out;
+  for (const auto& [model, count] : models) out += (out.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
+  return out;
+}
+
+bool loadRecords(const std::string& dbPath, int ttl, Cluster& cluster, std::string& error) {
+  return loadClusterFromDatabase(dbPath, ttl, cluster, error);
+}
+
+int printNodeTable(const Cluster& cluster, std::int64_t now) {
+  std::printf("%-16s %-8s %-7s %7s %5s %7s %10s %9s  %s\n", "HOST", "STATUS", "SOURCE", "SOCKETS", "CORES",
+              "THREADS", "MEMORY", "HEARTBEAT", "GPUS");
+  for (const NodeInfo& n : cluster.nodes) {
+    std::string age = n.lastHeartbeat ? std::to_string(now - *n.lastHeartbeat) + "s ago" : "-";
+    std::printf("%-16s %-8s %-7s %7d %5d %7d %10s %9s  %s\n", n.host.c_str(), nodeStatusName(n.status),
+                recordSourceName(n.source), n.sockets, n.cores, n.threads, formatMemory(n.memoryBytes).c_str(),
+                age.c_str(), gpuSummary(n).c_str());
+  }
+  return 0;
+}
+
+// MPI for `--discover --cluster` only: a plain --discover must run without mpiexec.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) { ok_ = MPI_Init(&argc, &argv) == MPI_SUCCESS; }
+  ~MpiSession() {
+    if (ok_) MPI_Finalize();
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  bool ok_ = false;
+};
+
+}  // namespace
+
+int discoverCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kDiscoverSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  if (!cl.positional().empty()) return reportError("--discover: unexpected argument '" + cl.positional()[0] + "'");
+  ProbeOptions options;
+  options.hostName = cl.value("--host");
+  if (!cl.has("--cluster")) return discoverLocalNode(cl.databasePath(), options);
+  if (cl.has("--host")) return reportError("--discover --cluster: --host is taken from each MPI rank");
+  int argc = 0;
+  char** argv = nullptr;
+  MpiSession mpi(argc, argv);
+  if (!mpi.ok()) return reportError("MPI_Init failed");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors reach DISPAR_MPI_CHECK
+  return discoverClusterCollective(cl.databasePath(), options);
+}
+
+int daemonCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kDaemonSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  if (!cl.positional().empty()) return reportError("daemon: unexpected argument '" + cl.positional()[0] + "'");
+  DaemonOptions options;
+  options.dbPath = cl.databasePath();
+  std::optional<int> interval = cl.intValue("--interval", 30, 1, 86400);
+  std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
+  if (!interval || !ttl) return 1;
+  options.intervalSeconds = *interval;
+  options.ttlSeconds = *ttl;
+  options.pidFile = cl.value("--pidfile");
+  options.probe.hostName = cl.value("--host");
+  return runDaemon(options);
+}
+
+int nodesCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kNodesSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  if (!cl.positional().empty()) return reportError("nodes: unexpected argument '" + cl.positional()[0] + "'");
+  std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
+  if (!ttl) return 1;
+  Cluster cluster;
+  std::string error;
+  if (!loadRecords(cl.databasePath(), *ttl, cluster, error)) return reportError(error);
+  const std::int64_t now = std::time(nullptr);
+  if (cl.has("--json")) {
+    std::fputs(writeClusterJson(cluster, now).c_str(), stdout);
+    return 0;
+  }
+  return printNodeTable(cluster, now);
+}
+
+int nodeCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kNodeSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  const auto& words = cl.positional();
+  if (words.size() != 2 || (words[0] != "drain" && words[0] != "resume")) {
+    CommandLine::printHelp(kNodeSpec, stderr);
+    return reportError("node: expected 'drain HOST' or 'resume HOST'");
+  }
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::Existing, error);
+  const NodeStatus status = words[0] == "drain" ? NodeStatus::Drained : NodeStatus::Up;
+  if (!db || !db->setStatus(words[1], status, error)) return reportError(error);
+  std::printf("%s %s\n", words[1].c_str(), words[0] == "drain" ? "drained" : "resumed");
+  return 0;
+}
+
+int clusterCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kClusterSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  const auto& words = cl.positional();
+  std::string error;
+  if (words.size() == 2 && words[0] == "import") {
+    Cluster cluster;
+    if (!readClusterJsonFile(words[1], cluster, error)) return reportError(error);
+    std::vector<std::string> hosts;
+    for (NodeInfo& n : cluster.nodes) {
+      n.source = RecordSource::Import;
+      hosts.push_back(n.host);
+    }
+    std::unique_ptr<ResourceDb> db =
+        ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
+    if (!db || !db->recordNodes(cluster.nodes, false, nullptr, error)) return reportError(error);
+    std::vector<std::string> removed;
+    if (cl.has("--replace") && !db->removeNodesExcept(hosts, &removed, error)) return reportError(error);
+    std::printf("imported %zu nodes from %s into %s", cluster.nodes.size(), words[1].c_str(),
+                cl.databasePath().c_str());
+    if (!removed.empty()) std::printf("; removed %zu", removed.size());
+    std::printf("\n");
+    return 0;
+  }
+  if (words.size() == 1 && words[0] == "export") {
+    std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
+    if (!ttl) return 1;
+    Cluster cluster;
+    if (!loadRecords(cl.databasePath(), *ttl, cluster, error)) return reportError(error);
+    const std::string text = writeClusterJson(cluster);
+    if (!cl.has("-o")) {
+      std::fputs(text.c_str(), stdout);
+      return 0;
+    }
+    if (!writeFileAtomically(cl.value("-o"), text, error)) return reportError(error);
+    return 0;
+  }
+  CommandLine::printHelp(kClusterSpec, stderr);
+  return reportError("cluster: expected 'import FILE.json' or 'export'");
+}
+
+}  // namespace dispar::streammap

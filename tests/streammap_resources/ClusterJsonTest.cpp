@@ -1,0 +1,127 @@
+#include "streammap/ClusterJson.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace dispar::streammap;
+using dispar::streammap::test::makeNode;
+using dispar::streammap::test::readFile;
+
+namespace {
+
+std::string parseError(const std::string& text) {
+  Cluster cluster;
+  std::string error;
+  EXPECT_FALSE(parseClusterJson(text, cluster, error)) << text;
+  return error;
+}
+
+const char* const kMinimal = R"({"format": "dispar-cluster", "version": 1, "nodes": [
+  {"host": "b", "cpu": {"cores": 4}},
+  {"host": "a", "cpu": {"cores": 8, "threads": 16}, "gpus": [{"compute_capability": "8.0"}]}]})";
+
+}  // namespace
+
+TEST(ClusterJson, MinimalDescriptionGetsDocumentedDefaults) {
+  Cluster cluster;
+  std::string error;
+  ASSERT_TRUE(parseClusterJson(kMinimal, cluster, error)) << error;
+  ASSERT_EQ(cluster.nodes.size(), 2u);
+  const NodeInfo& a = cluster.nodes[0];  // sorted by host
+  EXPECT_EQ(a.host, "a");
+  EXPECT_EQ(a.cores, 8);
+  EXPECT_EQ(a.threads, 16);
+  EXPECT_EQ(a.sockets, 1);
+  EXPECT_EQ(a.status, NodeStatus::Up);
+  EXPECT_EQ(a.source, RecordSource::Import);
+  EXPECT_FALSE(a.lastHeartbeat);
+  EXPECT_DOUBLE_EQ(a.cpuSpeed, 1.0);
+  EXPECT_FALSE(a.bandwidthBytesPerSec);
+  ASSERT_EQ(a.gpus.size(), 1u);
+  EXPECT_EQ(a.gpus[0].index, 0);
+  EXPECT_EQ(a.gpus[0].ccMajor, 8);
+  EXPECT_EQ(a.gpus[0].numaNode, -1);
+  EXPECT_EQ(cluster.nodes[1].threads, 4);  // threads default to cores
+}
+
+TEST(ClusterJson, WriteThenParseRoundTrips) {
+  Cluster cluster;
+  cluster.nodes = {makeNode("n2", 8, 0), makeNode("n1", 16, 2)};
+  cluster.nodes[1].lastHeartbeat = 1700000000;
+  cluster.nodes[1].status = NodeStatus::Drained;
+  cluster.nodes[1].gpus[1].measuredRate = 2.5;
+  cluster.nodes[1].bandwidthBytesPerSec = 1.25e9;
+  const std::string text = writeClusterJson(cluster);
+  EXPECT_EQ(text.back(), '\n');
+  Cluster back;
+  std::string error;
+  ASSERT_TRUE(parseClusterJson(text, back, error)) << error;
+  EXPECT_EQ(writeClusterJson(back), text);
+  ASSERT_EQ(back.nodes.size(), 2u);
+  EXPECT_EQ(back.nodes[0].host, "n1");  // deterministic order
+  EXPECT_EQ(back.nodes[0].status, NodeStatus::Drained);
+  EXPECT_EQ(back.nodes[0].gpus[1].measuredRate, 2.5);
+  EXPECT_EQ(back.nodes[0].gpus[1].pciBusId, "0000:03:00.0");
+}
+
+TEST(ClusterJson, ReadOnlyHeartbeatAgeIsAcceptedAndIgnored) {
+  Cluster cluster;
+  cluster.nodes = {makeNode("n1", 4, 1)};
+  cluster.nodes[0].lastHeartbeat = 100;
+  const std::string text = writeClusterJson(cluster, 130);
+  EXPECT_NE(text.find("\"heartbeat_age_s\": 30"), std::string::npos);
+  Cluster back;
+  std::string error;
+  ASSERT_TRUE(parseClusterJson(text, back, error)) << error;
+  EXPECT_EQ(writeClusterJson(back), writeClusterJson(cluster));
+}
+
+TEST(ClusterJson, ErrorsNameTheField) {
+  const std::string head = R"({"format": "dispar-cluster", "version": 1, "nodes": [)";
+  const std::string ok = R"({"host": "n0", "cpu": {"cores": 1}},{"host": "n1", "cpu": {"cores": 1}},)";
+  EXPECT_EQ(parseError(head + ok + R"({"host": "n2", "cpu": {"cores": 2}, "gpus": [{"compute_capability": "eight"}]}]})"),
+            "nodes[2].gpus[0].compute_capability: expected \"MAJOR.MINOR\"");
+  EXPECT_EQ(parseError(head + R"({"cpu": {"cores": 2}}]})"), "nodes[0].host: missing required field");
+  EXPECT_EQ(parseError(head + R"({"host": "x"}]})"), "nodes[0].cpu.cores: missing required field");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 0}}]})"), "nodes[0].cpu.cores: must be at least 1");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": "4"}}]})"), "nodes[0].cpu.cores: expected an integer");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 1}, "gpu": []}]})"), "nodes[0].gpu: unknown field");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "status": "sleeping", "cpu": {"cores": 1}}]})"),
+            "nodes[0].status: expected \"up\", \"down\" or \"drained\", got \"sleeping\"");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 1}}, {"host": "x", "cpu": {"cores": 1}}]})"),
+            "nodes[1].host: duplicate host 'x'");
+  EXPECT_EQ(parseError(R"({"format": "other", "version": 1, "nodes": []})"), "format: expected \"dispar-cluster\"");
+  EXPECT_NE(parseError(R"({"format": "dispar-cluster", "version": 2, "nodes": []})").find("newer"), std::string::npos);
+}
+
+TEST(ClusterJson, SyntaxErrorsGiveLineAndColumn) {
+  const std::string error = parseError("{\"format\": \"dispar-cluster\",\n  \"version\": 1,\n  \"nodes\": [,]}");
+  EXPECT_EQ(error.rfind("line 3:", 0), 0u) << error;
+}
+
+TEST(ClusterJson, ShippedExamplesParseAndAreCanonical) {
+  for (const char* name : {"paper4.json", "mixed8.json"}) {
+    const std::string path = std::string(DISPAR_EXAMPLES_DIR) + "/" + name;
+    Cluster cluster;
+    std::string error;
+    ASSERT_TRUE(readClusterJsonFile(path, cluster, error)) << error;
+    EXPECT_EQ(writeClusterJson(cluster), readFile(path)) << name << " is not in canonical form";
+  }
+  Cluster paper;
+  std::string error;
+  ASSERT_TRUE(readClusterJsonFile(std::string(DISPAR_EXAMPLES_DIR) + "/paper4.json", paper, error));
+  ASSERT_EQ(paper.nodes.size(), 4u);
+  EXPECT_EQ(paper.nodes[0].gpus.size(), 2u);
+  EXPECT_EQ(paper.nodes[1].gpus.size(), 1u);
+  EXPECT_EQ(paper.nodes[1].gpus[0].ccMajor, 2);
+  EXPECT_TRUE(paper.nodes[2].gpus.empty());
+  EXPECT_TRUE(paper.nodes[3].gpus.empty());
+}
+
+TEST(ClusterJson, MissingFileIsAnErrorNamingIt) {
+  Cluster cluster;
+  std::string error;
+  EXPECT_FALSE(readClusterJsonFile("/nonexistent/cluster.json", cluster, error));
+  EXPECT_NE(error.find("/nonexistent/cluster.json"), std::string::npos);
+}

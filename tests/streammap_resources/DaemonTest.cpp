@@ -1,0 +1,136 @@
+#include "streammap/Daemon.h"
+#include "streammap/ResourceDb.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace dispar::streammap;
+using dispar::streammap::test::readFile;
+using dispar::streammap::test::TempDir;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs the daemon in a child process (the same code `streammap daemon` runs), stderr to `logPath`.
+pid_t startDaemon(const DaemonOptions& options, const std::string& logPath) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log < 0 || dup2(log, STDERR_FILENO) < 0) _exit(100);
+    int status = runDaemon(options);
+    std::fflush(stderr);
+    _exit(status);
+  }
+  return pid;
+}
+
+bool waitFor(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  while (Clock::now() < end) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+NodeRecord readNode(const std::string& db, const std::string& host, bool& found) {
+  NodeRecord r;
+  found = false;
+  std::string error;
+  auto handle = ResourceDb::open(db, ResourceDb::OpenMode::Existing, error);
+  if (handle) handle->readRecord(host, r, found, error);
+  return r;
+}
+
+}  // namespace
+
+TEST(Daemon, HeartbeatsRefusesSecondInstanceStopsOnSigtermAndGoesDownAfterTtl) {
+  TempDir dir;
+  DaemonOptions options;
+  options.dbPath = dir.file("d.db");
+  options.intervalSeconds = 1;
+  options.ttlSeconds = 1;
+  options.pidFile = dir.file("daemon.pid");
+  options.probe.hostName = "daemon-host";
+  pid_t pid = startDaemon(options, dir.file("first.log"));
+  ASSERT_GT(pid, 0);
+
+  // Heartbeats: the count grows past one (the first probe plus at least one more interval).
+  bool found = false;
+  ASSERT_TRUE(waitFor([&] { return readNode(options.dbPath, "daemon-host", found).heartbeatCount >= 2; },
+                      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("first.log"));
+  NodeRecord r = readNode(options.dbPath, "daemon-host", found);
+  EXPECT_EQ(r.heartbeatTtlSeconds, 1);
+  EXPECT_EQ(readFile(options.pidFile), std::to_string(pid) + "\n");
+
+  // A second daemon for the same node and database refuses, naming the first one's pid.
+  DaemonOptions second = options;
+  second.pidFile.clear();
+  pid_t other = startDaemon(second, dir.file("second.log"));
+  int status = 0;
+  ASSERT_EQ(waitpid(other, &status, 0), other);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(readFile(dir.file("second.log")).find("another daemon (pid " + std::to_string(pid) + ")"),
+            std::string::npos)
+      << readFile(dir.file("second.log"));
+
+  // SIGTERM stops it promptly (a correctness bound, generous for noisy machines).
+  const auto sent = Clock::now();
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const auto elapsed = Clock::now() - sent;
+  EXPECT_LT(elapsed, std::chrono::seconds(2));
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NE(readFile(dir.file("first.log")).find("received SIGTERM, stopping"), std::string::npos);
+  EXPECT_EQ(access(options.pidFile.c_str(), F_OK), -1);  // pidfile removed
+
+  // With the daemon gone, the node counts as down once its heartbeat is older than the 1 s TTL.
+  Cluster cluster;
+  std::string error;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        return loadClusterFromDatabase(options.dbPath, 0, cluster, error) && cluster.nodes.size() == 1 &&
+               cluster.nodes[0].status == NodeStatus::Down;
+      },
+      std::chrono::milliseconds(4000)))
+      << error;
+}
+
+TEST(Daemon, SigintStopsItAndANewDaemonMayStartAfterwards) {
+  TempDir dir;
+  DaemonOptions options;
+  options.dbPath = dir.file("d.db");
+  options.intervalSeconds = 60;  // the wait must end on the signal, not on the interval
+  options.probe.hostName = "h";
+  pid_t pid = startDaemon(options, dir.file("a.log"));
+  bool found = false;
+  ASSERT_TRUE(waitFor([&] { return readNode(options.dbPath, "h", found).heartbeatCount >= 1; },
+                      std::chrono::milliseconds(5000)));
+  const auto sent = Clock::now();
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_LT(Clock::now() - sent, std::chrono::seconds(2));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // The lock went with the process.
+  pid = startDaemon(options, dir.file("b.log"));
+  ASSERT_TRUE(waitFor([&] { return readNode(options.dbPath, "h", found).heartbeatCount >= 2; },
+                      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("b.log"));
+  kill(pid, SIGTERM);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(readNode(options.dbPath, "h", found).heartbeatTtlSeconds, 180);  // default: 3 intervals
+}

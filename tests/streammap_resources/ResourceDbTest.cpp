@@ -1,0 +1,355 @@
+#include "streammap/ClusterJson.h"
+#include "streammap/ResourceDb.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+using namespace dispar::streammap;
+using dispar::streammap::test::makeNode;
+using dispar::streammap::test::readFile;
+using dispar::streammap::test::TempDir;
+using dispar::streammap::test::writeFile;
+
+namespace {
+
+std::unique_ptr<ResourceDb> openDb(const std::string& path) {
+  std::string error;
+  auto db = ResourceDb::open(path, ResourceDb::OpenMode::CreateIfMissing, error);
+  EXPECT_TRUE(db) << error;
+  return db;
+}
+
+// Runs SQL on a raw SQLite connection, independent of the code under test.
+void rawExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* message = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  std::string text = message ? message : "";
+  sqlite3_free(message);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << text;
+}
+
+std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+}  // namespace
+
+TEST(ResourceDb, RecordReadRoundTrip) {
+  TempDir dir;
+  auto db = openDb(dir.file("r.db"));
+  ASSERT_TRUE(db);
+  EXPECT_EQ(db->openedSchemaVersion(), 0);
+  Cluster described;
+  described.nodes = {makeNode("n1", 16, 2), makeNode("n2", 8, 0)};
+  described.nodes[0].gpus[0].measuredRate = 1.5;
+  described.nodes[0].bandwidthBytesPerSec = 4e9;
+  described.nodes[0].cpuSpeed = 1.25;
+  described.nodes[1].lastHeartbeat = 1234;
+  std::string error;
+  ASSERT_TRUE(db->recordNodes(described.nodes, false, nullptr, error)) << error;
+  Cluster loaded;
+  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, loaded, error)) << error;
+  EXPECT_EQ(writeClusterJson(loaded), writeClusterJson(described));
+  std::string integrity;
+  ASSERT_TRUE(db->integrityCheck(integrity, error));
+  EXPECT_EQ(integrity, "ok");
+}
+
+TEST(ResourceDb, ReRecordingReplacesGpusAndReportsChanges) {
+  TempDir dir;
+  auto db = openDb(dir.file("r.db"));
+  NodeInfo node = makeNode("n1", 16, 2);
+  node.source = RecordSource::Probe;
+  NodeChanges changes;
+  std::string error;
+  ASSERT_TRUE(db->recordNode(node, 30, &changes, error)) << error;
+  EXPECT_TRUE(changes.isNew);
+  node.gpus.pop_back();
+  node.memoryBytes = 32ull << 30;
+  ASSERT_TRUE(db->recordNode(node, 30, &changes, error)) << error;
+  EXPECT_FALSE(changes.isNew);
+  ASSERT_EQ(changes.descriptions.size(), 2u);
+  EXPECT_EQ(changes.descriptions[0], "memory 64.0 GiB -> 32.0 GiB");
+  EXPECT_EQ(changes.descriptions[1], "gpu 1 (Tesla K20m) gone");
+  NodeRecord record;
+  bool found = false;
+  ASSERT_TRUE(db->readRecord("n1", record, found, error)) << error;
+  ASSERT_TRUE(found);
+  EXPECT_EQ(record.node.gpus.size(), 1u);
+  EXPECT_EQ(record.heartbeatTtlSeconds, 30);
+}
+
+TEST(ResourceDb, DrainSurvivesReprobeAndResumeRestores) {
+  TempDir dir;
+  auto db = openDb(dir.file("r.db"));
+  std::string error;
+  ASSERT_TRUE(db->recordNode(makeNode("n1", 4, 0), std::nullopt, nullptr, error)) << error;
+  ASSERT_TRUE(db->setStatus("n1", NodeStatus::Drained, error)) << error;
+  ASSERT_TRUE(db->recordNode(makeNode("n1", 4, 0), std::nullopt, nullptr, error)) << error;
+  Cluster c;
+  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  EXPECT_EQ(c.nodes[0].status, NodeStatus::Drained);
+  ASSERT_TRUE(db->setStatus("n1", NodeStatus::Up, error));
+  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  EXPECT_EQ(c.nodes[0].status, NodeStatus::Up);
+  EXPECT_FALSE(db->setStatus("nope", NodeStatus::Drained, error));
+  EXPECT_NE(error.find("no node 'nope'"), std::string::npos) << error;
+}
+
+TEST(ResourceDb, AbsentNodesAreMarkedDown) {
+  TempDir dir;
+  auto db = openDb(dir.file("r.db"));
+  std::string error;
+  ASSERT_TRUE(db->recordNodes({makeNode("a", 1, 0), makeNode("b", 1, 0), makeNode("c", 1, 0)}, true, nullptr, error));
+  ASSERT_TRUE(db->setStatus("c", NodeStatus::Drained, error));
+  std::vector<std::string> down;
+  ASSERT_TRUE(db->recordNodes({makeNode("a", 1, 0)}, true, &down, error)) << error;
+  EXPECT_EQ(down, std::vector<std::string>{"b"});  // drained c stays drained
+  Cluster c;
+  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  EXPECT_EQ(c.nodes[1].status, NodeStatus::Down);
+  EXPECT_EQ(c.nodes[2].status, NodeStatus::Drained);
+}
+
+TEST(ResourceDb, HeartbeatTtlRule) {
+  NodeRecord r;
+  r.node.lastHeartbeat = 1000;
+  EXPECT_EQ(effectiveStatus(r, 5000, 0), NodeStatus::Up);  // no TTL recorded: exempt
+  EXPECT_EQ(effectiveStatus(r, 5000, 10), NodeStatus::Up);
+  r.heartbeatTtlSeconds = 30;
+  EXPECT_EQ(effectiveStatus(r, 1030, 0), NodeStatus::Up);
+  EXPECT_EQ(effectiveStatus(r, 1031, 0), NodeStatus::Down);
+  EXPECT_EQ(effectiveStatus(r, 1020, 10), NodeStatus::Down);  // override
+  r.node.status = NodeStatus::Drained;
+  EXPECT_EQ(effectiveStatus(r, 9999, 0), NodeStatus::Drained);
+}
+
+TEST(ResourceDb, MigratesVersionOneFile) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  // A version-1 database as streammap 0.1 wrote it (before cpu_speed, bandwidth and measured rates).
+  rawExec(path, R"sql(
+CREATE TABLE nodes(host TEXT PRIMARY KEY NOT NULL, sockets INTEGER NOT NULL, cores INTEGER NOT NULL,
+  threads INTEGER NOT NULL, memory_bytes INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('up', 'down', 'drained')),
+  source TEXT NOT NULL CHECK (source IN ('probe', 'import')), last_heartbeat INTEGER,
+  heartbeat_ttl_s INTEGER, heartbeat_count INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL);
+CREATE TABLE numa_nodes(host TEXT NOT NULL REFERENCES nodes(host) ON DELETE CASCADE, idx INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL, PRIMARY KEY (host, idx));
+CREATE TABLE caches(host TEXT NOT NULL REFERENCES nodes(host) ON DELETE CASCADE, level INTEGER NOT NULL,
+  bytes INTEGER NOT NULL, count INTEGER NOT NULL);
+CREATE INDEX caches_host ON caches(host);
+CREATE TABLE gpus(host TEXT NOT NULL REFERENCES nodes(host) ON DELETE CASCADE, idx INTEGER NOT NULL,
+  name TEXT NOT NULL, uuid TEXT NOT NULL, cc_major INTEGER NOT NULL, cc_minor INTEGER NOT NULL,
+  memory_bytes INTEGER NOT NULL, multiprocessors INTEGER NOT NULL, clock_khz INTEGER NOT NULL,
+  pci_bus_id TEXT NOT NULL, numa_node INTEGER NOT NULL, PRIMARY KEY (host, idx));
+INSERT INTO nodes VALUES ('old1', 2, 8, 16, 1073741824, 'drained', 'probe', 77, 90, 5, 77);
+INSERT INTO gpus VALUES ('old1', 0, 'GeForce GTX 480', 'GPU-x', 2, 0, 1610612736, 15, 1401000, '0000:03:00.0', 0);
+PRAGMA application_id = 1146310738;
+PRAGMA user_version = 1;
+)sql");
+  std::string error;
+  auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+  ASSERT_TRUE(db) << error;
+  EXPECT_EQ(db->openedSchemaVersion(), 1);
+  NodeRecord r;
+  bool found = false;
+  ASSERT_TRUE(db->readRecord("old1", r, found, error)) << error;
+  ASSERT_TRUE(found);
+  EXPECT_EQ(r.node.status, NodeStatus::Drained);
+  EXPECT_EQ(r.heartbeatCount, 5);
+  EXPECT_DOUBLE_EQ(r.node.cpuSpeed, 1.0);  // the migration's default
+  ASSERT_EQ(r.node.gpus.size(), 1u);
+  EXPECT_EQ(r.node.gpus[0].name, "GeForce GTX 480");
+  EXPECT_FALSE(r.node.gpus[0].measuredRate);
+  // The new columns are writable, and the file now says version 2.
+  NodeInfo n = r.node;
+  n.gpus[0].measuredRate = 0.5;
+  ASSERT_TRUE(db->recordNode(n, std::nullopt, nullptr, error)) << error;
+  db.reset();
+  db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+  ASSERT_TRUE(db) << error;
+  EXPECT_EQ(db->openedSchemaVersion(), kResourceDbSchemaVersion);
+  ASSERT_TRUE(db->readRecord("old1", r, found, error));
+  EXPECT_EQ(r.node.gpus[0].measuredRate, 0.5);
+}
+
+TEST(ResourceDb, RefusesForeignCorruptAndNewerFilesWithoutTouchingThem) {
+  TempDir dir;
+  std::string error;
+  // Not SQLite at all.
+  writeFile(dir.file("text.db"), "this is somebody's notes file, not a database\n");
+  EXPECT_FALSE(ResourceDb::open(dir.file("text.db"), ResourceDb::OpenMode::CreateIfMissing, error));
+  EXPECT_NE(error.find(dir.file("text.db") + ": not an SQLite database"), std::string::npos) << error;
+  EXPECT_EQ(readFile(dir.file("text.db")), "this is somebody's notes file, not a database\n");
+  // Another application's SQLite database.
+  rawExec(dir.file("other.db"), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+  const std::string before = readFile(dir.file("other.db"));
+  EXPECT_FALSE(ResourceDb::open(dir.file("other.db"), ResourceDb::OpenMode::CreateIfMissing, error));
+  EXPECT_NE(error.find("another application"), std::string::npos) << error;
+  EXPECT_EQ(readFile(dir.file("other.db")), before);
+  // A newer schema.
+  { auto db = openDb(dir.file("new.db")); }
+  rawExec(dir.file("new.db"), "PRAGMA user_version = 99;");
+  EXPECT_FALSE(ResourceDb::open(dir.file("new.db"), ResourceDb::OpenMode::Existing, error));
+  EXPECT_NE(error.find("schema version 99 is newer"), std::string::npos) << error;
+  // Corrupt: a valid header followed by garbage.
+  std::string corrupt = readFile(dir.file("other.db"));
+  for (std::size_t i = 100; i < corrupt.size(); ++i) corrupt[i] = static_cast<char>(i * 7);
+  writeFile(dir.file("corrupt.db"), corrupt);
+  EXPECT_FALSE(ResourceDb::open(dir.file("corrupt.db"), ResourceDb::OpenMode::Existing, error));
+  EXPECT_EQ(error.rfind(dir.file("corrupt.db") + ": ", 0), 0u) << error;
+  EXPECT_EQ(readFile(dir.file("corrupt.db")), corrupt);
+  // Missing when it must exist.
+  EXPECT_FALSE(ResourceDb::open(dir.file("missing.db"), ResourceDb::OpenMode::Existing, error));
+  EXPECT_NE(error.find("no resource database"), std::string::npos);
+}
+
+TEST(ResourceDb, UnwritablePathIsAnError) {
+  TempDir dir;
+  std::string error;
+  writeFile(dir.file("plainfile"), "x");
+  EXPECT_FALSE(ResourceDb::open(dir.file("plainfile") + "/sub/r.db", ResourceDb::OpenMode::CreateIfMissing, error));
+  EXPECT_EQ(error.rfind(dir.file("plainfile") + "/sub/r.db: ", 0), 0u) << error;
+  if (geteuid() != 0) {
+    ::mkdir(dir.file("ro").c_str(), 0555);
+    EXPECT_FALSE(ResourceDb::open(dir.file("ro/r.db"), ResourceDb::OpenMode::CreateIfMissing, error));
+    EXPECT_NE(error.find("cannot create database"), std::string::npos) << error;
+  }
+}
+
+TEST(ResourceDb, DefaultPathHonoursEnvironment) {
+  const char* saved = std::getenv("DISPAR_RESOURCE_DB");
+  std::string keep = saved ? saved : "";
+  setenv("DISPAR_RESOURCE_DB", "/some/where.db", 1);
+  EXPECT_EQ(defaultDatabasePath(), "/some/where.db");
+  unsetenv("DISPAR_RESOURCE_DB");
+  const std::string fallback = defaultDatabasePath();
+  EXPECT_EQ(fallback.size() > 0 && fallback.find("/dispar/resources.db") != std::string::npos, true) << fallback;
+  if (saved) setenv("DISPAR_RESOURCE_DB", keep.c_str(), 1);
+}
+
+// Eight processes heartbeat a shared node and their own, and rewrite a shared record whose fields all
+// derive from one value, for about two seconds. Every committed update must be counted and no row torn.
+TEST(ResourceDb, ConcurrentWritersLoseNoUpdates) {
+  TempDir dir;
+  const std::string path = dir.file("c.db");
+  {
+    auto db = openDb(path);
+    std::vector<NodeInfo> nodes = {makeNode("shared", 1, 0), makeNode("torn", 1, 0)};
+    for (int i = 0; i < 8; ++i) nodes.push_back(makeNode("w" + std::to_string(i), 1, 0));
+    std::string error;
+    ASSERT_TRUE(db->recordNodes(nodes, false, nullptr, error)) << error;
+  }
+  std::vector<pid_t> children;
+  for (int i = 0; i < 8; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::string error;
+      auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+      if (!db) _exit(200);
+      const std::string own = "w" + std::to_string(i);
+      int count = 0;
+      const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1800);
+      while (std::chrono::steady_clock::now() < end && count < 250) {
+        if (!db->heartbeat("shared", now(), error) || !db->heartbeat(own, now(), error)) _exit(201);
+        NodeInfo torn = makeNode("torn", 1 + i, i % 3);  // cores, threads and GPUs all follow i
+        if (!db->recordNode(torn, std::nullopt, nullptr, error)) _exit(202);
+        ++count;
+      }
+      _exit(count);  // < 256
+    }
+    children.push_back(pid);
+  }
+  std::int64_t total = 0;
+  std::vector<int> counts;
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_LT(WEXITSTATUS(status), 200) << "writer failed with code " << WEXITSTATUS(status);
+    ASSERT_GT(WEXITSTATUS(status), 0);
+    counts.push_back(WEXITSTATUS(status));
+    total += WEXITSTATUS(status);
+  }
+  std::string error;
+  auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+  ASSERT_TRUE(db) << error;
+  NodeRecord r;
+  bool found = false;
+  ASSERT_TRUE(db->readRecord("shared", r, found, error));
+  EXPECT_EQ(r.heartbeatCount, total);
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(db->readRecord("w" + std::to_string(i), r, found, error));
+    EXPECT_EQ(r.heartbeatCount, counts[i]);
+  }
+  ASSERT_TRUE(db->readRecord("torn", r, found, error));
+  const int k = r.node.cores - 1;
+  ASSERT_TRUE(k >= 0 && k < 8);
+  EXPECT_EQ(r.node.threads, 2 * r.node.cores);
+  EXPECT_EQ(r.node.gpus.size(), static_cast<std::size_t>(k % 3));
+  std::string integrity;
+  ASSERT_TRUE(db->integrityCheck(integrity, error));
+  EXPECT_EQ(integrity, "ok");
+}
+
+// A writer killed with SIGKILL in the middle of its loop leaves a healthy file holding its last commit.
+TEST(ResourceDb, WriterKilledMidLoopLeavesLastCommittedState) {
+  TempDir dir;
+  const std::string path = dir.file("k.db");
+  { auto db = openDb(path); }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(ready[0]);
+    std::string error;
+    auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+    if (!db) _exit(1);
+    for (int i = 1;; ++i) {
+      // Every record is self-consistent: cores == i % 1000 + 1, threads == 2 * cores, i % 4 GPUs.
+      std::vector<NodeInfo> nodes;
+      for (int n = 0; n < 20; ++n) nodes.push_back(makeNode("k" + std::to_string(n), i % 1000 + 1, i % 4));
+      if (!db->recordNodes(nodes, false, nullptr, error)) _exit(2);
+      if (i == 20) (void)!write(ready[1], "x", 1);
+    }
+  }
+  close(ready[1]);
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  std::string error;
+  auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+  ASSERT_TRUE(db) << error;
+  std::string integrity;
+  ASSERT_TRUE(db->integrityCheck(integrity, error)) << error;
+  EXPECT_EQ(integrity, "ok");
+  std::vector<NodeRecord> records;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  ASSERT_EQ(records.size(), 20u);
+  const int cores = records[0].node.cores;
+  for (const NodeRecord& r : records) {  // one transaction: all 20 nodes from the same iteration
+    EXPECT_EQ(r.node.cores, cores);
+    EXPECT_EQ(r.node.threads, 2 * cores);
+    EXPECT_EQ(r.node.gpus.size(), records[0].node.gpus.size());
+  }
+}
