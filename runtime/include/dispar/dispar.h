@@ -5,7 +5,7 @@
 //   #pragma streamap resource(cpu|gpu) ...          see docs/language.md
 //
 // The macros expand to ordinary C++ so that Clang sees a normal AST: a PIPE is a file-scope object of
-// type dispar::Pipe<T>, a VNODE is a function `dispar_vnode_<name>` whose parameters are references to
+// type dispar::Pipe<T>, a VNODE is a function `dispar_vnode_<name>_L<line>` whose parameters are references to
 // dispar::InPort<T> / dispar::OutPort<T> named after the pipes (shadowing them inside the body). The
 // frontend recognises exactly these shapes; StreamCC generates the code that calls the functions.
 #ifndef DISPAR_DISPAR_H
@@ -34,6 +34,8 @@ struct PortState;  // owned by the runtime; one per port end of this rank
 using DestinationFn = void* (*)(void* ctx, std::size_t count);
 void portWrite(PortState& port, const void* data, std::size_t count);
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation);
+// Receives a message of exactly one element into `element` without a probe round.
+bool portReadElement(PortState& port, void* element);
 void portClose(PortState& port);
 
 template <class T, class U>
@@ -85,9 +87,7 @@ class InPort {
   explicit InPort(detail::PortState& state) : state_(&state) {}
 
   /// Receives a one-element message; false at end of stream. A message of another size is an error.
-  bool read(T& value) {
-    return detail::portRead(*state_, &InPort::single, &value, "a message of exactly one element (read into a scalar)");
-  }
+  bool read(T& value) { return detail::portReadElement(*state_, &value); }
   /// Receives a message of any length, resizing `values`; false at end of stream.
   bool read(std::vector<T>& values) {
     return detail::portRead(*state_, &InPort::resizeVector, &values, "a message of any length");
@@ -102,7 +102,6 @@ class InPort {
   }
 
  private:
-  static void* single(void* ctx, std::size_t count) { return count == 1 ? ctx : nullptr; }
   static void* resizeVector(void* ctx, std::size_t count) {
     auto& values = *static_cast<std::vector<T>*>(ctx);
     values.resize(count);
@@ -140,6 +139,10 @@ template <class P> using OutPortOf = OutPort<typename P::element_type>;
 #define PIPE(T, name) ::dispar::Pipe<T> name{#name}
 #define IN(pipe) ::dispar::InPortOf<decltype(pipe)>& pipe
 #define OUT(pipe) ::dispar::OutPortOf<decltype(pipe)>& pipe
-#define VNODE(name, ...) void dispar_vnode_##name(__VA_ARGS__)
+// The line number keeps a second VNODE of the same name from being a C++ redefinition, so that the
+// frontend can report it as a DISPAR error naming the VNODE.
+#define VNODE(name, ...) DISPAR_VNODE_AT_LINE(name, __LINE__, __VA_ARGS__)
+#define DISPAR_VNODE_AT_LINE(name, line, ...) DISPAR_VNODE_FUNCTION(name, line, __VA_ARGS__)
+#define DISPAR_VNODE_FUNCTION(name, line, ...) void dispar_vnode_##name##_L##line(__VA_ARGS__)
 
 #endif  // DISPAR_DISPAR_H

@@ -58,9 +58,11 @@ class Instance {
 
 using DispatchFn = void (*)(Instance& instance);
 
-/// Initialises MPI, checks the rank count (rank 0 reports a mismatch; exit status 2), builds this
-/// rank's port ends, runs `dispatch` inside a handler that aborts the job with the VNODE's name and
-/// the exception text if it throws, closes the instance's output ports, finalises MPI.
+/// Initialises MPI (unless the caller already has: then it neither initialises nor finalises it, which
+/// lets a test run several programs in one process), checks the rank count (rank 0 reports a mismatch;
+/// exit status 2), agrees on DISPAR_PIPE_WINDOW (rank 0's value), builds this rank's port ends, runs
+/// `dispatch` inside a handler that aborts the job with the VNODE's name and the exception text if it
+/// throws, closes the instance's output ports and consumes what is left of its inputs, finalises MPI.
 /// Returns the process exit status.
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch);
 

@@ -1,0 +1,52 @@
+#include "MpiHandles.h"
+
+#include <cstring>
+
+namespace dispar::rt {
+
+std::string describeMpiFailure(int code, const char* call, const char* file, int line) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) std::strcpy(text, "unknown MPI error");
+  const char* slash = std::strrchr(file, '/');
+  std::string message = std::string(call) + " failed at " + (slash ? slash + 1 : file) + ":" + std::to_string(line) +
+                        ": " + std::string(text, static_cast<std::size_t>(length));
+  // MPICH appends an error stack after a newline; keep the whole text on one line.
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  return message;
+}
+
+void throwMpiFailure(int code, const char* call, const char* file, int line) {
+  throw MpiError(describeMpiFailure(code, call, file, line));
+}
+
+Communicator Communicator::duplicate(MPI_Comm parent) {
+  Communicator result;
+  DISPAR_MPI(MPI_Comm_dup, parent, &result.comm_);
+  DISPAR_MPI(MPI_Comm_set_errhandler, result.comm_, MPI_ERRORS_RETURN);
+  return result;
+}
+
+Communicator::~Communicator() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+Communicator& Communicator::operator=(Communicator&& other) noexcept {
+  if (this != &other) {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+  }
+  return *this;
+}
+
+Request::~Request() {
+  // Errors cannot be reported from a destructor; the checked path is wait().
+  if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+}
+
+void Request::wait() {
+  if (request_ != MPI_REQUEST_NULL) DISPAR_MPI(MPI_Wait, &request_, MPI_STATUS_IGNORE);
+}
+
+}  // namespace dispar::rt

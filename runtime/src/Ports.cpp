@@ -1,0 +1,225 @@
+#include "Ports.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace dispar::detail {
+
+PortState::PortState(const rt::PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner)
+    : pipe_(pipe), comm_(comm), window_(window), batch_(rt::creditBatch(window)), owner_(std::move(owner)) {}
+
+std::string PortState::describe() const {
+  return std::string("pipe '") + pipe_.name + "' (" + pipe_.elementType + ")";
+}
+
+// Typed ports never reach these: an InPort has no write and an OutPort no read.
+void PortState::write(const void*, std::size_t) {
+  throw rt::PipeError(describe() + ": " + owner_ + " writes to an input port");
+}
+bool PortState::read(DestinationFn, void*, const char*) {
+  throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
+}
+bool PortState::readElement(void*) {
+  throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
+}
+void PortState::close() { throw rt::PipeError(describe() + ": " + owner_ + " closes an input port"); }
+
+void portWrite(PortState& port, const void* data, std::size_t count) { port.write(data, count); }
+bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
+  return port.read(destination, ctx, expectation);
+}
+bool portReadElement(PortState& port, void* element) { return port.readElement(element); }
+void portClose(PortState& port) { port.close(); }
+
+}  // namespace dispar::detail
+
+namespace dispar::rt {
+namespace {
+
+std::string plural(std::uint64_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+OutPortEnd::OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner,
+                       const std::vector<int>& peers)
+    : PortState(pipe, comm, window, std::move(owner)) {
+  links_.reserve(peers.size());
+  for (int rank : peers) links_.emplace_back(rank);
+}
+
+void OutPortEnd::write(const void* data, std::size_t count) {
+  if (closed_) throw PipeError(describe() + ": " + owner_ + " writes after closing the port");
+  if (count > static_cast<std::size_t>(INT64_MAX) / pipe_.elementBytes)
+    throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
+  Link& link = links_[next_];
+  if (++next_ == links_.size()) next_ = 0;
+  while (link.sent - link.credits * batch_ >= window_) awaitCredit(link);
+  const auto bytes = static_cast<MPI_Count>(count * pipe_.elementBytes);
+  DISPAR_MPI(MPI_Send_c, data, bytes, MPI_BYTE, link.rank, kDataTag, comm_);
+  ++link.sent;
+}
+
+void OutPortEnd::awaitCredit(Link& link) {
+  DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.rank, kCreditTag, comm_, MPI_STATUS_IGNORE);
+  ++link.credits;
+}
+
+void OutPortEnd::close() {
+  if (closed_) return;
+  closed_ = true;
+  // Non-blocking, so a writer never waits on a reader merely to say it is done.
+  for (Link& link : links_) DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kEndTag, comm_, link.endOfStream.slot());
+}
+
+void OutPortEnd::finish() {
+  close();
+  for (Link& link : links_) {
+    link.endOfStream.wait();
+    // The reader consumes every message (it drains when its VNODE returns) and so returns exactly
+    // sent / batch credits; take them all so none is left unmatched when the communicator goes.
+    while (link.credits < link.sent / batch_) awaitCredit(link);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+InPortEnd::InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner,
+                     const std::vector<int>& peers)
+    : PortState(pipe, comm, window, std::move(owner)) {
+  links_.reserve(peers.size());
+  for (int rank : peers) {
+    open_.push_back(links_.size());
+    links_.emplace_back(rank);
+  }
+}
+
+int InPortEnd::nextSource() const {
+  if (pipe_.order == MergeOrder::Any && open_.size() > 1) return MPI_ANY_SOURCE;
+  return links_[open_[cursor_]].rank;
+}
+
+std::size_t InPortEnd::linkOfRank(int rank) const {
+  // Peers are consecutive ranks (replicas of one VNODE).
+  return static_cast<std::size_t>(rank - links_.front().rank);
+}
+
+void InPortEnd::consumed(std::size_t index) {
+  Link& link = links_[index];
+  if (++link.received % batch_ == 0) {
+    link.credit.wait();  // the previous credit: an empty eager message, long delivered
+    DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kCreditTag, comm_, link.credit.slot());
+  }
+  if (pipe_.order == MergeOrder::RoundRobin && ++cursor_ == open_.size()) cursor_ = 0;
+}
+
+void InPortEnd::ended(std::size_t index) {
+  const auto position = std::find(open_.begin(), open_.end(), index);
+  const auto offset = static_cast<std::size_t>(position - open_.begin());
+  open_.erase(position);
+  // The next replica in the rotation now sits where the ended one was.
+  if (offset < cursor_) --cursor_;
+  if (cursor_ >= open_.size()) cursor_ = 0;
+}
+
+void InPortEnd::throwSizeMismatch(const char* expectation, const std::string& received) const {
+  throw PipeError(describe() + ": " + owner_ + " expected " + expectation + ", received " + received);
+}
+
+void InPortEnd::throwScalarMismatch(const std::string& received) const {
+  throwSizeMismatch(("a message of exactly one element (" + plural(pipe_.elementBytes, "byte") + ", read into a scalar)").c_str(),
+                    received);
+}
+
+std::string InPortEnd::describeReceived(std::size_t bytes) const {
+  if (bytes == 0) return "an empty message";
+  if (bytes % pipe_.elementBytes != 0)
+    return plural(bytes, "byte") + ", not a whole number of " + std::to_string(pipe_.elementBytes) + "-byte elements";
+  return plural(bytes, "byte") + " (" + plural(bytes / pipe_.elementBytes, "element") + ")";
+}
+
+bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* expectation) {
+  while (!open_.empty()) {
+    MPI_Message message;
+    MPI_Status status;
+    DISPAR_MPI(MPI_Mprobe, nextSource(), MPI_ANY_TAG, comm_, &message, &status);
+    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kEndTag) {
+      DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      ended(index);
+      continue;
+    }
+    // The matched probe told the size: let the caller size its buffer, receive straight into it.
+    MPI_Count bytes = 0;
+    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    const auto size = static_cast<std::size_t>(bytes);
+    void* target = size % pipe_.elementBytes == 0 ? destination(ctx, size / pipe_.elementBytes) : nullptr;
+    if (target == nullptr) {
+      std::vector<unsigned char> discard(size);
+      DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      throwSizeMismatch(expectation, describeReceived(size));
+    }
+    DISPAR_MPI(MPI_Mrecv_c, target, bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    consumed(index);
+    return true;
+  }
+  return false;
+}
+
+bool InPortEnd::readElement(void* element) {
+  const auto elementBytes = static_cast<MPI_Count>(pipe_.elementBytes);
+  while (!open_.empty()) {
+    // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.
+    MPI_Status status;
+    const int code = MPI_Recv_c(element, elementBytes, MPI_BYTE, nextSource(), MPI_ANY_TAG, comm_, &status);
+    if (code != MPI_SUCCESS) {
+      int errorClass = MPI_SUCCESS;
+      MPI_Error_class(code, &errorClass);
+      // MPI does not say how long the message was, only that it did not fit.
+      if (errorClass == MPI_ERR_TRUNCATE) throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
+      throwMpiFailure(code, "MPI_Recv_c", __FILE__, __LINE__);
+    }
+    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kEndTag) {
+      ended(index);
+      continue;
+    }
+    MPI_Count bytes = 0;
+    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    if (bytes != elementBytes) {
+      consumed(index);  // it was received; keep the credit accounting exact
+      throwScalarMismatch(describeReceived(static_cast<std::size_t>(bytes)));
+    }
+    consumed(index);
+    return true;
+  }
+  return false;
+}
+
+void InPortEnd::finish() {
+  // A VNODE may return before its inputs end; consume the rest so writers waiting for credit finish.
+  std::vector<unsigned char> scratch;
+  while (!open_.empty()) {
+    MPI_Message message;
+    MPI_Status status;
+    DISPAR_MPI(MPI_Mprobe, nextSource(), MPI_ANY_TAG, comm_, &message, &status);
+    MPI_Count bytes = 0;
+    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    scratch.resize(static_cast<std::size_t>(bytes));
+    DISPAR_MPI(MPI_Mrecv_c, scratch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kEndTag)
+      ended(index);
+    else
+      consumed(index);
+  }
+  for (Link& link : links_) link.credit.wait();
+}
+
+}  // namespace dispar::rt

@@ -1,0 +1,107 @@
+// The two ends of a pipe over MPI. Protocol (docs/runtime.md): every pipe has its own communicator;
+// a message is one kDataTag message of exactly its bytes; end of stream is one empty kEndTag message
+// per link; the reader returns one empty kCreditTag message per creditBatch() messages it has
+// consumed, so a writer never has more than `window` unconsumed messages on a link.
+#ifndef DISPAR_RUNTIME_PORTS_H
+#define DISPAR_RUNTIME_PORTS_H
+
+#include "MpiHandles.h"
+#include "Program.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dispar::detail {
+
+/// One port end owned by this rank. Typed ports (dispar.h) only reach the operations of their role.
+struct PortState {
+  PortState(const rt::PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner);
+  virtual ~PortState() = default;
+  PortState(const PortState&) = delete;
+  PortState& operator=(const PortState&) = delete;
+
+  virtual void write(const void* data, std::size_t count);
+  virtual bool read(DestinationFn destination, void* ctx, const char* expectation);
+  virtual bool readElement(void* element);
+  virtual void close();
+  /// Called when the VNODE has returned: sends end of stream / consumes what is left so that no
+  /// peer waits forever, then completes every outstanding request.
+  virtual void finish() = 0;
+
+  /// "pipe 'samples' (float)": the prefix of every error about this port.
+  std::string describe() const;
+
+ protected:
+  const rt::PipeSpec& pipe_;
+  MPI_Comm comm_;
+  unsigned window_;
+  unsigned batch_;
+  std::string owner_;  // "vnode 'square' replica 1", for messages
+};
+
+}  // namespace dispar::detail
+
+namespace dispar::rt {
+
+inline constexpr int kDataTag = 0;
+inline constexpr int kEndTag = 1;
+inline constexpr int kCreditTag = 2;
+
+/// The writing end: deals messages to its peers in turn, waiting for credit when a link is full.
+class OutPortEnd final : public detail::PortState {
+ public:
+  OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
+
+  void write(const void* data, std::size_t count) override;
+  void close() override;
+  void finish() override;
+
+ private:
+  struct Link {
+    explicit Link(int peer) : rank(peer) {}
+    int rank;
+    std::uint64_t sent = 0;
+    std::uint64_t credits = 0;  // each one stands for batch_ consumed messages
+    Request endOfStream;
+  };
+  void awaitCredit(Link& link);
+
+  std::vector<Link> links_;
+  std::size_t next_ = 0;
+  bool closed_ = false;
+};
+
+/// The reading end: merges its peers' streams in the pipe's order until all have ended.
+class InPortEnd final : public detail::PortState {
+ public:
+  InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
+
+  bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
+  bool readElement(void* element) override;
+  void finish() override;
+
+ private:
+  struct Link {
+    explicit Link(int peer) : rank(peer) {}
+    int rank;
+    std::uint64_t received = 0;
+    Request credit;
+  };
+  /// The rank to receive from next: the current one in round-robin order, or any.
+  int nextSource() const;
+  std::size_t linkOfRank(int rank) const;
+  void consumed(std::size_t link);
+  void ended(std::size_t link);
+  [[noreturn]] void throwSizeMismatch(const char* expectation, const std::string& received) const;
+  [[noreturn]] void throwScalarMismatch(const std::string& received) const;
+  std::string describeReceived(std::size_t bytes) const;
+
+  std::vector<Link> links_;
+  std::vector<std::size_t> open_;  // links still streaming, in rotation order
+  std::size_t cursor_ = 0;         // position in open_ of the next round-robin source
+};
+
+}  // namespace dispar::rt
+
+#endif  // DISPAR_RUNTIME_PORTS_H

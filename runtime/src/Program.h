@@ -1,0 +1,59 @@
+// What a ProgramSpec means for one rank: which VNODE instance it runs and which ranks each of its port
+// ends talks to. Pure functions of the spec, so they are tested without MPI.
+#ifndef DISPAR_RUNTIME_PROGRAM_H
+#define DISPAR_RUNTIME_PROGRAM_H
+
+#include <dispar/runtime.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::rt {
+
+struct InstanceId {
+  int vnode;
+  int replica;
+};
+
+enum class PortRole { Writer, Reader };
+
+/// One port end of an instance. A writer sends message i to peers[i mod peers.size()]; a reader
+/// receives from peers, merging them in the pipe's order (peers are in round-robin order).
+struct PortPlan {
+  int pipe;
+  PortRole role;
+  std::vector<int> peers;
+};
+
+/// Empty when the spec is consistent; otherwise what is wrong ("pipe 'x' names vnode 7 ...").
+std::string validateProgram(const ProgramSpec& program);
+
+/// The message rank 0 prints when the launch size is wrong (without the "dispar: " prefix).
+std::string rankCountMismatch(const ProgramSpec& program, int launchedRanks);
+
+/// The instance rank `rank` runs; nullopt when no VNODE covers it.
+std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank);
+
+/// The port ends of `instance`, in pipe order. The spec must be valid.
+std::vector<PortPlan> planPorts(const ProgramSpec& program, InstanceId instance);
+
+/// The default window when neither PipeSpec::window nor DISPAR_PIPE_WINDOW gives one.
+inline constexpr unsigned kDefaultPipeWindow = 64;
+
+/// Parses DISPAR_PIPE_WINDOW: nullptr or "" gives kDefaultPipeWindow; otherwise a positive integer.
+/// On bad text returns nullopt and sets `error`.
+std::optional<unsigned> parseWindowSetting(const char* text, std::string& error);
+
+/// The window of a pipe: its own when non-zero, else the program-wide one.
+inline unsigned effectiveWindow(const PipeSpec& pipe, unsigned programWindow) {
+  return pipe.window != 0 ? pipe.window : programWindow;
+}
+
+/// Messages the reader consumes before it returns one credit to the writer: half the window, so the
+/// writer can keep sending while a credit travels back.
+inline unsigned creditBatch(unsigned window) { return window >= 2 ? window / 2 : 1; }
+
+}  // namespace dispar::rt
+
+#endif  // DISPAR_RUNTIME_PROGRAM_H

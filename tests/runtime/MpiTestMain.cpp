@@ -1,0 +1,72 @@
+#include "MpiTest.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <memory>
+
+namespace dispar::test {
+
+int worldRank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int worldSize() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const std::vector<std::string>& args) {
+  std::vector<std::string> storage{"test"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  return rt::run(static_cast<int>(storage.size()), argv.data(), program, dispatch);
+}
+
+void MpiTest::TearDown() {
+  const int failed = HasFailure() ? 1 : 0;
+  std::vector<int> failures(static_cast<std::size_t>(worldSize()));
+  MPI_Allgather(&failed, 1, MPI_INT, failures.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::string others;
+  for (std::size_t r = 0; r < failures.size(); ++r)
+    if (failures[r] && static_cast<int>(r) != worldRank()) others += (others.empty() ? "" : ", ") + std::to_string(r);
+  if (!others.empty()) ADD_FAILURE() << "failed on rank(s) " << others << " (their messages are on stderr)";
+}
+
+namespace {
+
+/// Prints the failed assertions of a rank other than 0, whose default printer is removed.
+class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank_, result.file_name() ? result.file_name() : "?",
+                 result.line_number(), result.message());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+}  // namespace dispar::test
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = dispar::test::worldRank();
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new dispar::test::RankFailurePrinter(rank));
+  }
+  const int status = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,361 @@
+// Programs of two VNODE instances: message shapes, end of stream, flow control, early return.
+#include "MpiTest.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using dispar::InPort;
+using dispar::OutPort;
+namespace rt = dispar::rt;
+
+class TwoRanks : public dispar::test::MpiTest {};
+
+// A program `writer -> reader` over one pipe of T with the given window.
+template <class T, void (*Writer)(OutPort<T>&), void (*Reader)(InPort<T>&), unsigned Window = 0>
+struct OnePipe {
+  static constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "two.dsp:1:1", false}, {"reader", 1, 1, "two.dsp:9:1", false}};
+  static constexpr rt::PipeSpec kPipes[] = {{"values", "T", sizeof(T), 0, 1, rt::MergeOrder::RoundRobin, Window}};
+  static constexpr rt::ProgramSpec kProgram = {"two", kVnodes, 2, kPipes, 1, 2};
+  static void dispatch(rt::Instance& instance) {
+    switch (instance.vnode()) {
+      case 0: { auto values = instance.out<T>(0); Writer(values); break; }
+      case 1: { auto values = instance.in<T>(0); Reader(values); break; }
+    }
+  }
+  static int run(const std::vector<std::string>& args = {}) { return dispar::test::runProgram(kProgram, dispatch, args); }
+};
+
+// --- Empty vectors are messages; end of stream is sticky ------------------------------------------
+
+std::vector<std::vector<int>> receivedVectors;
+int readsAfterEnd;
+
+void writeShapes(OutPort<int>& values) {
+  const std::vector<int> none;
+  values.write(none);
+  values.write(std::vector<int>{1, 2, 3});
+  values.write(none);
+  values.write(static_cast<const int*>(nullptr), 0);
+  const int five[] = {5, 6, 7, 8, 9};
+  values.write(five, 5);
+  values.write(42);
+}
+
+void readShapes(InPort<int>& values) {
+  std::vector<int> message{99, 99};  // stale contents must go
+  while (values.read(message)) receivedVectors.push_back(message);
+  readsAfterEnd = 0;
+  for (int i = 0; i < 3; ++i) readsAfterEnd += values.read(message) ? 1 : 0;
+  int scalar = 0;
+  readsAfterEnd += values.read(scalar) ? 1 : 0;
+}
+
+TEST_F(TwoRanks, EmptyVectorsAreMessagesAndEndOfStreamIsSticky) {
+  receivedVectors.clear();
+  ASSERT_EQ((OnePipe<int, writeShapes, readShapes>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    const std::vector<std::vector<int>> expected{{}, {1, 2, 3}, {}, {}, {5, 6, 7, 8, 9}, {42}};
+    EXPECT_EQ(receivedVectors, expected);
+    EXPECT_EQ(readsAfterEnd, 0);
+  }
+}
+
+// --- Explicit close ends the stream before the VNODE returns --------------------------------------
+
+std::vector<int> scalarsRead;
+
+void writeThenClose(OutPort<int>& values) {
+  for (int i = 0; i < 10; ++i) values.write(i * i);
+  values.close();
+  values.close();  // closing twice is harmless
+}
+
+void readScalars(InPort<int>& values) {
+  int value = 0;
+  while (values.read(value)) scalarsRead.push_back(value);
+}
+
+TEST_F(TwoRanks, ExplicitCloseEndsTheStream) {
+  scalarsRead.clear();
+  ASSERT_EQ((OnePipe<int, writeThenClose, readScalars>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    std::vector<int> expected;
+    for (int i = 0; i < 10; ++i) expected.push_back(i * i);
+    EXPECT_EQ(scalarsRead, expected);
+  }
+}
+
+// --- Large messages (rendezvous) arrive intact ---------------------------------------------------
+
+constexpr std::size_t kLargeCount = (8u << 20) / sizeof(std::uint32_t);
+std::uint64_t largeChecksum;
+std::size_t largeMessages;
+
+std::uint32_t largeValue(std::size_t message, std::size_t i) {
+  return static_cast<std::uint32_t>(i * 2654435761u + message);
+}
+
+void writeLarge(OutPort<std::uint32_t>& values) {
+  std::vector<std::uint32_t> block(kLargeCount);
+  for (std::size_t m = 0; m < 3; ++m) {
+    for (std::size_t i = 0; i < block.size(); ++i) block[i] = largeValue(m, i);
+    values.write(block);
+  }
+}
+
+void readLarge(InPort<std::uint32_t>& values) {
+  std::vector<std::uint32_t> block;
+  for (std::size_t m = 0; values.read(block); ++m) {
+    EXPECT_EQ(block.size(), kLargeCount);
+    for (std::size_t i = 0; i < block.size(); ++i)
+      if (block[i] != largeValue(m, i)) {
+        ADD_FAILURE() << "message " << m << " differs at element " << i;
+        break;
+      }
+    largeChecksum += std::accumulate(block.begin(), block.end(), std::uint64_t{0});
+    ++largeMessages;
+  }
+}
+
+TEST_F(TwoRanks, LargeMessagesArriveIntact) {
+  largeMessages = 0;
+  ASSERT_EQ((OnePipe<std::uint32_t, writeLarge, readLarge>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    EXPECT_EQ(largeMessages, 3u);
+  }
+}
+
+// --- Elements of 16 KiB or more (announced messages) read into a scalar -------------------------
+
+struct Big {
+  std::uint32_t words[5000];  // 20000 bytes: above the size-announcement threshold
+};
+std::vector<std::uint32_t> bigFirstWords;
+
+void writeBig(OutPort<Big>& values) {
+  Big big{};
+  for (std::uint32_t m = 0; m < 5; ++m) {
+    for (std::uint32_t i = 0; i < 5000; ++i) big.words[i] = m * 7 + i;
+    values.write(big);
+  }
+}
+
+void readBig(InPort<Big>& values) {
+  Big big{};
+  while (values.read(big)) {
+    for (std::uint32_t i = 1; i < 5000; ++i)
+      if (big.words[i] != big.words[0] + i) {
+        ADD_FAILURE() << "element " << i << " differs";
+        break;
+      }
+    bigFirstWords.push_back(big.words[0]);
+  }
+}
+
+TEST_F(TwoRanks, LargeElementsReadIntoAScalar) {
+  bigFirstWords.clear();
+  ASSERT_EQ((OnePipe<Big, writeBig, readBig>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    EXPECT_EQ(bigFirstWords, (std::vector<std::uint32_t>{0, 7, 14, 21, 28}));
+  }
+}
+
+// --- Small and announced messages mixed; an early return drains both kinds -----------------------
+
+std::vector<std::size_t> mixedSizes;
+
+void writeMixed(OutPort<int>& values) {
+  for (int m = 0; m < 40; ++m) values.write(std::vector<int>(m % 2 == 0 ? 3 : 5000, m));
+}
+
+void readMixedThenReturn(InPort<int>& values) {
+  std::vector<int> message;
+  for (int m = 0; m < 5 && values.read(message); ++m) {
+    EXPECT_TRUE(std::all_of(message.begin(), message.end(), [m](int v) { return v == m; })) << "message " << m;
+    mixedSizes.push_back(message.size());
+  }
+}
+
+TEST_F(TwoRanks, SmallAndAnnouncedMessagesMixAndDrain) {
+  mixedSizes.clear();
+  ASSERT_EQ((OnePipe<int, writeMixed, readMixedThenReturn, 2>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    EXPECT_EQ(mixedSizes, (std::vector<std::size_t>{3, 5000, 3, 5000, 3}));
+  }
+}
+
+// --- Flow control: a fast writer never gets more than `window` messages ahead ----------------------
+
+// Shared memory between the two ranks, where the reader publishes how many messages it has read and
+// the writer records how far ahead of that it ever was. Independent of the runtime's own counters.
+struct Progress {
+  std::atomic<long> read{0};
+  std::atomic<long> maxAhead{0};
+};
+Progress* progress;
+constexpr long kFlowMessages = 300;
+
+void writeFast(OutPort<long>& values) {
+  for (long i = 0; i < kFlowMessages; ++i) {
+    values.write(i);
+    const long ahead = (i + 1) - progress->read.load();
+    if (ahead > progress->maxAhead.load()) progress->maxAhead.store(ahead);
+  }
+}
+
+void readSlowly(InPort<long>& values) {
+  long value = 0;
+  long expected = 0;
+  while (values.read(value)) {
+    EXPECT_EQ(value, expected++);
+    progress->read.store(progress->read.load() + 1);
+    if (expected % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_EQ(expected, kFlowMessages);
+}
+
+/// A window of shared memory on the node; skips when the ranks do not share one.
+class SharedProgress {
+ public:
+  SharedProgress() {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nodeSize = 0;
+    MPI_Comm_size(node, &nodeSize);
+    shared_ = nodeSize == dispar::test::worldSize();
+    if (shared_) {
+      void* base = nullptr;
+      const MPI_Aint bytes = dispar::test::worldRank() == 0 ? static_cast<MPI_Aint>(sizeof(Progress)) : 0;
+      MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node, &base, &window_);
+      MPI_Aint size = 0;
+      int unit = 0;
+      MPI_Win_shared_query(window_, 0, &size, &unit, &base);
+      if (dispar::test::worldRank() == 0) new (base) Progress();
+      progress = static_cast<Progress*>(base);
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Comm_free(&node);
+  }
+  ~SharedProgress() {
+    progress = nullptr;
+    if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  }
+  bool shared() const { return shared_; }
+  long maxAhead() {
+    // Rank 0 (the writer) holds the figure; give it to every rank.
+    long value = dispar::test::worldRank() == 0 ? progress->maxAhead.load() : 0;
+    MPI_Bcast(&value, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    return value;
+  }
+
+ private:
+  bool shared_ = false;
+  MPI_Win window_ = MPI_WIN_NULL;
+};
+
+TEST_F(TwoRanks, FlowControlBoundsMessagesInFlightByThePipeWindow) {
+  SharedProgress shared;
+  if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
+  constexpr unsigned kWindow = 8;
+  ASSERT_EQ((OnePipe<long, writeFast, readSlowly, kWindow>::run()), 0);
+  const long maxAhead = shared.maxAhead();
+  // The runtime bounds messages written but not yet received by a read to the window; the reader
+  // publishes its count just after read returns, so the writer can see one more than that.
+  EXPECT_LE(maxAhead, static_cast<long>(kWindow) + 1);
+  // The slow reader must actually have held the writer back at the window, or this proves nothing.
+  EXPECT_GE(maxAhead, static_cast<long>(kWindow));
+}
+
+TEST_F(TwoRanks, FlowControlWindowComesFromTheEnvironmentWhenThePipeHasNone) {
+  SharedProgress shared;
+  if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
+  setenv("DISPAR_PIPE_WINDOW", "4", 1);
+  const int status = OnePipe<long, writeFast, readSlowly>::run();
+  unsetenv("DISPAR_PIPE_WINDOW");
+  ASSERT_EQ(status, 0);
+  const long maxAhead = shared.maxAhead();
+  EXPECT_LE(maxAhead, 5);
+  EXPECT_GE(maxAhead, 4);
+}
+
+// --- A reader that returns early does not leave its writer blocked -------------------------------
+
+long earlyWritten;
+long earlyRead;
+
+void writeMany(OutPort<long>& values) {
+  earlyWritten = 0;
+  for (long i = 0; i < 1000; ++i, ++earlyWritten) values.write(i);
+}
+
+void readFewThenReturn(InPort<long>& values) {
+  long value = 0;
+  earlyRead = 0;
+  while (earlyRead < 3 && values.read(value)) ++earlyRead;
+}
+
+TEST_F(TwoRanks, ReaderReturningEarlyLetsTheWriterFinish) {
+  ASSERT_EQ((OnePipe<long, writeMany, readFewThenReturn, 2>::run()), 0);
+  if (dispar::test::worldRank() == 0) {
+    EXPECT_EQ(earlyWritten, 1000);
+  }
+  if (dispar::test::worldRank() == 1) {
+    EXPECT_EQ(earlyRead, 3);
+  }
+}
+
+// --- Pipes in both directions between the same two VNODEs keep their messages apart ---------------
+
+std::vector<std::string> seenArgs;
+long pongSum;
+
+void dispar_vnode_ping(InPort<long>& pong, OutPort<long>& ping) {
+  seenArgs = dispar::args();
+  long reply = 0;
+  for (long i = 1; i <= 100; ++i) {
+    ping.write(i);
+    ASSERT_TRUE(pong.read(reply));
+    EXPECT_EQ(reply, -2 * i);
+    pongSum += reply;
+  }
+}
+
+void dispar_vnode_pong(InPort<long>& ping, OutPort<long>& pong) {
+  long value = 0;
+  while (ping.read(value)) pong.write(-2 * value);
+}
+
+const rt::VnodeSpec kPingVnodes[] = {{"ping", 0, 1, "ping.dsp:1:1", false}, {"pong", 1, 1, "ping.dsp:9:1", false}};
+const rt::PipeSpec kPingPipes[] = {{"ping", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 1},
+                                   {"pong", "long", sizeof(long), 1, 0, rt::MergeOrder::RoundRobin, 1}};
+const rt::ProgramSpec kPingPong = {"pingpong", kPingVnodes, 2, kPingPipes, 2, 2};
+
+void pingDispatch(rt::Instance& instance) {
+  switch (instance.vnode()) {
+    case 0: { auto pong = instance.in<long>(1); auto ping = instance.out<long>(0); dispar_vnode_ping(pong, ping); break; }
+    case 1: { auto ping = instance.in<long>(0); auto pong = instance.out<long>(1); dispar_vnode_pong(ping, pong); break; }
+  }
+}
+
+TEST_F(TwoRanks, OppositePipesBetweenTwoVnodesAndProgramArguments) {
+  pongSum = 0;
+  seenArgs.clear();
+  ASSERT_EQ(dispar::test::runProgram(kPingPong, pingDispatch, {"--frames", "7"}), 0);
+  if (dispar::test::worldRank() == 0) {
+    EXPECT_EQ(pongSum, -2 * (100 * 101 / 2));
+    EXPECT_EQ(seenArgs, (std::vector<std::string>{"--frames", "7"}));
+  }
+  EXPECT_TRUE(dispar::args().empty()) << "arguments are only visible while the program runs";
+}
+
+}  // namespace
