@@ -1,0 +1,198 @@
+// End to end: compile .dsp programs with the real disparcc and run them under mpiexec, checking the
+// results against values computed here, independently of the program.
+#include "Process.h"
+
+#include "dispar_lang/Rtg.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <regex>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kDisparcc = DISPARCC_PATH;
+const std::string kMpiexec = MPIEXEC_PATH;
+const std::string kSourceDir = DISPAR_SOURCE_DIR;
+
+std::string formatFixed(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f", value);
+  return text;
+}
+
+// Copies an example into the scratch directory so it is compiled by a relative name, as a user would.
+void copyExample(const ScratchDir& dir, const std::string& relative, const std::string& name) {
+  dir.write(name, readFile(kSourceDir + "/" + relative));
+}
+
+ProcessResult compile(const ScratchDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), kDisparcc);
+  return runProcess(args, dir.path());
+}
+
+ProcessResult mpirun(const ScratchDir& dir, int ranks, std::vector<std::string> program) {
+  std::vector<std::string> args = {kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks)};
+  args.insert(args.end(), program.begin(), program.end());
+  return runProcess(args, dir.path());
+}
+
+double pipelineTotal() {
+  constexpr int N = 1024;
+  double total = 0;
+  for (int f = 0; f < 64; ++f) {
+    double e = 0;
+    for (int i = 0; i < N; ++i) {
+      float v = float((f * N + i) % 97) / 97.0f;
+      e += double(v) * v;
+    }
+    total += e;  // frames arrive in order (rr merge), so the sum is formed in this order
+  }
+  return total;
+}
+
+TEST(EndToEnd, PipelineExampleComputesTheExpectedTotal) {
+  ScratchDir dir;
+  copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
+  ProcessResult built = compile(dir, {"pipeline.dsp", "-o", "pipeline"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 5, {"./pipeline"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("frames=64 total=" + formatFixed(pipelineTotal())), std::string::npos) << run.output;
+}
+
+TEST(EndToEnd, PipelineRtgDescribesEveryInstance) {
+  ScratchDir dir;
+  copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
+  ASSERT_EQ(compile(dir, {"pipeline.dsp", "-o", "pipeline"}).status, 0);
+  lang::Rtg rtg;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(dir.file("pipeline.rtg.json")), rtg, error)) << error;
+  EXPECT_EQ(rtg.program, "pipeline");
+  EXPECT_TRUE(rtg.cudaArchs.empty());
+  ASSERT_EQ(rtg.vertices.size(), 5u);
+  const char* names[] = {"source", "square", "square", "square", "sink"};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(rtg.vertices[i].vnode, names[i]);
+    EXPECT_EQ(rtg.vertices[i].type, lang::Requirement::CO);
+  }
+  EXPECT_EQ(rtg.vertices[2].replica, 1);
+  EXPECT_EQ(rtg.vertices[2].replicas, 3);
+  EXPECT_EQ(rtg.vertices[0].location, "pipeline.dsp:13:1");
+  ASSERT_EQ(rtg.edges.size(), 6u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(rtg.edges[i].from, 0);
+    EXPECT_EQ(rtg.edges[i].to, 1 + i);
+    EXPECT_EQ(rtg.edges[i].pipe, "samples");
+    EXPECT_EQ(rtg.edges[3 + i].from, 1 + i);
+    EXPECT_EQ(rtg.edges[3 + i].to, 4);
+    EXPECT_EQ(rtg.edges[3 + i].elementBytes, 8u);
+  }
+}
+
+TEST(EndToEnd, FanOutFanInWithLibraries) {
+  ScratchDir dir;
+  copyExample(dir, "examples/fanout/fanout.dsp", "fanout.dsp");
+  ProcessResult built = compile(dir, {"fanout.dsp", "-o", "fanout", "-lfftw3", "-lopenblas"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  const int items = 40, length = 128;
+  ProcessResult run = mpirun(dir, 5, {"./fanout", std::to_string(items), std::to_string(length)});
+  ASSERT_EQ(run.status, 0) << run.output;
+  double expected = 0;
+  for (int k = 0; k < items; ++k)
+    for (int i = 0; i < length; ++i) {
+      double s = std::sin(0.05 * (k + 1) * i) + 0.5 * std::cos(0.013 * i * (k % 7)) + 1e-3 * i;
+      expected += s * s;
+    }
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.output, match, std::regex(R"(items=(\d+) in_order=(\w+) sum_of_squares=([0-9.]+))")))
+      << run.output;
+  EXPECT_EQ(match[1], std::to_string(items));
+  EXPECT_EQ(match[2], "yes");
+  EXPECT_NEAR(std::stod(match[3]), expected, 1e-6 * expected);
+}
+
+TEST(EndToEnd, WrongRankCountIsOneClearError) {
+  ScratchDir dir;
+  copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
+  ASSERT_EQ(compile(dir, {"pipeline.dsp", "-o", "pipeline"}).status, 0);
+  ProcessResult run = mpirun(dir, 3, {"./pipeline"});
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("launched with 3 ranks but needs 5"), std::string::npos) << run.output;
+}
+
+TEST(EndToEnd, ThrowingVnodeAbortsWithItsName) {
+  ScratchDir dir;
+  dir.write("throws.dsp", R"(#include <dispar/dispar.h>
+#include <stdexcept>
+PIPE(int, numbers);
+VNODE(producer, OUT(numbers)) { for (int i = 0; i < 1000; ++i) numbers.write(i); }
+VNODE(worker, IN(numbers)) {
+  int v;
+  while (numbers.read(v))
+    if (v == 500) throw std::runtime_error("value 500 is cursed");
+}
+)");
+  ASSERT_EQ(compile(dir, {"throws.dsp"}).status, 0);
+  ProcessResult run = mpirun(dir, 2, {"./throws"});
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("vnode 'worker'"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("value 500 is cursed"), std::string::npos) << run.output;
+}
+
+TEST(EndToEnd, BadProgramLeavesNothingBehind) {
+  ScratchDir dir;
+  dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");
+  ProcessResult built = compile(dir, {"bad.dsp", "-o", "bad"});
+  EXPECT_EQ(built.status, 1);
+  EXPECT_NE(built.output.find("bad.dsp:2:11: error: pipe 'a' has no reader"), std::string::npos) << built.output;
+  ProcessResult listing = runProcess({"ls", "-A", dir.path()});
+  EXPECT_EQ(listing.output, "bad.dsp\n");
+}
+
+TEST(EndToEnd, CompilerOptions) {
+  ScratchDir dir;
+  dir.write("scaled.dsp", R"(#include <dispar/dispar.h>
+#include <cstdio>
+#ifndef SCALE
+#error "compile with -DSCALE=<n>"
+#endif
+PIPE(long, values);
+VNODE(source, OUT(values)) { for (long i = 1; i <= 10; ++i) values.write(i * SCALE); }
+VNODE(sink, IN(values)) { long v, sum = 0; while (values.read(v)) sum += v; std::printf("sum=%ld\n", sum); }
+)");
+  ProcessResult built = compile(dir, {"-DSCALE=3", "-O1", "-g", "--keep-generated", "--emit-cpp", "gen.cpp",
+                                      "--emit-rtg", "graph.json", "scaled.dsp", "-o", "scaled"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 2, {"./scaled"});
+  EXPECT_NE(run.output.find("sum=165"), std::string::npos) << run.output;
+  EXPECT_TRUE(fileExists(dir.file("graph.json")));
+  EXPECT_FALSE(fileExists(dir.file("scaled.rtg.json")));
+  EXPECT_TRUE(fileExists(dir.file("scaled.dispar.cpp")));
+  std::string generated = readFile(dir.file("gen.cpp"));
+  EXPECT_NE(generated.find("#line 1 \"scaled.dsp\""), std::string::npos);
+  EXPECT_NE(generated.find("::dispar::rt::run"), std::string::npos);
+
+  ProcessResult missing = compile(dir, {"scaled.dsp", "-o", "x"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.output.find("scaled.dsp:4:2: error: \"compile with -DSCALE=<n>\""), std::string::npos) << missing.output;
+
+  ProcessResult help = compile(dir, {"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--emit-rtg FILE"), std::string::npos);
+  ProcessResult version = compile(dir, {"--version"});
+  EXPECT_NE(version.output.find("disparcc "), std::string::npos);
+  ProcessResult unknown = compile(dir, {"--frobnicate", "scaled.dsp"});
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.output.find("disparcc: error: unknown option '--frobnicate'"), std::string::npos);
+  ProcessResult noInput = compile(dir, {});
+  EXPECT_NE(noInput.output.find("no input file"), std::string::npos);
+  ProcessResult absent = compile(dir, {"absent.dsp"});
+  EXPECT_EQ(absent.status, 1);
+  EXPECT_NE(absent.output.find("cannot read 'absent.dsp'"), std::string::npos) << absent.output;
+}
+
+}  // namespace
+}  // namespace dispar::testing
