@@ -1,0 +1,28 @@
+// Writes a set of files all or nothing: each to a temporary beside its target, then, once every one is
+// written and flushed, renamed over the targets.
+#ifndef STREAMMAP_ATOMIC_FILES_H
+#define STREAMMAP_ATOMIC_FILES_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dispar::streammap {
+
+class AtomicFileSet {
+ public:
+  void add(std::string path, std::string contents) { files_.emplace_back(std::move(path), std::move(contents)); }
+  /// On failure no target is touched (a rename failing half way is reported; the temporaries are
+  /// removed) and `error` names the file and the reason.
+  bool commit(std::string& error);
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
+};
+
+/// Reads a whole file; false with `error` naming the path and reason.
+bool readFile(const std::string& path, std::string& out, std::string& error);
+
+}  // namespace dispar::streammap
+
+#endif

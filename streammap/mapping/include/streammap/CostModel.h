@@ -1,0 +1,110 @@
+// The mapper's cost model (docs/mapping.md, "Cost model").
+//
+// A vertex v of cost w on node n takes t_v = w / s, s being n's GPU speed for a CG vertex on a node with
+// GPUs and n's CPU speed otherwise. Per node:
+//   cpu(n) = max(max t_v, sum t_v / cores(n))   over the vertices on n's CPU
+//   gpu(n) = max(max t_v, sum t_v / gpus(n))    over the vertices on n's GPUs
+//   net(n) = sum over edges with exactly one end on n of bytes / bandwidth(n)
+// The predicted period is the maximum over nodes of cpu, gpu and net; lower is better, ties broken by
+// the total bytes crossing nodes.
+#ifndef STREAMMAP_COST_MODEL_H
+#define STREAMMAP_COST_MODEL_H
+
+#include "streammap/MappingProblem.h"
+
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace dispar::streammap {
+
+/// One-line statement of the model, printed with every mapping.
+extern const char* const kCostModelSummary;
+
+struct NodeCost {
+  double cpu = 0;
+  double gpu = 0;
+  double net = 0;
+  double value() const;
+  /// "cpu", "gpu" or "net": the term that attains value().
+  const char* dominantTerm() const;
+};
+
+struct Score {
+  double period = 0;
+  double crossBytes = 0;
+};
+
+/// (period, crossing bytes) lexicographic comparison, with a relative tolerance on each.
+bool scoreLess(const Score& a, const Score& b);
+bool nearlyEqual(double a, double b);
+
+/// Time vertex v takes on node n.
+double vertexTime(const MappingProblem& p, int v, int n);
+
+struct Evaluation {
+  Score score;
+  std::vector<NodeCost> nodes;  // per problem node
+};
+
+/// Evaluates a complete assignment from scratch.
+Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf);
+
+/// Per-node sums of an assignment, updated move by move; a move or a swap touches only its two nodes
+/// (an edge's crossing status changes only for edges whose ends are on them), so evaluating one costs
+/// O(degree + log nodes).
+class IncrementalCost {
+ public:
+  IncrementalCost(const MappingProblem& p, std::vector<int> nodeOf);
+
+  const std::vector<int>& assignment() const { return nodeOf_; }
+  Score score() const;
+  NodeCost nodeCost(int n) const;
+
+  /// Score after moving v to node `to` (nothing changes). `touchedMax` receives the larger of the
+  /// two touched nodes' values after the move.
+  Score scoreAfterMove(int v, int to, double* touchedMax = nullptr) const;
+  /// Score after exchanging the nodes of u and v (on different nodes).
+  Score scoreAfterSwap(int u, int v, double* touchedMax = nullptr) const;
+  void move(int v, int to);
+  void swap(int u, int v);
+
+  /// Value of node n now.
+  double nodeValue(int n) const { return values_[n]; }
+  /// Nodes in increasing value order (for picking the least-loaded candidates).
+  const std::set<std::pair<double, int>>& nodesByValue() const { return byValue_; }
+  /// The nodes with GPUs, in increasing value order.
+  const std::set<std::pair<double, int>>& gpuNodesByValue() const { return gpuByValue_; }
+
+ private:
+  struct Load {
+    double cpuSum = 0, gpuSum = 0;     // sum of t_v x speed, i.e. of costs
+    std::multiset<double> cpuCosts, gpuCosts;
+    double netBytes = 0;
+  };
+  struct Delta {
+    int node;
+    double cpuSum, gpuSum, cpuMax, gpuMax, netBytes;
+  };
+  NodeCost costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes) const;
+  double maxCost(const std::multiset<double>& costs, double removed, double added) const;
+  double maxExcept(int a, int b) const;
+  void setValue(int n);
+  void removeVertex(int v);
+  void addVertex(int v, int n);
+  double crossDeltaOfMove(int v, int to) const;
+  Score evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta, double* touchedMax) const;
+
+  const MappingProblem& p_;
+  std::vector<int> nodeOf_;
+  std::vector<Load> loads_;
+  std::vector<double> values_;
+  using ValueSet = std::set<std::pair<double, int>>;
+  ValueSet byValue_, gpuByValue_;
+  std::vector<ValueSet::iterator> byValueAt_, gpuByValueAt_;  // each node's entry, for O(1) erase
+  double crossBytes_ = 0;
+};
+
+}  // namespace dispar::streammap
+
+#endif

@@ -1,0 +1,77 @@
+// The files a mapping is written to (docs/mapping.md, "File formats"): app.map.json, the MPICH
+// machinefile, the Open MPI hostfile and rankfile, and the Graphviz drawing.
+#ifndef STREAMMAP_MAP_FILE_H
+#define STREAMMAP_MAP_FILE_H
+
+#include "streammap/Cluster.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+inline constexpr const char* kMapFormat = "dispar-map";
+inline constexpr int kMapVersion = 1;
+
+/// Where the resources came from, so that `check` and `run` can read them again.
+struct ClusterSource {
+  enum class Kind { Database, File };
+  Kind kind = Kind::Database;
+  std::string path;
+  int ttlSeconds = 0;  // database only; 0: the recorded TTLs
+};
+
+struct RankRecord {
+  int rank = 0;
+  std::string vnode;
+  int replica = 0;
+  std::string type;                     // "CO" / "CG"
+  std::string host;
+  std::optional<int> device;            // CUDA device ordinal on the host (mode "gpu")
+  std::string mode;                     // "gpu" / "cpu" / "host-fallback"
+  double time = 0;                      // predicted t_v
+  std::optional<std::uint64_t> memory;  // declared device memory need
+};
+
+struct NodePrediction {
+  std::string host;
+  double cpu = 0, gpu = 0, net = 0;
+};
+
+struct MapRecord {
+  std::string program;
+  std::string rtgPath;
+  std::string machinefile;
+  std::string launcher = "mpich";       // "mpich" / "openmpi"
+  std::string algorithm;                // "paper" / "refine"
+  std::optional<std::uint64_t> seed;
+  ClusterSource source;
+  std::string clusterDigest;
+  Cluster cluster;                      // the snapshot the mapping used
+  std::vector<std::string> cudaArchs;
+  std::string costModel;
+  double period = 0;
+  double crossBytes = 0;
+  std::vector<NodePrediction> nodes;    // nodes with at least one rank, host order
+  std::vector<RankRecord> ranks;        // by rank
+};
+
+std::string writeMapJson(const MapRecord& record);
+bool parseMapJson(const std::string& text, MapRecord& out, std::string& error);
+
+/// MPICH machinefile: hosts in rank order, consecutive ranks on one host folded as "host:count".
+std::string formatMpichMachinefile(const std::vector<std::string>& hostOfRank);
+/// Open MPI hostfile: "host slots=N" per host, in order of first rank.
+std::string formatOpenMpiHostfile(const std::vector<std::string>& hostOfRank);
+/// Open MPI rankfile: "rank R=host slot=S", S counting each host's ranks from 0, modulo its cores.
+std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank);
+
+/// The path beside `machinefile` with its stem and `suffix`: ("out/app.machinefile", ".map.json") ->
+/// "out/app.map.json".
+std::string siblingPath(const std::string& machinefile, const std::string& suffix);
+
+}  // namespace dispar::streammap
+
+#endif

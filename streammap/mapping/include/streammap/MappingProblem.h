@@ -1,0 +1,77 @@
+// The mapping problem: an RTG and the usable nodes of a cluster, flattened into arrays the mappers
+// and the cost model index directly.
+#ifndef STREAMMAP_MAPPING_PROBLEM_H
+#define STREAMMAP_MAPPING_PROBLEM_H
+
+#include "dispar_lang/Rtg.h"
+#include "streammap/Cluster.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+/// Network bandwidth of a node whose description names none: 10 Gbit/s.
+inline constexpr double kDefaultBandwidthBytesPerSec = 1.25e9;
+
+struct ProblemVertex {
+  lang::Requirement type = lang::Requirement::CO;
+  double cost = 1.0;
+};
+
+struct ProblemNode {
+  int clusterIndex = 0;       // index into Cluster::nodes
+  std::string host;
+  int cores = 1;              // at least 1
+  int gpus = 0;
+  double cpuSpeed = 1.0;      // per core
+  double gpuSpeed = 0.0;      // mean relative speed of its GPUs (estimateGpuSpeed); 0 without GPUs
+  double bandwidth = kDefaultBandwidthBytesPerSec;
+  std::vector<double> gpuSpeeds;  // per GPU, in the node's GPU order
+  bool hasGpu() const { return gpus > 0; }
+};
+
+/// One end of an edge as seen from a vertex.
+struct Neighbour {
+  int vertex = 0;
+  double bytes = 0;
+};
+
+struct MappingProblem {
+  std::vector<ProblemVertex> vertices;  // by rank
+  std::vector<ProblemNode> nodes;       // usable (up) nodes, in host order
+  double totalEdgeBytes = 0;
+  bool allowHostFallback = false;       // a CG vertex may run on the CPU of a node without a GPU
+
+  /// Neighbours of vertex v in both arc directions (CSR layout: offsets has vertices + 1 entries).
+  std::vector<int> adjacencyOffsets;
+  std::vector<Neighbour> adjacency;
+  std::vector<char> hasIncoming;  // by vertex: some arc (other than a self-loop) ends at it
+
+  int vertexCount() const { return static_cast<int>(vertices.size()); }
+  int nodeCount() const { return static_cast<int>(nodes.size()); }
+  const Neighbour* neighboursBegin(int v) const { return adjacency.data() + adjacencyOffsets[v]; }
+  const Neighbour* neighboursEnd(int v) const { return adjacency.data() + adjacencyOffsets[v + 1]; }
+  bool anyGpuNode() const;
+  /// May vertex v run on node n at all?
+  bool allowed(int v, int n) const {
+    return vertices[v].type == lang::Requirement::CO || nodes[n].hasGpu() || allowHostFallback;
+  }
+  /// Does vertex v use node n's GPU (CG on a node with GPUs)?
+  bool onGpu(int v, int n) const { return vertices[v].type == lang::Requirement::CG && nodes[n].hasGpu(); }
+};
+
+/// Bytes one message of an edge carries: its volume, or its element size when the volume is null.
+double edgeBytes(const lang::RtgEdge& edge);
+
+/// Builds the problem from an RTG and a cluster. Down and drained nodes are left out. Fails (false,
+/// `error` set) on an empty or down-only cluster, and on a CG vertex with no usable GPU anywhere unless
+/// `allowHostFallback`.
+bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
+                  std::string& error);
+
+}  // namespace dispar::streammap
+
+#endif

@@ -1,0 +1,30 @@
+// The heterogeneity-aware mapper: local search (moves and swaps) on the cost model (CostModel.h),
+// started from the paper's mapping and from a cost-aware greedy placement, keeping the best.
+#ifndef STREAMMAP_REFINE_MAPPER_H
+#define STREAMMAP_REFINE_MAPPER_H
+
+#include "streammap/Mapping.h"
+#include "streammap/MappingProblem.h"
+
+#include <cstdint>
+
+namespace dispar::streammap {
+
+struct RefineOptions {
+  /// Improvement passes per start; 0 picks automatically (docs/mapping.md, "Refine").
+  int maxPasses = 0;
+  /// Seeds the extra random starts used on small instances.
+  std::uint64_t seed = 0;
+};
+
+/// Never returns a worse (period, crossing bytes) than `paper`, and never puts a CG vertex on a node
+/// without a GPU unless the problem allows host fallback.
+MappingResult mapRefine(const MappingProblem& problem, const MappingResult& paper, const RefineOptions& options);
+
+/// Cost-aware greedy placement: vertices by decreasing cost, each on the candidate node whose value
+/// after placing it is lowest (ties: fewer bytes crossing, then host order).
+std::vector<int> greedyPlacement(const MappingProblem& problem);
+
+}  // namespace dispar::streammap
+
+#endif

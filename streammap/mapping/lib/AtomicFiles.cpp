@@ -1,0 +1,103 @@
+#include "streammap/AtomicFiles.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace dispar::streammap {
+
+namespace {
+
+// An open file descriptor, closed on scope exit.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+  bool close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+bool writeAll(const std::string& path, const std::string& contents, std::string& error) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (fd.get() < 0) {
+    error = path + ": cannot create: " + std::strerror(errno);
+    return false;
+  }
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd.get(), contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = path + ": write failed: " + std::strerror(errno);
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0 || !fd.close()) {
+    error = path + ": flush failed: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool AtomicFileSet::commit(std::string& error) {
+  std::vector<std::string> temporaries;
+  auto removeTemporaries = [&] {
+    for (const std::string& t : temporaries) ::unlink(t.c_str());
+  };
+  for (const auto& [path, contents] : files_) {
+    const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+    temporaries.push_back(temporary);
+    if (!writeAll(temporary, contents, error)) {
+      removeTemporaries();
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (std::rename(temporaries[i].c_str(), files_[i].first.c_str()) != 0) {
+      error = files_[i].first + ": cannot replace: " + std::strerror(errno);
+      removeTemporaries();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool readFile(const std::string& path, std::string& out, std::string& error) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = path + ": read failed: " + std::strerror(errno);
+      return false;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  out = std::move(text);
+  return true;
+}
+
+}  // namespace dispar::streammap

@@ -1,0 +1,305 @@
+#include "streammap/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dispar::streammap {
+
+const char* const kCostModelSummary =
+    "t_v = cost / speed (GPU speed for CG on a GPU node, CPU speed otherwise); "
+    "cpu(n) = max(max t_v, sum t_v / cores); gpu(n) = max(max t_v, sum t_v / gpus); "
+    "net(n) = sum of crossing edge bytes / bandwidth; period = max over nodes; ties: fewer crossing bytes";
+
+double NodeCost::value() const { return std::max({cpu, gpu, net}); }
+
+const char* NodeCost::dominantTerm() const {
+  if (cpu >= gpu && cpu >= net) return "cpu";
+  return gpu >= net ? "gpu" : "net";
+}
+
+bool nearlyEqual(double a, double b) {
+  return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-12;
+}
+
+bool scoreLess(const Score& a, const Score& b) {
+  if (!nearlyEqual(a.period, b.period)) return a.period < b.period;
+  return !nearlyEqual(a.crossBytes, b.crossBytes) && a.crossBytes < b.crossBytes;
+}
+
+double vertexTime(const MappingProblem& p, int v, int n) {
+  const ProblemNode& node = p.nodes[n];
+  return p.vertices[v].cost / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
+}
+
+Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
+  const int nodeCount = p.nodeCount();
+  std::vector<double> cpuSum(nodeCount, 0), cpuMax(nodeCount, 0), gpuSum(nodeCount, 0), gpuMax(nodeCount, 0),
+      netBytes(nodeCount, 0);
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    const int n = nodeOf[v];
+    const double w = p.vertices[v].cost;
+    if (p.onGpu(v, n)) {
+      gpuSum[n] += w;
+      gpuMax[n] = std::max(gpuMax[n], w);
+    } else {
+      cpuSum[n] += w;
+      cpuMax[n] = std::max(cpuMax[n], w);
+    }
+  }
+  Evaluation result;
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
+      if (it->vertex < v || nodeOf[it->vertex] == nodeOf[v]) continue;  // each edge once, from its lower end
+      netBytes[nodeOf[v]] += it->bytes;
+      netBytes[nodeOf[it->vertex]] += it->bytes;
+      result.score.crossBytes += it->bytes;
+    }
+  }
+  result.nodes.resize(nodeCount);
+  for (int n = 0; n < nodeCount; ++n) {
+    const ProblemNode& node = p.nodes[n];
+    NodeCost& c = result.nodes[n];
+    c.cpu = std::max(cpuMax[n], cpuSum[n] / node.cores) / node.cpuSpeed;
+    c.gpu = node.gpus ? std::max(gpuMax[n], gpuSum[n] / node.gpus) / node.gpuSpeed : 0.0;
+    c.net = netBytes[n] / node.bandwidth;
+    result.score.period = std::max(result.score.period, c.value());
+  }
+  return result;
+}
+
+IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeOf)
+    : p_(p), nodeOf_(std::move(nodeOf)), loads_(p.nodeCount()), values_(p.nodeCount(), 0) {
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    Load& load = loads_[nodeOf_[v]];
+    const double w = p.vertices[v].cost;
+    if (p.onGpu(v, nodeOf_[v])) {
+      load.gpuSum += w;
+      load.gpuCosts.insert(w);
+    } else {
+      load.cpuSum += w;
+      load.cpuCosts.insert(w);
+    }
+    for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
+      if (nodeOf_[it->vertex] == nodeOf_[v]) continue;
+      load.netBytes += it->bytes;
+      if (it->vertex > v) crossBytes_ += it->bytes;
+    }
+  }
+  for (int n = 0; n < p.nodeCount(); ++n) {
+    values_[n] = nodeCost(n).value();
+    byValueAt_.push_back(byValue_.emplace(values_[n], n).first);
+    gpuByValueAt_.push_back(p.nodes[n].hasGpu() ? gpuByValue_.emplace(values_[n], n).first : gpuByValue_.end());
+  }
+}
+
+Score IncrementalCost::score() const { return Score{byValue_.rbegin()->first, crossBytes_}; }
+
+NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
+                                 double netBytes) const {
+  const ProblemNode& node = p_.nodes[n];
+  NodeCost c;
+  c.cpu = std::max(cpuMax, cpuSum / node.cores) / node.cpuSpeed;
+  c.gpu = node.gpus ? std::max(gpuMax, gpuSum / node.gpus) / node.gpuSpeed : 0.0;
+  c.net = netBytes / node.bandwidth;
+  return c;
+}
+
+NodeCost IncrementalCost::nodeCost(int n) const {
+  const Load& l = loads_[n];
+  const double cpuMax = l.cpuCosts.empty() ? 0.0 : *l.cpuCosts.rbegin();
+  const double gpuMax = l.gpuCosts.empty() ? 0.0 : *l.gpuCosts.rbegin();
+  return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax,
+                l.netBytes);
+}
+
+// Largest element of `costs` after removing one `removed` (when >= 0) and adding `added` (when >= 0).
+double IncrementalCost::maxCost(const std::multiset<double>& costs, double removed, double added) const {
+  double largest = 0;
+  if (!costs.empty()) {
+    auto top = costs.end();
+    --top;
+    if (removed >= 0 && *top == removed) {
+      if (top != costs.begin()) largest = *std::prev(top);
+    } else {
+      largest = *top;
+    }
+  }
+  return std::max(largest, added);
+}
+
+double IncrementalCost::maxExcept(int a, int b) const {
+  for (auto it = byValue_.rbegin(); it != byValue_.rend(); ++it)
+    if (it->second != a && it->second != b) return it->first;
+  return 0.0;
+}
+
+double IncrementalCost::crossDeltaOfMove(int v, int to) const {
+  const int from = nodeOf_[v];
+  double delta = 0;
+  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
+    const int c = nodeOf_[it->vertex];
+    delta += it->bytes * ((c != to) - (c != from));
+  }
+  return delta;
+}
+
+Score IncrementalCost::evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta,
+                                    double* touchedMax) const {
+  const double va = costOf(a, da.cpuSum, da.cpuMax, da.gpuSum, da.gpuMax, da.netBytes).value();
+  const double vb = costOf(b, db.cpuSum, db.cpuMax, db.gpuSum, db.gpuMax, db.netBytes).value();
+  if (touchedMax) *touchedMax = std::max(va, vb);
+  return Score{std::max({maxExcept(a, b), va, vb}), crossBytes_ + crossDelta};
+}
+
+namespace {
+
+// Sum after removing/adding, snapped to zero when the node's bucket becomes empty (no drift).
+double adjustedSum(double sum, std::size_t count, double removed, double added) {
+  std::size_t after = count - (removed >= 0) + (added >= 0);
+  if (after == 0) return 0.0;
+  return sum - (removed >= 0 ? removed : 0.0) + (added >= 0 ? added : 0.0);
+}
+
+}  // namespace
+
+Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
+  const int from = nodeOf_[v];
+  const double w = p_.vertices[v].cost;
+  const Load& la = loads_[from];
+  const Load& lb = loads_[to];
+  const bool gpuA = p_.onGpu(v, from), gpuB = p_.onGpu(v, to);
+  Delta da{from, 0, 0, 0, 0, la.netBytes};
+  Delta db{to, 0, 0, 0, 0, lb.netBytes};
+  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), gpuA ? -1 : w, -1);
+  da.cpuMax = maxCost(la.cpuCosts, gpuA ? -1 : w, -1);
+  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), gpuA ? w : -1, -1);
+  da.gpuMax = maxCost(la.gpuCosts, gpuA ? w : -1, -1);
+  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), -1, gpuB ? -1 : w);
+  db.cpuMax = maxCost(lb.cpuCosts, -1, gpuB ? -1 : w);
+  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), -1, gpuB ? w : -1);
+  db.gpuMax = maxCost(lb.gpuCosts, -1, gpuB ? w : -1);
+  double crossDelta = 0;
+  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
+    const int c = nodeOf_[it->vertex];
+    if (c == from) {
+      da.netBytes += it->bytes;
+      db.netBytes += it->bytes;
+      crossDelta += it->bytes;
+    } else if (c == to) {
+      da.netBytes -= it->bytes;
+      db.netBytes -= it->bytes;
+      crossDelta -= it->bytes;
+    } else {
+      da.netBytes -= it->bytes;
+      db.netBytes += it->bytes;
+    }
+  }
+  return evaluatePair(from, to, da, db, crossDelta, touchedMax);
+}
+
+Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
+  const int a = nodeOf_[u], b = nodeOf_[v];
+  const double wu = p_.vertices[u].cost, wv = p_.vertices[v].cost;
+  const Load& la = loads_[a];
+  const Load& lb = loads_[b];
+  const bool uOnA = p_.onGpu(u, a), vOnA = p_.onGpu(v, a), uOnB = p_.onGpu(u, b), vOnB = p_.onGpu(v, b);
+  Delta da{a, 0, 0, 0, 0, la.netBytes};
+  Delta db{b, 0, 0, 0, 0, lb.netBytes};
+  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), uOnA ? -1 : wu, vOnA ? -1 : wv);
+  da.cpuMax = maxCost(la.cpuCosts, uOnA ? -1 : wu, vOnA ? -1 : wv);
+  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), uOnA ? wu : -1, vOnA ? wv : -1);
+  da.gpuMax = maxCost(la.gpuCosts, uOnA ? wu : -1, vOnA ? wv : -1);
+  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), vOnB ? -1 : wv, uOnB ? -1 : wu);
+  db.cpuMax = maxCost(lb.cpuCosts, vOnB ? -1 : wv, uOnB ? -1 : wu);
+  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), vOnB ? wv : -1, uOnB ? wu : -1);
+  db.gpuMax = maxCost(lb.gpuCosts, vOnB ? wv : -1, uOnB ? wu : -1);
+  double crossDelta = 0;
+  // u goes a -> b and v goes b -> a; the u-v edges keep crossing.
+  auto account = [&](int x, int other, int from, int to, Delta& dFrom, Delta& dTo) {
+    for (const Neighbour* it = p_.neighboursBegin(x); it != p_.neighboursEnd(x); ++it) {
+      if (it->vertex == other) continue;
+      const int c = nodeOf_[it->vertex];
+      if (c == from) {
+        dFrom.netBytes += it->bytes;
+        dTo.netBytes += it->bytes;
+        crossDelta += it->bytes;
+      } else if (c == to) {
+        dFrom.netBytes -= it->bytes;
+        dTo.netBytes -= it->bytes;
+        crossDelta -= it->bytes;
+      } else {
+        dFrom.netBytes -= it->bytes;
+        dTo.netBytes += it->bytes;
+      }
+    }
+  };
+  account(u, v, a, b, da, db);
+  account(v, u, b, a, db, da);
+  return evaluatePair(a, b, da, db, crossDelta, touchedMax);
+}
+
+void IncrementalCost::removeVertex(int v) {
+  const int n = nodeOf_[v];
+  Load& l = loads_[n];
+  const double w = p_.vertices[v].cost;
+  std::multiset<double>& costs = p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts;
+  double& sum = p_.onGpu(v, n) ? l.gpuSum : l.cpuSum;
+  costs.erase(costs.find(w));
+  sum = costs.empty() ? 0.0 : sum - w;
+  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
+    const int c = nodeOf_[it->vertex];
+    if (c == n || c < 0) continue;  // c < 0: the other end of a swap, already taken out
+    l.netBytes -= it->bytes;
+    loads_[c].netBytes -= it->bytes;
+    crossBytes_ -= it->bytes;
+  }
+  nodeOf_[v] = -1;
+}
+
+void IncrementalCost::addVertex(int v, int n) {
+  Load& l = loads_[n];
+  const double w = p_.vertices[v].cost;
+  (p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts).insert(w);
+  (p_.onGpu(v, n) ? l.gpuSum : l.cpuSum) += w;
+  nodeOf_[v] = n;
+  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
+    const int c = nodeOf_[it->vertex];
+    if (c == n || c < 0) continue;
+    l.netBytes += it->bytes;
+    loads_[c].netBytes += it->bytes;
+    crossBytes_ += it->bytes;
+  }
+}
+
+void IncrementalCost::setValue(int n) {
+  const double value = nodeCost(n).value();
+  if (value == values_[n]) return;
+  values_[n] = value;
+  // Re-insert with the old position as hint: most moves change a node's value a little.
+  auto hint = byValue_.erase(byValueAt_[n]);
+  byValueAt_[n] = byValue_.emplace_hint(hint, value, n);
+  if (p_.nodes[n].hasGpu()) {
+    hint = gpuByValue_.erase(gpuByValueAt_[n]);
+    gpuByValueAt_[n] = gpuByValue_.emplace_hint(hint, value, n);
+  }
+}
+
+void IncrementalCost::move(int v, int to) {
+  const int from = nodeOf_[v];
+  removeVertex(v);
+  addVertex(v, to);
+  setValue(from);
+  setValue(to);
+}
+
+void IncrementalCost::swap(int u, int v) {
+  const int a = nodeOf_[u], b = nodeOf_[v];
+  removeVertex(u);
+  removeVertex(v);
+  addVertex(u, b);
+  addVertex(v, a);
+  setValue(a);
+  setValue(b);
+}
+
+}  // namespace dispar::streammap

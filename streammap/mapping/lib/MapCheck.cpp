@@ -1,0 +1,96 @@
+#include "streammap/MapCheck.h"
+
+#include "streammap/AtomicFiles.h"
+#include "streammap/ClusterDigest.h"
+#include "streammap/ClusterJson.h"
+#include "streammap/CudaArch.h"
+#include "streammap/ResourceDb.h"
+
+#include <map>
+
+namespace dispar::streammap {
+
+namespace {
+
+std::string rankLabel(const RankRecord& k) {
+  return "rank " + std::to_string(k.rank) + " (" + k.vnode + "[" + std::to_string(k.replica) + "])";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& s : items) text += (text.empty() ? "" : ", ") + s;
+  return text;
+}
+
+}  // namespace
+
+bool loadClusterSource(const ClusterSource& source, Cluster& out, std::string& error) {
+  if (source.kind == ClusterSource::Kind::Database)
+    return loadClusterFromDatabase(source.path, source.ttlSeconds, out, error);
+  std::string text;
+  if (!readFile(source.path, text, error)) return false;
+  if (!parseClusterJson(text, out, error)) {
+    error = source.path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
+  CheckReport report;
+  if (clusterDigest(current) != record.clusterDigest) {
+    report.changes = describeClusterChanges(record.cluster, current);
+    if (report.changes.empty()) report.changes.push_back("resource digest differs from the mapping's");
+  }
+  std::map<std::string, const NodeInfo*> nodes;
+  for (const NodeInfo& n : current.nodes) nodes[n.host] = &n;
+
+  std::map<std::pair<std::string, int>, std::uint64_t> memoryOnDevice;
+  bool gpuRanks = false;
+  for (const RankRecord& k : record.ranks) {
+    auto it = nodes.find(k.host);
+    if (it == nodes.end()) {
+      report.problems.push_back(rankLabel(k) + ": host " + k.host + " is no longer in the cluster");
+      continue;
+    }
+    const NodeInfo& node = *it->second;
+    if (node.status != NodeStatus::Up) {
+      report.problems.push_back(rankLabel(k) + ": host " + k.host + " is " + nodeStatusName(node.status));
+      continue;
+    }
+    if (k.mode != "gpu") continue;
+    gpuRanks = true;
+    const GpuInfo* gpu = nullptr;
+    for (const GpuInfo& g : node.gpus)
+      if (k.device && g.index == *k.device) gpu = &g;
+    if (!gpu) {
+      report.problems.push_back(rankLabel(k) + ": " + k.host + " has no gpu " +
+                                (k.device ? std::to_string(*k.device) : std::string("(none recorded)")));
+      continue;
+    }
+    const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name + ", compute capability " +
+                              std::to_string(gpu->ccMajor) + "." + std::to_string(gpu->ccMinor) + ")";
+    if (!record.cudaArchs.empty() && !anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
+      report.problems.push_back(rankLabel(k) + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
+                                ") runs on " + where);
+    if (k.memory) {
+      if (*k.memory > gpu->memoryBytes)
+        report.problems.push_back(rankLabel(k) + ": needs " + std::to_string(*k.memory) + " bytes of device memory, " +
+                                  where + " has " + std::to_string(gpu->memoryBytes));
+      memoryOnDevice[{k.host, gpu->index}] += *k.memory;
+    }
+  }
+  for (const auto& [device, bytes] : memoryOnDevice) {
+    const NodeInfo& node = *nodes[device.first];
+    for (const GpuInfo& g : node.gpus)
+      if (g.index == device.second && bytes > g.memoryBytes)
+        report.problems.push_back(device.first + " gpu " + std::to_string(g.index) + ": the ranks mapped to it need " +
+                                  std::to_string(bytes) + " bytes of device memory together, it has " +
+                                  std::to_string(g.memoryBytes));
+  }
+  if (gpuRanks && record.cudaArchs.empty())
+    report.notes.push_back("the rtg records no CUDA architectures (built without device code?): architectures not checked");
+  return report;
+}
+
+}  // namespace dispar::streammap

@@ -1,0 +1,260 @@
+#include "streammap/MapPlanner.h"
+
+#include "streammap/ClusterDigest.h"
+#include "streammap/PaperMapper.h"
+#include "streammap/RefineMapper.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace dispar::streammap {
+
+namespace {
+
+constexpr int kExplainCandidateLimit = 256;  // nodes weighed per vertex by --explain on large clusters
+constexpr int kWarningExamples = 5;          // hosts or vertices named in one warning
+
+std::string formatNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+std::string vertexLabel(const lang::Rtg& rtg, int v) {
+  const lang::RtgVertex& vertex = rtg.vertices[v];
+  return "rank " + std::to_string(v) + " (" + vertex.vnode + "[" + std::to_string(vertex.replica) + "], " +
+         lang::requirementName(vertex.type) + ")";
+}
+
+void addOversubscriptionWarnings(const MappingOutcome& o, std::vector<std::string>& warnings) {
+  const MappingProblem& p = o.problem;
+  if (o.result.oversubscribed > 0)
+    warnings.push_back("warning: " + std::to_string(p.vertexCount()) + " vertices for " +
+                       std::to_string(o.result.slots) +
+                       " slots (cores of CPU-only nodes + CPU-GPU pairs of GPU nodes): oversubscribed by " +
+                       std::to_string(o.result.oversubscribed) + " (placed by steps 5-6)");
+  std::vector<int> ranksOn(p.nodeCount(), 0);
+  for (int n : o.result.nodeOf) ++ranksOn[n];
+  long excess = 0;
+  int nodes = 0;
+  std::string examples;
+  for (int n = 0; n < p.nodeCount(); ++n) {
+    if (ranksOn[n] <= p.nodes[n].cores) continue;
+    excess += ranksOn[n] - p.nodes[n].cores;
+    if (nodes++ < kWarningExamples)
+      examples += (examples.empty() ? "" : ", ") + p.nodes[n].host + ": " + std::to_string(ranksOn[n]) +
+                  " ranks on " + std::to_string(p.nodes[n].cores) + " cores";
+  }
+  if (nodes > 0)
+    warnings.push_back("warning: " + std::to_string(excess) + " more ranks than cores on " + std::to_string(nodes) +
+                       " node(s) (" + examples + (nodes > kWarningExamples ? ", ..." : "") + ")");
+}
+
+void addFallbackWarnings(const lang::Rtg& rtg, const MappingOutcome& o, std::vector<std::string>& warnings) {
+  int count = 0;
+  std::string examples;
+  for (int v = 0; v < o.problem.vertexCount(); ++v) {
+    const int n = o.result.nodeOf[v];
+    if (o.problem.vertices[v].type != lang::Requirement::CG || o.problem.onGpu(v, n)) continue;
+    if (count++ < kWarningExamples)
+      examples += (examples.empty() ? "" : ", ") + vertexLabel(rtg, v) + " on " + o.problem.nodes[n].host;
+  }
+  if (count > 0)
+    warnings.push_back("warning: " + std::to_string(count) +
+                       " CG vertex(es) run on a CPU (host-fallback): " + examples + (count > kWarningExamples ? ", ..." : ""));
+}
+
+}  // namespace
+
+const char* algorithmName(Algorithm a) { return a == Algorithm::Paper ? "paper" : "refine"; }
+
+const char* rankMode(const MappingProblem& problem, int v, int n) {
+  if (problem.onGpu(v, n)) return "gpu";
+  return problem.vertices[v].type == lang::Requirement::CG ? "host-fallback" : "cpu";
+}
+
+std::vector<int> assignDevices(const MappingProblem& p, const std::vector<int>& nodeOf) {
+  std::vector<int> device(p.vertexCount(), -1);
+  std::vector<int> order(p.vertexCount());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p.vertices[a].cost > p.vertices[b].cost; });
+  std::map<int, std::vector<double>> predicted;  // node -> time so far per GPU
+  for (int v : order) {
+    const int n = nodeOf[v];
+    if (!p.onGpu(v, n)) continue;
+    const std::vector<double>& speeds = p.nodes[n].gpuSpeeds;
+    std::vector<double>& load = predicted[n];
+    if (load.empty()) load.assign(speeds.size(), 0.0);
+    const double w = p.vertices[v].cost;
+    int best = 0;
+    for (int g = 1; g < static_cast<int>(speeds.size()); ++g)
+      if (load[g] + w / speeds[g] < load[best] + w / speeds[best]) best = g;
+    load[best] += w / speeds[best];
+    device[v] = best;
+  }
+  return device;
+}
+
+bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
+                 std::string& error) {
+  MappingOutcome o;
+  if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error)) return false;
+  PaperOptions paperOptions;
+  paperOptions.seed = settings.seed;
+  MappingResult paper = mapPaper(o.problem, paperOptions);
+  if (settings.algorithm == Algorithm::Paper) {
+    o.result = std::move(paper);
+  } else {
+    RefineOptions refineOptions;
+    refineOptions.maxPasses = settings.maxPasses;
+    refineOptions.seed = settings.seed.value_or(0);
+    o.result = mapRefine(o.problem, paper, refineOptions);
+    o.result.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
+  }
+  o.evaluation = evaluate(o.problem, o.result.nodeOf);
+  o.device = assignDevices(o.problem, o.result.nodeOf);
+  addOversubscriptionWarnings(o, o.warnings);
+  addFallbackWarnings(rtg, o, o.warnings);
+  out = std::move(o);
+  return true;
+}
+
+std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& o, Algorithm algorithm) {
+  const MappingProblem& p = o.problem;
+  IncrementalCost cost(p, o.result.nodeOf);
+  const Score now = cost.score();
+  std::vector<std::string> lines;
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    const int n = o.result.nodeOf[v];
+    const Placement& how = o.result.placements[v];
+    std::string line = vertexLabel(rtg, v) + " -> " + p.nodes[n].host + ": ";
+    if (algorithm == Algorithm::Paper) {
+      line += placementRuleName(how.rule);
+      if (how.viaVertex >= 0) line += " (rank " + std::to_string(how.viaVertex) + ")";
+      line += "; runner-up " + (how.runnerUp >= 0 ? p.nodes[how.runnerUp].host : std::string("none"));
+      lines.push_back(std::move(line));
+      continue;
+    }
+    // Refine: weigh every other allowed node (the least-valued ones on large clusters).
+    std::vector<int> candidates;
+    if (p.nodeCount() <= kExplainCandidateLimit) {
+      candidates.resize(p.nodeCount());
+      std::iota(candidates.begin(), candidates.end(), 0);
+    } else {
+      for (const auto& entry : cost.nodesByValue()) {
+        if (static_cast<int>(candidates.size()) == kExplainCandidateLimit) break;
+        candidates.push_back(entry.second);
+      }
+    }
+    int runnerUp = -1;
+    Score runnerScore;
+    for (int b : candidates) {
+      if (b == n || !p.allowed(v, b)) continue;
+      const Score s = cost.scoreAfterMove(v, b);
+      if (runnerUp < 0 || scoreLess(s, runnerScore)) {
+        runnerUp = b;
+        runnerScore = s;
+      }
+    }
+    line += std::string(placementRuleName(how.rule)) + "; t=" + formatNumber(vertexTime(p, v, n)) + " (" +
+            rankMode(p, v, n) + ")";
+    if (runnerUp < 0) {
+      line += "; runner-up none (no other node may run it)";
+    } else if (!nearlyEqual(runnerScore.period, now.period)) {
+      // Which node and term would set the period after the move.
+      cost.move(v, runnerUp);
+      const int top = cost.nodesByValue().rbegin()->second;
+      const NodeCost c = cost.nodeCost(top);
+      cost.move(v, n);
+      line += "; runner-up " + p.nodes[runnerUp].host + " would make the period " +
+              formatNumber(runnerScore.period) + " (" + c.dominantTerm() + " of " + p.nodes[top].host + ") vs " +
+              formatNumber(now.period);
+    } else {
+      line += "; runner-up " + p.nodes[runnerUp].host + " gives the same period, crossing bytes " +
+              formatNumber(runnerScore.crossBytes) + " vs " + formatNumber(now.crossBytes);
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const MappingOutcome& o,
+                        const MapSettings& settings) {
+  const MappingProblem& p = o.problem;
+  MapRecord r;
+  r.program = rtg.program;
+  r.algorithm = algorithmName(settings.algorithm);
+  r.seed = settings.seed;
+  r.clusterDigest = clusterDigest(cluster);
+  r.cluster = cluster;
+  r.cudaArchs = rtg.cudaArchs;
+  r.costModel = kCostModelSummary;
+  r.period = o.evaluation.score.period;
+  r.crossBytes = o.evaluation.score.crossBytes;
+  std::vector<char> used(p.nodeCount(), 0);
+  for (int n : o.result.nodeOf) used[n] = 1;
+  for (int n = 0; n < p.nodeCount(); ++n)
+    if (used[n])
+      r.nodes.push_back(NodePrediction{p.nodes[n].host, o.evaluation.nodes[n].cpu, o.evaluation.nodes[n].gpu,
+                                       o.evaluation.nodes[n].net});
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    const lang::RtgVertex& vertex = rtg.vertices[v];
+    const int n = o.result.nodeOf[v];
+    RankRecord k;
+    k.rank = v;
+    k.vnode = vertex.vnode;
+    k.replica = vertex.replica;
+    k.type = lang::requirementName(vertex.type);
+    k.host = p.nodes[n].host;
+    if (o.device[v] >= 0) k.device = o.device[v];
+    k.mode = rankMode(p, v, n);
+    k.time = vertexTime(p, v, n);
+    k.memory = vertex.memory;
+    r.ranks.push_back(std::move(k));
+  }
+  return r;
+}
+
+namespace {
+
+std::string dotQuoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string formatDot(const lang::Rtg& rtg, const MappingOutcome& o) {
+  const MappingProblem& p = o.problem;
+  std::vector<std::vector<int>> byNode(p.nodeCount());
+  for (int v = 0; v < p.vertexCount(); ++v) byNode[o.result.nodeOf[v]].push_back(v);
+  std::string text = "digraph " + dotQuoted(rtg.program) + " {\n  rankdir=LR;\n  node [shape=box];\n";
+  for (int n = 0; n < p.nodeCount(); ++n) {
+    if (byNode[n].empty()) continue;
+    const NodeCost& c = o.evaluation.nodes[n];
+    text += "  subgraph " + dotQuoted("cluster_" + std::to_string(n)) + " {\n    label=" +
+            dotQuoted(p.nodes[n].host + " (cpu " + formatNumber(c.cpu) + ", gpu " + formatNumber(c.gpu) + ", net " +
+                      formatNumber(c.net) + ")") +
+            ";\n";
+    for (int v : byNode[n]) {
+      const lang::RtgVertex& vertex = rtg.vertices[v];
+      std::string label = std::to_string(v) + ": " + vertex.vnode + "[" + std::to_string(vertex.replica) + "]\\n" +
+                          lang::requirementName(vertex.type);
+      if (o.device[v] >= 0) label += " gpu " + std::to_string(o.device[v]);
+      text += "    v" + std::to_string(v) + " [label=\"" + label + "\"" +
+              (vertex.type == lang::Requirement::CG ? ", style=filled, fillcolor=palegreen" : "") + "];\n";
+    }
+    text += "  }\n";
+  }
+  for (const lang::RtgEdge& e : rtg.edges)
+    text += "  v" + std::to_string(e.from) + " -> v" + std::to_string(e.to) + " [label=" + dotQuoted(e.pipe) + "];\n";
+  return text + "}\n";
+}
+
+}  // namespace dispar::streammap

@@ -1,0 +1,423 @@
+// The map / check / run subcommands: option parsing, file handling and launching; the work is done by
+// MapPlanner and MapCheck.
+#include "streammap/AtomicFiles.h"
+#include "streammap/ClusterDigest.h"
+#include "streammap/Commands.h"
+#include "streammap/MapCheck.h"
+#include "streammap/MapFile.h"
+#include "streammap/MapPlanner.h"
+#include "streammap/ResourceDb.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace dispar::streammap {
+
+namespace {
+
+constexpr const char* kMapUsage =
+    "usage: streammap map APP.rtg.json [-o APP.machinefile] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                     [--format mpich|openmpi] [--dot FILE] [--explain]\n";
+constexpr const char* kCheckUsage =
+    "usage: streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n";
+constexpr const char* kRunUsage =
+    "usage: streammap run [--launcher fork] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "                     [--algorithm refine|paper] [--allow-host-fallback] ./APP [ARGS...]\n";
+
+int fail(const char* command, const std::string& message) {
+  std::fprintf(stderr, "streammap %s: error: %s\n", command, message.c_str());
+  return 1;
+}
+
+// Reads options one at a time: `--name VALUE` or `--name=VALUE`.
+class OptionReader {
+ public:
+  OptionReader(const Args& args, std::size_t& index) : args_(args), index_(index) {}
+
+  /// True when the current argument is option `name`; a value, if wanted, goes to `value`.
+  bool is(const char* name) const {
+    const std::string& a = args_[index_];
+    return a == name || a.rfind(std::string(name) + "=", 0) == 0;
+  }
+  bool value(std::string& out, std::string& error) {
+    const std::string& a = args_[index_];
+    const std::size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      out = a.substr(eq + 1);
+      return true;
+    }
+    if (index_ + 1 >= args_.size()) {
+      error = "option " + a + " needs a value";
+      return false;
+    }
+    out = args_[++index_];
+    return true;
+  }
+
+ private:
+  const Args& args_;
+  std::size_t& index_;
+};
+
+bool parseNumber(const std::string& text, const char* option, long long min, long long& out, std::string& error) {
+  char* end = nullptr;
+  errno = 0;
+  const long long x = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || x < min) {
+    error = std::string("option ") + option + ": expected an integer >= " + std::to_string(min) + ", got '" + text + "'";
+    return false;
+  }
+  out = x;
+  return true;
+}
+
+// Options shared by map, check and run: where the resources come from.
+struct SourceOptions {
+  std::optional<std::string> db, clusterFile;
+  int ttl = 0;
+
+  /// Consumes the current argument if it is one of these options; `handled` tells whether it was.
+  bool consume(OptionReader& r, bool& handled, std::string& error) {
+    handled = true;
+    std::string v;
+    long long n = 0;
+    if (r.is("--db")) {
+      if (!r.value(v, error)) return false;
+      db = v;
+    } else if (r.is("--cluster")) {
+      if (!r.value(v, error)) return false;
+      clusterFile = v;
+    } else if (r.is("--ttl")) {
+      if (!r.value(v, error) || !parseNumber(v, "--ttl", 0, n, error)) return false;
+      ttl = static_cast<int>(n);
+    } else {
+      handled = false;
+    }
+    return true;
+  }
+  bool any() const { return db || clusterFile; }
+  bool resolve(ClusterSource& out, std::string& error) const {
+    if (db && clusterFile) {
+      error = "--db and --cluster are mutually exclusive";
+      return false;
+    }
+    out.kind = clusterFile ? ClusterSource::Kind::File : ClusterSource::Kind::Database;
+    out.path = clusterFile ? *clusterFile : db ? *db : defaultDatabasePath();
+    out.ttlSeconds = ttl;
+    return true;
+  }
+};
+
+struct MapInvocation {
+  std::string rtgPath;
+  std::string output;
+  std::string dotPath;
+  ClusterSource source;
+  MapSettings settings;
+  bool openmpi = false;
+  bool explain = false;
+  bool printTable = true;
+};
+
+// "dir/app.rtg.json" -> "dir/app".
+std::string programStem(const std::string& rtgPath) {
+  const std::string suffix = ".rtg.json";
+  if (rtgPath.size() > suffix.size() && rtgPath.compare(rtgPath.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return rtgPath.substr(0, rtgPath.size() - suffix.size());
+  return siblingPath(rtgPath, "");
+}
+
+std::string launchProgram(const std::string& stem) { return stem.find('/') == std::string::npos ? "./" + stem : stem; }
+
+int executeMap(const MapInvocation& m) {
+  std::string error, text;
+  if (!readFile(m.rtgPath, text, error)) return fail("map", error);
+  lang::Rtg rtg;
+  if (!lang::parseRtgJson(text, rtg, error)) return fail("map", m.rtgPath + ": " + error);
+  Cluster cluster;
+  if (!loadClusterSource(m.source, cluster, error)) return fail("map", error);
+  MappingOutcome outcome;
+  if (!planMapping(rtg, cluster, m.settings, outcome, error)) return fail("map", error);
+
+  const std::string output = m.output.empty() ? programStem(m.rtgPath) + ".machinefile" : m.output;
+  const std::string mapPath = siblingPath(output, ".map.json");
+  MapRecord record = makeMapRecord(rtg, cluster, outcome, m.settings);
+  record.rtgPath = m.rtgPath;
+  record.machinefile = output;
+  record.launcher = m.openmpi ? "openmpi" : "mpich";
+  record.source = m.source;
+
+  std::vector<std::string> hostOfRank;
+  std::vector<int> coresOfRank;
+  for (const RankRecord& k : record.ranks) {
+    hostOfRank.push_back(k.host);
+    coresOfRank.push_back(outcome.problem.nodes[outcome.result.nodeOf[k.rank]].cores);
+  }
+  AtomicFileSet files;
+  const std::string rankfile = siblingPath(output, ".rankfile");
+  if (m.openmpi) {
+    files.add(output, formatOpenMpiHostfile(hostOfRank));
+    files.add(rankfile, formatOpenMpiRankfile(hostOfRank, coresOfRank));
+  } else {
+    files.add(output, formatMpichMachinefile(hostOfRank));
+  }
+  files.add(mapPath, writeMapJson(record));
+  if (!m.dotPath.empty()) files.add(m.dotPath, formatDot(rtg, outcome));
+  if (!files.commit(error)) return fail("map", error);
+
+  for (const std::string& w : outcome.warnings) std::fprintf(stderr, "streammap map: %s\n", w.c_str());
+  if (!m.printTable) return 0;
+  std::printf("%-6s %-20s %-7s %-4s %-20s %s\n", "rank", "vnode", "replica", "type", "host", "device");
+  for (const RankRecord& k : record.ranks) {
+    const std::string device = k.device ? "gpu " + std::to_string(*k.device) : k.mode == "host-fallback" ? "host-fallback" : "-";
+    std::printf("%-6d %-20s %-7d %-4s %-20s %s\n", k.rank, k.vnode.c_str(), k.replica, k.type.c_str(), k.host.c_str(),
+                device.c_str());
+  }
+  if (m.explain) {
+    std::printf("\nexplain (%s):\n", algorithmName(m.settings.algorithm));
+    for (const std::string& line : explainMapping(rtg, outcome, m.settings.algorithm)) std::printf("  %s\n", line.c_str());
+  }
+  std::printf("\nalgorithm: %s\ncost model: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
+              algorithmName(m.settings.algorithm), kCostModelSummary, record.period, record.crossBytes);
+  std::printf("wrote %s and %s%s\n", output.c_str(), mapPath.c_str(), m.openmpi ? (" and " + rankfile).c_str() : "");
+  const std::string program = launchProgram(programStem(m.rtgPath));
+  if (m.openmpi)
+    std::printf("run: mpirun --hostfile %s --rankfile %s -n %zu %s\n", output.c_str(), rankfile.c_str(),
+                record.ranks.size(), program.c_str());
+  else
+    std::printf("run: mpiexec -f %s -n %zu %s\n", output.c_str(), record.ranks.size(), program.c_str());
+  return 0;
+}
+
+// Consumes one mapping option (algorithm, seed, passes, host fallback) into `m`; used by map and run.
+bool parseMapSettings(const std::string& a, OptionReader& r, MapInvocation& m, bool& handled, std::string& error) {
+  handled = true;
+  std::string v;
+  long long n = 0;
+  if (r.is("--algorithm")) {
+    if (!r.value(v, error)) return false;
+    if (v == "paper") m.settings.algorithm = Algorithm::Paper;
+    else if (v == "refine") m.settings.algorithm = Algorithm::Refine;
+    else {
+      error = "option --algorithm: expected 'refine' or 'paper', got '" + v + "'";
+      return false;
+    }
+  } else if (r.is("--seed")) {
+    if (!r.value(v, error) || !parseNumber(v, "--seed", 0, n, error)) return false;
+    m.settings.seed = static_cast<std::uint64_t>(n);
+  } else if (r.is("--passes")) {
+    if (!r.value(v, error) || !parseNumber(v, "--passes", 1, n, error)) return false;
+    m.settings.maxPasses = static_cast<int>(n);
+  } else if (a == "--allow-host-fallback") {
+    m.settings.allowHostFallback = true;
+  } else {
+    handled = false;
+  }
+  return true;
+}
+
+struct FileTimes {
+  bool exists = false;
+  struct timespec modified {};
+};
+
+FileTimes statFile(const std::string& path) {
+  struct stat st {};
+  FileTimes t;
+  if (::stat(path.c_str(), &st) == 0) {
+    t.exists = true;
+    t.modified = st.st_mtim;
+  }
+  return t;
+}
+
+bool olderThan(const FileTimes& a, const FileTimes& b) {
+  return a.modified.tv_sec < b.modified.tv_sec ||
+         (a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec < b.modified.tv_nsec);
+}
+
+void printReport(const char* path, const CheckReport& report) {
+  for (const std::string& c : report.changes) std::printf("changed: %s\n", c.c_str());
+  for (const std::string& p : report.problems) std::printf("problem: %s\n", p.c_str());
+  for (const std::string& n : report.notes) std::printf("note: %s\n", n.c_str());
+  if (report.ok())
+    std::printf("%s: ok: resources unchanged since mapping and every rank can run where it is mapped\n", path);
+  else
+    std::printf("%s: not ok: %zu change(s), %zu problem(s)%s\n", path, report.changes.size(), report.problems.size(),
+                report.changes.empty() ? "" : "; remap with 'streammap map'");
+}
+
+}  // namespace
+
+int mapCommand(const Args& args) {
+  MapInvocation m;
+  SourceOptions source;
+  std::string error;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    OptionReader r(args, i);
+    const std::string& a = args[i];
+    bool handled = false;
+    if (!source.consume(r, handled, error)) return fail("map", error);
+    if (handled) continue;
+    if (!parseMapSettings(a, r, m, handled, error)) return fail("map", error);
+    if (handled) continue;
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kMapUsage);
+      return 0;
+    } else if (r.is("-o") || r.is("--output")) {
+      if (!r.value(v, error)) return fail("map", error);
+      m.output = v;
+    } else if (r.is("--format")) {
+      if (!r.value(v, error)) return fail("map", error);
+      if (v != "mpich" && v != "openmpi") return fail("map", "option --format: expected 'mpich' or 'openmpi', got '" + v + "'");
+      m.openmpi = v == "openmpi";
+    } else if (r.is("--dot")) {
+      if (!r.value(v, error)) return fail("map", error);
+      m.dotPath = v;
+    } else if (a == "--explain") {
+      m.explain = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "%s", kMapUsage);
+      return fail("map", "unknown option '" + a + "'");
+    } else if (m.rtgPath.empty()) {
+      m.rtgPath = a;
+    } else {
+      return fail("map", "unexpected argument '" + a + "' (one rtg file expected)");
+    }
+  }
+  if (m.rtgPath.empty()) {
+    std::fprintf(stderr, "%s", kMapUsage);
+    return fail("map", "no rtg file given");
+  }
+  if (!source.resolve(m.source, error)) return fail("map", error);
+  return executeMap(m);
+}
+
+int checkCommand(const Args& args) {
+  std::string mapPath, error;
+  SourceOptions source;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    OptionReader r(args, i);
+    bool handled = false;
+    if (!source.consume(r, handled, error)) return fail("check", error);
+    if (handled) continue;
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::printf("%s", kCheckUsage);
+      return 0;
+    }
+    if (args[i][0] == '-') return fail("check", "unknown option '" + args[i] + "'");
+    if (!mapPath.empty()) return fail("check", "unexpected argument '" + args[i] + "' (one map file expected)");
+    mapPath = args[i];
+  }
+  if (mapPath.empty()) {
+    std::fprintf(stderr, "%s", kCheckUsage);
+    return fail("check", "no map file given");
+  }
+  std::string text;
+  MapRecord record;
+  if (!readFile(mapPath, text, error)) return fail("check", error);
+  if (!parseMapJson(text, record, error)) return fail("check", mapPath + ": " + error);
+  ClusterSource where = record.source;
+  if (source.any() && !source.resolve(where, error)) return fail("check", error);
+  Cluster current;
+  if (!loadClusterSource(where, current, error)) return fail("check", error);
+  const CheckReport report = checkMapping(record, current);
+  printReport(mapPath.c_str(), report);
+  return report.ok() ? 0 : 1;
+}
+
+int runCommand(const Args& args) {
+  MapInvocation m;
+  SourceOptions source;
+  bool forkLauncher = false;
+  std::string error;
+  std::size_t programIndex = args.size();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    OptionReader r(args, i);
+    const std::string& a = args[i];
+    bool handled = false;
+    if (!source.consume(r, handled, error)) return fail("run", error);
+    if (handled) continue;
+    if (!parseMapSettings(a, r, m, handled, error)) return fail("run", error);
+    if (handled) continue;
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kRunUsage);
+      return 0;
+    } else if (r.is("--launcher")) {
+      if (!r.value(v, error)) return fail("run", error);
+      if (v != "fork") return fail("run", "option --launcher: only 'fork' is passed through, got '" + v + "'");
+      forkLauncher = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return fail("run", "unknown option '" + a + "'");
+    } else {
+      programIndex = i;
+      break;
+    }
+  }
+  if (programIndex == args.size()) {
+    std::fprintf(stderr, "%s", kRunUsage);
+    return fail("run", "no program given");
+  }
+  if (!source.resolve(m.source, error)) return fail("run", error);
+  const std::string program = args[programIndex];
+  m.rtgPath = program + ".rtg.json";
+  m.output = program + ".machinefile";
+  m.printTable = false;
+  const std::string mapPath = program + ".map.json";
+
+  const FileTimes rtgTime = statFile(m.rtgPath);
+  if (!rtgTime.exists) return fail("run", m.rtgPath + ": not found (was the program built with disparcc?)");
+  Cluster current;
+  if (!loadClusterSource(m.source, current, error)) return fail("run", error);
+
+  // Remap when the mapping is missing, older than the RTG, made from other or changed resources.
+  std::string reason;
+  MapRecord record;
+  std::string text;
+  const FileTimes mapTime = statFile(mapPath);
+  if (!mapTime.exists) reason = "no mapping yet";
+  else if (olderThan(mapTime, rtgTime)) reason = "mapping older than " + m.rtgPath;
+  else if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) reason = "mapping unreadable: " + error;
+  else if (record.source.kind != m.source.kind || record.source.path != m.source.path) reason = "other resource source";
+  else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
+  if (!reason.empty()) {
+    std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
+    if (const int status = executeMap(m)) return status;
+    if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) return fail("run", mapPath + ": " + error);
+  }
+  const CheckReport report = checkMapping(record, current);
+  if (!report.ok()) {
+    printReport(mapPath.c_str(), report);
+    return fail("run", "mapping check failed; not launching");
+  }
+
+  const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
+  std::vector<std::string> argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};
+  if (forkLauncher) argv.insert(argv.end(), {"-launcher", "fork"});
+  argv.insert(argv.end(), {"-f", m.output, "-n", std::to_string(record.ranks.size())});
+  argv.insert(argv.end(), args.begin() + static_cast<long>(programIndex), args.end());
+  std::vector<char*> cargv;
+  for (std::string& s : argv) cargv.push_back(s.data());
+  cargv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), environ);
+  if (rc != 0) return fail("run", std::string("cannot start ") + argv[0] + ": " + std::strerror(rc));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return fail("run", std::string("waitpid: ") + std::strerror(errno));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace dispar::streammap

@@ -1,0 +1,111 @@
+#include "streammap/MappingProblem.h"
+
+#include "streammap/GpuSpeed.h"
+
+#include <algorithm>
+
+namespace dispar::streammap {
+
+double edgeBytes(const lang::RtgEdge& edge) {
+  return static_cast<double>(edge.volume ? *edge.volume : edge.elementBytes);
+}
+
+bool MappingProblem::anyGpuNode() const {
+  return std::any_of(nodes.begin(), nodes.end(), [](const ProblemNode& n) { return n.hasGpu(); });
+}
+
+bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
+                  std::string& error) {
+  MappingProblem p;
+  p.allowHostFallback = allowHostFallback;
+  const int vertexCount = static_cast<int>(rtg.vertices.size());
+  if (vertexCount == 0) {
+    error = "rtg has no vertices: nothing to map";
+    return false;
+  }
+  bool anyCg = false;
+  for (int i = 0; i < vertexCount; ++i) {
+    const lang::RtgVertex& v = rtg.vertices[i];
+    if (v.id != i || v.rank != i) {
+      error = "rtg vertices[" + std::to_string(i) + "]: id " + std::to_string(v.id) + " and rank " +
+              std::to_string(v.rank) + " must both equal " + std::to_string(i);
+      return false;
+    }
+    if (!(v.cost > 0)) {
+      error = "rtg vertices[" + std::to_string(i) + "].cost: must be positive";
+      return false;
+    }
+    p.vertices.push_back(ProblemVertex{v.type, v.cost});
+    anyCg = anyCg || v.type == lang::Requirement::CG;
+  }
+
+  bool anyNode = false;
+  for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const NodeInfo& info = cluster.nodes[i];
+    anyNode = true;
+    if (info.status != NodeStatus::Up) continue;
+    ProblemNode n;
+    n.clusterIndex = static_cast<int>(i);
+    n.host = info.host;
+    n.cores = std::max(1, info.cores);
+    n.gpus = static_cast<int>(info.gpus.size());
+    n.cpuSpeed = info.cpuSpeed > 0 ? info.cpuSpeed : 1.0;
+    n.bandwidth = info.bandwidthBytesPerSec && *info.bandwidthBytesPerSec > 0 ? *info.bandwidthBytesPerSec
+                                                                              : kDefaultBandwidthBytesPerSec;
+    double speedSum = 0;
+    for (const GpuInfo& g : info.gpus) {
+      n.gpuSpeeds.push_back(estimateGpuSpeed(g));
+      speedSum += n.gpuSpeeds.back();
+    }
+    n.gpuSpeed = n.gpus ? speedSum / n.gpus : 0.0;
+    p.nodes.push_back(std::move(n));
+  }
+  std::sort(p.nodes.begin(), p.nodes.end(),
+            [](const ProblemNode& a, const ProblemNode& b) { return a.host < b.host; });
+  if (p.nodes.empty()) {
+    error = anyNode ? "cluster has no usable node: every node is down or drained" : "cluster is empty: no nodes";
+    return false;
+  }
+  if (anyCg && !p.anyGpuNode() && !allowHostFallback) {
+    int first = 0;
+    while (rtg.vertices[first].type != lang::Requirement::CG) ++first;
+    error = "vertex " + std::to_string(first) + " (vnode '" + rtg.vertices[first].vnode +
+            "') needs a GPU (CG) but no usable node has one; use --allow-host-fallback to run it on a CPU";
+    return false;
+  }
+
+  // Adjacency in both arc directions; self-loops never cross nodes and are left out.
+  std::vector<int> degree(vertexCount + 1, 0);
+  for (std::size_t i = 0; i < rtg.edges.size(); ++i) {
+    const lang::RtgEdge& e = rtg.edges[i];
+    if (e.from < 0 || e.from >= vertexCount || e.to < 0 || e.to >= vertexCount) {
+      error = "rtg edges[" + std::to_string(i) + "]: dangling edge " + std::to_string(e.from) + " -> " +
+              std::to_string(e.to) + " (vertices are 0.." + std::to_string(vertexCount - 1) + ")";
+      return false;
+    }
+    if (e.from == e.to) continue;
+    ++degree[e.from];
+    ++degree[e.to];
+    p.totalEdgeBytes += edgeBytes(e);
+  }
+  p.hasIncoming.assign(vertexCount, 0);
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.from != e.to) p.hasIncoming[e.to] = 1;
+  p.adjacencyOffsets.assign(vertexCount + 1, 0);
+  for (int v = 0; v < vertexCount; ++v) p.adjacencyOffsets[v + 1] = p.adjacencyOffsets[v] + degree[v];
+  p.adjacency.resize(p.adjacencyOffsets[vertexCount]);
+  std::vector<int> fill(p.adjacencyOffsets.begin(), p.adjacencyOffsets.end() - 1);
+  for (const lang::RtgEdge& e : rtg.edges) {
+    if (e.from == e.to) continue;
+    p.adjacency[fill[e.from]++] = Neighbour{e.to, edgeBytes(e)};
+    p.adjacency[fill[e.to]++] = Neighbour{e.from, edgeBytes(e)};
+  }
+  // Neighbours in rank order: the paper mapper's "adjacent vertex" choices follow it.
+  for (int v = 0; v < vertexCount; ++v)
+    std::stable_sort(p.adjacency.begin() + p.adjacencyOffsets[v], p.adjacency.begin() + p.adjacencyOffsets[v + 1],
+                     [](const Neighbour& a, const Neighbour& b) { return a.vertex < b.vertex; });
+  out = std::move(p);
+  return true;
+}
+
+}  // namespace dispar::streammap

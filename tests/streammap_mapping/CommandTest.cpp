@@ -1,0 +1,210 @@
+// The map / check / run commands on real files, and a real mpiexec launch (fork launcher).
+#include "TestSupport.h"
+#include "streammap/AtomicFiles.h"
+#include "streammap/ClusterJson.h"
+#include "streammap/Commands.h"
+#include "streammap/MapFile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace dispar::streammap {
+namespace {
+
+using lang::Requirement;
+using namespace testing;
+
+class Commands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/streammap-mapping-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+  bool exists(const std::string& name) const {
+    struct stat st {};
+    return ::stat(path(name).c_str(), &st) == 0;
+  }
+  std::string read(const std::string& name) const {
+    std::string text, error;
+    EXPECT_TRUE(readFile(path(name), text, error)) << error;
+    return text;
+  }
+
+  static lang::Rtg pipeline() {
+    lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 4.0),
+                           vertex(2, "fir", Requirement::CG, 4.0, 1), vertex(3, "sink", Requirement::CO)},
+                          {edge(0, 1), edge(0, 2), edge(1, 3), edge(2, 3)});
+    rtg.cudaArchs = {"sm_80"};
+    return rtg;
+  }
+  void writeInputs(const lang::Rtg& rtg, const Cluster& cluster) const {
+    write("app.rtg.json", lang::writeRtgJson(rtg));
+    write("cluster.json", writeClusterJson(cluster));
+  }
+
+  // Runs `map` and returns its status; stdout and stderr are captured.
+  int map(std::vector<std::string> extra) {
+    Args args = {path("app.rtg.json"), "-o", path("app.machinefile"), "--cluster", path("cluster.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    const int status = mapCommand(args);
+    out_ = ::testing::internal::GetCapturedStdout();
+    err_ = ::testing::internal::GetCapturedStderr();
+    return status;
+  }
+
+  std::string dir_, out_, err_;
+};
+
+TEST_F(Commands, MapWritesMachinefileMapAndTable) {
+  Cluster c;
+  c.nodes = {node("hostA", 4), node("hostB", 4, {a100(0), a100(1)})};
+  writeInputs(pipeline(), c);
+  ASSERT_EQ(map({"--dot", path("app.dot"), "--explain"}), 0) << err_;
+  // refine: everything on hostB (period 4 = the two fir ranks on its two GPUs, nothing crosses) beats
+  // the paper's src/sink on hostA (same period, 4 x 4096 bytes crossing).
+  EXPECT_EQ(read("app.machinefile"), "hostB:4\n");
+  MapRecord record;
+  std::string error;
+  ASSERT_TRUE(parseMapJson(read("app.map.json"), record, error)) << error;
+  EXPECT_EQ(record.ranks[1].mode, "gpu");
+  EXPECT_EQ(record.ranks[2].mode, "gpu");
+  EXPECT_NE(*record.ranks[1].device, *record.ranks[2].device);  // spread over the two GPUs
+  EXPECT_EQ(record.source.path, path("cluster.json"));
+  EXPECT_NE(out_.find("predicted period: 4"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("cost model: t_v = cost / speed"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("run: mpiexec -f " + path("app.machinefile") + " -n 4 " + path("app")), std::string::npos) << out_;
+  EXPECT_NE(out_.find("rank 1 (fir[0], CG) -> hostB"), std::string::npos) << out_;
+  EXPECT_NE(read("app.dot").find("subgraph \"cluster_1\""), std::string::npos);
+
+  ASSERT_EQ(map({"--format", "openmpi", "--algorithm", "paper"}), 0) << err_;
+  EXPECT_EQ(read("app.machinefile"), "hostA slots=2\nhostB slots=2\n");
+  EXPECT_EQ(read("app.rankfile"), "rank 0=hostA slot=0\nrank 1=hostB slot=0\nrank 2=hostB slot=1\nrank 3=hostA slot=1\n");
+}
+
+TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
+  struct Case {
+    const char* name;
+    lang::Rtg rtg;
+    Cluster cluster;
+    std::string expected;
+  };
+  Cluster cpuOnly, empty, downOnly, fine;
+  cpuOnly.nodes = {node("hostA", 4)};
+  downOnly.nodes = {node("hostA", 4, {a100(0)})};
+  downOnly.nodes[0].status = NodeStatus::Down;
+  fine.nodes = {node("hostA", 4, {a100(0)})};
+  const std::vector<Case> cases = {
+      {"no gpu", pipeline(), cpuOnly,
+       "vertex 1 (vnode 'fir') needs a GPU (CG) but no usable node has one; use --allow-host-fallback"},
+      {"empty", pipeline(), empty, "cluster is empty: no nodes"},
+      {"down only", pipeline(), downOnly, "cluster has no usable node: every node is down or drained"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    writeInputs(k.rtg, k.cluster);
+    EXPECT_EQ(map({}), 1);
+    EXPECT_NE(err_.find(k.expected), std::string::npos) << err_;
+    EXPECT_FALSE(exists("app.machinefile"));
+    EXPECT_FALSE(exists("app.map.json"));
+  }
+  // Malformed RTGs (parseRtgJson's messages, prefixed with the file).
+  const std::string good = lang::writeRtgJson(pipeline());
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {replaced("\"version\": 1", "\"version\": 7"), "rtg.version: unsupported format version 7"},
+      {replaced("\"id\": 2", "\"id\": 5"), "vertices[2].id: expected 2"},
+      {replaced("\"to\": 3", "\"to\": 9"), "edges[2].to: no vertex 9"},
+  };
+  write("cluster.json", writeClusterJson(fine));
+  for (const auto& [text, expected] : bad) {
+    write("app.rtg.json", text);
+    EXPECT_EQ(map({}), 1);
+    EXPECT_NE(err_.find(path("app.rtg.json") + ": " + expected), std::string::npos) << err_;
+    EXPECT_FALSE(exists("app.machinefile"));
+  }
+  // Host fallback: mapped, with a warning.
+  writeInputs(pipeline(), cpuOnly);
+  EXPECT_EQ(map({"--allow-host-fallback"}), 0) << err_;
+  EXPECT_NE(err_.find("warning: 2 CG vertex(es) run on a CPU (host-fallback)"), std::string::npos) << err_;
+  EXPECT_NE(read("app.map.json").find("\"mode\": \"host-fallback\""), std::string::npos);
+  // Oversubscription warning, with the count.
+  writeInputs(pipeline(), fine);
+  EXPECT_EQ(map({"--algorithm", "paper"}), 0) << err_;
+  EXPECT_NE(err_.find("warning: 4 vertices for 1 slots"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("oversubscribed by 3"), std::string::npos) << err_;
+  // Bad options.
+  EXPECT_EQ(map({"--algorithm", "best"}), 1);
+  EXPECT_NE(err_.find("option --algorithm: expected 'refine' or 'paper', got 'best'"), std::string::npos) << err_;
+}
+
+TEST_F(Commands, CheckReportsChangesWithExitStatus) {
+  Cluster c;
+  c.nodes = {node("hostA", 4), node("hostB", 4, {a100(0)})};
+  writeInputs(pipeline(), c);
+  ASSERT_EQ(map({}), 0) << err_;
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(checkCommand({path("app.map.json")}), 0);
+  EXPECT_NE(::testing::internal::GetCapturedStdout().find(": ok:"), std::string::npos);
+  c.nodes[1].gpus.clear();
+  write("cluster.json", writeClusterJson(c));
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(checkCommand({path("app.map.json")}), 1);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("changed: hostB: gpu 0 (gpu-sm80) gone"), std::string::npos) << out;
+  EXPECT_NE(out.find("problem: rank 1 (fir[0]): hostB has no gpu 0"), std::string::npos) << out;
+}
+
+TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
+  Cluster c;
+  c.nodes = {node("hostA", 2), node("hostB", 2, {a100(0)}), node("hostC", 2, {a100(0)})};
+  writeInputs(pipeline(), c);
+  // The "program": a script that reports where each rank ran.
+  write("app", "#!/bin/sh\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> '" + path("ran") + "'\nexit 3\n");
+  ASSERT_EQ(::chmod(path("app").c_str(), 0755), 0);
+  ::testing::internal::CaptureStderr();
+  const int status = runCommand({"--launcher", "fork", "--cluster", path("cluster.json"), path("app")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("mapping " + path("app.rtg.json") + " (no mapping yet)"), std::string::npos) << err;
+  EXPECT_EQ(status, 3);  // the program's own exit status comes back
+  ASSERT_TRUE(exists("app.map.json"));
+  const std::string command = std::string(DISPAR_CHECK_PLACEMENT_SCRIPT) + " '" + path("app.map.json") + "' '" +
+                              path("ran") + "' > /dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+
+  // The placement check notices a rank on the wrong host.
+  std::string ran = read("ran");
+  const std::size_t at = ran.find("hostB");
+  ASSERT_NE(at, std::string::npos);
+  ran.replace(at, 5, "hostA");
+  write("ran.bad", ran);
+  const std::string bad = std::string(DISPAR_CHECK_PLACEMENT_SCRIPT) + " '" + path("app.map.json") + "' '" +
+                          path("ran.bad") + "' > /dev/null";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+
+  // A changed cluster triggers a remap before launching.
+  c.nodes[2].status = NodeStatus::Drained;
+  write("cluster.json", writeClusterJson(c));
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(runCommand({"--launcher", "fork", "--cluster", path("cluster.json"), path("app")}), 3);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("resources changed since mapping"), std::string::npos);
+  EXPECT_EQ(read("app.map.json").find("\"host\": \"hostC\",\n      \"device\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dispar::streammap

@@ -1,0 +1,109 @@
+// Machinefile folding, Open MPI files, map.json round trip, CUDA architecture rules.
+#include "TestSupport.h"
+#include "streammap/ClusterDigest.h"
+#include "streammap/CudaArch.h"
+#include "streammap/MapFile.h"
+#include "streammap/MapPlanner.h"
+
+#include <gtest/gtest.h>
+
+namespace dispar::streammap {
+namespace {
+
+using lang::Requirement;
+using namespace testing;
+
+TEST(Machinefile, FoldsConsecutiveRanks) {
+  EXPECT_EQ(formatMpichMachinefile({"a", "a", "b", "a", "c", "c", "c"}), "a:2\nb:1\na:1\nc:3\n");
+  EXPECT_EQ(formatMpichMachinefile({"x"}), "x:1\n");
+  EXPECT_EQ(formatMpichMachinefile({}), "");
+}
+
+TEST(Machinefile, OpenMpiHostfileAndRankfile) {
+  EXPECT_EQ(formatOpenMpiHostfile({"a", "b", "a"}), "a slots=2\nb slots=1\n");
+  EXPECT_EQ(formatOpenMpiRankfile({"a", "b", "a", "a"}, {2, 4, 2, 2}),
+            "rank 0=a slot=0\nrank 1=b slot=0\nrank 2=a slot=1\nrank 3=a slot=0\n");
+}
+
+TEST(Machinefile, SiblingPaths) {
+  EXPECT_EQ(siblingPath("out/app.machinefile", ".map.json"), "out/app.map.json");
+  EXPECT_EQ(siblingPath("app", ".map.json"), "app.map.json");
+  EXPECT_EQ(siblingPath("dir.d/app", ".rankfile"), "dir.d/app.rankfile");
+}
+
+TEST(MapJson, RoundTrip) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 2.0)}, {edge(0, 1)});
+  rtg.vertices[1].memory = 1024;
+  rtg.cudaArchs = {"sm_80", "compute_90"};
+  const Cluster cluster = paperCluster();
+  MappingOutcome outcome;
+  MapSettings settings;
+  settings.seed = 5;
+  std::string error;
+  ASSERT_TRUE(planMapping(rtg, cluster, settings, outcome, error)) << error;
+  MapRecord record = makeMapRecord(rtg, cluster, outcome, settings);
+  record.rtgPath = "app.rtg.json";
+  record.machinefile = "app.machinefile";
+  record.source.kind = ClusterSource::Kind::File;
+  record.source.path = "cluster.json";
+  const std::string text = writeMapJson(record);
+  MapRecord back;
+  ASSERT_TRUE(parseMapJson(text, back, error)) << error;
+  EXPECT_EQ(writeMapJson(back), text);
+  EXPECT_EQ(back.ranks.size(), 2u);
+  EXPECT_EQ(back.ranks[1].mode, "gpu");
+  ASSERT_TRUE(back.ranks[1].device.has_value());
+  EXPECT_EQ(back.ranks[1].memory, std::optional<std::uint64_t>(1024));
+  EXPECT_FALSE(back.ranks[0].device.has_value());
+  EXPECT_EQ(back.seed, std::optional<std::uint64_t>(5));
+  EXPECT_EQ(back.clusterDigest, clusterDigest(cluster));
+  EXPECT_EQ(clusterDigest(back.cluster), record.clusterDigest);
+  EXPECT_EQ(back.cudaArchs, rtg.cudaArchs);
+
+  EXPECT_FALSE(parseMapJson("{\"format\": \"dispar-map\", \"version\": 9}", back, error));
+  EXPECT_NE(error.find("unsupported version 9"), std::string::npos) << error;
+  EXPECT_FALSE(parseMapJson("{\"format\": \"dispar-map\", \"version\": 1}", back, error));
+  EXPECT_NE(error.find("map.program"), std::string::npos) << error;
+}
+
+TEST(ClusterDigest, IgnoresHeartbeatsAndNamesChanges) {
+  Cluster a = paperCluster();
+  Cluster b = a;
+  b.nodes[0].lastHeartbeat = 12345;
+  b.nodes[0].source = RecordSource::Import;
+  EXPECT_EQ(clusterDigest(a), clusterDigest(b));
+  b.nodes[1].status = NodeStatus::Down;
+  b.nodes[3].gpus.pop_back();
+  EXPECT_NE(clusterDigest(a), clusterDigest(b));
+  const std::vector<std::string> changes = describeClusterChanges(a, b);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0], "cpu2: up -> down");
+  EXPECT_EQ(changes[1], "gpu2: gpu 1 (gpu-sm70) gone");
+}
+
+TEST(CudaArch, CompatibilityRules) {
+  CudaArch arch;
+  ASSERT_TRUE(parseCudaArch("sm_80", arch));
+  EXPECT_TRUE(archRunsOn(arch, 8, 0));
+  EXPECT_TRUE(archRunsOn(arch, 8, 6));
+  EXPECT_FALSE(archRunsOn(arch, 9, 0));  // a cubin does not run on the next major
+  EXPECT_FALSE(archRunsOn(arch, 7, 5));
+  ASSERT_TRUE(parseCudaArch("sm_86", arch));
+  EXPECT_FALSE(archRunsOn(arch, 8, 0));
+  ASSERT_TRUE(parseCudaArch("compute_80", arch));
+  EXPECT_TRUE(archRunsOn(arch, 9, 0));  // PTX is JIT-compiled forward
+  EXPECT_FALSE(archRunsOn(arch, 7, 5));
+  ASSERT_TRUE(parseCudaArch("sm_90a", arch));
+  EXPECT_TRUE(archRunsOn(arch, 9, 0));
+  EXPECT_FALSE(archRunsOn(arch, 9, 1));
+  ASSERT_TRUE(parseCudaArch("sm_100", arch));
+  EXPECT_EQ(arch.major, 10);
+  EXPECT_EQ(arch.minor, 0);
+  EXPECT_FALSE(parseCudaArch("sm_x0", arch));
+  EXPECT_FALSE(parseCudaArch("gfx90a", arch));
+  EXPECT_TRUE(anyArchRunsOn({"sm_70", "compute_80"}, 9, 0));
+  EXPECT_FALSE(anyArchRunsOn({"sm_70", "sm_80"}, 9, 0));
+}
+
+}  // namespace
+}  // namespace dispar::streammap
