@@ -1,4 +1,4 @@
-// The paper's algorithm on hand-worked cases (background.md section 1, docs/mapping.md).
+// The paper's algorithm on hand-worked cases (background.md section 1, docs/streammap.md, "Mapping").
 #include "TestSupport.h"
 #include "streammap/MappingProblem.h"
 #include "streammap/PaperMapper.h"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job: discover this machine's resources, compile an example with disparcc, map it with
+# streammap, and run it with mpiexec from the machinefile. Expects scripts/setup.sh to have built the
+# project. Usage: scripts/demo.sh [example] (default: pipeline; see examples/)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/build/bin
+example=${1:-pipeline}
+work=$root/build/demo/$example
+mkdir -p "$work"
+cd "$work"
+
+run() { echo "+ $*" >&2; "$@"; }
+
+# A database of its own, so the demo never touches a real cluster's (/var/lib/dispar/resources.db).
+export DISPAR_RESOURCE_DB=$work/resources.db
+run "$bin/streammap" --discover
+case $example in
+  fanout) run "$bin/disparcc" "$root/examples/fanout/fanout.dsp" -o fanout -lfftw3 -lopenblas ;;
+  *) run "$bin/disparcc" "$root/examples/$example/$example.dsp" -o "$example" ;;
+esac
+run "$bin/streammap" map "$example.rtg.json" -o "$example.machinefile"
+ranks=$(grep -c '"vnode":' "$example.rtg.json")  # one vertex per rank
+# Every host in this machinefile is this machine; -launcher fork starts the ranks without ssh.
+run mpiexec -launcher fork -f "$example.machinefile" -n "$ranks" "./$example"
