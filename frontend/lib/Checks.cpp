@@ -111,6 +111,10 @@ void UserMainCheck::run(const MatchFinder::MatchResult& result) {
 void GpuUseCollector::registerMatchers(MatchFinder& finder) {
   finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), hasAttr(clang::attr::CUDAGlobal)).bind("kernel"),
                     this);
+  finder.addMatcher(functionDecl(isExpansionInMainFile(), unless(isImplicit()), unless(isTemplateInstantiation()),
+                                 anyOf(hasAttr(clang::attr::CUDAGlobal), hasAttr(clang::attr::CUDADevice)))
+                        .bind("devicefn"),
+                    this);
   finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile(), forCallable(functionDecl().bind("fn"))).bind("launch"),
                     this);
   finder.addMatcher(callExpr(isExpansionInMainFile(),
@@ -129,6 +133,10 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
     state_.kernels.push_back(kernel);
     return;
   }
+  if (const auto* device = result.Nodes.getNodeAs<clang::FunctionDecl>("devicefn")) {
+    state_.deviceFunctions.push_back(device);
+    return;
+  }
   const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
   if (!fn) return;
   if (const auto* launch = result.Nodes.getNodeAs<clang::CUDAKernelCallExpr>("launch")) {
@@ -136,6 +144,7 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
     state_.gpuUses.push_back(GpuUse{fn, launch->getBeginLoc()});
   } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
     state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});
+    if (!fn->hasAttr<clang::CUDAGlobalAttr>() && !fn->hasAttr<clang::CUDADeviceAttr>()) state_.runtimeCalls.push_back(call);
   } else if (const auto* callee = result.Nodes.getNodeAs<clang::FunctionDecl>("callee")) {
     state_.calls.push_back(CallEdge{fn, callee->getCanonicalDecl(), result.Nodes.getNodeAs<clang::CallExpr>("call")->getBeginLoc()});
   }

@@ -2,6 +2,7 @@
 
 #include "AnalysisState.h"
 #include "Checks.h"
+#include "CudaLowering.h"
 #include "ProgramAssembler.h"
 #include "StreamapPragmaHandler.h"
 
@@ -25,8 +26,8 @@ namespace {
 // Runs the checks over the main file's AST and assembles the program at the end of the unit.
 class DisparConsumer : public clang::ASTConsumer {
  public:
-  DisparConsumer(AnalysisState& state, DisparDiagnostics& diags, FrontendResult& result)
-      : state_(state), diags_(diags), result_(result), checks_(makeChecks(state, diags)) {
+  DisparConsumer(AnalysisState& state, DisparDiagnostics& diags, FrontendResult& result, const FrontendOptions& options)
+      : state_(state), diags_(diags), result_(result), options_(options), checks_(makeChecks(state, diags)) {
     for (auto& check : checks_) check->registerMatchers(finder_);
   }
 
@@ -44,19 +45,22 @@ class DisparConsumer : public clang::ASTConsumer {
     if (context.getDiagnostics().getNumErrors() > diags_.errorCount()) return;
     finder_.matchAST(context);
     ProgramAssembler(context, state_, diags_).assemble(result_.program);
+    if (result_.program.isCuda && !context.getDiagnostics().hasErrorOccurred())
+      CudaLowering(context, state_, diags_, options_).lower(result_);
   }
 
  private:
   AnalysisState& state_;
   DisparDiagnostics& diags_;
   FrontendResult& result_;
+  const FrontendOptions& options_;
   std::vector<std::unique_ptr<FrontendCheck>> checks_;
   clang::ast_matchers::MatchFinder finder_;
 };
 
 class DisparAction : public clang::ASTFrontendAction {
  public:
-  explicit DisparAction(FrontendResult& result) : result_(result) {}
+  DisparAction(FrontendResult& result, const FrontendOptions& options) : result_(result), options_(options) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
@@ -64,11 +68,12 @@ class DisparAction : public clang::ASTFrontendAction {
     ci.getPreprocessor().AddPragmaHandler(new StreamapPragmaHandler(state_.directives, *diags_));
     const clang::SourceManager& sm = ci.getSourceManager();
     result_.sourceText = sm.getBufferData(sm.getMainFileID()).str();
-    return std::make_unique<DisparConsumer>(state_, *diags_, result_);
+    return std::make_unique<DisparConsumer>(state_, *diags_, result_, options_);
   }
 
  private:
   FrontendResult& result_;
+  const FrontendOptions& options_;
   AnalysisState state_;
   std::unique_ptr<DisparDiagnostics> diags_;
 };
@@ -128,7 +133,7 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   diagOptions->ShowColors = options.colorDiagnostics;
   clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
-  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result), files.get());
+  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options), files.get());
   invocation.setDiagnosticConsumer(&printer);
   bool ok = invocation.run();
   return ok && printer.getNumErrors() == 0;

@@ -1,6 +1,7 @@
 #include "Ports.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <utility>
 
@@ -24,6 +25,22 @@ bool PortState::readElement(void*) {
   throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
 }
 void PortState::close() { throw rt::PipeError(describe() + ": " + owner_ + " closes an input port"); }
+void PortState::writeDevice(const void*, std::size_t, gpu::Device&) {
+  throw rt::PipeError(describe() + ": " + owner_ + " writes to an input port");
+}
+bool PortState::readDevice(DestinationFn, void*, const char*, gpu::Device&) {
+  throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
+}
+
+gpu::CopyEngine& PortState::copyEngine(gpu::Device& device, std::size_t capacity) {
+  // Room for the largest message that skips the pipeline, too.
+  capacity = std::max({capacity, device.transfers().chunkBytes, rt::kSmallMessageBytes});
+  if (!engine_ || engine_->capacity() < capacity) {
+    engine_.reset();
+    engine_ = device.makeCopyEngine(std::max(2, device.transfers().stagingSlots), capacity);
+  }
+  return *engine_;
+}
 
 void portWrite(PortState& port, const void* data, std::size_t count) { port.write(data, count); }
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
@@ -31,6 +48,17 @@ bool portRead(PortState& port, DestinationFn destination, void* ctx, const char*
 }
 bool portReadElement(PortState& port, void* element) { return port.readElement(element); }
 void portClose(PortState& port) { port.close(); }
+
+void portWriteDevice(PortState& port, const void* data, std::size_t count) {
+  if (gpu::Device* device = gpu::detail::activeDevice())
+    port.writeDevice(data, count, *device);
+  else
+    port.write(data, count);
+}
+bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
+  if (gpu::Device* device = gpu::detail::activeDevice()) return port.readDevice(destination, ctx, expectation, *device);
+  return port.read(destination, ctx, expectation);
+}
 
 }  // namespace dispar::detail
 
@@ -53,16 +81,44 @@ OutPortEnd::OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std
   for (int rank : peers) links_.emplace_back(rank);
 }
 
-void OutPortEnd::write(const void* data, std::size_t count) {
+void OutPortEnd::write(const void* data, std::size_t count) { send(data, count, nullptr); }
+
+void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& device) { send(data, count, &device); }
+
+void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) {
   if (closed_) throw PipeError(describe() + ": " + owner_ + " writes after closing the port");
   if (count > static_cast<std::size_t>(INT64_MAX) / pipe_.elementBytes)
     throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
   Link& link = links_[next_];
   if (++next_ == links_.size()) next_ = 0;
   while (link.sent - link.credits * batch_ >= window_) awaitCredit(link);
-  const auto bytes = static_cast<MPI_Count>(count * pipe_.elementBytes);
-  DISPAR_MPI(MPI_Send_c, data, bytes, MPI_BYTE, link.rank, kDataTag, comm_);
+  const std::size_t bytes = count * pipe_.elementBytes;
+  if (device != nullptr && !device->transfers().mpiAddressable) {
+    sendFromDevice(link.rank, data, bytes, *device);
+  } else {
+    // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
+    if (device != nullptr) device->synchronize();
+    DISPAR_MPI(MPI_Send_c, data, static_cast<MPI_Count>(bytes), MPI_BYTE, link.rank, kDataTag, comm_);
+  }
   ++link.sent;
+}
+
+void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device) {
+  const std::size_t chunkBytes = device.transfers().chunkBytes;
+  gpu::CopyEngine& engine = copyEngine(device, chunkBytes);
+  if (!sendsChunked(bytes, chunkBytes)) {
+    // Small: the pipeline would cost more than it hides. One copy, one plain message.
+    if (bytes != 0) {
+      engine.startToHost(0, data, bytes);
+      while (!engine.finished(0)) {
+      }
+    }
+    DISPAR_MPI(MPI_Send_c, engine.staging(0), static_cast<MPI_Count>(bytes), MPI_BYTE, peer, kDataTag, comm_);
+    return;
+  }
+  const ChunkHeader header{bytes, chunkBytes};
+  DISPAR_MPI(MPI_Send, &header, static_cast<int>(sizeof header), MPI_BYTE, peer, kChunkedTag, comm_);
+  sendChunks(data, header, &engine, peer, comm_);
 }
 
 void OutPortEnd::awaitCredit(Link& link) {
@@ -145,6 +201,51 @@ std::string InPortEnd::describeReceived(std::size_t bytes) const {
 }
 
 bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* expectation) {
+  return receive(destination, ctx, expectation, nullptr);
+}
+
+bool InPortEnd::readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) {
+  return receive(destination, ctx, expectation, &device);
+}
+
+ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status) {
+  MPI_Count bytes = 0;
+  DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+  ChunkHeader header{0, 0};
+  if (bytes != static_cast<MPI_Count>(sizeof header)) {
+    std::vector<unsigned char> discard(static_cast<std::size_t>(bytes));
+    DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+  } else {
+    DISPAR_MPI(MPI_Mrecv, &header, static_cast<int>(sizeof header), MPI_BYTE, &message, MPI_STATUS_IGNORE);
+  }
+  if (bytes != static_cast<MPI_Count>(sizeof header) || !plausibleHeader(header))
+    throw PipeError(describe() + ": " + owner_ + " received a malformed chunked-message header from rank " +
+                    std::to_string(status.MPI_SOURCE));
+  return header;
+}
+
+void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device) {
+  const auto size = static_cast<std::size_t>(bytes);
+  if (device == nullptr || device->transfers().mpiAddressable || size == 0) {
+    DISPAR_MPI(MPI_Mrecv_c, target, bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    return;
+  }
+  // A plain message into device memory: through a staging buffer, or, when a host writer sent more
+  // than one holds, through host memory in one piece (the writer chose not to chunk it).
+  gpu::CopyEngine& engine = copyEngine(*device, 0);
+  if (size <= engine.capacity()) {
+    DISPAR_MPI(MPI_Mrecv_c, engine.staging(0), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    engine.startToDevice(0, target, size);
+    while (!engine.finished(0)) {
+    }
+    return;
+  }
+  std::vector<unsigned char> bounce(size);
+  DISPAR_MPI(MPI_Mrecv_c, bounce.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+  device->copy(target, bounce.data(), size, gpu::CopyKind::HostToDevice);
+}
+
+bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device) {
   while (!open_.empty()) {
     MPI_Message message;
     MPI_Status status;
@@ -154,6 +255,22 @@ bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* e
       DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
       ended(index);
       continue;
+    }
+    if (status.MPI_TAG == kChunkedTag) {
+      const ChunkHeader header = receiveHeader(message, status);
+      const auto size = static_cast<std::size_t>(header.totalBytes);
+      void* target = size % pipe_.elementBytes == 0 ? destination(ctx, size / pipe_.elementBytes) : nullptr;
+      if (target == nullptr) {
+        discardChunks(header, status.MPI_SOURCE, comm_);
+        consumed(index);
+        throwSizeMismatch(expectation, describeReceived(size));
+      }
+      gpu::CopyEngine* engine = nullptr;
+      if (device != nullptr && !device->transfers().mpiAddressable)
+        engine = &copyEngine(*device, static_cast<std::size_t>(header.chunkBytes));
+      receiveChunks(target, header, engine, status.MPI_SOURCE, comm_);
+      consumed(index);
+      return true;
     }
     // The matched probe told the size: let the caller size its buffer, receive straight into it.
     MPI_Count bytes = 0;
@@ -165,7 +282,7 @@ bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* e
       DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
       throwSizeMismatch(expectation, describeReceived(size));
     }
-    DISPAR_MPI(MPI_Mrecv_c, target, bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    receivePlain(message, bytes, target, device);
     consumed(index);
     return true;
   }
@@ -189,6 +306,14 @@ bool InPortEnd::readElement(void* element) {
     if (status.MPI_TAG == kEndTag) {
       ended(index);
       continue;
+    }
+    if (status.MPI_TAG == kChunkedTag) {
+      // The element buffer (at least a header long, or MPI would have truncated) holds the header.
+      ChunkHeader header{0, 0};
+      std::memcpy(&header, element, sizeof header);
+      discardChunks(header, status.MPI_SOURCE, comm_);
+      consumed(index);
+      throwScalarMismatch(describeReceived(static_cast<std::size_t>(header.totalBytes)));
     }
     MPI_Count bytes = 0;
     DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
@@ -214,6 +339,11 @@ void InPortEnd::finish() {
     scratch.resize(static_cast<std::size_t>(bytes));
     DISPAR_MPI(MPI_Mrecv_c, scratch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kChunkedTag) {
+      ChunkHeader header{0, 0};
+      if (scratch.size() == sizeof header) std::memcpy(&header, scratch.data(), sizeof header);
+      if (plausibleHeader(header)) discardChunks(header, status.MPI_SOURCE, comm_);
+    }
     if (status.MPI_TAG == kEndTag)
       ended(index);
     else

@@ -1,14 +1,19 @@
 // The two ends of a pipe over MPI. Protocol (docs/runtime.md): every pipe has its own communicator;
 // a message is one kDataTag message of exactly its bytes; end of stream is one empty kEndTag message
 // per link; the reader returns one empty kCreditTag message per creditBatch() messages it has
-// consumed, so a writer never has more than `window` unconsumed messages on a link.
+// consumed, so a writer never has more than `window` unconsumed messages on a link. A large message
+// from device memory may instead be a header and chunks (ChunkedTransfer.h); it counts as one message.
 #ifndef DISPAR_RUNTIME_PORTS_H
 #define DISPAR_RUNTIME_PORTS_H
 
+#include "ChunkedTransfer.h"
 #include "MpiHandles.h"
 #include "Program.h"
 
+#include <dispar/gpu/Device.h>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,9 @@ struct PortState {
   virtual bool read(DestinationFn destination, void* ctx, const char* expectation);
   virtual bool readElement(void* element);
   virtual void close();
+  /// As write / read, for memory of `device` (staged through pinned buffers unless MPI is CUDA-aware).
+  virtual void writeDevice(const void* data, std::size_t count, gpu::Device& device);
+  virtual bool readDevice(DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device);
   /// Called when the VNODE has returned: sends end of stream / consumes what is left so that no
   /// peer waits forever, then completes every outstanding request.
   virtual void finish() = 0;
@@ -33,11 +41,15 @@ struct PortState {
   std::string describe() const;
 
  protected:
+  /// This port's staging buffers (made on first use), holding at least `capacity` bytes each.
+  gpu::CopyEngine& copyEngine(gpu::Device& device, std::size_t capacity);
+
   const rt::PipeSpec& pipe_;
   MPI_Comm comm_;
   unsigned window_;
   unsigned batch_;
   std::string owner_;  // "vnode 'square' replica 1", for messages
+  std::unique_ptr<gpu::CopyEngine> engine_;
 };
 
 }  // namespace dispar::detail
@@ -54,6 +66,7 @@ class OutPortEnd final : public detail::PortState {
   OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
 
   void write(const void* data, std::size_t count) override;
+  void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
   void close() override;
   void finish() override;
 
@@ -66,6 +79,9 @@ class OutPortEnd final : public detail::PortState {
     Request endOfStream;
   };
   void awaitCredit(Link& link);
+  /// One message to the next peer; `device` non-null when `data` is device memory.
+  void send(const void* data, std::size_t count, gpu::Device* device);
+  void sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device);
 
   std::vector<Link> links_;
   std::size_t next_ = 0;
@@ -78,6 +94,7 @@ class InPortEnd final : public detail::PortState {
   InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
 
   bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
+  bool readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) override;
   bool readElement(void* element) override;
   void finish() override;
 
@@ -90,6 +107,11 @@ class InPortEnd final : public detail::PortState {
   };
   /// The rank to receive from next: the current one in round-robin order, or any.
   int nextSource() const;
+  /// One message into the caller's destination; `device` non-null when it is device memory.
+  bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device);
+  void receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device);
+  /// Receives a chunked message's header; throws when it is malformed.
+  ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status);
   std::size_t linkOfRank(int rank) const;
   void consumed(std::size_t link);
   void ended(std::size_t link);

@@ -1,4 +1,5 @@
 // dispar::rt::run: the main of every generated program. One MPI rank runs one VNODE instance.
+#include "DeviceState.h"
 #include "MpiHandles.h"
 #include "Ports.h"
 #include "Program.h"
@@ -9,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace dispar {
@@ -154,9 +156,51 @@ unsigned agreedProgramWindow(int rank) {
   return window;
 }
 
+/// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
+std::pair<int, int> localRankAndSize() {
+  MPI_Comm shared = MPI_COMM_NULL;
+  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(shared, &rank);
+  MPI_Comm_size(shared, &size);
+  MPI_Comm_free(&shared);
+  return {rank, size};
+}
+
+bool verbose() {
+  const char* text = std::getenv("DISPAR_VERBOSE");
+  return text != nullptr && std::string(text) == "1";
+}
+
+/// The device of a CG rank (nullptr: the host path). Every rank calls it: finding the local rank is
+/// collective. Aborts the job when the backend refuses the rank's device.
+std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId id, int rank,
+                                         const gpu::DeviceBackend* devices) {
+  const VnodeSpec& vnode = program.vnodes[id.vnode];
+  if (devices == nullptr) {
+    if (vnode.usesGpu && verbose())
+      report("rank " + std::to_string(rank) + " vnode '" + vnode.name +
+             "': host path (the program was built without CUDA)");
+    return nullptr;
+  }
+  const auto [localRank, localSize] = localRankAndSize();
+  if (!vnode.usesGpu) return nullptr;
+  try {
+    const gpu::RankInfo info{program.program, vnode.name, vnode.location, rank, id.replica, localRank, localSize};
+    return devices->start(info);
+  } catch (const std::exception& error) {
+    abortJob(error.what());
+  }
+}
+
 }  // namespace
 
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch) {
+  return run(argc, argv, program, dispatch, nullptr);
+}
+
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const gpu::DeviceBackend* devices) {
   MpiSession session(&argc, &argv);
   int rank = 0;
   int size = 0;
@@ -181,6 +225,10 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch) 
   context.replica = id.replica;
   context.replicas = vnode.replicas;
   ScopedContext scope(context);
+
+  // Declared before the instance: its ports' staging buffers go before the device does.
+  const std::unique_ptr<gpu::Device> device = startDevice(program, id, rank, devices);
+  const gpu::detail::ScopedActiveDevice activeDevice(device.get());
 
   std::unique_ptr<RankInstance> instance;
   try {

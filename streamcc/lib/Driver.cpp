@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <regex>
 #include <vector>
 
 namespace dispar::streamcc {
@@ -108,11 +109,24 @@ class Disparcc {
     frontendOptions.cudaPath = paths_.cudaPath;
     frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
     frontendOptions.colorDiagnostics = llvm::errs().has_colors();
+    if (options_.noHostPath && paths_.cudaPath.empty()) {
+      reportError("--no-host-path needs a CUDA toolkit; none found (set --cuda-path or DISPAR_CUDA_PATH)");
+      return 1;
+    }
+    frontendOptions.cudaTarget = options_.noHostPath      ? frontend::CudaTarget::GpuOnly
+                                 : paths_.cudaPath.empty() ? frontend::CudaTarget::HostOnly
+                                                           : frontend::CudaTarget::GpuAndHost;
+    if (!validCudaArchs()) return 1;
 
     frontend::FrontendResult parsed;
     parsed.program.name = stemOf(options_.output);
     if (!frontend::runFrontend(frontendOptions, parsed, llvm::errs())) return 1;
     if (options_.syntaxOnly) return 0;
+    isCudaProgram_ = parsed.program.isCuda;
+    gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
+    if (parsed.program.isCuda && !gpuBuild_)
+      llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
+                   << "' will run their kernels on the host\n";
 
     llvm::Expected<std::string> edited = clang::tooling::applyAllReplacements(parsed.sourceText, parsed.sourceEdits);
     if (!edited) {
@@ -125,6 +139,8 @@ class Disparcc {
     lowering.editedSource = std::move(*edited);
     lowering.hostKernelCode = parsed.hostKernelCode;
     lowering.generatedName = options_.output + ".dispar.cpp";
+    lowering.gpuBuild = gpuBuild_;
+    lowering.cudaArchs = cudaArchs();
     std::string generated = generateTranslationUnit(lowering);
 
     if (!options_.emitCpp.empty() && !writeAtomically(options_.emitCpp, generated)) return 1;
@@ -142,7 +158,7 @@ class Disparcc {
       return 1;
     }
     // The compiler sees the generated file under its final name so #line and messages read well.
-    std::string compiledSource = source.temporaryPath() + ".cpp";
+    std::string compiledSource = source.temporaryPath() + (gpuBuild_ ? ".cu" : ".cpp");
     if (llvm::sys::fs::rename(source.temporaryPath(), compiledSource)) {
       reportError("cannot prepare '" + compiledSource + "'");
       return 1;
@@ -176,23 +192,60 @@ class Disparcc {
     return true;
   }
 
-  std::vector<std::string> cudaArchs() const { return {}; }
+  // The GPU architectures compiled into a GPU build: --cuda-arch, or the Ampere and Hopper families
+  // plus PTX for later GPUs.
+  std::vector<std::string> cudaArchs() const {
+    if (!gpuBuild_) return {};
+    if (!options_.cudaArchs.empty()) return options_.cudaArchs;
+    return {"sm_80", "sm_86", "sm_90", "compute_90"};
+  }
+
+  bool validCudaArchs() const {
+    static const std::regex kArch("(sm|compute)_[0-9]{2,3}[a-z]?");
+    for (const std::string& arch : options_.cudaArchs)
+      if (!std::regex_match(arch, kArch)) {
+        reportError("invalid --cuda-arch '" + arch + "'; expected sm_XY or compute_XY, e.g. sm_90");
+        return false;
+      }
+    return true;
+  }
 
   std::vector<std::string> compileCommand(const std::string& sourcePath, const std::string& outputPath) const {
-    std::vector<std::string> cmd = {paths_.mpicxx, "-std=c++17", options_.optimization};
+    std::vector<std::string> cmd;
+    if (gpuBuild_) {
+      cmd = {paths_.cudaPath + "/bin/nvcc", "-ccbin", paths_.mpicxx, "-std=c++17", options_.optimization,
+             "-Xcompiler", "-pthread"};
+      for (const std::string& arch : cudaArchs()) {
+        std::string number = arch.substr(arch.find('_') + 1);
+        bool ptx = arch.rfind("compute_", 0) == 0;
+        cmd.push_back("-gencode=arch=compute_" + number + ",code=" + (ptx ? "compute_" : "sm_") + number);
+      }
+    } else {
+      cmd = {paths_.mpicxx, "-std=c++17", options_.optimization, "-pthread"};
+    }
     if (options_.debugInfo) cmd.push_back("-g");
     cmd.push_back("-I" + paths_.runtimeIncludeDir);
+    if (isCudaProgram_ && !gpuBuild_) cmd.push_back("-I" + paths_.hostOnlyIncludeDir);
     for (const std::string& dir : options_.includeDirs) cmd.push_back("-I" + dir);
     for (const std::string& define : options_.defines) cmd.push_back("-D" + define);
-    cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none", paths_.runtimeLibrary});
+    // nvcc's -x would apply to the libraries too: the .cu name says CUDA instead.
+    if (gpuBuild_) cmd.push_back(sourcePath);
+    else cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none"});
+    // Static libraries, users before what they use: dispar_gpu needs the runtime and the host kernels.
+    if (gpuBuild_) cmd.push_back(paths_.gpuLibrary);
+    cmd.push_back(paths_.runtimeLibrary);
+    if (isCudaProgram_) cmd.push_back(paths_.hostKernelLibrary);
     for (const std::string& dir : options_.libraryDirs) cmd.push_back("-L" + dir);
     for (const std::string& lib : options_.libraries) cmd.push_back("-l" + lib);
-    cmd.insert(cmd.end(), {"-pthread", "-o", outputPath});
+    if (gpuBuild_) cmd.insert(cmd.end(), {"-L" + paths_.cudaPath + "/lib64", "-lcudart"});
+    cmd.insert(cmd.end(), {"-o", outputPath});
     return cmd;
   }
 
   DriverOptions options_;
   ToolchainPaths paths_;
+  bool isCudaProgram_ = false;
+  bool gpuBuild_ = false;
 };
 
 }  // namespace
@@ -203,6 +256,8 @@ ToolchainPaths ToolchainPaths::detect() {
   paths.runtimeIncludeDir = DISPAR_RUNTIME_INCLUDE_DIR;
   paths.runtimeLibrary = DISPAR_RUNTIME_LIBRARY;
   paths.hostKernelLibrary = DISPAR_HOSTK_LIBRARY;
+  paths.gpuLibrary = DISPAR_GPU_LIBRARY;
+  paths.hostOnlyIncludeDir = DISPAR_HOST_ONLY_INCLUDE_DIR;
   paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;
   paths.cudaStubIncludeDir = DISPAR_CUDA_STUB_INCLUDE_DIR;
   paths.cudaPath = envOr("DISPAR_CUDA_PATH", DISPAR_DEFAULT_CUDA_PATH);

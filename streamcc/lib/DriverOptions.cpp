@@ -57,6 +57,8 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string& v) { splitCommaList(v, o.cudaArchs); }},
     {"--cuda-path", ArgStyle::Separate, "DIR", "CUDA toolkit to use (default /usr/local/cuda)",
      [](DriverOptions& o, const std::string& v) { o.cudaPath = v; }},
+    {"--no-host-path", ArgStyle::Flag, nullptr, "GPU vnodes always get a GPU: no host clones of kernels",
+     [](DriverOptions& o, const std::string&) { o.noHostPath = true; }},
     {"-v", ArgStyle::Flag, nullptr, "print the commands disparcc runs",
      [](DriverOptions& o, const std::string&) { o.verbose = true; }},
     {"--help", ArgStyle::Flag, nullptr, "print this help",

@@ -14,6 +14,10 @@
 
 namespace dispar::frontend {
 
+/// How a CUDA program is built: for the GPU with host clones of its kernels (the default when a CUDA
+/// toolkit is available), for the host only (no toolkit), or for the GPU only (--no-host-path).
+enum class CudaTarget { GpuAndHost, HostOnly, GpuOnly };
+
 struct FrontendOptions {
   std::string sourceFile;
   std::vector<std::string> includeDirs;
@@ -22,6 +26,7 @@ struct FrontendOptions {
   std::string clangResourceDir;           // Clang's builtin headers
   std::string cudaPath;                   // CUDA toolkit used to parse CUDA; empty: none
   std::string cudaStubIncludeDir;         // stand-ins for headers CUDA 13 removed
+  CudaTarget cudaTarget = CudaTarget::GpuAndHost;
   bool colorDiagnostics = false;
 };
 

@@ -25,6 +25,16 @@ int replica();
 /// Number of replicas of the running VNODE (`replicas(K)` in its resource directive, default 1).
 int replicas();
 
+namespace gpu {
+/// Whether this rank's kernels run on the host (their host clones) rather than on a GPU. Decided once
+/// at start-up (docs/gpu-runtime.md); true for CO ranks and in builds without CUDA.
+bool onHost();
+}  // namespace gpu
+
+/// Device memory (<dispar/device_vector.h>); ports accept it directly.
+template <class T>
+class device_vector;
+
 namespace detail {
 struct PortState;  // owned by the runtime; one per port end of this rank
 
@@ -37,6 +47,10 @@ bool portRead(PortState& port, DestinationFn destination, void* ctx, const char*
 // Receives a message of exactly one element into `element` without a probe round.
 bool portReadElement(PortState& port, void* element);
 void portClose(PortState& port);
+// As portWrite / portRead, for memory of the active device (<dispar/gpu/Device.h>): chunked and
+// pipelined through pinned buffers. On the host path they are portWrite / portRead.
+void portWriteDevice(PortState& port, const void* data, std::size_t count);
+bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const char* expectation);
 
 template <class T, class U>
 inline constexpr bool kAlwaysFalse = false;
@@ -58,6 +72,8 @@ class OutPort {
   void write(const std::vector<T>& values) { detail::portWrite(*state_, values.data(), values.size()); }
   /// One message of `count` elements starting at `data`.
   void write(const T* data, std::size_t count) { detail::portWrite(*state_, data, count); }
+  /// One message of values.size() elements from device memory (defined in <dispar/device_vector.h>).
+  void write(const device_vector<T>& values);
   /// Ends the stream early; leaving the VNODE closes every output port that is still open.
   void close() { detail::portClose(*state_); }
 
@@ -92,6 +108,9 @@ class InPort {
   bool read(std::vector<T>& values) {
     return detail::portRead(*state_, &InPort::resizeVector, &values, "a message of any length");
   }
+  /// Receives a message of any length into device memory, resizing `values`; false at end of stream.
+  /// Defined in <dispar/device_vector.h>.
+  bool read(device_vector<T>& values);
 
   template <class U>
   bool read(U&) {
@@ -107,6 +126,7 @@ class InPort {
     values.resize(count);
     return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());
   }
+  static void* resizeDeviceVector(void* ctx, std::size_t count);
   detail::PortState* state_;
 };
 

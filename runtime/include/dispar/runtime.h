@@ -8,6 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace dispar::gpu {
+class DeviceBackend;  // <dispar/gpu/Device.h>; dispar::gpu::CudaBackend in nvcc builds
+}  // namespace dispar::gpu
+
 namespace dispar::rt {
 
 /// How a single reader merges the messages of a replicated writer (`order(...)` clause).
@@ -65,6 +69,11 @@ using DispatchFn = void (*)(Instance& instance);
 /// throws, closes the instance's output ports and consumes what is left of its inputs, finalises MPI.
 /// Returns the process exit status.
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch);
+
+/// As above; before building its ports every rank whose VNODE is CG (VnodeSpec::usesGpu) asks
+/// `devices` for its device (nullptr: every rank runs on the host path, as above). A rank that cannot
+/// use the device it was given aborts the job with the backend's message (docs/gpu-runtime.md).
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const gpu::DeviceBackend* devices);
 
 }  // namespace dispar::rt
 

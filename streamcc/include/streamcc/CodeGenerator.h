@@ -6,6 +6,7 @@
 #include "dispar_lang/Program.h"
 
 #include <string>
+#include <vector>
 
 namespace dispar::streamcc {
 
@@ -15,6 +16,8 @@ struct LoweringInput {
   std::string editedSource;     // the user's source after StreamCC's edits
   std::string hostKernelCode;   // host clones of kernels (CUDA programs), or empty
   std::string generatedName;    // the generated file's name, for #line in generated parts
+  bool gpuBuild = false;        // compiled by nvcc: CG ranks select a GPU at start-up
+  std::vector<std::string> cudaArchs;  // compiled GPU architectures, checked against each rank's GPU
 };
 
 /// The whole generated translation unit.

@@ -13,6 +13,8 @@ struct ToolchainPaths {
   std::string runtimeIncludeDir;
   std::string runtimeLibrary;
   std::string hostKernelLibrary;
+  std::string gpuLibrary;
+  std::string hostOnlyIncludeDir;  // cuda_runtime.h stand-in for builds without a toolkit
   std::string clangResourceDir;
   std::string cudaStubIncludeDir;
   std::string cudaPath;  // empty when no toolkit was found

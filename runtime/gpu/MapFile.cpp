@@ -1,0 +1,93 @@
+#include <dispar/gpu/MapFile.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace dispar::gpu {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error("mapping file '" + path + "': " + what);
+}
+
+const json& member(const json& object, const char* key, const std::string& where, const std::string& path) {
+  const auto found = object.find(key);
+  if (found == object.end()) fail(path, where + ": missing \"" + key + "\"");
+  return *found;
+}
+
+std::string stringField(const json& object, const char* key, const std::string& where, const std::string& path) {
+  const json& value = member(object, key, where, path);
+  if (!value.is_string()) fail(path, where + "." + key + ": expected a string");
+  return value.get<std::string>();
+}
+
+int intField(const json& object, const char* key, const std::string& where, const std::string& path) {
+  const json& value = member(object, key, where, path);
+  if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1 << 30)
+    fail(path, where + "." + key + ": expected a non-negative integer");
+  return value.get<int>();
+}
+
+}  // namespace
+
+const MappedRank* MapFile::rank(int rank) const {
+  if (rank < 0 || static_cast<std::size_t>(rank) >= ranks.size()) return nullptr;
+  return &ranks[static_cast<std::size_t>(rank)];
+}
+
+MapFile parseMapFile(const std::string& text, const std::string& path) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& error) {
+    fail(path, std::string("not valid JSON: ") + error.what());
+  }
+  if (!doc.is_object()) fail(path, "expected a JSON object");
+  if (stringField(doc, "format", "map", path) != "dispar-map") fail(path, "map.format: expected \"dispar-map\"");
+  const json& ranks = member(doc, "ranks", "map", path);
+  if (!ranks.is_array()) fail(path, "map.ranks: expected an array");
+  MapFile map;
+  map.path = path;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string where = "ranks[" + std::to_string(i) + "]";
+    const json& entry = ranks[i];
+    if (!entry.is_object()) fail(path, where + ": expected an object");
+    MappedRank rank;
+    rank.rank = intField(entry, "rank", where, path);
+    if (rank.rank != static_cast<int>(i)) fail(path, where + ".rank: expected " + std::to_string(i));
+    rank.vnode = stringField(entry, "vnode", where, path);
+    rank.replica = intField(entry, "replica", where, path);
+    rank.type = stringField(entry, "type", where, path);
+    if (rank.type != "CO" && rank.type != "CG") fail(path, where + ".type: expected \"CO\" or \"CG\", got \"" + rank.type + "\"");
+    rank.host = stringField(entry, "host", where, path);
+    const json& device = member(entry, "device", where, path);
+    if (!device.is_null()) rank.device = intField(entry, "device", where, path);
+    rank.mode = stringField(entry, "mode", where, path);
+    if (rank.mode != "gpu" && rank.mode != "cpu" && rank.mode != "host-fallback")
+      fail(path, where + ".mode: expected \"gpu\", \"cpu\" or \"host-fallback\", got \"" + rank.mode + "\"");
+    if (rank.mode == "gpu" && !rank.device) fail(path, where + ".device: mode \"gpu\" needs a device index");
+    map.ranks.push_back(std::move(rank));
+  }
+  return map;
+}
+
+MapFile readMapFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseMapFile(text.str(), path);
+}
+
+MapFileLocation locateMapFile(const char* explicitPath, const std::string& binaryPath) {
+  if (explicitPath != nullptr && *explicitPath != '\0') return {explicitPath, true};
+  return {binaryPath + ".map.json", false};
+}
+
+}  // namespace dispar::gpu

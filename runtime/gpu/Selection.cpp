@@ -1,0 +1,111 @@
+#include <dispar/gpu/Selection.h>
+
+#include <dispar/gpu/CudaArch.h>
+
+namespace dispar::gpu {
+namespace {
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+std::string who(const SelectionInput& input) {
+  return "vnode '" + input.vnode + "' (rank " + std::to_string(input.rank) + ")";
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+/// The device `index` chosen because of `because`, checked: it exists and the program has code for it.
+Selection useDevice(const SelectionInput& input, int index, const std::string& because, Selection selection) {
+  const std::size_t count = input.devices.size();
+  if (index < 0 || static_cast<std::size_t>(index) >= count) {
+    std::string sees = count == 0 ? "sees no GPU" : "sees only " + plural(count, "GPU") + " (0.." + std::to_string(count - 1) + ")";
+    if (count == 0 && !input.deviceQueryError.empty()) sees += " (" + input.deviceQueryError + ")";
+    selection.error = who(input) + " was given GPU " + std::to_string(index) + " (" + because + ") but host '" +
+                      input.host + "' " + sees + "; run with DISPAR_DEVICE=host to use the host path";
+    return selection;
+  }
+  const VisibleDevice& device = input.devices[static_cast<std::size_t>(index)];
+  if (!input.compiledArchs.empty() && !anyArchRunsOn(input.compiledArchs, device.major, device.minor)) {
+    selection.error = who(input) + " was given " + describeDevice(index, device) + " but the program has kernels only for " +
+                      joined(input.compiledArchs) + "; rebuild with --cuda-arch=sm_" + std::to_string(device.major) +
+                      std::to_string(device.minor);
+    return selection;
+  }
+  selection.onHost = false;
+  selection.device = index;
+  selection.reason = describeDevice(index, device) + ", " + because;
+  return selection;
+}
+
+Selection useHost(const std::string& because, Selection selection) {
+  selection.onHost = true;
+  selection.device = -1;
+  selection.reason = "host path, " + because;
+  return selection;
+}
+
+}  // namespace
+
+bool sameHost(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const auto shortName = [](const std::string& name) { return name.substr(0, name.find('.')); };
+  // "node1" and "node1.cluster.org" are one machine; "node1.a" and "node1.b" are not.
+  const bool oneIsShort = a.find('.') == std::string::npos || b.find('.') == std::string::npos;
+  return oneIsShort && shortName(a) == shortName(b);
+}
+
+std::string describeDevice(int index, const VisibleDevice& device) {
+  return "GPU " + std::to_string(index) + " (" + device.name + ", compute capability " + std::to_string(device.major) +
+         "." + std::to_string(device.minor) + ")";
+}
+
+Selection selectDevice(const SelectionInput& input) {
+  Selection selection;
+  const MappedRank* mapped = nullptr;
+  if (input.mapping != nullptr) {
+    const MapFile& map = *input.mapping;
+    mapped = map.rank(input.rank);
+    if (mapped == nullptr) {
+      selection.error = "the mapping file '" + map.path + "' has no rank " + std::to_string(input.rank) + " (it maps " +
+                        plural(map.ranks.size(), "rank") + "); run `streammap map` again for this program";
+      return selection;
+    }
+    if (mapped->vnode != input.vnode) {
+      selection.error = "the mapping file '" + map.path + "' maps rank " + std::to_string(input.rank) + " to vnode '" +
+                        mapped->vnode + "' but this program runs vnode '" + input.vnode + "' there; run `streammap map` again for this program";
+      return selection;
+    }
+    if (!sameHost(mapped->host, input.host))
+      selection.warnings.push_back("the mapping file '" + map.path + "' places " + who(input) + " on host '" +
+                                   mapped->host + "' but it runs on host '" + input.host + "'");
+  }
+
+  switch (input.request.kind) {
+    case DeviceRequest::Kind::Host:
+      return useHost("DISPAR_DEVICE=host", selection);
+    case DeviceRequest::Kind::Index:
+      return useDevice(input, input.request.index, "DISPAR_DEVICE=" + std::to_string(input.request.index), selection);
+    case DeviceRequest::Kind::Auto:
+      break;
+  }
+
+  if (mapped != nullptr) {
+    const std::string source = "the mapping file '" + input.mapping->path + "'";
+    if (mapped->mode == "host-fallback") return useHost("mode host-fallback in " + source, selection);
+    if (mapped->mode == "cpu") return useHost("mode cpu in " + source, selection);
+    return useDevice(input, *mapped->device, "from " + source, selection);
+  }
+  if (input.devices.empty())
+    return useHost(input.deviceQueryError.empty() ? std::string("no GPU visible") : "no GPU visible: " + input.deviceQueryError,
+                   selection);
+  const int count = static_cast<int>(input.devices.size());
+  return useDevice(input, input.localRank % count,
+                   "local rank " + std::to_string(input.localRank) + " of this host modulo " + plural(input.devices.size(), "visible GPU") +
+                       ", no mapping file",
+                   selection);
+}
+
+}  // namespace dispar::gpu

@@ -1,0 +1,46 @@
+// The ranks of a "dispar-map" file (written by `streammap map`, docs/mapping.md): which host and GPU
+// each rank was given. Only what a running program needs is read; unknown fields are ignored.
+#ifndef DISPAR_GPU_MAPFILE_H
+#define DISPAR_GPU_MAPFILE_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::gpu {
+
+struct MappedRank {
+  int rank = 0;
+  std::string vnode;
+  int replica = 0;
+  std::string type;           // "CO" / "CG"
+  std::string host;
+  std::optional<int> device;  // CUDA device ordinal on the host (mode "gpu")
+  std::string mode;           // "gpu" / "cpu" / "host-fallback"
+};
+
+struct MapFile {
+  std::string path;  // where it was read from, for messages
+  std::vector<MappedRank> ranks;  // by rank
+
+  const MappedRank* rank(int rank) const;
+};
+
+/// Parses the text of a map file; `path` names it in messages. Throws std::runtime_error
+/// ("mapping file 'x.map.json': ranks[2].device: expected an integer or null").
+MapFile parseMapFile(const std::string& text, const std::string& path);
+
+/// Reads and parses `path`; throws std::runtime_error naming the file when it cannot.
+MapFile readMapFile(const std::string& path);
+
+/// Where the map file of the running binary is: $DISPAR_MAPPING (`explicitPath`) when set, else
+/// `<binary>.map.json` beside the binary. `required` tells whether a missing file is an error.
+struct MapFileLocation {
+  std::string path;
+  bool required = false;
+};
+MapFileLocation locateMapFile(const char* explicitPath, const std::string& binaryPath);
+
+}  // namespace dispar::gpu
+
+#endif  // DISPAR_GPU_MAPFILE_H

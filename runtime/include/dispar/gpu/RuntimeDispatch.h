@@ -1,0 +1,107 @@
+// ::dispar::gpu::cudaXxx: what StreamCC turns every CUDA runtime call of a CG VNODE into, in programs
+// compiled with nvcc. Each calls the real CUDA runtime when this rank runs on a GPU and the
+// dispar::hostk stand-in on the host path (hostk's error codes equal CUDA's). On a GPU the rank sees
+// exactly one device, number 0: the one the mapping gave it (as the host path does).
+#ifndef DISPAR_GPU_RUNTIMEDISPATCH_H
+#define DISPAR_GPU_RUNTIMEDISPATCH_H
+
+#include <cuda_runtime.h>
+#include <dispar/dispar.h>
+#include <dispar/gpu/Errors.h>
+#include <dispar/hostk.h>
+
+#include <cstddef>
+
+namespace dispar::gpu {
+
+/// The CUDA ordinal of this rank's GPU (meaningful when !onHost()). Defined in dispar_gpu.
+int assignedDevice();
+
+namespace detail {
+// Handles and enums, CUDA's to hostk's: same representation, distinct types.
+template <class T>
+T toHostk(T value) {
+  return value;
+}
+inline hostk::cudaStream_t toHostk(cudaStream_t stream) { return reinterpret_cast<hostk::cudaStream_t>(stream); }
+inline hostk::cudaStream_t* toHostk(cudaStream_t* stream) { return reinterpret_cast<hostk::cudaStream_t*>(stream); }
+inline hostk::cudaEvent_t toHostk(cudaEvent_t event) { return reinterpret_cast<hostk::cudaEvent_t>(event); }
+inline hostk::cudaEvent_t* toHostk(cudaEvent_t* event) { return reinterpret_cast<hostk::cudaEvent_t*>(event); }
+inline hostk::cudaMemcpyKind toHostk(cudaMemcpyKind kind) { return static_cast<hostk::cudaMemcpyKind>(kind); }
+inline hostk::cudaError_t toHostk(cudaError_t error) { return static_cast<hostk::cudaError_t>(error); }
+inline cudaError_t fromHostk(hostk::cudaError_t error) { return static_cast<cudaError_t>(error); }
+}  // namespace detail
+
+#define DISPAR_GPU_RUNTIME_API(name, parameters, arguments)                                               \
+  inline cudaError_t name parameters {                                                                   \
+    if (::dispar::gpu::onHost())                                                                         \
+      return ::dispar::gpu::detail::fromHostk(                                                           \
+          [](auto... a) { return ::dispar::hostk::name(::dispar::gpu::detail::toHostk(a)...); } arguments); \
+    return ::name arguments;                                                                             \
+  }
+#include <dispar/gpu/RuntimeApi.def>
+
+// Typed overloads, as cuda_runtime.h has them (cudaMalloc(&floatPointer, bytes)).
+template <class T>
+cudaError_t cudaMalloc(T** devPtr, std::size_t size) {
+  return cudaMalloc(reinterpret_cast<void**>(devPtr), size);
+}
+template <class T>
+cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+
+inline cudaError_t cudaGetDeviceCount(int* count) {
+  if (onHost()) return detail::fromHostk(hostk::cudaGetDeviceCount(count));
+  if (count == nullptr) return cudaErrorInvalidValue;
+  *count = 1;
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaSetDevice(int device) {
+  if (onHost()) return detail::fromHostk(hostk::cudaSetDevice(device));
+  // Device 0 is this rank's GPU. Any other number goes to CUDA as -1 so that CUDA itself reports (and
+  // records as its last error) cudaErrorInvalidDevice.
+  return ::cudaSetDevice(device == 0 ? assignedDevice() : -1);
+}
+
+inline cudaError_t cudaGetDevice(int* device) {
+  if (onHost()) return detail::fromHostk(hostk::cudaGetDevice(device));
+  int real = 0;
+  const cudaError_t error = ::cudaGetDevice(&real);
+  if (error == cudaSuccess && device != nullptr) *device = real == assignedDevice() ? 0 : real;
+  return error;
+}
+
+// The last error: hostk's (the host path, and the dispatchers) first, then CUDA's on a GPU. Both are
+// read (and so reset) every time.
+inline cudaError_t cudaGetLastError() {
+  const cudaError_t host = detail::fromHostk(hostk::cudaGetLastError());
+  const cudaError_t device = onHost() ? cudaSuccess : ::cudaGetLastError();
+  return host != cudaSuccess ? host : device;
+}
+inline cudaError_t cudaPeekAtLastError() {
+  const cudaError_t host = detail::fromHostk(hostk::cudaPeekAtLastError());
+  const cudaError_t device = onHost() ? cudaSuccess : ::cudaPeekAtLastError();
+  return host != cudaSuccess ? host : device;
+}
+
+inline const char* cudaGetErrorString(cudaError_t error) {
+  return onHost() ? hostk::cudaGetErrorString(detail::toHostk(error)) : ::cudaGetErrorString(error);
+}
+inline const char* cudaGetErrorName(cudaError_t error) {
+  return onHost() ? hostk::cudaGetErrorName(detail::toHostk(error)) : ::cudaGetErrorName(error);
+}
+
+/// Called by generated code after a kernel launch: a failed launch (bad configuration, no kernel
+/// image, ...) throws CudaError, which aborts the job naming the VNODE, the kernel and the error.
+inline void checkLaunch(const char* kernel, const char* location) {
+  // Qualified: ADL would also find CUDA's own functions of these names.
+  const cudaError_t error = ::dispar::gpu::cudaGetLastError();
+  if (error != cudaSuccess)
+    throw CudaError(describeLaunchFailure(kernel, location, ::dispar::gpu::cudaGetErrorString(error)));
+}
+
+}  // namespace dispar::gpu
+
+#endif  // DISPAR_GPU_RUNTIMEDISPATCH_H

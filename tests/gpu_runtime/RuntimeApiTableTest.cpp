@@ -1,0 +1,40 @@
+// The dispatch table (<dispar/gpu/RuntimeApi.def>) names exactly the runtime functions dispar_hostk
+// stands in for (<dispar/hostk/RuntimeApi.h>): adding one to either without the other fails here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::set<std::string> tableNames() {
+  std::set<std::string> names;
+#define DISPAR_GPU_RUNTIME_API(name, parameters, arguments) names.insert(#name);
+#define DISPAR_GPU_RUNTIME_SPECIAL(name) names.insert(#name);
+#include <dispar/gpu/RuntimeApi.def>
+  return names;
+}
+
+std::set<std::string> hostkNames() {
+  std::ifstream in(DISPAR_HOSTK_RUNTIME_API_HEADER);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  // Declarations at namespace scope: "cudaError_t cudaMemcpy(" or "const char* cudaGetErrorString(".
+  const std::regex declaration(R"((?:^|\n)(?:cudaError_t|const char\*) (cuda[A-Za-z]+)\()");
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it)
+    names.insert((*it)[1].str());
+  return names;
+}
+
+TEST(RuntimeApiTable, NamesExactlyTheHostkStandIns) {
+  const std::set<std::string> hostk = hostkNames();
+  ASSERT_GT(hostk.size(), 20u) << "could not read " << DISPAR_HOSTK_RUNTIME_API_HEADER;
+  EXPECT_EQ(tableNames(), hostk);
+}
+
+}  // namespace
