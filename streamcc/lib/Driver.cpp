@@ -6,6 +6,8 @@
 #include "dispar_lang/Rtg.h"
 #include "frontend/Frontend.h"
 
+#include <dispar/gpu/CudaArch.h>
+
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,7 +17,6 @@
 
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <vector>
 
 namespace dispar::streamcc {
@@ -201,9 +202,8 @@ class Disparcc {
   }
 
   bool validCudaArchs() const {
-    static const std::regex kArch("(sm|compute)_[0-9]{2,3}[a-z]?");
     for (const std::string& arch : options_.cudaArchs)
-      if (!std::regex_match(arch, kArch)) {
+      if (!gpu::parseCudaArch(arch)) {
         reportError("invalid --cuda-arch '" + arch + "'; expected sm_XY or compute_XY, e.g. sm_90");
         return false;
       }
@@ -217,7 +217,7 @@ class Disparcc {
              "-Xcompiler", "-pthread"};
       for (const std::string& arch : cudaArchs()) {
         std::string number = arch.substr(arch.find('_') + 1);
-        bool ptx = arch.rfind("compute_", 0) == 0;
+        bool ptx = gpu::parseCudaArch(arch)->kind == gpu::CudaArch::Kind::Ptx;
         cmd.push_back("-gencode=arch=compute_" + number + ",code=" + (ptx ? "compute_" : "sm_") + number);
       }
     } else {

@@ -1,7 +1,6 @@
 // Machinefile folding, Open MPI files, map.json round trip, CUDA architecture rules.
 #include "TestSupport.h"
 #include "streammap/ClusterDigest.h"
-#include "streammap/CudaArch.h"
 #include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
 
@@ -79,30 +78,6 @@ TEST(ClusterDigest, IgnoresHeartbeatsAndNamesChanges) {
   ASSERT_EQ(changes.size(), 2u);
   EXPECT_EQ(changes[0], "cpu2: up -> down");
   EXPECT_EQ(changes[1], "gpu2: gpu 1 (gpu-sm70) gone");
-}
-
-TEST(CudaArch, CompatibilityRules) {
-  CudaArch arch;
-  ASSERT_TRUE(parseCudaArch("sm_80", arch));
-  EXPECT_TRUE(archRunsOn(arch, 8, 0));
-  EXPECT_TRUE(archRunsOn(arch, 8, 6));
-  EXPECT_FALSE(archRunsOn(arch, 9, 0));  // a cubin does not run on the next major
-  EXPECT_FALSE(archRunsOn(arch, 7, 5));
-  ASSERT_TRUE(parseCudaArch("sm_86", arch));
-  EXPECT_FALSE(archRunsOn(arch, 8, 0));
-  ASSERT_TRUE(parseCudaArch("compute_80", arch));
-  EXPECT_TRUE(archRunsOn(arch, 9, 0));  // PTX is JIT-compiled forward
-  EXPECT_FALSE(archRunsOn(arch, 7, 5));
-  ASSERT_TRUE(parseCudaArch("sm_90a", arch));
-  EXPECT_TRUE(archRunsOn(arch, 9, 0));
-  EXPECT_FALSE(archRunsOn(arch, 9, 1));
-  ASSERT_TRUE(parseCudaArch("sm_100", arch));
-  EXPECT_EQ(arch.major, 10);
-  EXPECT_EQ(arch.minor, 0);
-  EXPECT_FALSE(parseCudaArch("sm_x0", arch));
-  EXPECT_FALSE(parseCudaArch("gfx90a", arch));
-  EXPECT_TRUE(anyArchRunsOn({"sm_70", "compute_80"}, 9, 0));
-  EXPECT_FALSE(anyArchRunsOn({"sm_70", "sm_80"}, 9, 0));
 }
 
 }  // namespace

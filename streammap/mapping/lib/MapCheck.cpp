@@ -3,7 +3,7 @@
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/ClusterJson.h"
-#include "streammap/CudaArch.h"
+#include <dispar/gpu/CudaArch.h>
 #include "streammap/ResourceDb.h"
 
 #include <map>
@@ -70,7 +70,7 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
     }
     const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name + ", compute capability " +
                               std::to_string(gpu->ccMajor) + "." + std::to_string(gpu->ccMinor) + ")";
-    if (!record.cudaArchs.empty() && !anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
+    if (!record.cudaArchs.empty() && !gpu::anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
       report.problems.push_back(rankLabel(k) + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
                                 ") runs on " + where);
     if (k.memory) {
