@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstddef>
+#include <set>
 #include <string_view>
 
 namespace dispar::frontend {
@@ -76,7 +77,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     const clang::ValueDecl* decl = ref->getDecl();
-    bool fromMainFile = sm_.isInMainFile(sm_.getExpansionLoc(decl->getLocation()));
+    // Clang declares builtins such as __syncthreads implicitly, at their first use: not the user's.
+    bool fromMainFile = !decl->isImplicit() && sm_.isInMainFile(sm_.getExpansionLoc(decl->getLocation()));
     if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
         var && fromMainFile && (var->hasAttr<clang::CUDAConstantAttr>() || var->hasAttr<clang::CUDADeviceAttr>())) {
       unsupported(ref->getLocation(), var->hasAttr<clang::CUDAConstantAttr>() ? "__constant__ variables" : "__device__ variables",
@@ -156,12 +158,16 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
                        spelled + ">(); ";
       }
     }
+    // `__shared__` itself is a macro in the CUDA headers, so the declaration may begin inside one; it is
+    // only a problem when the name or the end of the declaration comes from a macro expansion.
     clang::SourceRange range = stmt->getSourceRange();
-    if (range.getBegin().isMacroID() || range.getEnd().isMacroID()) {
+    bool nameFromMacro = false;
+    for (const clang::Decl* decl : stmt->decls()) nameFromMacro = nameFromMacro || decl->getLocation().isMacroID();
+    if (nameFromMacro || range.getEnd().isMacroID()) {
       unsupported(range.getBegin(), "__shared__ declared through a macro", "write the declaration in the kernel");
       return;
     }
-    rewriter_.ReplaceText(clang::CharSourceRange::getTokenRange(range), replacement);
+    rewriter_.ReplaceText(sm_.getExpansionRange(range), replacement);
   }
 
   clang::ASTContext& context_;
@@ -302,10 +308,14 @@ void CudaLowering::lower(FrontendResult& result) {
   }
 
   if (options_.cudaTarget == CudaTarget::GpuAndHost) {
+    std::set<unsigned> rewrittenCalls;  // file offsets of the names already rewritten
     for (const clang::CallExpr* call : state_.runtimeCalls) {
       const clang::FunctionDecl* callee = call->getDirectCallee();
       if (!callee || !isDispatched(callee->getName())) continue;
-      clang::SourceLocation loc = sm_.getExpansionLoc(call->getCallee()->getBeginLoc());
+      // A call written in a macro (an argument, or the definition) is rewritten where it is spelt: the
+      // rewrite is the same for every expansion, so a name spelt once is rewritten once.
+      clang::SourceLocation loc = sm_.getSpellingLoc(call->getCallee()->getBeginLoc());
+      if (!sm_.isInMainFile(loc) || !rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
       add(result, loc, static_cast<unsigned>(callee->getName().size()), "::dispar::gpu::" + callee->getNameAsString());
     }
   }

@@ -89,8 +89,14 @@ std::vector<std::string> compilerArguments(const FrontendOptions& options, bool 
       args.push_back("-isystem");
       args.push_back(options.cudaStubIncludeDir);
     } else {
+      // No toolkit: nothing declares the CUDA qualifiers, builtins or runtime API. The parse-only prelude
+      // declares them from DISPAR's own tables, and stand-ins answer `#include <cuda_runtime.h>`.
       args.push_back("-nocudainc");
       args.push_back("-DDISPAR_NO_CUDA_TOOLKIT");
+      args.push_back("-isystem");
+      args.push_back(options.cudaStubIncludeDir + "/no_toolkit");
+      args.push_back("-include");
+      args.push_back(options.cudaStubIncludeDir + "/dispar_cuda_parse.h");
     }
   } else {
     args = {"-x", "c++"};

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace dispar::testing {
 
@@ -19,7 +20,9 @@ struct ParseOutcome {
   frontend::FrontendResult result;
 };
 
-inline ParseOutcome parseSource(const std::string& source, const std::string& fileName = "test.dsp") {
+inline ParseOutcome parseSource(const std::string& source, const std::string& fileName = "test.dsp",
+                                frontend::CudaTarget cudaTarget = frontend::CudaTarget::GpuAndHost,
+                                const std::vector<std::string>& includeDirs = {}) {
   llvm::SmallString<128> dir;
   llvm::sys::fs::createUniqueDirectory("dispar-frontend-test", dir);
   std::string path = std::string(dir) + "/" + fileName;
@@ -31,6 +34,8 @@ inline ParseOutcome parseSource(const std::string& source, const std::string& fi
   options.clangResourceDir = paths.clangResourceDir;
   options.cudaPath = paths.cudaPath;
   options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
+  options.cudaTarget = cudaTarget;
+  options.includeDirs = includeDirs;
   ParseOutcome outcome;
   outcome.result.program.name = "test";
   llvm::raw_string_ostream diagnostics(outcome.diagnostics);
