@@ -15,6 +15,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <regex>
@@ -85,6 +86,12 @@ std::vector<std::string> compilerArguments(const FrontendOptions& options, bool 
     args = {"-x", "cuda", "--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version"};
     if (!options.cudaPath.empty()) {
       args.push_back("--cuda-path=" + options.cudaPath);
+      // CUDA 13 keeps libcu++, Thrust and CUB (which cooperative_groups.h uses) under include/cccl;
+      // nvcc adds it by itself, Clang does not.
+      if (llvm::sys::fs::is_directory(options.cudaPath + "/include/cccl")) {
+        args.push_back("-isystem");
+        args.push_back(options.cudaPath + "/include/cccl");
+      }
       // CUDA 13 removed a header Clang 19's CUDA wrapper still includes: an empty stand-in fills in.
       args.push_back("-isystem");
       args.push_back(options.cudaStubIncludeDir);

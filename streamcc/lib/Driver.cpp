@@ -13,6 +13,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -43,9 +44,12 @@ class PendingFile {
       return;
     }
     llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    llvm::sys::RemoveFileOnSignal(temporary_);  // an interrupted build leaves nothing behind either
   }
   ~PendingFile() {
-    if (!committed_ && !temporary_.empty()) llvm::sys::fs::remove(temporary_);
+    if (temporary_.empty()) return;
+    llvm::sys::DontRemoveFileOnSignal(temporary_);
+    if (!committed_) llvm::sys::fs::remove(temporary_);
   }
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
@@ -164,7 +168,9 @@ class Disparcc {
       reportError("cannot prepare '" + compiledSource + "'");
       return 1;
     }
+    llvm::sys::RemoveFileOnSignal(compiledSource);
     int status = runCommand(compileCommand(compiledSource, binary.temporaryPath()), options_.verbose);
+    llvm::sys::DontRemoveFileOnSignal(compiledSource);
     if (options_.keepGenerated) llvm::sys::fs::rename(compiledSource, source.destination());
     else llvm::sys::fs::remove(compiledSource);
     if (status != 0) {

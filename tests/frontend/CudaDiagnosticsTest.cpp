@@ -12,7 +12,6 @@ struct UnsupportedCase {
   const char* name;
   const char* kernels;   // line 1 is "#include <dispar/dispar.h>"; a GPU vnode launching `kernel` follows
   const char* expected;  // "LINE:COL: error: ..." (a substring of the diagnostics)
-  bool needsCccl = false;  // includes a CUDA header that needs the toolkit's include/cccl
 };
 
 constexpr const char* kPrelude = "#include <dispar/dispar.h>\n";
@@ -44,7 +43,7 @@ const UnsupportedCase kCases[] = {
      "  cooperative_groups::this_thread_block().sync();\n"
      "  x[threadIdx.x] = 0;\n"
      "}\n",
-     "4:23: error: cooperative groups cannot run on the host path; use __syncthreads and shared memory", true},
+     "4:23: error: cooperative groups cannot run on the host path; use __syncthreads and shared memory"},
     {"DynamicParallelism",
      "__global__ void child(float* x) { x[threadIdx.x] = 1; }\n"
      "__global__ void kernel(float* x) {\n"
@@ -75,12 +74,8 @@ const UnsupportedCase kCases[] = {
 
 std::string program(const UnsupportedCase& c) { return std::string(kPrelude) + c.kernels + kVnode; }
 
-// CUDA 13 moved libcu++ (<cuda/std/...>, which cooperative_groups.h includes) to include/cccl, a
-// directory nvcc adds by itself; the frontend does not yet, so the test adds it.
 ParseOutcome parseCase(const UnsupportedCase& c, frontend::CudaTarget target) {
-  std::vector<std::string> includeDirs;
-  if (c.needsCccl) includeDirs.push_back(streamcc::ToolchainPaths::detect().cudaPath + "/include/cccl");
-  return parseSource(program(c), "test.dsp", target, includeDirs);
+  return parseSource(program(c), "test.dsp", target);
 }
 
 class CudaHostPathTest : public ::testing::TestWithParam<UnsupportedCase> {

@@ -21,8 +21,7 @@ struct ParseOutcome {
 };
 
 inline ParseOutcome parseSource(const std::string& source, const std::string& fileName = "test.dsp",
-                                frontend::CudaTarget cudaTarget = frontend::CudaTarget::GpuAndHost,
-                                const std::vector<std::string>& includeDirs = {}) {
+                                frontend::CudaTarget cudaTarget = frontend::CudaTarget::GpuAndHost) {
   llvm::SmallString<128> dir;
   llvm::sys::fs::createUniqueDirectory("dispar-frontend-test", dir);
   std::string path = std::string(dir) + "/" + fileName;
@@ -35,7 +34,6 @@ inline ParseOutcome parseSource(const std::string& source, const std::string& fi
   options.cudaPath = paths.cudaPath;
   options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
   options.cudaTarget = cudaTarget;
-  options.includeDirs = includeDirs;
   ParseOutcome outcome;
   outcome.result.program.name = "test";
   llvm::raw_string_ostream diagnostics(outcome.diagnostics);
