@@ -171,6 +171,9 @@ VNODE(sink, IN(values)) { long v, sum = 0; while (values.read(v)) sum += v; std:
   EXPECT_TRUE(fileExists(dir.file("graph.json")));
   EXPECT_FALSE(fileExists(dir.file("scaled.rtg.json")));
   EXPECT_TRUE(fileExists(dir.file("scaled.dispar.cpp")));
+  // -g line tables point into the .dsp (#line), so debuggers show the user's source.
+  ProcessResult lines = runProcess({"objdump", "--dwarf=decodedline", "scaled"}, dir.path());
+  EXPECT_NE(lines.output.find("scaled.dsp"), std::string::npos) << "no line table entry names scaled.dsp";
   std::string generated = readFile(dir.file("gen.cpp"));
   EXPECT_NE(generated.find("#line 1 \"scaled.dsp\""), std::string::npos);
   EXPECT_NE(generated.find("::dispar::rt::run"), std::string::npos);
