@@ -1,6 +1,9 @@
 // docs/language.md lists every diagnostic of DisparDiagnostics.def, verbatim.
+#include "streamcc/DriverOptions.h"
+
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -31,6 +34,23 @@ TEST(Docs, LanguageReferenceListsEveryDiagnostic) {
     EXPECT_NE(listed.find("`" + m[3].str() + "`"), std::string::npos) << m[1] << " is not in docs/language.md";
   }
   EXPECT_GT(count, 20);
+}
+
+// Every option of disparcc's table (as --help prints it) is in its reference.
+TEST(Docs, DisparccReferenceListsEveryOption) {
+  std::string docs = read("docs/disparcc.md");
+  std::istringstream help(dispar::streamcc::driverHelp());
+  int count = 0;
+  for (std::string line; std::getline(help, line);) {
+    if (line.rfind("  -", 0) != 0) continue;
+    std::string option = line.substr(2, line.find_first_of(" =", 2) - 2);
+    // Joined metavariables (-IDIR, -O<level>) print without a space: keep the option's own letters.
+    if (option.size() > 2 && option[1] != '-' && std::isupper(static_cast<unsigned char>(option[2])))
+      option = option.substr(0, 2);
+    ++count;
+    EXPECT_NE(docs.find("`" + option), std::string::npos) << option << " is not in docs/disparcc.md";
+  }
+  EXPECT_GT(count, 10);
 }
 
 }  // namespace
