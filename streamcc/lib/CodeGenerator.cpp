@@ -110,7 +110,6 @@ std::string generateTranslationUnit(const LoweringInput& input) {
   out << input.editedSource;
   if (!input.editedSource.empty() && input.editedSource.back() != '\n') out << "\n";
   out.resumeGeneratedLines(input.generatedName);
-  if (!input.hostKernelCode.empty()) out << input.hostKernelCode << "\n";
   out << "#include <dispar/runtime.h>\n\n"
       << "namespace {\n\n";
   emitSpecs(out, program);

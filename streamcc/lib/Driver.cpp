@@ -105,24 +105,12 @@ class Disparcc {
 
   int run() {
     if (options_.output.empty()) options_.output = defaultOutput(options_.input);
-    frontend::FrontendOptions frontendOptions;
-    frontendOptions.sourceFile = options_.input;
-    frontendOptions.includeDirs = options_.includeDirs;
-    frontendOptions.defines = options_.defines;
-    frontendOptions.runtimeIncludeDir = paths_.runtimeIncludeDir;
-    frontendOptions.clangResourceDir = paths_.clangResourceDir;
-    frontendOptions.cudaPath = paths_.cudaPath;
-    frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
-    frontendOptions.colorDiagnostics = llvm::errs().has_colors();
     if (options_.noHostPath && paths_.cudaPath.empty()) {
       reportError("--no-host-path needs a CUDA toolkit; none found (set --cuda-path or DISPAR_CUDA_PATH)");
       return 1;
     }
-    frontendOptions.cudaTarget = options_.noHostPath      ? frontend::CudaTarget::GpuOnly
-                                 : paths_.cudaPath.empty() ? frontend::CudaTarget::HostOnly
-                                                           : frontend::CudaTarget::GpuAndHost;
     if (!validCudaArchs()) return 1;
-
+    frontend::FrontendOptions frontendOptions = makeFrontendOptions();
     frontend::FrontendResult parsed;
     parsed.program.name = stemOf(options_.output);
     if (!frontend::runFrontend(frontendOptions, parsed, llvm::errs())) return 1;
@@ -132,24 +120,48 @@ class Disparcc {
     if (parsed.program.isCuda && !gpuBuild_)
       llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
                    << "' will run their kernels on the host\n";
+    std::optional<std::string> generated = lower(parsed);
+    if (!generated) return 1;
+    if (!options_.emitCpp.empty() && !writeAtomically(options_.emitCpp, *generated)) return 1;
+    return build(*generated, lang::buildRtg(parsed.program, cudaArchs()));
+  }
 
+ private:
+  frontend::FrontendOptions makeFrontendOptions() const {
+    frontend::FrontendOptions frontendOptions;
+    frontendOptions.sourceFile = options_.input;
+    frontendOptions.includeDirs = options_.includeDirs;
+    frontendOptions.defines = options_.defines;
+    frontendOptions.runtimeIncludeDir = paths_.runtimeIncludeDir;
+    frontendOptions.clangResourceDir = paths_.clangResourceDir;
+    frontendOptions.cudaPath = paths_.cudaPath;
+    frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
+    frontendOptions.colorDiagnostics = llvm::errs().has_colors();
+    frontendOptions.cudaTarget = options_.noHostPath      ? frontend::CudaTarget::GpuOnly
+                                 : paths_.cudaPath.empty() ? frontend::CudaTarget::HostOnly
+                                                           : frontend::CudaTarget::GpuAndHost;
+    return frontendOptions;
+  }
+
+  // The generated translation unit: the user's source with the frontend's edits, then the skeleton.
+  std::optional<std::string> lower(const frontend::FrontendResult& parsed) const {
     llvm::Expected<std::string> edited = clang::tooling::applyAllReplacements(parsed.sourceText, parsed.sourceEdits);
     if (!edited) {
       reportError("internal: cannot apply source edits: " + llvm::toString(edited.takeError()));
-      return 1;
+      return std::nullopt;
     }
     LoweringInput lowering;
     lowering.program = &parsed.program;
     lowering.sourcePath = options_.input;
     lowering.editedSource = std::move(*edited);
-    lowering.hostKernelCode = parsed.hostKernelCode;
     lowering.generatedName = options_.output + ".dispar.cpp";
     lowering.gpuBuild = gpuBuild_;
     lowering.cudaArchs = cudaArchs();
-    std::string generated = generateTranslationUnit(lowering);
+    return generateTranslationUnit(lowering);
+  }
 
-    if (!options_.emitCpp.empty() && !writeAtomically(options_.emitCpp, generated)) return 1;
-
+  // Compiles the generated source and writes the program and its RTG; all or nothing.
+  int build(const std::string& generated, const lang::Rtg& graph) const {
     PendingFile source(options_.output + ".dispar.cpp");
     PendingFile binary(options_.output);
     PendingFile rtg(options_.emitRtg.empty() ? options_.output + ".rtg.json" : options_.emitRtg);
@@ -162,7 +174,7 @@ class Disparcc {
       reportError("cannot write '" + source.temporaryPath() + "'");
       return 1;
     }
-    // The compiler sees the generated file under its final name so #line and messages read well.
+    // nvcc and mpicxx choose the language by extension (nvcc's -x would apply to the libraries too).
     std::string compiledSource = source.temporaryPath() + (gpuBuild_ ? ".cu" : ".cpp");
     if (llvm::sys::fs::rename(source.temporaryPath(), compiledSource)) {
       reportError("cannot prepare '" + compiledSource + "'");
@@ -177,7 +189,6 @@ class Disparcc {
       if (status > 0) reportError("compilation of the generated program failed (exit status " + llvm::Twine(status) + ")");
       return 1;
     }
-    lang::Rtg graph = lang::buildRtg(parsed.program, cudaArchs());
     if (!rtg.write(lang::writeRtgJson(graph))) {
       reportError("cannot write '" + rtg.destination() + "'");
       return 1;
@@ -189,8 +200,7 @@ class Disparcc {
     return 0;
   }
 
- private:
-  bool writeAtomically(const std::string& path, const std::string& contents) {
+  bool writeAtomically(const std::string& path, const std::string& contents) const {
     PendingFile file(path);
     if (!file.valid() || !file.write(contents) || !file.commit()) {
       reportError("cannot write '" + path + "'");

@@ -33,8 +33,8 @@ struct FrontendOptions {
 struct FrontendResult {
   lang::ProgramModel program;
   std::string sourceText;                  // the main file as parsed
-  clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText
-  std::string hostKernelCode;              // host clones of kernels and device functions
+  clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText: host clones of
+                                             // kernels and device functions, rewritten launches and calls
   std::vector<std::string> hostKernelNames;  // kernels with a host clone, in source order
 };
 
