@@ -6,43 +6,20 @@
 
 #if DISPAR_HOSTK_ASM_CONTEXT
 
-// dispar_hostk_switch(void** saveStackPointer, void* resumeStackPointer)
-// Pushes the System V callee-saved registers, stores the stack pointer, loads the other one and pops the
-// same frame from it. The SSE/x87 control words are deliberately not switched: every fiber of a runner
-// runs on one OS thread, kernels cannot change them (CUDA has no such API), and ldmxcsr/fldcw would
-// serialise the pipeline at every switch (measured: it stops consecutive CUDA threads overlapping). A fresh context's frame "returns" into
-// dispar_hostk_fiber_start with the entry in r13 and its argument in r12.
+// A fresh context starts here, on its new stack, with the entry and its argument on top of it. The
+// SSE/x87 control words are deliberately never switched: every fiber of a runner runs on one OS thread,
+// kernels cannot change them (CUDA has no such API), and ldmxcsr/fldcw would serialise the pipeline at
+// every switch (measured: it stops consecutive CUDA threads overlapping).
 asm(R"(
   .text
-  .globl dispar_hostk_switch
-  .hidden dispar_hostk_switch
-  .type dispar_hostk_switch, @function
-  .p2align 4
-dispar_hostk_switch:
-  pushq %rbp
-  pushq %rbx
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
-  movq %rsp, (%rdi)
-  movq %rsi, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  ret
-  .size dispar_hostk_switch, .-dispar_hostk_switch
-
   .globl dispar_hostk_fiber_start
   .hidden dispar_hostk_fiber_start
   .type dispar_hostk_fiber_start, @function
   .p2align 4
 dispar_hostk_fiber_start:
-  movq %r12, %rdi
-  callq *%r13
+  popq %rdi
+  popq %rax
+  callq *%rax
   ud2
   .size dispar_hostk_fiber_start, .-dispar_hostk_fiber_start
 )");
@@ -52,21 +29,18 @@ extern "C" void dispar_hostk_fiber_start();
 namespace dispar::hostk::detail {
 
 void ExecutionContext::prepare(void* stackLow, std::size_t stackBytes, Entry entry, void* argument) {
-  // Frame popped by dispar_hostk_switch, lowest address first. After its `ret` the stack pointer is
-  // 16-byte aligned, so the `call` in dispar_hostk_fiber_start enters `entry` as the ABI requires.
+  // dispar_hostk_fiber_start pops the argument and the entry; the stack pointer is then 16-byte
+  // aligned, so its `call` enters `entry` as the ABI requires.
   auto top = reinterpret_cast<std::uintptr_t>(stackLow) + stackBytes;
   top &= ~std::uintptr_t{15};
-  // frame is 8 mod 16: after 6 pops and the ret (7 slots) the stack pointer is 16-byte aligned.
-  auto* frame = reinterpret_cast<std::uint64_t*>(top - 9 * sizeof(std::uint64_t));
-  frame[0] = 0;                                          // r15
-  frame[1] = 0;                                          // r14
-  frame[2] = reinterpret_cast<std::uint64_t>(entry);     // r13
-  frame[3] = reinterpret_cast<std::uint64_t>(argument);  // r12
-  frame[4] = 0;                                          // rbx
-  frame[5] = 0;                                          // rbp
-  frame[6] = reinterpret_cast<std::uint64_t>(&dispar_hostk_fiber_start);
-  frame[7] = 0;  // never read: the bottom of fiber_start's frame
+  auto* frame = reinterpret_cast<std::uint64_t*>(top - 4 * sizeof(std::uint64_t));
+  frame[0] = reinterpret_cast<std::uint64_t>(argument);
+  frame[1] = reinterpret_cast<std::uint64_t>(entry);
+  frame[2] = 0;  // never read: the bottom of fiber_start's frame
+  frame[3] = 0;
   stackPointer_ = frame;
+  resumeAddress_ = reinterpret_cast<void*>(&dispar_hostk_fiber_start);
+  framePointer_ = nullptr;
 }
 
 const char* ExecutionContext::implementation() { return "x86-64 assembly"; }
