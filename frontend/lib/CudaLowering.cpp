@@ -307,6 +307,17 @@ void CudaLowering::lower(FrontendResult& result) {
     add(result, begin, sm_.getFileOffset(end) - sm_.getFileOffset(begin), rewriteLaunch(launch));
   }
 
+  // A GPU library call the host path has no stand-in for would fail (or worse, be ignored) at run time
+  // on a rank without a GPU: say so now.
+  for (const clang::CallExpr* call : state_.runtimeCalls) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (!callee || isDispatched(callee->getName())) continue;
+    diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::UnsupportedOnHost)
+        << ("'" + callee->getNameAsString() + "'")
+        << "the host path provides only the CUDA runtime calls listed in docs/cuda.md";
+    diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
+  }
+
   if (options_.cudaTarget == CudaTarget::GpuAndHost) {
     std::set<unsigned> rewrittenCalls;  // file offsets of the names already rewritten
     for (const clang::CallExpr* call : state_.runtimeCalls) {

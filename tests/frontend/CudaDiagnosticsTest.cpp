@@ -50,6 +50,16 @@ const UnsupportedCase kCases[] = {
      "  if (threadIdx.x == 0) child<<<1, 32>>>(x);\n"
      "}\n",
      "4:25: error: dynamic parallelism cannot run on the host path; launch kernels from host code"},
+    {"RuntimeCallWithoutStandIn",
+     "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
+     "void copyRows(float* d, const float* h) { cudaMemcpy2D(d, 64, h, 64, 64, 4, cudaMemcpyHostToDevice); }\n",
+     "3:43: error: 'cudaMemcpy2D' cannot run on the host path; the host path provides only the CUDA runtime calls "
+     "listed in docs/cuda.md"},
+    {"CufftCall",
+     "#include <cufft.h>\n"
+     "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
+     "void plan() { cufftHandle h; cufftPlan1d(&h, 1024, CUFFT_C2C, 1); }\n",
+     "4:30: error: 'cufftPlan1d' cannot run on the host path"},
     {"InlinePtx",
      "__global__ void kernel(float* x) {\n"
      "  asm volatile(\"membar.gl;\");\n"
