@@ -296,7 +296,6 @@ void CudaLowering::lower(FrontendResult& result) {
     } else {
       add(result, insertLoc, 0, block);
     }
-    if (fn->hasAttr<clang::CUDAGlobalAttr>()) result.hostKernelNames.push_back(fn->getNameAsString());
   }
 
   for (const clang::CUDAKernelCallExpr* launch : state_.launches) {

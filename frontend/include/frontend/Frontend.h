@@ -35,7 +35,6 @@ struct FrontendResult {
   std::string sourceText;                  // the main file as parsed
   clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText: host clones of
                                              // kernels and device functions, rewritten launches and calls
-  std::vector<std::string> hostKernelNames;  // kernels with a host clone, in source order
 };
 
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.
