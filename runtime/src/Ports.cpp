@@ -93,7 +93,9 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
   if (++next_ == links_.size()) next_ = 0;
   while (link.sent - link.credits * batch_ >= window_) awaitCredit(link);
   const std::size_t bytes = count * pipe_.elementBytes;
-  if (device != nullptr && !device->transfers().mpiAddressable) {
+  const bool staged = device != nullptr && !device->transfers().mpiAddressable;
+  announce(link, bytes, staged && sendsChunked(bytes, device->transfers().chunkBytes));
+  if (staged) {
     sendFromDevice(link.rank, data, bytes, *device);
   } else {
     // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
@@ -119,6 +121,18 @@ void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, g
   const ChunkHeader header{bytes, chunkBytes};
   DISPAR_MPI(MPI_Send, &header, static_cast<int>(sizeof header), MPI_BYTE, peer, kChunkedTag, comm_);
   sendChunks(data, header, &engine, peer, comm_);
+}
+
+void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
+  // The reader may have posted a receive of exactly lastBytes into its own buffer, any tag: anything
+  // else must come after a marker, which that receive takes instead (empty, so it never truncates).
+  // While the size is unknown the reader probes, so no marker is needed.
+  if (link.lastBytes && (chunked || *link.lastBytes != bytes))
+    DISPAR_MPI(MPI_Send, nullptr, 0, MPI_BYTE, link.rank, kSizeChangeTag, comm_);
+  if (chunked)
+    link.lastBytes.reset();
+  else
+    link.lastBytes = bytes;
 }
 
 void OutPortEnd::awaitCredit(Link& link) {
@@ -193,6 +207,11 @@ void InPortEnd::throwScalarMismatch(const std::string& received) const {
                     received);
 }
 
+void InPortEnd::throwProtocolError(int source, const std::string& what) const {
+  throw PipeError(describe() + ": " + owner_ + " received " + what + " from rank " + std::to_string(source) +
+                  " (a pipe protocol error)");
+}
+
 std::string InPortEnd::describeReceived(std::size_t bytes) const {
   if (bytes == 0) return "an empty message";
   if (bytes % pipe_.elementBytes != 0)
@@ -245,21 +264,90 @@ void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target
   device->copy(target, bounce.data(), size, gpu::CopyKind::HostToDevice);
 }
 
+InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination, void* ctx, int source) {
+  const std::size_t index = linkOfRank(source);
+  Link& link = links_[index];
+  if (!link.lastBytes || *link.lastBytes % pipe_.elementBytes != 0) return SameSize::NotTried;
+  const std::size_t bytes = *link.lastBytes;
+  void* target = destination(ctx, bytes / pipe_.elementBytes, detail::DestinationMode::AlreadySized);
+  if (target == nullptr) return SameSize::NotTried;
+  // Any tag: this data message, end of stream or a size-change marker. The last two are empty, so the
+  // caller's buffer is untouched unless data of exactly its size arrives.
+  MPI_Status status;
+  const int code = MPI_Recv_c(target, static_cast<MPI_Count>(bytes), MPI_BYTE, source, MPI_ANY_TAG, comm_, &status);
+  if (code != MPI_SUCCESS) {
+    int errorClass = MPI_SUCCESS;
+    MPI_Error_class(code, &errorClass);
+    if (errorClass != MPI_ERR_TRUNCATE) throwMpiFailure(code, "MPI_Recv_c", __FILE__, __LINE__);
+    // A writer always sends a marker before a message of another size, so this is not a size the
+    // caller got wrong. The message was received (truncated): count it, and probe from now on.
+    link.lastBytes.reset();
+    consumed(index);
+    throwProtocolError(source, "a message longer than the last one (" + plural(bytes, "byte") +
+                                   ") without a size-change marker");
+  }
+  switch (status.MPI_TAG) {
+    case kDataTag: {
+      MPI_Count received = 0;
+      DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &received);
+      consumed(index);
+      if (received == static_cast<MPI_Count>(bytes)) return SameSize::Received;
+      link.lastBytes = static_cast<std::size_t>(received);
+      throwProtocolError(source, describeReceived(static_cast<std::size_t>(received)) + " after a message of " +
+                                     plural(bytes, "byte") + " without a size-change marker");
+    }
+    case kEndTag:
+      ended(index);
+      return SameSize::Ended;
+    case kSizeChangeTag:
+      link.lastBytes.reset();
+      return SameSize::Changed;
+    default: {
+      // Only a chunked-message header could get here, and a writer announces those too.
+      link.lastBytes.reset();
+      MPI_Count received = 0;
+      DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &received);
+      ChunkHeader header{0, 0};
+      if (status.MPI_TAG == kChunkedTag && received == static_cast<MPI_Count>(sizeof header)) {
+        std::memcpy(&header, target, sizeof header);
+        if (plausibleHeader(header)) discardChunks(header, source, comm_);
+        consumed(index);
+      }
+      throwProtocolError(source, "a message with tag " + std::to_string(status.MPI_TAG) + " without a size-change marker");
+    }
+  }
+}
+
 bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device) {
   while (!open_.empty()) {
+    const int source = nextSource();
+    // Into host memory from a known rank: no probe round when the size is the last one.
+    if (device == nullptr && source != MPI_ANY_SOURCE) {
+      const SameSize outcome = receiveSameSize(destination, ctx, source);
+      if (outcome == SameSize::Received) return true;
+      if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
+    }
     MPI_Message message;
     MPI_Status status;
-    DISPAR_MPI(MPI_Mprobe, nextSource(), MPI_ANY_TAG, comm_, &message, &status);
+    DISPAR_MPI(MPI_Mprobe, source, MPI_ANY_TAG, comm_, &message, &status);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kSizeChangeTag) {
+      DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      links_[index].lastBytes.reset();
+      continue;
+    }
     if (status.MPI_TAG == kEndTag) {
       DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
       ended(index);
       continue;
     }
     if (status.MPI_TAG == kChunkedTag) {
+      links_[index].lastBytes.reset();
       const ChunkHeader header = receiveHeader(message, status);
       const auto size = static_cast<std::size_t>(header.totalBytes);
-      void* target = size % pipe_.elementBytes == 0 ? destination(ctx, size / pipe_.elementBytes) : nullptr;
+      void* target = size % pipe_.elementBytes == 0
+                         ? destination(ctx, size / pipe_.elementBytes, detail::DestinationMode::Resize)
+                         : nullptr;
       if (target == nullptr) {
         discardChunks(header, status.MPI_SOURCE, comm_);
         consumed(index);
@@ -276,7 +364,10 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     MPI_Count bytes = 0;
     DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
     const auto size = static_cast<std::size_t>(bytes);
-    void* target = size % pipe_.elementBytes == 0 ? destination(ctx, size / pipe_.elementBytes) : nullptr;
+    links_[index].lastBytes = size;  // as the writer's, even if the caller rejects the message
+    void* target = size % pipe_.elementBytes == 0
+                       ? destination(ctx, size / pipe_.elementBytes, detail::DestinationMode::Resize)
+                       : nullptr;
     if (target == nullptr) {
       std::vector<unsigned char> discard(size);
       DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
@@ -298,16 +389,25 @@ bool InPortEnd::readElement(void* element) {
     if (code != MPI_SUCCESS) {
       int errorClass = MPI_SUCCESS;
       MPI_Error_class(code, &errorClass);
-      // MPI does not say how long the message was, only that it did not fit.
-      if (errorClass == MPI_ERR_TRUNCATE) throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
+      if (errorClass == MPI_ERR_TRUNCATE) {
+        // Its size is unknown here, and so is (with any source) its link: every link probes next.
+        for (Link& link : links_) link.lastBytes.reset();
+        // MPI does not say how long the message was, only that it did not fit.
+        throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
+      }
       throwMpiFailure(code, "MPI_Recv_c", __FILE__, __LINE__);
     }
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (status.MPI_TAG == kSizeChangeTag) {  // empty: the element is untouched
+      links_[index].lastBytes.reset();
+      continue;
+    }
     if (status.MPI_TAG == kEndTag) {
       ended(index);
       continue;
     }
     if (status.MPI_TAG == kChunkedTag) {
+      links_[index].lastBytes.reset();
       // The element buffer (at least a header long, or MPI would have truncated) holds the header.
       ChunkHeader header{0, 0};
       std::memcpy(&header, element, sizeof header);
@@ -317,6 +417,7 @@ bool InPortEnd::readElement(void* element) {
     }
     MPI_Count bytes = 0;
     DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    links_[index].lastBytes = static_cast<std::size_t>(bytes);
     if (bytes != elementBytes) {
       consumed(index);  // it was received; keep the credit accounting exact
       throwScalarMismatch(describeReceived(static_cast<std::size_t>(bytes)));
@@ -339,6 +440,12 @@ void InPortEnd::finish() {
     scratch.resize(static_cast<std::size_t>(bytes));
     DISPAR_MPI(MPI_Mrecv_c, scratch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    // Mirror the writer's size as reads do, though nothing reads after this.
+    if (status.MPI_TAG == kDataTag)
+      links_[index].lastBytes = scratch.size();
+    else
+      links_[index].lastBytes.reset();
+    if (status.MPI_TAG == kSizeChangeTag) continue;  // not a message for credits
     if (status.MPI_TAG == kChunkedTag) {
       ChunkHeader header{0, 0};
       if (scratch.size() == sizeof header) std::memcpy(&header, scratch.data(), sizeof header);

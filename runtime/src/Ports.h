@@ -3,6 +3,10 @@
 // per link; the reader returns one empty kCreditTag message per creditBatch() messages it has
 // consumed, so a writer never has more than `window` unconsumed messages on a link. A large message
 // from device memory may instead be a header and chunks (ChunkedTransfer.h); it counts as one message.
+// Both ends remember per link the size of the last plain data message; a message that is not a plain
+// one of that size is preceded by an empty kSizeChangeTag marker, so a reader whose buffer already has
+// that size receives with one MPI_Recv and no probe (the "same size" fast path). Markers are not
+// messages for credits.
 #ifndef DISPAR_RUNTIME_PORTS_H
 #define DISPAR_RUNTIME_PORTS_H
 
@@ -14,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +64,7 @@ namespace dispar::rt {
 inline constexpr int kDataTag = 0;
 inline constexpr int kEndTag = 1;
 inline constexpr int kCreditTag = 2;
+inline constexpr int kSizeChangeTag = 5;  // empty: the next message is not plain data of the last size
 
 /// The writing end: deals messages to its peers in turn, waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
@@ -76,9 +82,12 @@ class OutPortEnd final : public detail::PortState {
     int rank;
     std::uint64_t sent = 0;
     std::uint64_t credits = 0;  // each one stands for batch_ consumed messages
+    std::optional<std::size_t> lastBytes;  // of the last plain data message; the reader keeps the same
     Request endOfStream;
   };
   void awaitCredit(Link& link);
+  /// Keeps the reader's copy of link.lastBytes right: a marker first when the next message differs.
+  void announce(Link& link, std::size_t bytes, bool chunked);
   /// One message to the next peer; `device` non-null when `data` is device memory.
   void send(const void* data, std::size_t count, gpu::Device* device);
   void sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device);
@@ -103,12 +112,17 @@ class InPortEnd final : public detail::PortState {
     explicit Link(int peer) : rank(peer) {}
     int rank;
     std::uint64_t received = 0;
+    std::optional<std::size_t> lastBytes;  // of the last plain data message, as the writer keeps it
     Request credit;
   };
+  enum class SameSize { NotTried, Received, Ended, Changed };
   /// The rank to receive from next: the current one in round-robin order, or any.
   int nextSource() const;
   /// One message into the caller's destination; `device` non-null when it is device memory.
   bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device);
+  /// The fast path: when the link's last size is known and the host destination already has it, one
+  /// MPI_Recv straight into it. NotTried when it does not apply (the caller probes instead).
+  SameSize receiveSameSize(detail::DestinationFn destination, void* ctx, int source);
   void receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device);
   /// Receives a chunked message's header; throws when it is malformed.
   ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status);
@@ -117,6 +131,7 @@ class InPortEnd final : public detail::PortState {
   void ended(std::size_t link);
   [[noreturn]] void throwSizeMismatch(const char* expectation, const std::string& received) const;
   [[noreturn]] void throwScalarMismatch(const std::string& received) const;
+  [[noreturn]] void throwProtocolError(int source, const std::string& what) const;
   std::string describeReceived(std::size_t bytes) const;
 
   std::vector<Link> links_;

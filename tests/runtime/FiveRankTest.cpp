@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -239,6 +241,86 @@ TEST_F(FiveRanks, PairwiseReplicasConnectReplicaIToReplicaI) {
     std::vector<long> expected;
     for (long i = replica; i < kPairwiseItems; i += 2) expected.push_back(i * 10 + replica);
     EXPECT_EQ(pairwiseReceived, expected);
+  }
+}
+
+// --- Same-size fast path with a replicated writer merged rr: one size per link -------------------
+
+// Message j of emitter replica r: its element count (each replica its own sizes, two change midway)
+// and its elements.
+std::size_t partCount(int replica, int j) {
+  switch (replica) {
+    case 0: return 3;
+    case 1: return 5;
+    case 2: return j < 2 ? 3 : 8;
+    default: return j < 2 ? 0 : 5;
+  }
+}
+std::vector<int> partMessage(int replica, int j) {
+  std::vector<int> values(partCount(replica, j));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = replica * 10000 + j * 100 + static_cast<int>(i);
+  return values;
+}
+
+constexpr int kEmitters = 4;
+constexpr int kPartsPerEmitter = 4;
+std::vector<std::vector<int>> partsReceived;
+std::uint64_t partsProbes;
+
+void dispar_vnode_emit(OutPort<int>& parts) {
+  for (int j = 0; j < kPartsPerEmitter; ++j) parts.write(partMessage(dispar::replica(), j));
+}
+
+void dispar_vnode_gather(InPort<int>& parts) {
+  const std::uint64_t before = dispar::test::probeCount();
+  // "shared": one vector for every read, so its size is mostly another replica's; otherwise one
+  // vector per replica, each holding that replica's last message.
+  const bool shared = dispar::args() == std::vector<std::string>{"shared"};
+  std::vector<std::vector<int>> vectors(shared ? 1 : kEmitters);
+  for (std::size_t k = 0;; ++k) {
+    std::vector<int>& message = vectors[shared ? 0 : k % kEmitters];
+    if (!parts.read(message)) break;
+    partsReceived.push_back(message);
+  }
+  partsProbes = dispar::test::probeCount() - before;
+}
+
+const rt::VnodeSpec kPartsVnodes[] = {{"emit", 0, kEmitters, "parts.dsp:1:1", false}, {"gather", 4, 1, "parts.dsp:5:1", false}};
+const rt::PipeSpec kPartsPipes[] = {{"parts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0}};
+const rt::ProgramSpec kParts = {"parts", kPartsVnodes, 2, kPartsPipes, 1, 5};
+
+void partsDispatch(rt::Instance& instance) {
+  switch (instance.vnode()) {
+    case 0: { auto parts = instance.out<int>(0); dispar_vnode_emit(parts); break; }
+    case 1: { auto parts = instance.in<int>(0); dispar_vnode_gather(parts); break; }
+  }
+}
+
+std::vector<std::vector<int>> partsInRoundRobinOrder() {
+  std::vector<std::vector<int>> expected;
+  for (int j = 0; j < kPartsPerEmitter; ++j)
+    for (int r = 0; r < kEmitters; ++r) expected.push_back(partMessage(r, j));
+  return expected;
+}
+
+TEST_F(FiveRanks, SameSizeFastPathKeepsOneSizePerReplicaInOneVector) {
+  partsReceived.clear();
+  ASSERT_EQ(dispar::test::runProgram(kParts, partsDispatch, {"shared"}), 0);
+  if (dispar::test::worldRank() == 4) {
+    // A size kept per port rather than per link would post replica 1's receive with replica 0's size.
+    EXPECT_EQ(partsReceived, partsInRoundRobinOrder());
+  }
+}
+
+TEST_F(FiveRanks, SameSizeFastPathKeepsOneSizePerReplicaInVectorsPerReplica) {
+  partsReceived.clear();
+  ASSERT_EQ(dispar::test::runProgram(kParts, partsDispatch, {"per-replica"}), 0);
+  if (dispar::test::worldRank() == 4) {
+    EXPECT_EQ(partsReceived, partsInRoundRobinOrder());
+    // Probed: each replica's first message and the first after replicas 2 and 3 change size (6);
+    // every other message comes on the fast path. The last read sees all four ends of stream with
+    // replica 0's vector, so replica 0's end comes on the fast path and the other three are probed.
+    EXPECT_EQ(partsProbes, 9u);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <dispar/runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace dispar::test {
 
 int worldRank();
 int worldSize();
+
+/// MPI_Mprobe calls this rank has made so far (counted through the MPI profiling interface), so a
+/// test can tell a read that probed from one that received straight away.
+std::uint64_t probeCount();
 
 /// Runs a program on every rank as its generated main would, with `args` as argv[1..].
 int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const std::vector<std::string>& args = {});

@@ -5,7 +5,19 @@
 #include <cstdio>
 #include <memory>
 
+namespace {
+std::uint64_t probes = 0;
+}  // namespace
+
+// Replaces MPICH's MPI_Mprobe (a weak symbol) for this executable; the runtime is linked in statically.
+extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  ++probes;
+  return PMPI_Mprobe(source, tag, comm, message, status);
+}
+
 namespace dispar::test {
+
+std::uint64_t probeCount() { return probes; }
 
 int worldRank() {
   int rank = 0;

@@ -358,4 +358,186 @@ TEST_F(TwoRanks, OppositePipesBetweenTwoVnodesAndProgramArguments) {
   EXPECT_TRUE(dispar::args().empty()) << "arguments are only visible while the program runs";
 }
 
+// --- The "same size" fast path: a read into a buffer that already has the last message's size ----
+//
+// The writer sends an empty size-change marker before any message whose size differs from the last
+// one on the link; a reader whose vector already has that size receives with one MPI_Recv and no
+// probe. The probe counts below say which reads took the fast path; a wrong size, a stale element
+// or a marker taken for a message fails the content checks.
+
+// Element i of message m, distinct across messages so that a stale or shifted element shows.
+int sizedValue(int message, std::size_t i) { return message * 1000 + static_cast<int>(i); }
+std::vector<int> sizedMessage(int message, std::size_t count) {
+  std::vector<int> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = sizedValue(message, i);
+  return values;
+}
+
+constexpr std::size_t kAlternatingSizes[] = {100, 100, 7, 7, 7, 100, 0, 100};
+std::vector<std::vector<int>> alternatingReceived;
+std::uint64_t alternatingProbes;
+
+void writeAlternating(OutPort<int>& values) {
+  int m = 0;
+  for (std::size_t count : kAlternatingSizes) values.write(sizedMessage(m++, count));
+}
+
+void readAlternating(InPort<int>& values) {
+  const std::uint64_t before = dispar::test::probeCount();
+  std::vector<int> message;  // one vector for every read
+  while (values.read(message)) alternatingReceived.push_back(message);
+  alternatingProbes = dispar::test::probeCount() - before;
+}
+
+TEST_F(TwoRanks, SameSizeFastPathWithAlternatingSizes) {
+  alternatingReceived.clear();
+  ASSERT_EQ((OnePipe<int, writeAlternating, readAlternating>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    std::vector<std::vector<int>> expected;
+    int m = 0;
+    for (std::size_t count : kAlternatingSizes) expected.push_back(sizedMessage(m++, count));
+    EXPECT_EQ(alternatingReceived, expected);
+    // Probed: the first message (size unknown) and the four after a marker. The repeats of 100 and
+    // 7 and the end of stream (the vector still has the last size) take the fast path.
+    EXPECT_EQ(alternatingProbes, 5u);
+  }
+}
+
+// --- The fast path only takes a buffer the user left at exactly the last size --------------------
+
+constexpr int kResizedMessages = 6;
+constexpr std::size_t kResizedCount = 50;
+std::vector<std::vector<int>> resizedReceived;
+std::vector<int> resizedAfterEnd;
+std::uint64_t resizedProbes;
+
+void writeSameSize(OutPort<int>& values) {
+  for (int m = 0; m < kResizedMessages; ++m) values.write(sizedMessage(m, kResizedCount));
+}
+
+void readWithUserResizes(InPort<int>& values) {
+  const std::uint64_t before = dispar::test::probeCount();
+  std::vector<int> message;
+  auto readOne = [&] {
+    if (values.read(message)) resizedReceived.push_back(message);
+  };
+  readOne();  // empty: probed
+  message.clear();  // smaller than the last message: probed
+  readOne();
+  message.resize(80, -7);  // larger: probed, and shrunk to 50
+  readOne();
+  message.assign(kResizedCount, -9);  // the last size with other contents: fast, overwritten
+  readOne();
+  message.resize(kResizedCount - 1);  // one short: probed
+  readOne();
+  message = std::vector<int>(kResizedCount, -3);  // new storage of the last size: fast
+  readOne();
+  EXPECT_FALSE(values.read(message));  // end of stream on the fast path
+  resizedAfterEnd = message;
+  resizedProbes = dispar::test::probeCount() - before;
+}
+
+TEST_F(TwoRanks, SameSizeFastPathFollowsUserResizes) {
+  resizedReceived.clear();
+  ASSERT_EQ((OnePipe<int, writeSameSize, readWithUserResizes>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    std::vector<std::vector<int>> expected;
+    for (int m = 0; m < kResizedMessages; ++m) expected.push_back(sizedMessage(m, kResizedCount));
+    EXPECT_EQ(resizedReceived, expected);
+    EXPECT_EQ(resizedAfterEnd, sizedMessage(kResizedMessages - 1, kResizedCount));
+    EXPECT_EQ(resizedProbes, 4u);  // the reads after clear, resize(80), resize(49) and the first one
+  }
+}
+
+// --- Scalar and vector reads on one pipe; the writer alternates 1- and n-element messages ---------
+
+// Message m's element count and how the reader reads it ('s' scalar, 'v' vector).
+struct MixedStep {
+  std::size_t count;
+  char read;
+};
+constexpr MixedStep kMixedSteps[] = {{1, 's'}, {1, 'v'}, {6, 'v'}, {6, 'v'}, {1, 's'}, {6, 'v'},
+                                     {1, 's'}, {1, 's'}, {1, 'v'}, {1, 'v'}, {6, 'v'}, {1, 's'}};
+std::vector<std::vector<int>> mixedReceived;  // scalars as one-element vectors
+int mixedReadsAfterEnd;
+std::uint64_t mixedProbes;
+
+void writeOneOrMany(OutPort<int>& values) {
+  int m = 0;
+  for (const MixedStep& step : kMixedSteps) {
+    if (step.count == 1)
+      values.write(sizedValue(m, 0));  // the scalar overload
+    else
+      values.write(sizedMessage(m, step.count));
+    ++m;
+  }
+}
+
+void readScalarsAndVectors(InPort<int>& values) {
+  const std::uint64_t before = dispar::test::probeCount();
+  std::vector<int> message(1, -1);
+  for (const MixedStep& step : kMixedSteps) {
+    if (step.read == 's') {
+      int scalar = -1;
+      if (!values.read(scalar)) break;
+      mixedReceived.push_back({scalar});
+    } else {
+      if (!values.read(message)) break;
+      mixedReceived.push_back(message);
+    }
+  }
+  int scalar = 0;
+  mixedReadsAfterEnd = values.read(scalar) ? 1 : 0;
+  mixedReadsAfterEnd += values.read(message) ? 1 : 0;
+  mixedProbes = dispar::test::probeCount() - before;
+}
+
+TEST_F(TwoRanks, SameSizeFastPathWithScalarAndVectorReadsMixed) {
+  mixedReceived.clear();
+  ASSERT_EQ((OnePipe<int, writeOneOrMany, readScalarsAndVectors>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    std::vector<std::vector<int>> expected;
+    int m = 0;
+    for (const MixedStep& step : kMixedSteps) expected.push_back(sizedMessage(m++, step.count));
+    EXPECT_EQ(mixedReceived, expected);
+    EXPECT_EQ(mixedReadsAfterEnd, 0);
+    // Scalar reads skip markers without a probe. Vector reads probe messages 2 and 10 (the fast
+    // path met a marker), 5 (twice: the vector had 6 elements, then a marker came) and 8 (the vector
+    // had 6 elements); messages 1, 3 and 9 take the fast path.
+    EXPECT_EQ(mixedProbes, 5u);
+  }
+}
+
+// --- End of stream arriving while the fast path's receive is posted ------------------------------
+
+std::vector<int> endedVector;
+int endedMessages;
+std::uint64_t endedProbes;
+
+void writeThenPause(OutPort<int>& values) {
+  for (int m = 0; m < 3; ++m) values.write(sizedMessage(m, 4));
+  // Let the reader post its receive for a fourth message before end of stream comes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+void readUntilEnd(InPort<int>& values) {
+  const std::uint64_t before = dispar::test::probeCount();
+  endedMessages = 0;
+  std::vector<int> message;
+  while (values.read(message)) ++endedMessages;
+  endedVector = message;
+  EXPECT_FALSE(values.read(message));
+  EXPECT_EQ(message, endedVector) << "a read after end of stream changed the vector";
+  endedProbes = dispar::test::probeCount() - before;
+}
+
+TEST_F(TwoRanks, SameSizeFastPathEndOfStreamLeavesTheVectorAlone) {
+  ASSERT_EQ((OnePipe<int, writeThenPause, readUntilEnd>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    EXPECT_EQ(endedMessages, 3);
+    EXPECT_EQ(endedVector, sizedMessage(2, 4));
+    EXPECT_EQ(endedProbes, 1u);  // only the first message: end of stream came on the fast path
+  }
+}
+
 }  // namespace

@@ -158,7 +158,9 @@ bool InPort<T>::read(device_vector<T>& values) {
 }
 
 template <class T>
-void* InPort<T>::resizeDeviceVector(void* ctx, std::size_t count) {
+void* InPort<T>::resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode) {
+  // Never offers its storage as is: it may be in another memory space than the read would choose.
+  if (mode == detail::DestinationMode::AlreadySized) return nullptr;
   auto& values = *static_cast<device_vector<T>*>(ctx);
   values.resize_for_overwrite(count);
   return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());

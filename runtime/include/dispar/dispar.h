@@ -38,10 +38,16 @@ class device_vector;
 namespace detail {
 struct PortState;  // owned by the runtime; one per port end of this rank
 
+// How a destination is asked for room.
+enum class DestinationMode {
+  Resize,        // make room for exactly `count` elements
+  AlreadySized,  // only if it already holds exactly `count` elements; never resize or reallocate
+};
 // Receives one message into a destination the caller chooses once it knows the element count.
-// `destination(ctx, count)` returns where to store `count` elements, or nullptr when the caller
-// cannot take that many (the runtime then reports the mismatch with `expectation`).
-using DestinationFn = void* (*)(void* ctx, std::size_t count);
+// `destination(ctx, count, mode)` returns where to store `count` elements, or nullptr when the caller
+// cannot take that many (the runtime then reports the mismatch with `expectation`) or, for
+// AlreadySized, does not hold exactly that many now (the runtime then probes the message's size first).
+using DestinationFn = void* (*)(void* ctx, std::size_t count, DestinationMode mode);
 void portWrite(PortState& port, const void* data, std::size_t count);
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation);
 // Receives a message of exactly one element into `element` without a probe round.
@@ -121,12 +127,13 @@ class InPort {
   }
 
  private:
-  static void* resizeVector(void* ctx, std::size_t count) {
+  static void* resizeVector(void* ctx, std::size_t count, detail::DestinationMode mode) {
     auto& values = *static_cast<std::vector<T>*>(ctx);
+    if (mode == detail::DestinationMode::AlreadySized && values.size() != count) return nullptr;
     values.resize(count);
     return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());
   }
-  static void* resizeDeviceVector(void* ctx, std::size_t count);
+  static void* resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode);
   detail::PortState* state_;
 };
 
