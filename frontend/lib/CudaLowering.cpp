@@ -1,5 +1,7 @@
 #include "CudaLowering.h"
 
+#include "ThreadLoops.h"
+
 #include <dispar/hostk/Builtins.h>
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -176,6 +178,13 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   DisparDiagnostics& diags_;
 };
 
+// How the clone runs its CUDA threads, for whoever reads the generated code (--emit-cpp).
+std::string hostFormComment(const clang::FunctionDecl* fn, const ThreadLoopPlanner& loops) {
+  if (!fn->hasAttr<clang::CUDAGlobalAttr>()) return "";
+  if (loops.usesThreadLoops(fn)) return "  // kernel '" + fn->getNameAsString() + "': thread loops";
+  return "  // kernel '" + fn->getNameAsString() + "': fibers, because " + loops.fiberReason(fn);
+}
+
 }  // namespace
 
 std::string CudaLowering::text(clang::SourceRange range) const {
@@ -203,7 +212,7 @@ void CudaLowering::add(FrontendResult& result, clang::SourceLocation begin, unsi
   }
 }
 
-std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch) const {
+std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const {
   const clang::CallExpr* config = launch->getConfig();
   auto configArg = [&](unsigned i, const char* fallback) -> std::string {
     if (!config || i >= config->getNumArgs() || llvm::isa<clang::CXXDefaultArgExpr>(config->getArg(i))) return fallback;
@@ -217,7 +226,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch)
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());
     host += out.str();
   }
-  std::string hostLaunch = "::dispar::hostk::launch(" + configArg(0, "1") + ", " + configArg(1, "1") + ", " +
+  std::string hostLaunch = std::string(loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
+                                                                     : "::dispar::hostk::launch(") + configArg(0, "1") + ", " + configArg(1, "1") + ", " +
                            configArg(2, "0") + ", " + host;
   for (const clang::Expr* arg : launch->arguments()) hostLaunch += ", " + text(arg->getSourceRange());
   hostLaunch += ")";
@@ -235,6 +245,7 @@ void CudaLowering::lower(FrontendResult& result) {
   const clang::LangOptions& lang = context_.getLangOpts();
   clang::Rewriter cloneRewriter(const_cast<clang::SourceManager&>(sm_), lang);
   llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const ThreadLoopPlanner loops(context_, state_);
 
   for (const clang::FunctionDecl* fn : state_.deviceFunctions) {
     if (!isDeviceOnly(fn)) continue;
@@ -247,8 +258,10 @@ void CudaLowering::lower(FrontendResult& result) {
     const clang::Decl* whole = fn;
     if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
     clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
-    if (fn->doesThisDeclarationHaveABody())
+    if (fn->doesThisDeclarationHaveABody()) {
       DeviceBodyRewriter(context_, cloneRewriter, diags_).TraverseStmt(fn->getBody());
+      if (loops.usesThreadLoops(fn)) loops.rewrite(fn, cloneRewriter);
+    }
 
     // Drop the CUDA qualifiers from the clone: it is an ordinary host function.
     clang::SourceLocation begin = range.getBegin();
@@ -283,7 +296,8 @@ void CudaLowering::lower(FrontendResult& result) {
     std::size_t insertAt = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
     clang::SourceLocation insertLoc = sm_.getLocForStartOfFile(sm_.getMainFileID()).getLocWithOffset(static_cast<int>(insertAt));
     std::string block = std::string(insertAt == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") +
-                        "namespace dispar_host {\n" + lineDirective(begin) + clone + "\n}  // namespace dispar_host\n";
+                        "namespace dispar_host {" + hostFormComment(fn, loops) + "\n" + lineDirective(begin) + clone +
+                        "\n}  // namespace dispar_host\n";
     if (insertAt < buffer.size()) block += lineDirective(insertLoc);
     if (options_.cudaTarget == CudaTarget::HostOnly) {
       // Without a GPU build the original cannot compile (it uses CUDA builtins): the clone replaces it,
@@ -303,7 +317,7 @@ void CudaLowering::lower(FrontendResult& result) {
     clang::SourceRange range = sm_.getExpansionRange(launch->getSourceRange()).getAsRange();
     clang::SourceLocation begin = range.getBegin();
     clang::SourceLocation end = clang::Lexer::getLocForEndOfToken(range.getEnd(), 0, sm_, lang);
-    add(result, begin, sm_.getFileOffset(end) - sm_.getFileOffset(begin), rewriteLaunch(launch));
+    add(result, begin, sm_.getFileOffset(end) - sm_.getFileOffset(begin), rewriteLaunch(launch, loops));
   }
 
   // A GPU library call the host path has no stand-in for would fail (or worse, be ignored) at run time

@@ -2,6 +2,7 @@
 
 #include "Diagnostics.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 namespace dispar::hostk::detail {
 
 __thread ThreadContext* currentThread = nullptr;
+__thread ThreadLoopBlock* currentLoopBlock = nullptr;
 
 namespace {
 constexpr std::size_t kArenaAlignment = 64;
@@ -61,6 +63,11 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
     dynamicArena_ = allocateAligned(launch.dynamicSharedBytes);
     dynamicCapacity_ = launch.dynamicSharedBytes;
   }
+  if (launch.form == CloneForm::ThreadLoops) {
+    runThreadLoops();
+    launch_ = nullptr;
+    return !failed_;
+  }
 
   // The fibers pass control among themselves (see pickNext) and come back here once the block is
   // over: every thread exited, or one failed.
@@ -71,6 +78,48 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
   if (failed_) abandonSuspendedFibers();
   launch_ = nullptr;
   return !failed_;
+}
+
+void BlockRunner::runThreadLoops() {
+  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, 0, false};
+  loopExited_.assign(threadCount_, 0);
+  scratchUsed_ = 0;
+  ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, 0, false, false};
+  currentLoopBlock = &block;
+  currentThread = &loopThread_;
+  try {
+    launch_->invoke(launch_->closure);
+  } catch (const std::exception& error) {
+    recordFailure(loopThread_, error.what());
+  } catch (...) {
+    recordFailure(loopThread_, "an exception that is not a std::exception");
+  }
+  failed_ = failed_ || block.failed;
+  currentThread = nullptr;
+  currentLoopBlock = nullptr;
+}
+
+void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {
+  block.failed = true;
+  recordFailure(*block.thread, what);
+}
+
+void* BlockRunner::blockScratch(std::size_t count, std::size_t size, std::size_t alignment) {
+  const std::size_t align = alignment < 1 ? 1 : alignment;
+  const std::size_t offset = (scratchUsed_ + align - 1) / align * align;
+  const std::size_t bytes = offset + count * size + align;  // + align: room to align the base
+  if (bytes > scratch_.size()) {
+    // Slots handed out earlier in this block must stay put: grow only before the first one.
+    if (scratchUsed_ != 0)
+      fatal("per-thread storage of the kernel outgrew its block's scratch (%zu bytes); declare fewer "
+            "variables across __syncthreads",
+            scratch_.size());
+    scratch_.resize(std::max<std::size_t>(bytes, 64 * 1024));
+  }
+  auto base = reinterpret_cast<std::uintptr_t>(scratch_.data());
+  const std::uintptr_t aligned = (base + offset + align - 1) / align * align;
+  scratchUsed_ = aligned - base + count * size;
+  return reinterpret_cast<void*>(aligned);
 }
 
 BlockRunner::Fiber* BlockRunner::pickNext() {
@@ -113,7 +162,7 @@ void BlockRunner::runThreads(Fiber& fiber) {
   fiber.thread = &thread;
   const dim3 shape = launch_->blockDim;
   while (nextThread_ < threadCount_ && !failed_) {
-    ++nextThread_;
+    thread.linearIndex = nextThread_++;
     thread.threadIdx = nextThreadIdx_;
     if (++nextThreadIdx_.x == shape.x) {
       nextThreadIdx_.x = 0;
@@ -236,6 +285,22 @@ void* BlockRunner::sharedSlot(std::size_t size, std::size_t alignment) {
 
 bool BlockRunner::isGuardAddress(const void* fiber, const void* address) const {
   return fiber != nullptr && static_cast<const Fiber*>(fiber)->stack.guards(address);
+}
+
+// ---- Thread loops: the entry points forEachThread and PerThread call.
+
+void threadLoopFailed(ThreadLoopBlock& block) {
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    block.thread->runner->threadLoopFailed(block, error.what());
+  } catch (...) {
+    block.thread->runner->threadLoopFailed(block, "an exception that is not a std::exception");
+  }
+}
+
+void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment) {
+  return runningThread("per-thread storage").runner->blockScratch(count, size, alignment);
 }
 
 }  // namespace dispar::hostk::detail

@@ -6,6 +6,9 @@
 // the waiting fibers resume in arrival order. Fibers hand control straight to the next one (one switch
 // per hand-over, no trip through a scheduler), and return to the runner when the block is over. A
 // kernel without barriers therefore runs all its threads on one fiber: one switch in, one out, per block.
+//
+// A clone the frontend emitted as thread loops (Kernel.h) runs on the OS thread's own stack instead:
+// once per block, its segments looping over per-thread contexts that the runner prepares.
 #ifndef DISPAR_HOSTK_BLOCKRUNNER_H
 #define DISPAR_HOSTK_BLOCKRUNNER_H
 
@@ -30,6 +33,7 @@ struct KernelLaunch {
   dim3 gridDim;
   dim3 blockDim;
   std::size_t dynamicSharedBytes;
+  CloneForm form;
 };
 
 /// Where a barrier call is in the source (filled in at the call by __builtin_FILE/LINE/COLUMN, so
@@ -61,6 +65,8 @@ class BlockRunner {
   [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
   void* sharedSlot(std::size_t size, std::size_t alignment);
   void* dynamicShared() const { return dynamicArena_.get(); }
+  void threadLoopFailed(ThreadLoopBlock& block, const char* what);
+  void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment);
 
   // Called from the SIGSEGV handler: async-signal-safe.
   bool isGuardAddress(const void* fiber, const void* address) const;
@@ -78,6 +84,8 @@ class BlockRunner {
     std::size_t alignment;
   };
 
+  /// run() for a thread-loop clone.
+  void runThreadLoops();
   static void fiberMain(void* fiber);
   [[gnu::always_inline]] inline void runThreads(Fiber& fiber);
   Fiber& takeIdleFiber();
@@ -112,6 +120,12 @@ class BlockRunner {
   // Barrier state.
   unsigned arrivedTrue_ = 0;
   BarrierOutcome lastOutcome_{};
+
+  // Thread loops: the context every thread runs with in turn, who has returned, PerThread storage.
+  ThreadContext loopThread_{};
+  std::vector<unsigned char> loopExited_;
+  std::vector<unsigned char> scratch_;
+  std::size_t scratchUsed_ = 0;
 
   // Shared memory: __shared__ declarations live in the static arena, slot by slot.
   std::vector<SharedSlot> sharedSlots_;

@@ -19,7 +19,7 @@ bool validShape(const dim3& shape, const unsigned (&limits)[3]) {
 }  // namespace
 
 cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
-                         KernelInvoker invoke, const void* closure) {
+                         KernelInvoker invoke, const void* closure, CloneForm form) {
   if (currentThread != nullptr) return recordError(cudaErrorNotSupported);  // dynamic parallelism
   if (invoke == nullptr) return recordError(cudaErrorInvalidDeviceFunction);
   if (!validShape(grid, LaunchLimits::kMaxGridDim) || !validShape(block, LaunchLimits::kMaxBlockDim) ||
@@ -27,7 +27,7 @@ cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynami
     return recordError(cudaErrorInvalidConfiguration);
   if (dynamicSharedBytes > LaunchLimits::kMaxDynamicSharedBytes) return recordError(cudaErrorInvalidValue);
 
-  const KernelLaunch launch{invoke, closure, grid, block, dynamicSharedBytes};
+  const KernelLaunch launch{invoke, closure, grid, block, dynamicSharedBytes, form};
   std::string failure;
   if (HostDevice::instance().run(launch, failure)) return cudaSuccess;
   std::fprintf(stderr, "dispar hostk: error: %s\n", failure.c_str());

@@ -1,12 +1,17 @@
 // What a kernel's host clone calls while it runs: its thread's indices, block barriers, shared memory.
-// Each CUDA thread runs on a fiber; `detail::currentThread` is switched with the fiber, so these are
-// plain loads from the running thread's context.
+// A clone runs its CUDA threads in one of two ways (docs/cuda.md, "How blocks run"):
+// - fibers: the clone is one CUDA thread; each runs on a fiber and __syncthreads switches fibers;
+// - thread loops: the frontend split the kernel at its barriers (all of them top-level statements of
+//   the body) into segments, and the clone runs once per block, each segment a loop over the threads
+//   (forEachThread); values live across a barrier are kept per thread (PerThread).
+// Either way `detail::currentThread` points at the running CUDA thread, so the builtins are plain loads.
 #ifndef DISPAR_HOSTK_KERNEL_H
 #define DISPAR_HOSTK_KERNEL_H
 
 #include <dispar/hostk/Types.h>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace dispar::hostk {
 namespace detail {
@@ -22,7 +27,24 @@ struct ThreadContext {
   BlockRunner* runner;    ///< runs the block; owns its barrier and shared memory
   void* fiber;            ///< the fiber running this thread (for stack-overflow reports)
   unsigned sharedCursor;  ///< how many __shared__ declarations this thread has executed
+  unsigned linearIndex;   ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
+  bool exited;            ///< returned from the kernel (thread loops: later segments skip it)
 };
+
+/// The block a thread-loop clone is running. One context serves every thread in turn: a segment
+/// only needs the running thread's identity, and nothing in a thread-loop kernel keeps state in its
+/// context across a barrier (the frontend checks that no __shared__ declaration is made per thread).
+struct ThreadLoopBlock {
+  ThreadContext* thread;   ///< the running thread's context; between segments, thread (0,0,0)'s
+  unsigned char* exited;   ///< per thread: returned before the last segment
+  unsigned count;
+  unsigned sharedBase;     ///< __shared__ declarations made outside the segments
+  bool started;            ///< the first segment has begun
+  bool failed;             ///< a thread threw: the remaining segments do not run
+};
+
+/// The running block of a thread-loop clone on this OS thread, or nullptr.
+extern __thread ThreadLoopBlock* currentLoopBlock;
 
 /// The running CUDA thread of this OS thread, or nullptr outside kernels. `__thread` rather than
 /// thread_local: no dynamic initialisation, so every access is a single TLS load.
@@ -35,6 +57,14 @@ inline ThreadContext& runningThread(const char* what) {
   if (__builtin_expect(thread == nullptr, 0)) notInKernel(what);
   return *thread;
 }
+
+/// Called in a catch handler: records that the running thread of the block threw (the exception in
+/// flight says what); the block fails and its later segments are skipped. Not inline, so that this
+/// header need not include <exception> (the CUDA parse of a .dsp includes it before the wrappers).
+void threadLoopFailed(ThreadLoopBlock& block);
+/// Uninitialised storage for `count` objects of `size` bytes in the running block, valid until the
+/// block ends.
+void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment);
 
 /// Storage of the next __shared__ declaration of the running thread (see sharedVariable).
 void* sharedSlot(std::size_t size, std::size_t alignment);
@@ -97,6 +127,66 @@ template <class T>
 inline T* dynamicShared() {
   return static_cast<T*>(detail::dynamicSharedMemory());
 }
+
+/// One segment of a thread-loop clone: runs `segment` for every thread of the block that has not
+/// returned, in threadIdx order (x fastest), with that thread's builtins. Replaces the fibers of a
+/// kernel whose barriers all sit between segments: the loop boundary is the barrier.
+template <class Segment>
+inline void forEachThread(Segment&& segment) {
+  detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
+  if (block.failed) return;
+  detail::ThreadContext& thread = *block.thread;
+  if (!block.started) {
+    block.started = true;
+    block.sharedBase = thread.sharedCursor;
+  }
+  const dim3 shape = thread.blockDim;
+  thread.threadIdx = uint3{0, 0, 0};
+  try {
+    for (unsigned index = 0; index < block.count; ++index) {
+      if (!block.exited[index]) {
+        thread.linearIndex = index;
+        thread.sharedCursor = block.sharedBase;
+        segment();
+        if (thread.exited) {
+          block.exited[index] = 1;
+          thread.exited = false;
+        }
+      }
+      if (++thread.threadIdx.x == shape.x) {
+        thread.threadIdx.x = 0;
+        if (++thread.threadIdx.y == shape.y) {
+          thread.threadIdx.y = 0;
+          ++thread.threadIdx.z;
+        }
+      }
+    }
+  } catch (...) {
+    detail::threadLoopFailed(block);
+  }
+  thread.threadIdx = uint3{0, 0, 0};
+  thread.linearIndex = 0;
+}
+
+/// `return;` inside a segment before the last barrier: the thread takes no part in later segments.
+inline void exitThread() { detail::runningThread("return").exited = true; }
+
+/// A local variable of a thread-loop clone that lives across a barrier: one slot per CUDA thread,
+/// uninitialised like a local; `mine()` is the running thread's.
+template <class T>
+class PerThread {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
+                "dispar hostk: a variable kept across __syncthreads on the host path must be trivially copyable");
+
+ public:
+  PerThread()
+      : slots_(static_cast<T*>(detail::blockScratch(detail::currentLoopBlock->count, sizeof(T), alignof(T)))) {}
+  T& mine() const { return slots_[detail::currentThread->linearIndex]; }
+  T& set(const T& value) const { return mine() = value; }
+
+ private:
+  T* slots_;
+};
 
 }  // namespace dispar::hostk
 

@@ -1,5 +1,6 @@
 // Launching a kernel's host clone: `k<<<grid, block, shmem, stream>>>(a, b)` becomes
-// `::dispar::hostk::launch(grid, block, shmem, &host_k, a, b)`.
+// `::dispar::hostk::launch(grid, block, shmem, &host_k, a, b)`, or `launchThreadLoops(...)` when the
+// frontend emitted the clone as thread loops (Kernel.h).
 #ifndef DISPAR_HOSTK_LAUNCH_H
 #define DISPAR_HOSTK_LAUNCH_H
 
@@ -28,10 +29,16 @@ namespace detail {
 
 using KernelInvoker = void (*)(const void* closure);
 
+/// How a clone runs its CUDA threads (Kernel.h).
+enum class CloneForm {
+  Fibers,       ///< the clone is one CUDA thread
+  ThreadLoops,  ///< the clone is one block
+};
+
 /// Validates the configuration, runs every block, returns when the grid has finished. Errors are
 /// recorded as the calling thread's last error, as a CUDA launch does.
 cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
-                         KernelInvoker invoke, const void* closure);
+                         KernelInvoker invoke, const void* closure, CloneForm form);
 
 /// The clone and its arguments, converted once to the clone's parameter types. Every CUDA thread
 /// calls the clone with its own copies, as every GPU thread sees its own parameters.
@@ -46,6 +53,19 @@ struct KernelClosure {
   }
 };
 
+template <class... Params, class... Args>
+cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
+                     void (*kernel)(Params...), Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "dispar::hostk::launch: argument count does not match the kernel's parameters");
+  static_assert(((!std::is_lvalue_reference_v<Params> ||
+                  std::is_const_v<std::remove_reference_t<Params>>) && ...),
+                "dispar::hostk::launch: kernel parameters cannot be non-const references");
+  const KernelClosure<Params...> closure{
+      kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)};
+  return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
+}
+
 }  // namespace detail
 
 /// Runs `kernel` (a host clone) on a grid of `grid` blocks of `block` threads with `dynamicSharedBytes`
@@ -53,15 +73,16 @@ struct KernelClosure {
 template <class... Params, class... Args>
 cudaError_t launch(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
                    Args&&... args) {
-  static_assert(sizeof...(Params) == sizeof...(Args),
-                "dispar::hostk::launch: argument count does not match the kernel's parameters");
-  static_assert(((!std::is_lvalue_reference_v<Params> ||
-                  std::is_const_v<std::remove_reference_t<Params>>) && ...),
-                "dispar::hostk::launch: kernel parameters cannot be non-const references");
-  const detail::KernelClosure<Params...> closure{
-      kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)};
-  return detail::launchKernel(grid, block, dynamicSharedBytes, &detail::KernelClosure<Params...>::invoke,
-                              &closure);
+  return detail::launchAs(detail::CloneForm::Fibers, grid, block, dynamicSharedBytes, kernel,
+                          std::forward<Args>(args)...);
+}
+
+/// As launch, for a clone emitted as thread loops: called once per block.
+template <class... Params, class... Args>
+cudaError_t launchThreadLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
+                              Args&&... args) {
+  return detail::launchAs(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel,
+                          std::forward<Args>(args)...);
 }
 
 }  // namespace dispar::hostk

@@ -1,0 +1,220 @@
+// Thread-loop clones (Kernel.h: forEachThread, PerThread, exitThread, launchThreadLoops), written as
+// the frontend emits them for kernels whose barriers are top-level statements, each checked against a
+// plain CPU computation and, where it matters, against the fiber form of the same kernel.
+#include <dispar/hostk.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+namespace hk = ::dispar::hostk;
+
+const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
+
+std::vector<float> randomFloats(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(n);
+  for (float& v : values) v = dist(gen);
+  return values;
+}
+
+// __global__ void fir(const float* in, float* out, const float* taps, int n, int numTaps) {
+//   __shared__ float sTaps[64];
+//   for (int k = threadIdx.x; k < numTaps; k += blockDim.x) sTaps[k] = taps[k];
+//   __syncthreads();
+//   int i = blockIdx.x * blockDim.x + threadIdx.x;
+//   if (i >= n) return;
+//   float acc = 0.0f;
+//   for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
+//   out[i] = acc;
+// }
+void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>(); ::dispar::hostk::forEachThread([&] {
+  for (int k = ::dispar::hostk::threadIdx().x; k < numTaps; k += ::dispar::hostk::blockDim().x) sTaps[k] = taps[k];
+  }); ::dispar::hostk::forEachThread([&] {
+  int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
+  out[i] = acc;
+  }); }
+
+TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
+  const int n = 20000, numTaps = 64;
+  const std::vector<float> in = randomFloats(n, 13), taps = randomFloats(numTaps, 17);
+  std::vector<float> out(n, 0.0f);
+  ASSERT_EQ(hk::launchThreadLoops((n + 255) / 256, 256, 0, &host_fir, in.data(), out.data(), taps.data(), n, numTaps),
+            hk::cudaSuccess);
+  for (int i = 0; i < n; ++i) {
+    float acc = 0.0f;
+    for (int k = 0; k < numTaps; ++k)
+      if (i - k >= 0) acc += taps[k] * in[i - k];
+    ASSERT_EQ(out[i], acc) << "sample " << i;
+  }
+}
+
+// __global__ void rotate(const int* in, int* out) {
+//   __shared__ int tile[8][8];
+//   int x = threadIdx.x, y = threadIdx.y;     (one declaration each, as thread loops need)
+//   int value = in[(blockIdx.x * 8 + y) * 8 + x];
+//   tile[y][x] = value;
+//   __syncthreads();
+//   int left = tile[y][(x + 7) % 8];          (the neighbour's value: needs the barrier)
+//   __syncthreads();
+//   tile[y][x] = left + value;                (everyone read before anyone overwrites)
+//   __syncthreads();
+//   out[(blockIdx.x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
+// }
+void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>(); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&] {
+  auto& x = dispar_carried_x.set(::dispar::hostk::threadIdx().x);
+  auto& y = dispar_carried_y.set(::dispar::hostk::threadIdx().y);
+  auto& value = dispar_carried_value.set(in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
+  tile[y][x] = value;
+  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine();
+  auto& left = dispar_carried_left.set(tile[y][(x + 7) % 8]);
+  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine(); auto& value = dispar_carried_value.mine(); auto& left = dispar_carried_left.mine();
+  tile[y][x] = left + value;
+  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine();
+  out[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
+  }); }
+
+TEST(ThreadLoops, ValuesLiveAcrossBarriersArePerThreadIn2DBlocks) {
+  const unsigned blocks = 5;
+  std::vector<int> in(blocks * 64), out(blocks * 64, -1);
+  std::iota(in.begin(), in.end(), 3);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, hk::dim3(8, 8), 0, &host_rotate, in.data(), out.data()), hk::cudaSuccess);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int y = 0; y < 8; ++y)
+      for (int x = 0; x < 8; ++x) {
+        auto at = [&](int xx, int yy) { return in[(b * 8 + yy) * 8 + xx]; };
+        const int below = (y + 1) % 8;
+        const int expected = (at((x + 7) % 8, below) + at(x, below)) * 1000 + x * 10 + y;
+        ASSERT_EQ(out[(b * 8 + y) * 8 + x], expected) << "block " << b << " thread " << x << "," << y;
+      }
+}
+
+// __global__ void earlyExit(const int* keep, int* sums) {
+//   __shared__ int total;
+//   if (threadIdx.x == 0) total = 0;
+//   __syncthreads();
+//   if (!keep[threadIdx.x]) return;          // exited threads take no part in later segments
+//   atomicAdd(&total, 1);
+//   __syncthreads();
+//   if (threadIdx.x == blockDim.x - 1) sums[blockIdx.x] = total;
+//   if (!keep[threadIdx.x]) sums[blockIdx.x] = -1000;   // never: this thread returned
+// }
+void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>(); ::dispar::hostk::forEachThread([&] {
+  if (::dispar::hostk::threadIdx().x == 0) total = 0;
+  }); ::dispar::hostk::forEachThread([&] {
+  if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread();
+  ::dispar::hostk::atomicAdd(&total, 1);
+  }); ::dispar::hostk::forEachThread([&] {
+  if (::dispar::hostk::threadIdx().x == ::dispar::hostk::blockDim().x - 1) sums[::dispar::hostk::blockIdx().x] = total;
+  if (!keep[::dispar::hostk::threadIdx().x]) sums[::dispar::hostk::blockIdx().x] = -1000;
+  }); }
+
+TEST(ThreadLoops, ThreadsThatReturnSkipLaterSegments) {
+  const unsigned n = 128, blocks = 9;
+  std::vector<int> keep(n);
+  for (unsigned t = 0; t < n; ++t) keep[t] = (t % 3 != 0) || t == n - 1;
+  std::vector<int> sums(blocks, -1);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, n, 0, &host_earlyExit, keep.data(), sums.data()), hk::cudaSuccess);
+  const int kept = std::accumulate(keep.begin(), keep.end(), 0);
+  for (unsigned b = 0; b < blocks; ++b) EXPECT_EQ(sums[b], kept) << "block " << b;
+}
+
+// __global__ void order(unsigned* out) {
+//   __shared__ unsigned next;
+//   if (threadIdx.x + threadIdx.y + threadIdx.z == 0) next = 0;
+//   __syncthreads();
+//   unsigned linear = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+//   out[blockIdx.x * blockDim.x * blockDim.y * blockDim.z + linear] = next++;   (one at a time on the host)
+// }
+void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>(); ::dispar::hostk::forEachThread([&] {
+  if (::dispar::hostk::threadIdx().x + ::dispar::hostk::threadIdx().y + ::dispar::hostk::threadIdx().z == 0) next = 0;
+  }); ::dispar::hostk::forEachThread([&] {
+  unsigned linear = (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
+  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x * ::dispar::hostk::blockDim().y * ::dispar::hostk::blockDim().z + linear] = next++;
+  }); }
+
+TEST(ThreadLoops, EveryThreadOf3DBlockRunsOnceWithItsOwnIndex) {
+  // Each thread writes how many threads ran before it: the loop visits every (x, y, z) exactly once.
+  const hk::dim3 shape(5, 3, 2);
+  const unsigned blocks = 4, volume = 5 * 3 * 2;
+  std::vector<unsigned> out(blocks * volume, 9999);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, shape, 0, &host_order, out.data()), hk::cudaSuccess);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned i = 0; i < volume; ++i) ASSERT_EQ(out[b * volume + i], i) << "block " << b;
+}
+
+// __global__ void failing(int* marks) {
+//   marks[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+//   __syncthreads();
+//   if (blockIdx.x == 2 && threadIdx.x == 5) throw std::runtime_error("bad sample");   (host code only)
+//   __syncthreads();
+//   marks[blockIdx.x * blockDim.x + threadIdx.x] = 2;
+// }
+void host_failing(int* marks) { ::dispar::hostk::forEachThread([&] {
+  marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 1;
+  }); ::dispar::hostk::forEachThread([&] {
+  if (::dispar::hostk::blockIdx().x == 2 && ::dispar::hostk::threadIdx().x == 5) throw std::runtime_error("bad sample");
+  }); ::dispar::hostk::forEachThread([&] {
+  marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 2;
+  }); }
+
+TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
+  const unsigned threads = 16, blocks = 3;
+  std::vector<int> marks(threads * blocks, 0);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(hk::launchThreadLoops(blocks, threads, 0, &host_failing, marks.data()), hk::cudaErrorLaunchFailure);
+  const std::string errors = testing::internal::GetCapturedStderr();
+  EXPECT_NE(errors.find("block (2,0,0) thread (5,0,0): bad sample"), std::string::npos) << errors;
+  EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorLaunchFailure);
+  for (unsigned t = 0; t < threads; ++t) EXPECT_EQ(marks[2 * threads + t], 1) << "block 2 ran past the failure";
+}
+
+// The same reduction in both forms gives the same bits.
+// __global__ void blockMax(const float* in, float* out) {
+//   __shared__ float values[256];
+//   unsigned t = threadIdx.x;
+//   values[t] = in[blockIdx.x * 256 + t];
+//   __syncthreads();
+//   if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = fmaxf(m, values[i]); out[blockIdx.x] = m; }
+// }
+void host_blockMax_fibers(const float* in, float* out) {
+  ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>();
+  unsigned t = ::dispar::hostk::threadIdx().x;
+  values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
+  ::dispar::hostk::syncthreads();
+  if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
+}
+void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+  auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
+  values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
+  }); ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
+  }); }
+
+TEST(ThreadLoops, SameResultsAsFibers) {
+  const unsigned blocks = 40;
+  const std::vector<float> in = randomFloats(blocks * 256, 5);
+  std::vector<float> fibers(blocks, 0.0f), loops(blocks, 1.0f);
+  ASSERT_EQ(hk::launch(blocks, 256, 0, &host_blockMax_fibers, in.data(), fibers.data()), hk::cudaSuccess);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, 256, 0, &host_blockMax_loops, in.data(), loops.data()), hk::cudaSuccess);
+  EXPECT_EQ(fibers, loops);
+  for (unsigned b = 0; b < blocks; ++b) {
+    float m = in[b * 256];
+    for (int i = 1; i < 256; ++i) m = std::max(m, in[b * 256 + i]);
+    EXPECT_EQ(loops[b], m);
+  }
+}
+
+}  // namespace

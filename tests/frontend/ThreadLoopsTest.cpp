@@ -1,0 +1,167 @@
+// Which kernels' host clones the frontend emits as thread loops (frontend/lib/ThreadLoops.h), what the
+// emitted clone looks like, and why the others keep the fiber form.
+#include "FrontendTestSupport.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace dispar::testing {
+namespace {
+
+std::string emittedSource(const std::string& source) {
+  ParseOutcome outcome = parseSource(source);
+  EXPECT_TRUE(outcome.ok) << outcome.diagnostics;
+  llvm::Expected<std::string> edited =
+      clang::tooling::applyAllReplacements(outcome.result.sourceText, outcome.result.sourceEdits);
+  if (!edited) {
+    ADD_FAILURE() << llvm::toString(edited.takeError());
+    return "";
+  }
+  return *edited;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+constexpr const char* kFir =
+    "#include <dispar/dispar.h>\n"
+    "constexpr int kTaps = 16;\n"
+    "__global__ void fir(const float* in, float* out, const float* taps, int n) {\n"
+    "  __shared__ float sharedTaps[kTaps];\n"
+    "  int t = threadIdx.x;\n"
+    "  if (t < kTaps) sharedTaps[t] = taps[t];\n"
+    "  int i = blockIdx.x * blockDim.x + t;\n"
+    "  if (i >= n) return;\n"
+    "  constexpr int kHalf = kTaps / 2;\n"
+    "  __syncthreads();\n"
+    "  float acc = 0.0f;\n"
+    "  for (int k = 0; k < kTaps; ++k) acc += sharedTaps[k] * in[i + k];\n"
+    "  out[i] = acc + kHalf * 0;\n"
+    "}\n"
+    "#pragma streamap resource(gpu)\n"
+    "VNODE(worker) { fir<<<4, 256>>>(nullptr, nullptr, nullptr, 0); }\n";
+
+TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
+  const std::string emitted = emittedSource(kFir);
+  const std::size_t clone = emitted.find("namespace dispar_host {");
+  ASSERT_NE(clone, std::string::npos) << emitted;
+  const std::string host = emitted.substr(clone, emitted.find("}  // namespace dispar_host") - clone);
+  EXPECT_NE(host.find("// kernel 'fir': thread loops"), std::string::npos) << host;
+  // __shared__ and constexpr declarations are hoisted out of the loops, values live across the barrier
+  // get a slot per thread, the barrier becomes a segment boundary and the early return an exit.
+  EXPECT_NE(host.find("{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>(); "
+                      "constexpr int kHalf = kTaps / 2; "
+                      "::dispar::hostk::PerThread<int> dispar_carried_i; "
+                      "::dispar::hostk::forEachThread([&] {"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t);"),
+            std::string::npos)
+      << host;
+  EXPECT_NE(host.find("int t = ::dispar::hostk::threadIdx().x;"), std::string::npos) << "t is not used after the barrier";
+  EXPECT_NE(host.find("if (i >= n) return ::dispar::hostk::exitThread();"), std::string::npos) << host;
+  EXPECT_NE(host.find("}); ::dispar::hostk::forEachThread([&] { auto& i = dispar_carried_i.mine(); "), std::string::npos) << host;
+  EXPECT_EQ(occurrences(host, "forEachThread("), 2u) << host;
+  EXPECT_EQ(host.find("syncthreads"), std::string::npos) << host;
+  // The clone keeps the kernel's line count, so its #line stays exact.
+  EXPECT_EQ(occurrences(host, "\n"), 2u + 12u) << host;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::fir"), std::string::npos) << emitted;
+}
+
+struct FiberCase {
+  const char* name;
+  const char* kernel;  // declares `kernel`, launched as `launch`
+  const char* launch;
+  const char* reason;
+};
+
+const FiberCase kFiberCases[] = {
+    {"BarrierInLoop",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  for (int r = 0; r < n; ++r) { x[threadIdx.x] += r; __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop, a branch or an expression"},
+    {"BarrierVote",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  __syncthreads_count(x[threadIdx.x] > n);\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it uses __syncthreads_count"},
+    {"AssignsParameter",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  n += threadIdx.x;\n"
+     "  __syncthreads();\n"
+     "  x[threadIdx.x] = n;\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it assigns to parameter 'n'"},
+    {"ArrayAcrossBarrier",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  int a[2] = {n, n};\n"
+     "  __syncthreads();\n"
+     "  x[threadIdx.x] = a[1];\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "'a' is a reference or array used across a barrier"},
+    {"SeveralDeclaratorsAcrossBarrier",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  int a = n, b = 2;\n"
+     "  __syncthreads();\n"
+     "  x[threadIdx.x] = a + b;\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "'a' is used across a barrier and declared with others"},
+    {"HelperWithBarrier",
+     "__device__ void helper() { __syncthreads(); }\n"
+     "__global__ void kernel(int* x, int n) {\n"
+     "  x[threadIdx.x] = n;\n"
+     "  __syncthreads();\n"
+     "  helper();\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it calls 'helper', which has a barrier or __shared__ memory"},
+    {"NestedShared",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  if (n) { __shared__ int s; s = n; x[0] = s; }\n"
+     "  __syncthreads();\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a __shared__ declaration is not at the top level of its body"},
+    {"Goto",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  if (n) goto done;\n"
+     "  x[threadIdx.x] = 1;\n"
+     "done:\n"
+     "  __syncthreads();\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it uses goto or labels"},
+    {"Template",
+     "template <class T>\n"
+     "__global__ void kernel(T* x, int n) {\n"
+     "  x[threadIdx.x] = n;\n"
+     "  __syncthreads();\n"
+     "}\n",
+     "kernel<int><<<1, 32>>>(nullptr, 0)", "it is a template"},
+    {"NoBarrier",
+     "__global__ void kernel(int* x, int n) { x[threadIdx.x] = n; }\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it has no barrier (fibers run it as one loop already)"},
+};
+
+class FiberFormTest : public ::testing::TestWithParam<FiberCase> {};
+
+TEST_P(FiberFormTest, KeepsFibersAndSaysWhy) {
+  const FiberCase& c = GetParam();
+  const std::string emitted = emittedSource(std::string("#include <dispar/dispar.h>\n") + c.kernel +
+                                            "#pragma streamap resource(gpu)\nVNODE(worker) { " + c.launch + "; }\n");
+  EXPECT_NE(emitted.find(std::string("// kernel 'kernel': fibers, because ") + c.reason + "\n"), std::string::npos)
+      << emitted;
+  EXPECT_EQ(emitted.find("forEachThread"), std::string::npos) << emitted;
+  EXPECT_EQ(emitted.find("launchThreadLoops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launch(1, 32, 0, &::dispar_host::kernel"), std::string::npos) << emitted;
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadLoops, FiberFormTest, ::testing::ValuesIn(kFiberCases),
+                         [](const ::testing::TestParamInfo<FiberCase>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace dispar::testing
