@@ -216,7 +216,16 @@ TEST_F(CudaKernels, EveryKernelMatchesTheCpu) {
   std::vector<long long> scaled;
   for (long long v : in) scaled.push_back(v * 3);  // (v * 3 / 4) * 4, exact in double
   EXPECT_EQ(results[7], scaled);
-  EXPECT_EQ(results.size(), 7u);
+
+  SCOPED_TRACE("windowed sums (thread loops on the host path)");
+  std::vector<long long> windows;
+  for (int i = 0; i < kCount; ++i) {
+    long long sum = 0;
+    for (int k = 0; k < 3; ++k) sum += i + k < kCount ? in[i + k] : 0;
+    windows.push_back(sum * 10 + i % 7);
+  }
+  EXPECT_EQ(results[8], windows);
+  EXPECT_EQ(results.size(), 8u);
 }
 
 TEST_F(CudaKernels, HostPathGivesTheSameOutput) {
@@ -225,7 +234,7 @@ TEST_F(CudaKernels, HostPathGivesTheSameOutput) {
   ASSERT_EQ(run.status, 0) << run.output.substr(0, 4000);
   ASSERT_EQ(onHost.status, 0) << onHost.output.substr(0, 4000);
   EXPECT_EQ(parseResults(onHost.output), parseResults(run.output));
-  EXPECT_EQ(parseResults(onHost.output).size(), 7u);
+  EXPECT_EQ(parseResults(onHost.output).size(), 8u);
 }
 
 TEST_F(CudaKernels, FailedLaunchAbortsNamingTheVnodeAndKernel) {
