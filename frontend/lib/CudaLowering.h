@@ -1,6 +1,6 @@
 // The edits that let a CUDA program's GPU VNODEs run on the host as well: a host clone of every kernel
 // and device function (CUDA builtins rewritten into dispar::hostk calls, __shared__ declarations into
-// per-block storage; kernels with top-level barriers as thread loops, ThreadLoops.h), launches rewritten to choose between the GPU and the host clone at run time, and
+// per-block storage; kernels whose barriers allow it as thread loops, ThreadLoops.h), launches rewritten to choose between the GPU and the host clone at run time, and
 // a diagnostic for every construct the host path cannot run. All edits are collected as Replacements
 // on the main file and applied once by StreamCC.
 #ifndef DISPAR_FRONTEND_CUDA_LOWERING_H

@@ -113,130 +113,307 @@ ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisS
   }
 }
 
+/// Splits a kernel body into segments: walks its statements, and those of the uniform loops and
+/// branches that hold barriers, recording the segment of every thread-level statement.
+class ThreadLoopPlanner::Builder {
+ public:
+  Builder(clang::ASTContext& context, Plan& plan) : context_(context), sm_(context.getSourceManager()), plan_(plan) {}
+
+  /// False, with plan.fiberReason set, when the kernel keeps the fiber form.
+  bool build(const clang::FunctionDecl* kernel) {
+    if (kernel->getDescribedFunctionTemplate() || kernel->isTemplated()) return fail("it is a template");
+    const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
+    if (!body) return fail("it has no body");
+    kernel_ = kernel;
+    if (!walk(body, /*topLevel=*/true)) return false;
+    if (segment_ == 0) return fail("it has no barrier (fibers run it as one loop already)");
+    plan_.segments = segment_ + 1;
+    return checkShared() && checkParameters(body) && findCarried() && findReturns();
+  }
+
+ private:
+  struct ThreadStatement {
+    const clang::Stmt* stmt;
+    unsigned segment;
+    StatementScan scan;
+    bool topLevel;
+  };
+
+  bool fail(std::string reason) {
+    plan_.fiberReason = std::move(reason);
+    return false;
+  }
+  bool inFile(clang::SourceLocation loc) const { return loc.isValid() && loc.isFileID() && sm_.isInMainFile(loc); }
+
+  void edit(SegmentEdit::Kind kind, const clang::Stmt* stmt, clang::SourceLocation loc, std::string text, bool opens) {
+    plan_.edits.push_back(SegmentEdit{kind, stmt, loc, std::move(text), opens, segment_});
+  }
+
+  bool walk(const clang::CompoundStmt* region, bool topLevel) {
+    for (const clang::Stmt* stmt : region->body()) {
+      StatementScan scan;
+      scan.TraverseStmt(const_cast<clang::Stmt*>(stmt));
+      if (scan.jumps) return fail("it uses goto or labels");
+      if (scan.barriers.empty()) {
+        statements_.push_back(ThreadStatement{stmt, segment_, std::move(scan), topLevel});
+        continue;
+      }
+      if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt); call && scan.barriers.front() == call) {
+        if (call->getDirectCallee()->getName() != "__syncthreads")
+          return fail("it uses " + call->getDirectCallee()->getNameAsString());
+        if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc())) return fail("a barrier is written through a macro");
+        ++segment_;
+        edit(SegmentEdit::ReplaceBarrier, stmt, {}, "}); ", true);
+        continue;
+      }
+      for (const clang::CallExpr* barrier : scan.barriers)
+        if (barrier->getDirectCallee()->getName() != "__syncthreads")
+          return fail("it uses " + barrier->getDirectCallee()->getNameAsString());
+      if (!blockLevel(stmt)) return false;
+    }
+    return true;
+  }
+
+  /// A for loop or an if holding barriers: it runs once per block when every thread would take the same
+  /// path through it, its bodies become segments of their own.
+  bool blockLevel(const clang::Stmt* stmt) {
+    const char* notUniform = "a barrier is inside a loop or branch whose condition may differ between threads";
+    std::vector<const clang::CompoundStmt*> bodies;
+    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(stmt)) {
+      const auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+      if (loop->getInit() && !init) return fail(notUniform);
+      const std::size_t outer = loopVariables_.size();
+      if (init)
+        for (const clang::Decl* decl : init->decls()) {
+          const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+          if (!var || (var->getInit() && !uniform(var->getInit()))) return fail(notUniform);
+          loopVariables_.push_back(var);
+        }
+      if ((loop->getCond() && !uniform(loop->getCond())) || (loop->getInc() && !uniform(loop->getInc())))
+        return fail(notUniform);
+      const auto* body = llvm::dyn_cast<clang::CompoundStmt>(loop->getBody());
+      if (!body) return fail("a loop holding a barrier has no braces");
+      if (init) {
+        clang::ExprMutationAnalyzer mutations(*body, context_);
+        for (std::size_t i = outer; i < loopVariables_.size(); ++i)
+          if (mutations.isMutated(loopVariables_[i])) return fail(notUniform);
+      }
+      if (leavesLoop(body)) return fail("a loop holding a barrier has a break or continue");
+      bodies.push_back(body);
+      if (!segmentBodies(stmt, bodies)) return false;
+      loopVariables_.resize(outer);
+      return true;
+    }
+    if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(stmt)) {
+      if (branch->getInit() || branch->getConditionVariable() || branch->isConsteval() || !uniform(branch->getCond()))
+        return fail(notUniform);
+      for (const clang::Stmt* part : {branch->getThen(), branch->getElse()}) {
+        if (!part) continue;
+        const auto* body = llvm::dyn_cast<clang::CompoundStmt>(part);
+        if (!body) return fail("a branch holding a barrier has no braces");
+        bodies.push_back(body);
+      }
+      return segmentBodies(stmt, bodies);
+    }
+    return fail("a barrier is inside a loop, a branch or an expression");
+  }
+
+  /// `s` closes the running segment; each body is its own run of segments; a new one follows `s`.
+  bool segmentBodies(const clang::Stmt* stmt, const std::vector<const clang::CompoundStmt*>& bodies) {
+    if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a loop or branch holding a barrier comes from a macro");
+    edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), "}); ", false);
+    for (const clang::CompoundStmt* body : bodies) {
+      ++segment_;
+      edit(SegmentEdit::InsertAfterToken, nullptr, body->getLBracLoc(), " ", true);
+      if (!walk(body, /*topLevel=*/false)) return false;
+      edit(SegmentEdit::InsertBefore, nullptr, body->getRBracLoc(), "}); ", false);
+    }
+    ++segment_;
+    edit(SegmentEdit::InsertAfterToken, nullptr, stmt->getEndLoc(), " ", true);
+    return true;
+  }
+
+  /// Whether every thread of a block computes the same value: only parameters (none is assigned),
+  /// constants, blockIdx/blockDim/gridDim/warpSize and the variables of enclosing uniform loops.
+  bool uniform(const clang::Expr* expr) const {
+    class UniformScan : public clang::RecursiveASTVisitor<UniformScan> {
+     public:
+      explicit UniformScan(const Builder& builder) : builder_(builder) {}
+      bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+        const clang::ValueDecl* decl = ref->getDecl();
+        if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl)) return true;
+        const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+        if (!var) return uniform = false;
+        const std::string name = var->getNameAsString();
+        if (!builder_.sm_.isInMainFile(builder_.sm_.getExpansionLoc(var->getLocation())))
+          return uniform = name == "blockIdx" || name == "blockDim" || name == "gridDim" || name == "warpSize";
+        const bool constant = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_);
+        const bool loopVariable = std::find(builder_.loopVariables_.begin(), builder_.loopVariables_.end(), var) !=
+                                  builder_.loopVariables_.end();
+        if (!(constant || loopVariable || llvm::isa<clang::ParmVarDecl>(var))) uniform = false;
+        return uniform;
+      }
+      bool VisitCallExpr(clang::CallExpr* call) {
+        // blockDim.x is a property: a call to the builtin variable's getter.
+        const auto* method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(call->getDirectCallee());
+        if (!method || !method->getParent()->getName().starts_with("__cuda_builtin_")) uniform = false;
+        return uniform;
+      }
+      bool uniform = true;
+
+     private:
+      const Builder& builder_;
+    };
+    UniformScan scan(*this);
+    scan.TraverseStmt(const_cast<clang::Expr*>(expr));
+    return scan.uniform;
+  }
+
+  /// Whether a break or continue in `body` would leave or restart the loop whose body it is.
+  static bool leavesLoop(const clang::Stmt* body) {
+    class JumpScan : public clang::RecursiveASTVisitor<JumpScan> {
+     public:
+      bool TraverseForStmt(clang::ForStmt*) { return true; }  // their own break/continue
+      bool TraverseWhileStmt(clang::WhileStmt*) { return true; }
+      bool TraverseDoStmt(clang::DoStmt*) { return true; }
+      bool TraverseCXXForRangeStmt(clang::CXXForRangeStmt*) { return true; }
+      bool TraverseSwitchStmt(clang::SwitchStmt*) { return true; }  // breaks only; continue ends a segment anyway
+      bool TraverseLambdaExpr(clang::LambdaExpr*) { return true; }
+      bool VisitBreakStmt(clang::BreakStmt*) { return !(found = true); }
+      bool VisitContinueStmt(clang::ContinueStmt*) { return !(found = true); }
+      bool found = false;
+    };
+    JumpScan scan;
+    scan.TraverseStmt(const_cast<clang::Stmt*>(body));
+    return scan.found;
+  }
+
+  bool checkShared() {
+    // Every __shared__ declaration must be a top-level statement, to be hoisted out of the loops.
+    std::size_t hoistable = 0;
+    std::size_t all = 0;
+    for (const ThreadStatement& statement : statements_) {
+      all += statement.scan.shared.size();
+      const auto* decl = llvm::dyn_cast<clang::DeclStmt>(statement.stmt);
+      if (statement.topLevel && decl && std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* d) {
+            const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+            return var && var->hasAttr<clang::CUDASharedAttr>();
+          })) {
+        hoistable += statement.scan.shared.size();
+        plan_.hoisted.push_back(decl);
+      }
+    }
+    if (hoistable != all) return fail("a __shared__ declaration is not at the top level of its body");
+    return true;
+  }
+
+  bool checkParameters(const clang::CompoundStmt* body) {
+    // Parameters are shared by all threads of the block in thread loops: none may change.
+    clang::ExprMutationAnalyzer mutations(*body, context_);
+    for (const clang::ParmVarDecl* param : kernel_->parameters())
+      if (mutations.isMutated(param)) return fail("it assigns to parameter '" + param->getNameAsString() + "'");
+    return true;
+  }
+
+  /// Locals another segment uses live across a barrier: a slot per thread, or hoisted when constexpr.
+  bool findCarried() {
+    for (std::size_t i = 0; i < statements_.size(); ++i) {
+      const auto* decl = llvm::dyn_cast<clang::DeclStmt>(statements_[i].stmt);
+      if (!decl || std::find(plan_.hoisted.begin(), plan_.hoisted.end(), decl) != plan_.hoisted.end()) continue;
+      for (const clang::Decl* d : decl->decls()) {
+        const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+        if (!var) continue;
+        std::vector<bool> usedIn(plan_.segments, false);
+        bool usedElsewhere = false;
+        for (std::size_t j = i + 1; j < statements_.size(); ++j)
+          if (statements_[j].segment != statements_[i].segment && statements_[j].scan.used.contains(var))
+            usedIn[statements_[j].segment] = usedElsewhere = true;
+        if (usedElsewhere && !carry(decl, var, usedIn)) return false;
+      }
+    }
+    // Hoisting keeps the declarations' order.
+    std::sort(plan_.hoisted.begin(), plan_.hoisted.end(), [this](const clang::DeclStmt* a, const clang::DeclStmt* b) {
+      return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
+    });
+    // `__shared__` itself is a macro in the CUDA headers: a declaration may begin inside one.
+    for (const clang::DeclStmt* decl : plan_.hoisted)
+      if (!inFile(sm_.getExpansionLoc(decl->getBeginLoc())) || !inFile(decl->getEndLoc()))
+        return fail("a hoisted declaration comes from a macro");
+    return true;
+  }
+
+  bool carry(const clang::DeclStmt* decl, const clang::VarDecl* var, const std::vector<bool>& usedIn) {
+    const std::string name = var->getNameAsString();
+    if (var->isConstexpr()) {
+      if (!std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* other) {
+            const auto* v = llvm::dyn_cast<clang::VarDecl>(other);
+            return v && v->isConstexpr();
+          }))
+        return fail("constexpr '" + name + "' is declared together with other variables");
+      if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), decl) == plan_.hoisted.end()) plan_.hoisted.push_back(decl);
+      return true;
+    }
+    clang::QualType type = var->getType();
+    if (!decl->isSingleDecl()) return fail("'" + name + "' is used across a barrier and declared with others");
+    if (!var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var))
+      return fail("'" + name + "' is used across a barrier and is not a plain local");
+    if (type->isReferenceType() || type->isArrayType()) return fail("'" + name + "' is a reference or array used across a barrier");
+    const auto* record = type->getAsCXXRecordDecl();
+    if (type->isDependentType() || !isNameableOutsideFunction(type) || !type.isTriviallyCopyableType(context_) ||
+        (record && !record->hasTrivialDefaultConstructor()))
+      return fail("'" + name + "' has a type that cannot be kept per thread");
+    const clang::Expr* init = var->getInit();
+    if (init && var->getInitStyle() == clang::VarDecl::CallInit && llvm::isa<clang::CXXConstructExpr>(init))
+      return fail("'" + name + "' is constructed with arguments");
+    if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc()) ||
+        (init && (!inFile(init->getBeginLoc()) || !inFile(init->getEndLoc()))))
+      return fail("'" + name + "' is declared through a macro");
+    clang::PrintingPolicy policy = context_.getPrintingPolicy();
+    policy.SuppressScope = false;
+    // Two locals of one name in different scopes each get a slot of their own.
+    std::string storage = "dispar_carried_" + name;
+    for (int suffix = 2; std::any_of(plan_.carried.begin(), plan_.carried.end(),
+                                     [&storage](const Carried& c) { return c.storage == storage; });
+         ++suffix)
+      storage = "dispar_carried_" + name + "_" + std::to_string(suffix);
+    plan_.carried.push_back(Carried{var, decl,
+                                    clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context_, policy, true),
+                                    storage, usedIn});
+    return true;
+  }
+
+  /// A thread that returns before the last segment takes no part in the later ones.
+  bool findReturns() {
+    for (const ThreadStatement& statement : statements_) {
+      if (statement.segment + 1 == plan_.segments) continue;
+      for (const clang::ReturnStmt* ret : statement.scan.returns) {
+        if (ret->getRetValue()) return fail("a return before a barrier has a value");
+        if (!inFile(ret->getReturnLoc())) return fail("a return before a barrier comes from a macro");
+        plan_.earlyReturns.push_back(ret);
+      }
+    }
+    return true;
+  }
+
+  clang::ASTContext& context_;
+  const clang::SourceManager& sm_;
+  Plan& plan_;
+  const clang::FunctionDecl* kernel_ = nullptr;
+  unsigned segment_ = 0;
+  std::vector<ThreadStatement> statements_;           // every thread-level statement, in source order
+  std::vector<const clang::VarDecl*> loopVariables_;  // of the enclosing uniform loops
+};
+
 ThreadLoopPlanner::Plan ThreadLoopPlanner::plan(const clang::FunctionDecl* kernel) const {
   Plan plan;
   plan.kernel = kernel->getCanonicalDecl();
   plan.definition = kernel;
-  auto fibers = [&plan](std::string reason) {
-    plan.fiberReason = std::move(reason);
-    plan.barriers.clear();
-    plan.hoisted.clear();
-    plan.carried.clear();
-    plan.earlyReturns.clear();
-    return plan;
-  };
-  if (kernel->getDescribedFunctionTemplate() || kernel->isTemplated()) return fibers("it is a template");
-  const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
-  if (!body) return fibers("it has no body");
-  const clang::SourceManager& sm = context_.getSourceManager();
-  auto inFile = [&sm](clang::SourceLocation loc) { return loc.isValid() && loc.isFileID() && sm.isInMainFile(loc); };
-
-  // Segment by segment: which top-level statements begin a new one, what each uses.
-  std::vector<StatementScan> scans;
-  std::vector<unsigned> segmentOf;
-  unsigned segment = 0;
-  for (const clang::Stmt* stmt : body->body()) {
-    scans.emplace_back();
-    StatementScan& scan = scans.back();
-    scan.TraverseStmt(const_cast<clang::Stmt*>(stmt));
-    if (scan.jumps) return fibers("it uses goto or labels");
-    if (!scan.barriers.empty()) {
-      const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt);
-      if (scan.barriers.size() != 1 || call != scan.barriers.front())
-        return fibers("a barrier is inside a loop, a branch or an expression");
-      if (call->getDirectCallee()->getName() != "__syncthreads")
-        return fibers("it uses " + call->getDirectCallee()->getNameAsString());
-      if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc())) return fibers("a barrier is written through a macro");
-      plan.barriers.push_back(stmt);
-      segmentOf.push_back(segment++);
-      continue;
-    }
-    segmentOf.push_back(segment);
-  }
-  if (plan.barriers.empty()) return fibers("it has no barrier (fibers run it as one loop already)");
-
-  // Every __shared__ declaration must be a top-level statement, to be hoisted out of the loops.
-  std::size_t topLevelShared = 0;
-  std::size_t allShared = 0;
-  for (std::size_t i = 0; i < scans.size(); ++i) {
-    allShared += scans[i].shared.size();
-    const auto* decl = llvm::dyn_cast<clang::DeclStmt>(body->body_begin()[i]);
-    if (decl && std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* d) {
-          const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
-          return var && var->hasAttr<clang::CUDASharedAttr>();
-        })) {
-      topLevelShared += scans[i].shared.size();
-      plan.hoisted.push_back(decl);
-    }
-  }
-  if (topLevelShared != allShared) return fibers("a __shared__ declaration is not at the top level of its body");
-
-  // Parameters are shared by all threads of the block in thread loops: none may change.
-  clang::ExprMutationAnalyzer mutations(*body, context_);
-  for (const clang::ParmVarDecl* param : kernel->parameters())
-    if (mutations.isMutated(param)) return fibers("it assigns to parameter '" + param->getNameAsString() + "'");
-
-  // Top-level locals a later segment uses live across a barrier.
-  for (std::size_t i = 0; i < scans.size(); ++i) {
-    const auto* decl = llvm::dyn_cast<clang::DeclStmt>(body->body_begin()[i]);
-    if (!decl || std::find(plan.hoisted.begin(), plan.hoisted.end(), decl) != plan.hoisted.end()) continue;
-    for (const clang::Decl* d : decl->decls()) {
-      const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
-      if (!var) continue;
-      std::vector<bool> usedIn(segment + 1, false);
-      bool usedLater = false;
-      for (std::size_t j = i + 1; j < scans.size(); ++j)
-        if (segmentOf[j] > segmentOf[i] && scans[j].used.contains(var)) usedIn[segmentOf[j]] = usedLater = true;
-      if (!usedLater) continue;
-      const std::string name = var->getNameAsString();
-      if (var->isConstexpr()) {
-        if (!std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* other) {
-              const auto* v = llvm::dyn_cast<clang::VarDecl>(other);
-              return v && v->isConstexpr();
-            }))
-          return fibers("constexpr '" + name + "' is declared together with other variables");
-        if (std::find(plan.hoisted.begin(), plan.hoisted.end(), decl) == plan.hoisted.end()) plan.hoisted.push_back(decl);
-        continue;
-      }
-      clang::QualType type = var->getType();
-      if (!decl->isSingleDecl()) return fibers("'" + name + "' is used across a barrier and declared with others");
-      if (!var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var))
-        return fibers("'" + name + "' is used across a barrier and is not a plain local");
-      if (type->isReferenceType() || type->isArrayType())
-        return fibers("'" + name + "' is a reference or array used across a barrier");
-      const auto* record = type->getAsCXXRecordDecl();
-      if (type->isDependentType() || !isNameableOutsideFunction(type) || !type.isTriviallyCopyableType(context_) ||
-          (record && !record->hasTrivialDefaultConstructor()))
-        return fibers("'" + name + "' has a type that cannot be kept per thread");
-      if (var->getInit() && var->getInitStyle() == clang::VarDecl::CallInit &&
-          llvm::isa<clang::CXXConstructExpr>(var->getInit()))
-        return fibers("'" + name + "' is constructed with arguments");
-      if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc()) ||
-          (var->getInit() && (!inFile(var->getInit()->getBeginLoc()) || !inFile(var->getInit()->getEndLoc()))))
-        return fibers("'" + name + "' is declared through a macro");
-      clang::PrintingPolicy policy = context_.getPrintingPolicy();
-      policy.SuppressScope = false;
-      std::string spelled = clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context_, policy, true);
-      plan.carried.push_back(Carried{var, decl, spelled, usedIn});
-    }
-  }
-  // `__shared__` itself is a macro in the CUDA headers: a declaration may begin inside one.
-  for (const clang::DeclStmt* decl : plan.hoisted)
-    if (!inFile(sm.getExpansionLoc(decl->getBeginLoc())) || !inFile(decl->getEndLoc()))
-      return fibers("a hoisted declaration comes from a macro");
-  // Hoisting keeps the declarations' order; a constexpr hoisted above an earlier __shared__ is fine.
-  std::sort(plan.hoisted.begin(), plan.hoisted.end(), [&sm](const clang::DeclStmt* a, const clang::DeclStmt* b) {
-    return sm.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
-  });
-
-  // A thread that returns before the last barrier takes no part in the later segments.
-  for (std::size_t i = 0; i < scans.size(); ++i) {
-    if (segmentOf[i] == segment) continue;
-    for (const clang::ReturnStmt* ret : scans[i].returns) {
-      if (ret->getRetValue()) return fibers("a return before a barrier has a value");
-      if (!inFile(ret->getReturnLoc())) return fibers("a return before a barrier comes from a macro");
-      plan.earlyReturns.push_back(ret);
-    }
+  if (!Builder(context_, plan).build(kernel)) {
+    Plan fibers;
+    fibers.kernel = plan.kernel;
+    fibers.definition = kernel;
+    fibers.fiberReason = plan.fiberReason;
+    return fibers;
   }
   return plan;
 }
@@ -265,12 +442,11 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   const clang::SourceManager& sm = context_.getSourceManager();
   const clang::LangOptions& lang = context_.getLangOpts();
   const auto* body = llvm::cast<clang::CompoundStmt>(plan->definition->getBody());
-  auto storage = [](const Carried& carried) { return "dispar_carried_" + carried.var->getNameAsString(); };
-  auto startSegment = [&](std::size_t segment) {
+  auto startSegment = [&](unsigned segment) {
     std::string text = "::dispar::hostk::forEachThread([&] { ";
     for (const Carried& carried : plan->carried)
       if (carried.usedInSegment[segment])
-        text += "auto& " + carried.var->getNameAsString() + " = " + storage(carried) + ".mine(); ";
+        text += "auto& " + carried.var->getNameAsString() + " = " + carried.storage + ".mine(); ";
     return text;
   };
   // The statement's text up to and including its semicolon.
@@ -288,12 +464,24 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     clone.ReplaceText(range, "");
   }
   for (const Carried& carried : plan->carried)
-    prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + storage(carried) + "; ";
+    prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + carried.storage + "; ";
   prologue += startSegment(0);
   clone.InsertTextAfterToken(body->getLBracLoc(), prologue);
 
-  for (std::size_t i = 0; i < plan->barriers.size(); ++i)
-    clone.ReplaceText(withSemicolon(plan->barriers[i]), "}); " + startSegment(i + 1));
+  for (const SegmentEdit& edit : plan->edits) {
+    const std::string text = edit.text + (edit.opens ? startSegment(edit.segment) : "");
+    switch (edit.kind) {
+      case SegmentEdit::ReplaceBarrier:
+        clone.ReplaceText(withSemicolon(edit.stmt), text);
+        break;
+      case SegmentEdit::InsertBefore:
+        clone.InsertTextBefore(edit.loc, text);
+        break;
+      case SegmentEdit::InsertAfterToken:
+        clone.InsertTextAfterToken(edit.loc, text);
+        break;
+    }
+  }
   clone.InsertTextBefore(body->getRBracLoc(), " }); ");
 
   for (const Carried& carried : plan->carried) {
@@ -302,11 +490,11 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     if (!init) {
       clang::SourceLocation semicolon = carried.stmt->getEndLoc();
       clone.ReplaceText(clang::CharSourceRange::getCharRange(carried.stmt->getBeginLoc(), semicolon),
-                        "auto& " + name + " = " + storage(carried) + ".mine()");
+                        "auto& " + name + " = " + carried.storage + ".mine()");
       continue;
     }
     clone.ReplaceText(clang::CharSourceRange::getCharRange(carried.stmt->getBeginLoc(), init->getBeginLoc()),
-                      "auto& " + name + " = " + storage(carried) + ".set(");
+                      "auto& " + name + " = " + carried.storage + ".set(");
     // `int x(5)`: the declaration's own `)` closes the call.
     if (carried.var->getInitStyle() != clang::VarDecl::CallInit) clone.InsertTextAfterToken(init->getEndLoc(), ")");
   }

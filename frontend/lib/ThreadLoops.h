@@ -11,8 +11,14 @@
 //     <__shared__ and constexpr declarations, hoisted>  <PerThread slots for values live across a barrier>
 //     forEachThread([&] { s0 }); forEachThread([&] { s1 }); forEachThread([&] { s2 });
 //
-// and its launches call hostk::launchThreadLoops. Kernels outside that shape keep the fiber form; the
-// planner only decides and rewrites, it never reports: both forms are correct.
+// and its launches call hostk::launchThreadLoops. A `for` loop or an `if` whose header every thread of
+// the block evaluates alike (it reads only parameters, constants, blockIdx/blockDim/gridDim and the
+// variables of such loops) may hold barriers too: it runs once per block around its own segments, as in
+//
+//     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) { forEachThread([&] { ... }); forEachThread(...); }
+//
+// Kernels outside that shape keep the fiber form; the planner only decides and rewrites, it never
+// reports: both forms are correct.
 #ifndef DISPAR_FRONTEND_THREAD_LOOPS_H
 #define DISPAR_FRONTEND_THREAD_LOOPS_H
 
@@ -41,22 +47,39 @@ class ThreadLoopPlanner {
   void rewrite(const clang::FunctionDecl* kernel, clang::Rewriter& clone) const;
 
  private:
-  /// A top-level local that a later segment reads: one slot per thread.
+  /// A local that another segment reads: one slot per thread.
   struct Carried {
     const clang::VarDecl* var;
     const clang::DeclStmt* stmt;
     std::string storageType;
+    std::string storage;              ///< the PerThread variable's name
     std::vector<bool> usedInSegment;  ///< indexed by segment
+  };
+  /// Where a segment ends or begins in the clone's text.
+  struct SegmentEdit {
+    enum Kind {
+      ReplaceBarrier,    ///< `__syncthreads();` (stmt) becomes `text` + the next segment's start
+      InsertBefore,      ///< `text` (+ a segment's start when `opens`) before `loc`
+      InsertAfterToken,  ///< the same after the token at `loc`
+    };
+    Kind kind;
+    const clang::Stmt* stmt;
+    clang::SourceLocation loc;
+    std::string text;
+    bool opens;
+    unsigned segment;  ///< the segment it opens
   };
   struct Plan {
     const clang::FunctionDecl* kernel = nullptr;  ///< canonical declaration
     const clang::FunctionDecl* definition = nullptr;
-    std::string fiberReason;                     ///< empty: thread loops
-    std::vector<const clang::Stmt*> barriers;    ///< top-level `__syncthreads();` statements, in order
-    std::vector<const clang::DeclStmt*> hoisted; ///< __shared__ and constexpr declarations, in order
+    std::string fiberReason;                      ///< empty: thread loops
+    unsigned segments = 0;
+    std::vector<SegmentEdit> edits;
+    std::vector<const clang::DeclStmt*> hoisted;  ///< __shared__ and constexpr declarations, in order
     std::vector<Carried> carried;
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last
   };
+  class Builder;
 
   Plan plan(const clang::FunctionDecl* kernel) const;
   const Plan* find(const clang::FunctionDecl* kernel) const;

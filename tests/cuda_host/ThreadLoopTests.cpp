@@ -181,6 +181,39 @@ TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
   for (unsigned t = 0; t < threads; ++t) EXPECT_EQ(marks[2 * threads + t], 1) << "block 2 ran past the failure";
 }
 
+// A tree reduction: the barrier is in a loop every thread runs alike, which runs once per block.
+// __global__ void reduce(const int* in, long long* out) {
+//   __shared__ long long sums[256];
+//   unsigned t = threadIdx.x;
+//   sums[t] = in[blockIdx.x * blockDim.x + t];
+//   __syncthreads();
+//   for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+//     if (t < half) sums[t] += sums[t + half];
+//     __syncthreads();
+//   }
+//   if (t == 0) out[blockIdx.x] = sums[0];
+// }
+void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+  auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
+  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  }); ::dispar::hostk::forEachThread([&] {
+  }); for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+    if (t < half) sums[t] += sums[t + half];
+    }); ::dispar::hostk::forEachThread([&] {
+  }); } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+ }); }
+
+TEST(ThreadLoops, TreeReductionWithTheBarrierInAUniformLoop) {
+  const unsigned blocks = 33;
+  std::vector<int> in(blocks * 256);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = int((i * 2654435761u >> 9) % 1000u);
+  std::vector<long long> out(blocks, -1);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, 256, 0, &host_reduce, in.data(), out.data()), hk::cudaSuccess);
+  for (unsigned b = 0; b < blocks; ++b)
+    EXPECT_EQ(out[b], std::accumulate(in.begin() + b * 256, in.begin() + (b + 1) * 256, 0LL)) << "block " << b;
+}
+
 // The same reduction in both forms gives the same bits.
 // __global__ void blockMax(const float* in, float* out) {
 //   __shared__ float values[256];

@@ -74,6 +74,39 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::fir"), std::string::npos) << emitted;
 }
 
+// A tree reduction: the barrier sits in a loop that every thread runs alike.
+constexpr const char* kReduction =
+    "#include <dispar/dispar.h>\n"
+    "__global__ void reduce(const int* in, long long* out) {\n"
+    "  __shared__ long long sums[256];\n"
+    "  unsigned t = threadIdx.x;\n"
+    "  sums[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "  __syncthreads();\n"
+    "  for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {\n"
+    "    if (t < half) sums[t] += sums[t + half];\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (blockDim.x >= 64) {\n"
+    "    if (t == 0) out[blockIdx.x] = sums[0];\n"
+    "  }\n"
+    "}\n"
+    "#pragma streamap resource(gpu)\n"
+    "VNODE(worker) { reduce<<<4, 256>>>(nullptr, nullptr); }\n";
+
+TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
+  const std::string emitted = emittedSource(kReduction);
+  EXPECT_NE(emitted.find("// kernel 'reduce': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<unsigned int> dispar_carried_t; "), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("}); for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { "
+                         "::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine(); \n"
+                         "    if (t < half) sums[t] += sums[t + half];\n"
+                         "    }); ::dispar::hostk::forEachThread([&] { \n"
+                         "  }); } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine(); \n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::reduce"), std::string::npos) << emitted;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`
@@ -82,9 +115,30 @@ struct FiberCase {
 };
 
 const FiberCase kFiberCases[] = {
-    {"BarrierInLoop",
+    {"BarrierInThreadDependentLoop",
      "__global__ void kernel(int* x, int n) {\n"
-     "  for (int r = 0; r < n; ++r) { x[threadIdx.x] += r; __syncthreads(); }\n"
+     "  for (int r = 0; r < threadIdx.x; ++r) { x[threadIdx.x] += r; __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+    {"BarrierInBranchOnALocal",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  int limit = n;\n"
+     "  if (limit > 4) { x[threadIdx.x] = 1; __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+    {"LoopVariableChangedInTheBody",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  for (int r = 0; r < n; ++r) { r += x[threadIdx.x]; __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+    {"BreakInLoopWithBarrier",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  for (int r = 0; r < n; ++r) { if (x[threadIdx.x]) break; __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue"},
+    {"BarrierInWhileLoop",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  while (n > 0) { x[threadIdx.x] = n; __syncthreads(); }\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop, a branch or an expression"},
     {"BarrierVote",
