@@ -277,11 +277,19 @@ class ThreadLoopPlanner::Builder {
       bool TraverseWhileStmt(clang::WhileStmt*) { return true; }
       bool TraverseDoStmt(clang::DoStmt*) { return true; }
       bool TraverseCXXForRangeStmt(clang::CXXForRangeStmt*) { return true; }
-      bool TraverseSwitchStmt(clang::SwitchStmt*) { return true; }  // breaks only; continue ends a segment anyway
+      bool TraverseSwitchStmt(clang::SwitchStmt* stmt) {  // its breaks are its own, a continue is not
+        ++switches_;
+        bool result = clang::RecursiveASTVisitor<JumpScan>::TraverseSwitchStmt(stmt);
+        --switches_;
+        return result;
+      }
       bool TraverseLambdaExpr(clang::LambdaExpr*) { return true; }
-      bool VisitBreakStmt(clang::BreakStmt*) { return !(found = true); }
+      bool VisitBreakStmt(clang::BreakStmt*) { return switches_ > 0 || !(found = true); }
       bool VisitContinueStmt(clang::ContinueStmt*) { return !(found = true); }
       bool found = false;
+
+     private:
+      int switches_ = 0;
     };
     JumpScan scan;
     scan.TraverseStmt(const_cast<clang::Stmt*>(body));

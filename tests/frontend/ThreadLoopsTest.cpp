@@ -136,6 +136,11 @@ const FiberCase kFiberCases[] = {
      "  for (int r = 0; r < n; ++r) { if (x[threadIdx.x]) break; __syncthreads(); }\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue"},
+    {"ContinueInSwitchInLoopWithBarrier",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  for (int r = 0; r < n; ++r) { switch (x[threadIdx.x]) { case 1: break; default: continue; } __syncthreads(); }\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue"},
     {"BarrierInWhileLoop",
      "__global__ void kernel(int* x, int n) {\n"
      "  while (n > 0) { x[threadIdx.x] = n; __syncthreads(); }\n"
