@@ -128,7 +128,12 @@ class ThreadLoopPlanner::Builder {
     if (!walk(body, /*topLevel=*/true)) return false;
     if (segment_ == 0) return fail("it has no barrier (fibers run it as one loop already)");
     plan_.segments = segment_ + 1;
-    return checkShared() && checkParameters(body) && findCarried() && findReturns();
+    if (!checkShared() || !checkParameters(body) || !findCarried() || !findReturns()) return false;
+    plan_.segmentHasCode.assign(plan_.segments, false);
+    for (const ThreadStatement& statement : statements_)
+      if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), statement.stmt) == plan_.hoisted.end())
+        plan_.segmentHasCode[statement.segment] = true;
+    return true;
   }
 
  private:
@@ -145,9 +150,10 @@ class ThreadLoopPlanner::Builder {
   }
   bool inFile(clang::SourceLocation loc) const { return loc.isValid() && loc.isFileID() && sm_.isInMainFile(loc); }
 
-  void edit(SegmentEdit::Kind kind, const clang::Stmt* stmt, clang::SourceLocation loc, std::string text, bool opens) {
-    plan_.edits.push_back(SegmentEdit{kind, stmt, loc, std::move(text), opens, segment_});
+  void edit(SegmentEdit::Kind kind, const clang::Stmt* stmt, clang::SourceLocation loc, int closes, int opens) {
+    plan_.edits.push_back(SegmentEdit{kind, stmt, loc, closes, opens});
   }
+  int current() const { return static_cast<int>(segment_); }
 
   bool walk(const clang::CompoundStmt* region, bool topLevel) {
     for (const clang::Stmt* stmt : region->body()) {
@@ -163,7 +169,7 @@ class ThreadLoopPlanner::Builder {
           return fail("it uses " + call->getDirectCallee()->getNameAsString());
         if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc())) return fail("a barrier is written through a macro");
         ++segment_;
-        edit(SegmentEdit::ReplaceBarrier, stmt, {}, "}); ", true);
+        edit(SegmentEdit::ReplaceBarrier, stmt, {}, current() - 1, current());
         continue;
       }
       for (const clang::CallExpr* barrier : scan.barriers)
@@ -221,15 +227,15 @@ class ThreadLoopPlanner::Builder {
   /// `s` closes the running segment; each body is its own run of segments; a new one follows `s`.
   bool segmentBodies(const clang::Stmt* stmt, const std::vector<const clang::CompoundStmt*>& bodies) {
     if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a loop or branch holding a barrier comes from a macro");
-    edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), "}); ", false);
+    edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
     for (const clang::CompoundStmt* body : bodies) {
       ++segment_;
-      edit(SegmentEdit::InsertAfterToken, nullptr, body->getLBracLoc(), " ", true);
+      edit(SegmentEdit::InsertAfterToken, nullptr, body->getLBracLoc(), SegmentEdit::kNone, current());
       if (!walk(body, /*topLevel=*/false)) return false;
-      edit(SegmentEdit::InsertBefore, nullptr, body->getRBracLoc(), "}); ", false);
+      edit(SegmentEdit::InsertBefore, nullptr, body->getRBracLoc(), current(), SegmentEdit::kNone);
     }
     ++segment_;
-    edit(SegmentEdit::InsertAfterToken, nullptr, stmt->getEndLoc(), " ", true);
+    edit(SegmentEdit::InsertAfterToken, nullptr, stmt->getEndLoc(), SegmentEdit::kNone, current());
     return true;
   }
 
@@ -450,7 +456,11 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   const clang::SourceManager& sm = context_.getSourceManager();
   const clang::LangOptions& lang = context_.getLangOpts();
   const auto* body = llvm::cast<clang::CompoundStmt>(plan->definition->getBody());
-  auto startSegment = [&](unsigned segment) {
+  auto endSegment = [&](int segment) {
+    return segment != SegmentEdit::kNone && plan->segmentHasCode[segment] ? "}); " : "";
+  };
+  auto startSegment = [&](int segment) {
+    if (segment == SegmentEdit::kNone || !plan->segmentHasCode[segment]) return std::string();
     std::string text = "::dispar::hostk::forEachThread([&] { ";
     for (const Carried& carried : plan->carried)
       if (carried.usedInSegment[segment])
@@ -477,7 +487,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   clone.InsertTextAfterToken(body->getLBracLoc(), prologue);
 
   for (const SegmentEdit& edit : plan->edits) {
-    const std::string text = edit.text + (edit.opens ? startSegment(edit.segment) : "");
+    const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken ? " " : "") +
+                             endSegment(edit.closes) + startSegment(edit.opens);
     switch (edit.kind) {
       case SegmentEdit::ReplaceBarrier:
         clone.ReplaceText(withSemicolon(edit.stmt), text);
@@ -490,7 +501,7 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
         break;
     }
   }
-  clone.InsertTextBefore(body->getRBracLoc(), " }); ");
+  clone.InsertTextBefore(body->getRBracLoc(), std::string(" ") + endSegment(static_cast<int>(plan->segments) - 1));
 
   for (const Carried& carried : plan->carried) {
     const std::string name = carried.var->getNameAsString();

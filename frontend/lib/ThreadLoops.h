@@ -55,25 +55,27 @@ class ThreadLoopPlanner {
     std::string storage;              ///< the PerThread variable's name
     std::vector<bool> usedInSegment;  ///< indexed by segment
   };
-  /// Where a segment ends or begins in the clone's text.
+  /// Where a segment ends or begins in the clone's text. A segment with no code of its own (two
+  /// barriers in a row, a barrier before a loop holding barriers) is left out: it would only loop.
   struct SegmentEdit {
     enum Kind {
-      ReplaceBarrier,    ///< `__syncthreads();` (stmt) becomes `text` + the next segment's start
-      InsertBefore,      ///< `text` (+ a segment's start when `opens`) before `loc`
-      InsertAfterToken,  ///< the same after the token at `loc`
+      ReplaceBarrier,    ///< `__syncthreads();` (stmt) is replaced
+      InsertBefore,      ///< inserted before `loc`
+      InsertAfterToken,  ///< inserted after the token at `loc`
     };
+    static constexpr int kNone = -1;
     Kind kind;
     const clang::Stmt* stmt;
     clang::SourceLocation loc;
-    std::string text;
-    bool opens;
-    unsigned segment;  ///< the segment it opens
+    int closes;  ///< the segment that ends here, or kNone
+    int opens;   ///< the segment that begins here, or kNone
   };
   struct Plan {
     const clang::FunctionDecl* kernel = nullptr;  ///< canonical declaration
     const clang::FunctionDecl* definition = nullptr;
     std::string fiberReason;                      ///< empty: thread loops
     unsigned segments = 0;
+    std::vector<bool> segmentHasCode;  ///< indexed by segment
     std::vector<SegmentEdit> edits;
     std::vector<const clang::DeclStmt*> hoisted;  ///< __shared__ and constexpr declarations, in order
     std::vector<Carried> carried;

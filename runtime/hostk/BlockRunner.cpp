@@ -87,16 +87,20 @@ void BlockRunner::runThreadLoops() {
   ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, 0, false, false};
   currentLoopBlock = &block;
   currentThread = &loopThread_;
-  try {
-    launch_->invoke(launch_->closure);
-  } catch (const std::exception& error) {
-    recordFailure(loopThread_, error.what());
-  } catch (...) {
-    recordFailure(loopThread_, "an exception that is not a std::exception");
-  }
+  invokeClone(loopThread_);
   failed_ = failed_ || block.failed;
   currentThread = nullptr;
   currentLoopBlock = nullptr;
+}
+
+void BlockRunner::invokeClone(const ThreadContext& thread) {
+  try {
+    launch_->invoke(launch_->closure);
+  } catch (const std::exception& error) {
+    recordFailure(thread, error.what());
+  } catch (...) {
+    recordFailure(thread, "an exception that is not a std::exception");
+  }
 }
 
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {
@@ -173,13 +177,7 @@ void BlockRunner::runThreads(Fiber& fiber) {
     }
     thread.sharedCursor = 0;
     currentThread = &thread;
-    try {
-      launch_->invoke(launch_->closure);
-    } catch (const std::exception& error) {
-      recordFailure(thread, error.what());
-    } catch (...) {
-      recordFailure(thread, "an exception that is not a std::exception");
-    }
+    invokeClone(thread);
   }
   currentThread = nullptr;
   fiber.thread = nullptr;

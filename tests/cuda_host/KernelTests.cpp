@@ -1,5 +1,7 @@
 // Hand-written host clones, exactly as StreamCC emits them, each checked against a plain CPU
 // computation. The CUDA source of every kernel is quoted above its clone.
+#include "HostKernelTestSupport.h"
+
 #include <dispar/hostk.h>
 
 #include <gtest/gtest.h>
@@ -20,13 +22,7 @@ namespace hk = ::dispar::hostk;
 // DISPAR_HOST_THREADS in the environment wins).
 const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
 
-std::vector<float> randomFloats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(n);
-  for (float& v : values) v = dist(gen);
-  return values;
-}
+using ::dispar::testing::randomFloats;
 
 // __global__ void reduceSum(const float* in, float* out, int n) {
 //   __shared__ float partial[256];
@@ -301,12 +297,8 @@ TEST(HostKernels, FirFilterWithTapsInSharedMemory) {
   std::vector<float> out(n, 0.0f);
   ASSERT_EQ(hk::launch((n + 255) / 256, 256, 0, &host_fir, in.data(), out.data(), taps.data(), n, numTaps),
             hk::cudaSuccess);
-  for (int i = 0; i < n; ++i) {
-    float acc = 0.0f;
-    for (int k = 0; k < numTaps; ++k)
-      if (i - k >= 0) acc += taps[k] * in[i - k];
-    ASSERT_EQ(out[i], acc) << "sample " << i;
-  }
+  const std::vector<float> expected = ::dispar::testing::referenceFir(in, taps);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], expected[i]) << "sample " << i;
 }
 
 // __global__ void neighbours(int* out, int rounds) {

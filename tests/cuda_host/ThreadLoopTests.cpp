@@ -1,6 +1,8 @@
 // Thread-loop clones (Kernel.h: forEachThread, PerThread, exitThread, launchThreadLoops), written as
 // the frontend emits them for kernels whose barriers are top-level statements, each checked against a
 // plain CPU computation and, where it matters, against the fiber form of the same kernel.
+#include "HostKernelTestSupport.h"
+
 #include <dispar/hostk.h>
 
 #include <gtest/gtest.h>
@@ -19,13 +21,7 @@ namespace hk = ::dispar::hostk;
 
 const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
 
-std::vector<float> randomFloats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(n);
-  for (float& v : values) v = dist(gen);
-  return values;
-}
+using ::dispar::testing::randomFloats;
 
 // __global__ void fir(const float* in, float* out, const float* taps, int n, int numTaps) {
 //   __shared__ float sTaps[64];
@@ -53,12 +49,8 @@ TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
   std::vector<float> out(n, 0.0f);
   ASSERT_EQ(hk::launchThreadLoops((n + 255) / 256, 256, 0, &host_fir, in.data(), out.data(), taps.data(), n, numTaps),
             hk::cudaSuccess);
-  for (int i = 0; i < n; ++i) {
-    float acc = 0.0f;
-    for (int k = 0; k < numTaps; ++k)
-      if (i - k >= 0) acc += taps[k] * in[i - k];
-    ASSERT_EQ(out[i], acc) << "sample " << i;
-  }
+  const std::vector<float> expected = ::dispar::testing::referenceFir(in, taps);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], expected[i]) << "sample " << i;
 }
 
 // __global__ void rotate(const int* in, int* out) {
@@ -196,11 +188,11 @@ TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
 void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
   auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
   sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
-  }); ::dispar::hostk::forEachThread([&] {
-  }); for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  });
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
     if (t < half) sums[t] += sums[t + half];
-    }); ::dispar::hostk::forEachThread([&] {
-  }); } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+    });
+  } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
   if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
  }); }
 
