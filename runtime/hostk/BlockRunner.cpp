@@ -80,6 +80,16 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
   return !failed_;
 }
 
+void BlockRunner::invokeClone(const ThreadContext& thread) {
+  try {
+    launch_->invoke(launch_->closure);
+  } catch (const std::exception& error) {
+    recordFailure(thread, error.what());
+  } catch (...) {
+    recordFailure(thread, "an exception that is not a std::exception");
+  }
+}
+
 void BlockRunner::runThreadLoops() {
   loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, 0, false};
   loopExited_.assign(threadCount_, 0);
@@ -93,15 +103,6 @@ void BlockRunner::runThreadLoops() {
   currentLoopBlock = nullptr;
 }
 
-void BlockRunner::invokeClone(const ThreadContext& thread) {
-  try {
-    launch_->invoke(launch_->closure);
-  } catch (const std::exception& error) {
-    recordFailure(thread, error.what());
-  } catch (...) {
-    recordFailure(thread, "an exception that is not a std::exception");
-  }
-}
 
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {
   block.failed = true;

@@ -87,7 +87,7 @@ class BlockRunner {
   /// run() for a thread-loop clone.
   void runThreadLoops();
   /// Calls the clone; an exception escaping it fails the block, named after `thread`.
-  void invokeClone(const ThreadContext& thread);
+  [[gnu::always_inline]] inline void invokeClone(const ThreadContext& thread);
   static void fiberMain(void* fiber);
   [[gnu::always_inline]] inline void runThreads(Fiber& fiber);
   Fiber& takeIdleFiber();
