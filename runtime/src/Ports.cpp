@@ -392,6 +392,13 @@ bool InPortEnd::readElement(void* element) {
       if (errorClass == MPI_ERR_TRUNCATE) {
         // Its size is unknown here, and so is (with any source) its link: every link probes next.
         for (Link& link : links_) link.lastBytes.reset();
+        // The message was received, truncated: count it, so that its writer gets every credit and a
+        // VNODE that catches this error and reads on cannot leave the writer waiting. MPI fills in the
+        // source and tag of a truncated receive (MPICH does; otherwise the counts stay as they were).
+        const int first = links_.front().rank;
+        if (status.MPI_TAG == kDataTag && status.MPI_SOURCE >= first &&
+            status.MPI_SOURCE < first + static_cast<int>(links_.size()))
+          consumed(linkOfRank(status.MPI_SOURCE));
         // MPI does not say how long the message was, only that it did not fit.
         throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
       }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <new>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -132,6 +133,43 @@ TEST_F(TwoRanks, LargeMessagesArriveIntact) {
   ASSERT_EQ((OnePipe<std::uint32_t, writeLarge, readLarge>::run()), 0);
   if (dispar::test::worldRank() == 1) {
     EXPECT_EQ(largeMessages, 3u);
+  }
+}
+
+// --- A reader that catches a size mismatch and reads on: the writer still gets every credit ---------
+
+std::vector<int> scalarsAfterMismatch;
+std::string mismatchText;
+
+void writeScalarsWithOneVector(OutPort<int>& values) {
+  for (int i = 0; i < 10; ++i) values.write(i);
+  values.write(std::vector<int>{100, 101, 102});  // too long for a scalar read
+  for (int i = 10; i < 39; ++i) values.write(i);  // 40 messages in all: the writer waits for 20 credits
+}
+
+void readScalarsCatchingMismatch(InPort<int>& values) {
+  for (;;) {
+    try {
+      int value = 0;
+      if (!values.read(value)) return;
+      scalarsAfterMismatch.push_back(value);
+    } catch (const std::exception& error) {
+      mismatchText = error.what();
+    }
+  }
+}
+
+TEST_F(TwoRanks, ReaderThatCatchesAMismatchAndReadsOnDoesNotStallTheWriter) {
+  scalarsAfterMismatch.clear();
+  mismatchText.clear();
+  // Window 4: credits go back every 2 messages, so one uncounted message would leave the writer
+  // waiting for a credit that never comes.
+  ASSERT_EQ((OnePipe<int, writeScalarsWithOneVector, readScalarsCatchingMismatch, 4>::run()), 0);
+  if (dispar::test::worldRank() == 1) {
+    std::vector<int> expected(39);
+    std::iota(expected.begin(), expected.end(), 0);
+    EXPECT_EQ(scalarsAfterMismatch, expected);
+    EXPECT_NE(mismatchText.find("a longer message"), std::string::npos) << mismatchText;
   }
 }
 
