@@ -60,6 +60,56 @@ void host_fir(const float* __restrict__ in, float* __restrict__ out, const float
   out[i] = acc;
  }); }
 
+// A second kernel, reported beside the target: a tree reduction, whose barrier sits in a loop that every
+// thread runs alike (thread loops run that loop once per block around its segments).
+//
+// __global__ void blockSums(const int* in, long long* out) {
+//   __shared__ long long sums[256];
+//   unsigned t = threadIdx.x;
+//   sums[t] = in[blockIdx.x * blockDim.x + t];
+//   __syncthreads();
+//   for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+//     if (t < half) sums[t] += sums[t + half];
+//     __syncthreads();
+//   }
+//   if (t == 0) out[blockIdx.x] = sums[0];
+// }
+void host_blockSums_fibers(const int* in, long long* out) {
+  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>();
+  unsigned t = ::dispar::hostk::threadIdx().x;
+  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  ::dispar::hostk::syncthreads();
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) {
+    if (t < half) sums[t] += sums[t + half];
+    ::dispar::hostk::syncthreads();
+  }
+  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+}
+
+// As disparcc emits it.
+void host_blockSums(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+  auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
+  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  });
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+    if (t < half) sums[t] += sums[t + half];
+    });
+  } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+ }); }
+
+// The same tree, block by block, as plain OpenMP.
+void openmpBlockSums(const int* in, long long* out, int blocks) {
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    long long sums[256];
+    for (int t = 0; t < 256; ++t) sums[t] = in[b * 256 + t];
+    for (int half = 128; half > 0; half >>= 1)
+      for (int t = 0; t < half; ++t) sums[t] += sums[t + half];
+    out[b] = sums[0];
+  }
+}
+
 void openmpFir(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) {
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
@@ -124,5 +174,28 @@ int main() {
               kFrameSamples / fibers / 1e6);
   std::printf("  OpenMP              %9.3f ms  %8.1f Msamples/s\n", openmp * 1e3, kFrameSamples / openmp / 1e6);
   std::printf("  ratio hostk/OpenMP  %.2fx (target: at most 2x); fibers %.2fx\n", loops / openmp, fibers / openmp);
+
+  // The reduction: same input size, one sum per block of 256.
+  std::vector<int> values(kFrameSamples);
+  for (int i = 0; i < kFrameSamples; ++i) values[i] = int((unsigned(i) * 2654435761u >> 9) % 1000u);
+  std::vector<long long> loopSums(blocks), fiberSums(blocks), openmpSums(blocks);
+  const double sumLoops = bestSeconds([&] {
+    launchFailed |= ::dispar::hostk::launchThreadLoops(blocks, kThreadsPerBlock, 0, &host_blockSums, values.data(),
+                                                       loopSums.data()) != ::dispar::hostk::cudaSuccess;
+  });
+  const double sumFibers = bestSeconds([&] {
+    launchFailed |= ::dispar::hostk::launch(blocks, kThreadsPerBlock, 0, &host_blockSums_fibers, values.data(),
+                                            fiberSums.data()) != ::dispar::hostk::cudaSuccess;
+  });
+  const double sumOpenmp = bestSeconds([&] { openmpBlockSums(values.data(), openmpSums.data(), blocks); });
+  if (launchFailed || loopSums != openmpSums || fiberSums != openmpSums) {
+    std::fprintf(stderr, "host_kernels: error: the block sums differ or a launch failed\n");
+    return 1;
+  }
+  std::printf("tree reduction, %d blocks of %d threads (barrier in a loop), best of %d\n", blocks, kThreadsPerBlock,
+              kFrames);
+  std::printf("  hostk thread loops  %9.3f ms\n  hostk fibers        %9.3f ms\n  OpenMP (same tree)  %9.3f ms\n",
+              sumLoops * 1e3, sumFibers * 1e3, sumOpenmp * 1e3);
+  std::printf("  ratio hostk/OpenMP  %.2fx; fibers %.2fx\n", sumLoops / sumOpenmp, sumFibers / sumOpenmp);
   return 0;
 }
