@@ -81,7 +81,8 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
   return found;
 }
 
-/// A type is nameable outside the function when neither it nor what it points to is a local class.
+/// A type can name a slot before the segments when neither it nor what it points to is a local class,
+/// and, when it depends on the kernel's template parameters, it is one of them (or points to one).
 bool isNameableOutsideFunction(clang::QualType type) {
   while (true) {
     if (const clang::TagDecl* tag = type->getAsTagDecl()) return !tag->getDeclContext()->isFunctionOrMethod();
@@ -89,7 +90,7 @@ bool isNameableOutsideFunction(clang::QualType type) {
       type = type->getPointeeType();
       continue;
     }
-    return !type->isDependentType();
+    return !type->isDependentType() || type->getAs<clang::TemplateTypeParmType>() != nullptr;
   }
 }
 
@@ -99,7 +100,8 @@ ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisS
     : context_(context), state_(state) {
   const std::vector<const clang::FunctionDecl*> blocking = blockStateFunctions(state);
   for (const clang::FunctionDecl* fn : state.deviceFunctions) {
-    if (!fn->hasAttr<clang::CUDAGlobalAttr>() || !fn->doesThisDeclarationHaveABody()) continue;
+    if (!fn->hasAttr<clang::CUDAGlobalAttr>() || !fn->doesThisDeclarationHaveABody() || fn->isTemplateInstantiation())
+      continue;
     Plan result = plan(fn);
     if (result.fiberReason.empty())
       for (const CallEdge& call : state.calls)
@@ -121,7 +123,6 @@ class ThreadLoopPlanner::Builder {
 
   /// False, with plan.fiberReason set, when the kernel keeps the fiber form.
   bool build(const clang::FunctionDecl* kernel) {
-    if (kernel->getDescribedFunctionTemplate() || kernel->isTemplated()) return fail("it is a template");
     const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
     if (!body) return fail("it has no body");
     kernel_ = kernel;
@@ -199,11 +200,8 @@ class ThreadLoopPlanner::Builder {
         return fail(notUniform);
       const auto* body = llvm::dyn_cast<clang::CompoundStmt>(loop->getBody());
       if (!body) return fail("a loop holding a barrier has no braces");
-      if (init) {
-        clang::ExprMutationAnalyzer mutations(*body, context_);
-        for (std::size_t i = outer; i < loopVariables_.size(); ++i)
-          if (mutations.isMutated(loopVariables_[i])) return fail(notUniform);
-      }
+      for (std::size_t i = outer; i < loopVariables_.size(); ++i)
+        if (mutatedIn(body, loopVariables_[i])) return fail(notUniform);
       if (leavesLoop(body)) return fail("a loop holding a barrier has a break or continue");
       bodies.push_back(body);
       if (!segmentBodies(stmt, bodies)) return false;
@@ -239,6 +237,52 @@ class ThreadLoopPlanner::Builder {
     return true;
   }
 
+  /// Whether `var` may change inside `scope` (both of the kernel as written). A template is judged by its
+  /// instantiations, whose types are known: in the template itself an expression such as `data[i] = x`
+  /// with a dependent `data` could be anything, and ExprMutationAnalyzer rightly assumes the worst. A
+  /// template never instantiated has no clone to get wrong.
+  bool mutatedIn(const clang::Stmt* scope, const clang::VarDecl* var) const {
+    const clang::FunctionTemplateDecl* pattern = kernel_->getDescribedFunctionTemplate();
+    if (!pattern) return clang::ExprMutationAnalyzer(*scope, context_).isMutated(var);
+    for (const clang::FunctionDecl* instance : pattern->specializations()) {
+      if (!instance->doesThisDeclarationHaveABody()) continue;
+      const clang::Stmt* instanceScope = scope == kernel_->getBody() ? instance->getBody() : nullptr;
+      const clang::VarDecl* instanceVar = nullptr;
+      if (const auto* param = llvm::dyn_cast<clang::ParmVarDecl>(var)) {
+        if (param->getFunctionScopeIndex() < instance->getNumParams())
+          instanceVar = instance->getParamDecl(param->getFunctionScopeIndex());
+      }
+      // The instantiated statement and variable sit where the template's do.
+      class SameLocation : public clang::RecursiveASTVisitor<SameLocation> {
+       public:
+        SameLocation(const clang::Stmt* stmt, const clang::VarDecl* var) : stmt_(stmt), var_(var) {}
+        bool VisitStmt(clang::Stmt* stmt) {
+          if (!foundStmt && stmt->getStmtClass() == stmt_->getStmtClass() && stmt->getBeginLoc() == stmt_->getBeginLoc() &&
+              stmt->getEndLoc() == stmt_->getEndLoc())
+            foundStmt = stmt;
+          return true;
+        }
+        bool VisitVarDecl(clang::VarDecl* var) {
+          if (!foundVar && var->getLocation() == var_->getLocation() && var->getName() == var_->getName()) foundVar = var;
+          return true;
+        }
+        const clang::Stmt* foundStmt = nullptr;
+        const clang::VarDecl* foundVar = nullptr;
+
+       private:
+        const clang::Stmt* stmt_;
+        const clang::VarDecl* var_;
+      };
+      SameLocation finder(scope, var);
+      finder.TraverseStmt(instance->getBody());
+      if (!instanceScope) instanceScope = finder.foundStmt;
+      if (!instanceVar) instanceVar = finder.foundVar;
+      if (!instanceScope || !instanceVar) return true;  // not found: assume the worst
+      if (clang::ExprMutationAnalyzer(*instanceScope, context_).isMutated(instanceVar)) return true;
+    }
+    return false;
+  }
+
   /// Whether every thread of a block computes the same value: only parameters (none is assigned),
   /// constants, blockIdx/blockDim/gridDim/warpSize and the variables of enclosing uniform loops.
   bool uniform(const clang::Expr* expr) const {
@@ -247,7 +291,9 @@ class ThreadLoopPlanner::Builder {
       explicit UniformScan(const Builder& builder) : builder_(builder) {}
       bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
         const clang::ValueDecl* decl = ref->getDecl();
-        if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl)) return true;
+        if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl) ||
+            llvm::isa<clang::NonTypeTemplateParmDecl>(decl))
+          return true;
         const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
         if (!var) return uniform = false;
         const std::string name = var->getNameAsString();
@@ -323,9 +369,8 @@ class ThreadLoopPlanner::Builder {
 
   bool checkParameters(const clang::CompoundStmt* body) {
     // Parameters are shared by all threads of the block in thread loops: none may change.
-    clang::ExprMutationAnalyzer mutations(*body, context_);
     for (const clang::ParmVarDecl* param : kernel_->parameters())
-      if (mutations.isMutated(param)) return fail("it assigns to parameter '" + param->getNameAsString() + "'");
+      if (mutatedIn(body, param)) return fail("it assigns to parameter '" + param->getNameAsString() + "'");
     return true;
   }
 
@@ -368,13 +413,18 @@ class ThreadLoopPlanner::Builder {
       return true;
     }
     clang::QualType type = var->getType();
+    if (type->getContainedAutoType() && type->isDependentType())
+      return fail("'" + name + "' is used across a barrier and its type is deduced from a template parameter");
     if (!decl->isSingleDecl()) return fail("'" + name + "' is used across a barrier and declared with others");
     if (!var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var))
       return fail("'" + name + "' is used across a barrier and is not a plain local");
     if (type->isReferenceType() || type->isArrayType()) return fail("'" + name + "' is a reference or array used across a barrier");
+    // A type that depends on the kernel's template parameters is checked when the clone is instantiated
+    // (PerThread's static_assert); any other must be trivial here.
     const auto* record = type->getAsCXXRecordDecl();
-    if (type->isDependentType() || !isNameableOutsideFunction(type) || !type.isTriviallyCopyableType(context_) ||
-        (record && !record->hasTrivialDefaultConstructor()))
+    if (!isNameableOutsideFunction(type) ||
+        (!type->isDependentType() &&
+         (!type.isTriviallyCopyableType(context_) || (record && !record->hasTrivialDefaultConstructor()))))
       return fail("'" + name + "' has a type that cannot be kept per thread");
     const clang::Expr* init = var->getInit();
     if (init && var->getInitStyle() == clang::VarDecl::CallInit && llvm::isa<clang::CXXConstructExpr>(init))
@@ -390,9 +440,10 @@ class ThreadLoopPlanner::Builder {
                                      [&storage](const Carried& c) { return c.storage == storage; });
          ++suffix)
       storage = "dispar_carried_" + name + "_" + std::to_string(suffix);
-    plan_.carried.push_back(Carried{var, decl,
-                                    clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context_, policy, true),
-                                    storage, usedIn});
+    const std::string spelled =
+        type->isDependentType() ? type.getUnqualifiedType().getAsString(policy)
+                                : clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context_, policy, true);
+    plan_.carried.push_back(Carried{var, decl, spelled, storage, usedIn});
     return true;
   }
 
@@ -434,6 +485,8 @@ ThreadLoopPlanner::Plan ThreadLoopPlanner::plan(const clang::FunctionDecl* kerne
 
 const ThreadLoopPlanner::Plan* ThreadLoopPlanner::find(const clang::FunctionDecl* kernel) const {
   if (!kernel) return nullptr;
+  // A launch names a specialisation; its clone is the template's.
+  if (const clang::FunctionTemplateDecl* primary = kernel->getPrimaryTemplate()) kernel = primary->getTemplatedDecl();
   const clang::FunctionDecl* canonical = kernel->getCanonicalDecl();
   for (const Plan& plan : plans_)
     if (plan.kernel == canonical) return &plan;

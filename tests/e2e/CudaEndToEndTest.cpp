@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -225,7 +226,15 @@ TEST_F(CudaKernels, EveryKernelMatchesTheCpu) {
     windows.push_back(sum * 10 + i % 7);
   }
   EXPECT_EQ(results[8], windows);
-  EXPECT_EQ(results.size(), 8u);
+
+  SCOPED_TRACE("templated reduction (thread loops on the host path)");
+  std::vector<long long> distances;
+  for (int i = 0; i < kCount; ++i) {
+    const int first = i / 128 * 128, last = std::min(first + 128, kCount);
+    distances.push_back(*std::max_element(in.begin() + first, in.begin() + last) - in[i]);
+  }
+  EXPECT_EQ(results[9], distances);
+  EXPECT_EQ(results.size(), 9u);
 }
 
 TEST_F(CudaKernels, HostPathGivesTheSameOutput) {
@@ -234,7 +243,7 @@ TEST_F(CudaKernels, HostPathGivesTheSameOutput) {
   ASSERT_EQ(run.status, 0) << run.output.substr(0, 4000);
   ASSERT_EQ(onHost.status, 0) << onHost.output.substr(0, 4000);
   EXPECT_EQ(parseResults(onHost.output), parseResults(run.output));
-  EXPECT_EQ(parseResults(onHost.output).size(), 8u);
+  EXPECT_EQ(parseResults(onHost.output).size(), 9u);
 }
 
 TEST_F(CudaKernels, FailedLaunchAbortsNamingTheVnodeAndKernel) {

@@ -110,6 +110,38 @@ TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::reduce"), std::string::npos) << emitted;
 }
 
+// A template kernel: the clone is a template too, its slots typed by the template parameter, and a
+// launch of a specialisation launches the clone's specialisation. (The loop variable is kept out of
+// expressions of type T: an operator of T could take it by reference, so the planner would not call
+// the loop uniform.)
+constexpr const char* kTemplate =
+    "#include <dispar/dispar.h>\n"
+    "template <typename T, int Threads>\n"
+    "__global__ void scaleByFirst(T* data) {\n"
+    "  __shared__ T first;\n"
+    "  T mine = data[blockIdx.x * Threads + threadIdx.x];\n"
+    "  if (threadIdx.x == 0) first = mine;\n"
+    "  __syncthreads();\n"
+    "  for (int round = 0; round < Threads / 64; ++round) {\n"
+    "    data[(blockIdx.x * Threads + threadIdx.x + round) % (Threads * gridDim.x)] = mine * first;\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "}\n"
+    "#pragma streamap resource(gpu)\n"
+    "VNODE(worker) { scaleByFirst<float, 128><<<4, 128>>>(nullptr); }\n";
+
+TEST(ThreadLoops, TemplateKernelKeepsItsParametersInTheClone) {
+  const std::string emitted = emittedSource(kTemplate);
+  EXPECT_NE(emitted.find("// kernel 'scaleByFirst': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<T> dispar_carried_mine; "), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("  for (int round = 0; round < Threads / 64; ++round) { ::dispar::hostk::forEachThread("),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 128, 0, &::dispar_host::scaleByFirst<float, 128>"),
+            std::string::npos)
+      << emitted;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`
@@ -197,13 +229,14 @@ const FiberCase kFiberCases[] = {
      "  __syncthreads();\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "it uses goto or labels"},
-    {"Template",
+    {"TemplateLocalOfDeducedType",
      "template <class T>\n"
      "__global__ void kernel(T* x, int n) {\n"
-     "  x[threadIdx.x] = n;\n"
+     "  auto v = x[threadIdx.x] * n;\n"
      "  __syncthreads();\n"
+     "  x[threadIdx.x] = v;\n"
      "}\n",
-     "kernel<int><<<1, 32>>>(nullptr, 0)", "it is a template"},
+     "kernel<int><<<1, 32>>>(nullptr, 0)", "'v' is used across a barrier and its type is deduced from a template parameter"},
     {"NoBarrier",
      "__global__ void kernel(int* x, int n) { x[threadIdx.x] = n; }\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "it has no barrier (fibers run it as one loop already)"},
