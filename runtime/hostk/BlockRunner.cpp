@@ -93,6 +93,7 @@ void BlockRunner::invokeClone(const ThreadContext& thread) {
 void BlockRunner::runThreadLoops() {
   loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, 0, false};
   loopExited_.assign(threadCount_, 0);
+  scratchChunk_ = 0;
   scratchUsed_ = 0;
   ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, 0, false, false};
   currentLoopBlock = &block;
@@ -103,28 +104,26 @@ void BlockRunner::runThreadLoops() {
   currentLoopBlock = nullptr;
 }
 
-
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {
   block.failed = true;
   recordFailure(*block.thread, what);
 }
 
 void* BlockRunner::blockScratch(std::size_t count, std::size_t size, std::size_t alignment) {
+  // Slots handed out earlier in the block must stay put, so storage grows by whole chunks, kept for
+  // later blocks.
   const std::size_t align = alignment < 1 ? 1 : alignment;
-  const std::size_t offset = (scratchUsed_ + align - 1) / align * align;
-  const std::size_t bytes = offset + count * size + align;  // + align: room to align the base
-  if (bytes > scratch_.size()) {
-    // Slots handed out earlier in this block must stay put: grow only before the first one.
-    if (scratchUsed_ != 0)
-      fatal("per-thread storage of the kernel outgrew its block's scratch (%zu bytes); declare fewer "
-            "variables across __syncthreads",
-            scratch_.size());
-    scratch_.resize(std::max<std::size_t>(bytes, 64 * 1024));
+  const std::size_t bytes = count * size;
+  for (;; ++scratchChunk_, scratchUsed_ = 0) {
+    if (scratchChunk_ == scratch_.size()) scratch_.emplace_back(std::max<std::size_t>(bytes + align, 64 * 1024));
+    std::vector<unsigned char>& chunk = scratch_[scratchChunk_];
+    const auto base = reinterpret_cast<std::uintptr_t>(chunk.data());
+    const std::uintptr_t aligned = (base + scratchUsed_ + align - 1) / align * align;
+    if (aligned + bytes <= base + chunk.size()) {
+      scratchUsed_ = aligned - base + bytes;
+      return reinterpret_cast<void*>(aligned);
+    }
   }
-  auto base = reinterpret_cast<std::uintptr_t>(scratch_.data());
-  const std::uintptr_t aligned = (base + offset + align - 1) / align * align;
-  scratchUsed_ = aligned - base + count * size;
-  return reinterpret_cast<void*>(aligned);
 }
 
 BlockRunner::Fiber* BlockRunner::pickNext() {

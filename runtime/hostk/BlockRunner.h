@@ -126,8 +126,9 @@ class BlockRunner {
   // Thread loops: the context every thread runs with in turn, who has returned, PerThread storage.
   ThreadContext loopThread_{};
   std::vector<unsigned char> loopExited_;
-  std::vector<unsigned char> scratch_;
-  std::size_t scratchUsed_ = 0;
+  std::vector<std::vector<unsigned char>> scratch_;  // chunks
+  std::size_t scratchChunk_ = 0;                     // the one being filled
+  std::size_t scratchUsed_ = 0;                      // bytes used of it
 
   // Shared memory: __shared__ declarations live in the static arena, slot by slot.
   std::vector<SharedSlot> sharedSlots_;

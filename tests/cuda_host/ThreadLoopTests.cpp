@@ -206,6 +206,24 @@ TEST(ThreadLoops, TreeReductionWithTheBarrierInAUniformLoop) {
     EXPECT_EQ(out[b], std::accumulate(in.begin() + b * 256, in.begin() + (b + 1) * 256, 0LL)) << "block " << b;
 }
 
+// Many values live across a barrier in big blocks: more per-thread storage than one scratch chunk.
+void host_manySlots(double* out) { ::dispar::hostk::PerThread<double> slots[12]; ::dispar::hostk::forEachThread([&] {
+  for (int k = 0; k < 12; ++k) slots[k].set(::dispar::hostk::threadIdx().x * 100.0 + k + ::dispar::hostk::blockIdx().x * 1e6);
+  }); ::dispar::hostk::forEachThread([&] {
+  double sum = 0;
+  for (int k = 0; k < 12; ++k) sum += slots[k].mine();
+  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = sum;
+  }); }
+
+TEST(ThreadLoops, PerThreadStorageGrowsWithoutMovingEarlierSlots) {
+  const unsigned threads = 1024, blocks = 3;  // 12 doubles x 1024 threads = 96 KiB a block
+  std::vector<double> out(threads * blocks, -1.0);
+  ASSERT_EQ(hk::launchThreadLoops(blocks, threads, 0, &host_manySlots, out.data()), hk::cudaSuccess);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < threads; ++t)
+      ASSERT_EQ(out[b * threads + t], 12 * (t * 100.0 + b * 1e6) + 66) << "block " << b << " thread " << t;
+}
+
 // The same reduction in both forms gives the same bits.
 // __global__ void blockMax(const float* in, float* out) {
 //   __shared__ float values[256];

@@ -1,8 +1,8 @@
 // What a kernel's host clone calls while it runs: its thread's indices, block barriers, shared memory.
-// A clone runs its CUDA threads in one of two ways (docs/cuda.md, "How blocks run"):
+// A clone runs its CUDA threads in one of two ways (docs/cuda.md, "Execution model"):
 // - fibers: the clone is one CUDA thread; each runs on a fiber and __syncthreads switches fibers;
-// - thread loops: the frontend split the kernel at its barriers (all of them top-level statements of
-//   the body) into segments, and the clone runs once per block, each segment a loop over the threads
+// - thread loops: the frontend split the kernel at its barriers into segments (frontend/lib/
+//   ThreadLoops.h), and the clone runs once per block, each segment a loop over the threads
 //   (forEachThread); values live across a barrier are kept per thread (PerThread).
 // Either way `detail::currentThread` points at the running CUDA thread, so the builtins are plain loads.
 #ifndef DISPAR_HOSTK_KERNEL_H
