@@ -141,26 +141,23 @@ inline void forEachThread(Segment&& segment) {
     block.sharedBase = thread.sharedCursor;
   }
   const dim3 shape = thread.blockDim;
-  thread.threadIdx = uint3{0, 0, 0};
+  unsigned char* const exited = block.exited;
+  const unsigned sharedBase = block.sharedBase;
   try {
-    for (unsigned index = 0; index < block.count; ++index) {
-      if (!block.exited[index]) {
-        thread.linearIndex = index;
-        thread.sharedCursor = block.sharedBase;
-        segment();
-        if (thread.exited) {
-          block.exited[index] = 1;
-          thread.exited = false;
+    unsigned index = 0;
+    for (unsigned z = 0; z < shape.z; ++z)
+      for (unsigned y = 0; y < shape.y; ++y)
+        for (unsigned x = 0; x < shape.x; ++x, ++index) {
+          if (exited[index]) continue;
+          thread.threadIdx = uint3{x, y, z};
+          thread.linearIndex = index;
+          thread.sharedCursor = sharedBase;
+          segment();
+          if (thread.exited) {
+            exited[index] = 1;
+            thread.exited = false;
+          }
         }
-      }
-      if (++thread.threadIdx.x == shape.x) {
-        thread.threadIdx.x = 0;
-        if (++thread.threadIdx.y == shape.y) {
-          thread.threadIdx.y = 0;
-          ++thread.threadIdx.z;
-        }
-      }
-    }
   } catch (...) {
     detail::threadLoopFailed(block);
   }
