@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace dispar::streammap {
 
@@ -17,10 +20,6 @@ namespace {
 const char* sourceKindName(ClusterSource::Kind kind) {
   return kind == ClusterSource::Kind::File ? "file" : "database";
 }
-
-}  // namespace
-
-namespace {
 
 // A JSON string literal (RFC 8259 escaping).
 void appendString(std::string& out, const std::string& s) {
@@ -52,18 +51,78 @@ void appendNumber(std::string& out, double x) {
   if (std::strpbrk(buffer, ".eEni") == nullptr) out += ".0";  // stays a JSON float
 }
 
-template <class T>
-void appendOptional(std::string& out, const std::optional<T>& x) {
-  out += x ? std::to_string(*x) : std::string("null");
-}
+// JSON in nlohmann::json::dump(2)'s layout, written member by member: each member knows whether it
+// is its container's first, so commas and indentation live in one place.
+class LayoutWriter {
+ public:
+  explicit LayoutWriter(std::string& out) : out_(out) {}
 
-// "key": at the given indent.
-void appendKey(std::string& out, int indent, const char* key) {
-  out.append(static_cast<std::size_t>(indent), ' ');
-  out += '"';
-  out += key;
-  out += "\": ";
-}
+  void beginObject(const char* key = nullptr) { open(key, '{'); }
+  void endObject() { close('}'); }
+  void beginArray(const char* key = nullptr) { open(key, '['); }
+  void endArray() { close(']'); }
+
+  void string(const char* key, const std::string& value) {
+    member(key);
+    appendString(out_, value);
+  }
+  void number(const char* key, double value) {
+    member(key);
+    appendNumber(out_, value);
+  }
+  template <class T>
+  void integer(const char* key, T value) {
+    member(key);
+    out_ += std::to_string(value);
+  }
+  template <class T>
+  void optional(const char* key, const std::optional<T>& value) {
+    member(key);
+    out_ += value ? std::to_string(*value) : std::string("null");
+  }
+  /// A value already written in dump(2)'s layout at the top level, indented to sit here.
+  void embedded(const char* key, std::string json) {
+    member(key);
+    while (!json.empty() && json.back() == '\n') json.pop_back();
+    const std::string indent(2 * empty_.size(), ' ');
+    for (char c : json) {
+      out_ += c;
+      if (c == '\n') out_ += indent;
+    }
+  }
+
+ private:
+  // Before a member: the separator from the previous one (or the opening's newline), the indent, the key.
+  void member(const char* key) {
+    if (empty_.empty()) return;  // the top-level value
+    out_ += empty_.back() ? "\n" : ",\n";
+    empty_.back() = false;
+    out_.append(2 * empty_.size(), ' ');
+    if (key != nullptr) appendKey(key);
+  }
+  void appendKey(const char* key) {
+    out_ += '"';
+    out_ += key;
+    out_ += "\": ";
+  }
+  void open(const char* key, char bracket) {
+    member(key);
+    out_ += bracket;
+    empty_.push_back(true);
+  }
+  void close(char bracket) {
+    const bool wasEmpty = empty_.back();
+    empty_.pop_back();
+    if (!wasEmpty) {
+      out_ += '\n';
+      out_.append(2 * empty_.size(), ' ');
+    }
+    out_ += bracket;
+  }
+
+  std::string& out_;
+  std::vector<bool> empty_;  // per open container: no member written yet
+};
 
 }  // namespace
 
@@ -72,114 +131,59 @@ void appendKey(std::string& out, int indent, const char* key) {
 std::string writeMapJson(const MapRecord& r) {
   std::string out;
   out.reserve(256 * r.ranks.size() + 4096);
-  out += "{\n";
-  auto field = [&](const char* key, const std::string& value) {
-    appendKey(out, 2, key);
-    appendString(out, value);
-    out += ",\n";
-  };
-  field("format", kMapFormat);
-  appendKey(out, 2, "version");
-  out += std::to_string(kMapVersion) + ",\n";
-  field("program", r.program);
-  field("rtg", r.rtgPath);
-  field("machinefile", r.machinefile);
-  field("launcher", r.launcher);
-  field("algorithm", r.algorithm);
-  appendKey(out, 2, "seed");
-  appendOptional(out, r.seed);
-  out += ",\n";
-  appendKey(out, 2, "cluster_source");
-  out += "{\n";
-  appendKey(out, 4, "kind");
-  appendString(out, sourceKindName(r.source.kind));
-  out += ",\n";
-  appendKey(out, 4, "path");
-  appendString(out, r.source.path);
-  out += ",\n";
-  appendKey(out, 4, "ttl_seconds");
-  out += std::to_string(r.source.ttlSeconds) + "\n  },\n";
-  field("cluster_digest", r.clusterDigest);
-  appendKey(out, 2, "cuda_archs");
-  if (r.cudaArchs.empty()) {
-    out += "[],\n";
-  } else {
-    out += "[\n";
-    for (std::size_t i = 0; i < r.cudaArchs.size(); ++i) {
-      out += "    ";
-      appendString(out, r.cudaArchs[i]);
-      out += i + 1 < r.cudaArchs.size() ? ",\n" : "\n";
-    }
-    out += "  ],\n";
+  LayoutWriter json(out);
+  json.beginObject();
+  json.string("format", kMapFormat);
+  json.integer("version", kMapVersion);
+  json.string("program", r.program);
+  json.string("rtg", r.rtgPath);
+  json.string("machinefile", r.machinefile);
+  json.string("launcher", r.launcher);
+  json.string("algorithm", r.algorithm);
+  json.optional("seed", r.seed);
+  json.beginObject("cluster_source");
+  json.string("kind", sourceKindName(r.source.kind));
+  json.string("path", r.source.path);
+  json.integer("ttl_seconds", r.source.ttlSeconds);
+  json.endObject();
+  json.string("cluster_digest", r.clusterDigest);
+  json.beginArray("cuda_archs");
+  for (const std::string& arch : r.cudaArchs) json.string(nullptr, arch);
+  json.endArray();
+  json.string("cost_model", r.costModel);
+  json.beginObject("predicted");
+  json.number("period", r.period);
+  json.number("cross_bytes", r.crossBytes);
+  json.beginArray("nodes");
+  for (const NodePrediction& n : r.nodes) {
+    json.beginObject();
+    json.string("host", n.host);
+    json.number("cpu", n.cpu);
+    json.number("gpu", n.gpu);
+    json.number("net", n.net);
+    json.endObject();
   }
-  field("cost_model", r.costModel);
-  appendKey(out, 2, "predicted");
-  out += "{\n";
-  appendKey(out, 4, "period");
-  appendNumber(out, r.period);
-  out += ",\n";
-  appendKey(out, 4, "cross_bytes");
-  appendNumber(out, r.crossBytes);
-  out += ",\n";
-  appendKey(out, 4, "nodes");
-  out += r.nodes.empty() ? "[]\n" : "[\n";
-  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-    const NodePrediction& n = r.nodes[i];
-    out += "      {\n";
-    appendKey(out, 8, "host");
-    appendString(out, n.host);
-    out += ",\n";
-    appendKey(out, 8, "cpu");
-    appendNumber(out, n.cpu);
-    out += ",\n";
-    appendKey(out, 8, "gpu");
-    appendNumber(out, n.gpu);
-    out += ",\n";
-    appendKey(out, 8, "net");
-    appendNumber(out, n.net);
-    out += i + 1 < r.nodes.size() ? "\n      },\n" : "\n      }\n    ]\n";
+  json.endArray();
+  json.endObject();
+  json.beginArray("ranks");
+  for (const RankRecord& k : r.ranks) {
+    json.beginObject();
+    json.integer("rank", k.rank);
+    json.string("vnode", k.vnode);
+    json.integer("replica", k.replica);
+    json.string("type", k.type);
+    json.string("host", k.host);
+    json.optional("device", k.device);
+    json.string("mode", k.mode);
+    json.number("time", k.time);
+    json.optional("memory", k.memory);
+    json.endObject();
   }
-  out += "  },\n";
-  appendKey(out, 2, "ranks");
-  out += r.ranks.empty() ? "[],\n" : "[\n";
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
-    const RankRecord& k = r.ranks[i];
-    out += "    {\n";
-    appendKey(out, 6, "rank");
-    out += std::to_string(k.rank) + ",\n";
-    appendKey(out, 6, "vnode");
-    appendString(out, k.vnode);
-    out += ",\n";
-    appendKey(out, 6, "replica");
-    out += std::to_string(k.replica) + ",\n";
-    appendKey(out, 6, "type");
-    appendString(out, k.type);
-    out += ",\n";
-    appendKey(out, 6, "host");
-    appendString(out, k.host);
-    out += ",\n";
-    appendKey(out, 6, "device");
-    appendOptional(out, k.device);
-    out += ",\n";
-    appendKey(out, 6, "mode");
-    appendString(out, k.mode);
-    out += ",\n";
-    appendKey(out, 6, "time");
-    appendNumber(out, k.time);
-    out += ",\n";
-    appendKey(out, 6, "memory");
-    appendOptional(out, k.memory);
-    out += i + 1 < r.ranks.size() ? "\n    },\n" : "\n    }\n  ],\n";
-  }
+  json.endArray();
   // The snapshot: the cluster description, indented one level.
-  appendKey(out, 2, "cluster");
-  std::string cluster = writeClusterJson(r.cluster);
-  while (!cluster.empty() && cluster.back() == '\n') cluster.pop_back();
-  for (char c : cluster) {
-    out += c;
-    if (c == '\n') out += "  ";
-  }
-  out += "\n}\n";
+  json.embedded("cluster", writeClusterJson(r.cluster));
+  json.endObject();
+  out += '\n';
   return out;
 }
 
