@@ -260,7 +260,7 @@ void CudaLowering::lower(FrontendResult& result) {
     clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
     if (fn->doesThisDeclarationHaveABody()) {
       DeviceBodyRewriter(context_, cloneRewriter, diags_).TraverseStmt(fn->getBody());
-      if (loops.usesThreadLoops(fn)) loops.rewrite(fn, cloneRewriter);
+      loops.rewrite(fn, cloneRewriter);  // only kernels planned as thread loops change
     }
 
     // Drop the CUDA qualifiers from the clone: it is an ordinary host function.

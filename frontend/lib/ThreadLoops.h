@@ -42,8 +42,8 @@ class ThreadLoopPlanner {
   /// Why `kernel` keeps the fiber form; empty when it uses thread loops. For docs and tests.
   std::string fiberReason(const clang::FunctionDecl* kernel) const;
 
-  /// Rewrites the clone of a thread-loop kernel into segments. Runs after the device-body rewrites of
-  /// the same clone (builtins, __shared__), whose text it moves and wraps.
+  /// Rewrites the clone of a thread-loop kernel into segments; leaves any other clone alone. Runs after
+  /// the device-body rewrites of the same clone (builtins, __shared__), whose text it moves and wraps.
   void rewrite(const clang::FunctionDecl* kernel, clang::Rewriter& clone) const;
 
  private:
