@@ -37,7 +37,7 @@ constexpr int kFrames = 15;
 //
 // The fiber form (Kernel.h): the clone is one CUDA thread; __syncthreads switches fibers.
 void host_fir_fibers(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) {
-  ::dispar::hostk::SharedRef<float[kTaps]> sTaps = ::dispar::hostk::sharedVariable<float[kTaps]>();
+  ::dispar::hostk::SharedRef<float[kTaps]> sTaps = ::dispar::hostk::sharedVariable<float[kTaps]>([] {});
   if (::dispar::hostk::threadIdx().x < kTaps) sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
   ::dispar::hostk::syncthreads();
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
@@ -49,7 +49,7 @@ void host_fir_fibers(const float* __restrict__ in, float* __restrict__ out, cons
 
 // The thread-loop form, exactly as disparcc emits it for the kernel above (--emit-cpp; kTaps is 64):
 // the clone is one block, each segment between barriers a loop over its threads.
-void host_fir(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>(); ::dispar::hostk::forEachThread([&] {
+void host_fir(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThread([&] {
   
   if (::dispar::hostk::threadIdx().x < kTaps) sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
   }); ::dispar::hostk::forEachThread([&] { 
@@ -75,7 +75,7 @@ void host_fir(const float* __restrict__ in, float* __restrict__ out, const float
 //   if (t == 0) out[blockIdx.x] = sums[0];
 // }
 void host_blockSums_fibers(const int* in, long long* out) {
-  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>();
+  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {});
   unsigned t = ::dispar::hostk::threadIdx().x;
   sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
   ::dispar::hostk::syncthreads();
@@ -87,7 +87,7 @@ void host_blockSums_fibers(const int* in, long long* out) {
 }
 
 // As disparcc emits it.
-void host_blockSums(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+void host_blockSums(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
   auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
   sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
   });

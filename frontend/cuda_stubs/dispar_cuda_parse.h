@@ -11,7 +11,8 @@
 //   - every row of <dispar/gpu/RuntimeApi.def> becomes a global runtime function (the CG classification
 //     matches calls to ::cuda[A-Z]...), with global types whose enumerators take dispar::hostk's values;
 //   - the device math library comes from Clang's CUDA math headers, as in Clang's CUDA wrapper;
-//   - the warp functions are declared so that the frontend reports them as unsupported on the host path.
+//   - CUDA's vector types (float3, ...) and cooperative groups come from DISPAR's host-path headers;
+//   - __nanosleep is declared so that the frontend reports it as unsupported on the host path.
 // Nothing here is ever compiled to code: the program itself is built with mpicxx against
 // <dispar/cuda_shim.h> and the host clones.
 #ifndef DISPAR_CUDA_PARSE_H
@@ -49,11 +50,13 @@
 // alike (a builtin's declaration takes what its host-kernel function takes).
 #pragma clang force_cuda_host_device begin
 #include <dispar/hostk/Atomics.h>
+#include <dispar/hostk/CooperativeGroups.h>
 #include <dispar/hostk/Kernel.h>
 #include <dispar/hostk/Launch.h>
 #include <dispar/hostk/Math.h>
 #include <dispar/hostk/RuntimeApi.h>
 #include <dispar/hostk/Types.h>
+#include <dispar/hostk/Warp.h>
 #pragma clang force_cuda_host_device end
 
 // The launch shapes. Clang's builtin-variable header declares them as global structs (as the toolkit's
@@ -67,6 +70,11 @@ struct dim3 {
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+
+// float3, int2, uint4, ... and make_float3, ..., global as in vector_types.h and vector_functions.h.
+#pragma clang force_cuda_host_device begin
+#include <dispar/hostk/VectorTypes.h>
+#pragma clang force_cuda_host_device end
 
 // The runtime API's types, global as in the toolkit's driver_types.h. Aliases of the dispar::hostk types
 // would not do: argument-dependent lookup would then find dispar::hostk::cudaMemcpy beside ::cudaMemcpy
@@ -131,6 +139,24 @@ const char* cudaGetErrorName(cudaError_t error);
   static_assert(sizeof(&::name) != 0, "dispar_cuda_parse.h does not declare " #name " of RuntimeApi.def");
 #include <dispar/gpu/RuntimeApi.def>
 
+// The symbol functions of cuda_runtime.h (global, so that they classify and rewrite as with a toolkit).
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** devPtr, const T& symbol);
+template <class T>
+cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol);
+
 // The typed allocation overloads of cuda_runtime.h: cudaMalloc(&floatPointer, bytes).
 template <class T>
 cudaError_t cudaMalloc(T** devPtr, std::size_t size);
@@ -145,41 +171,18 @@ cudaError_t cudaMallocHost(T** ptr, std::size_t size);
 #define DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName) \
   template <class... Args>                                      \
   auto CudaName(Args&&... args)->decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
+#define DISPAR_CUDA_PARSE_BUILTIN_Barrier(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
+#define DISPAR_CUDA_PARSE_BUILTIN_Warp(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
 #define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_CUDA_PARSE_BUILTIN_##Kind(CudaName, HostName)
 #include <dispar/hostk/Builtins.def>
 #undef DISPAR_CUDA_PARSE_BUILTIN_Index
 #undef DISPAR_CUDA_PARSE_BUILTIN_Constant
 #undef DISPAR_CUDA_PARSE_BUILTIN_Function
+#undef DISPAR_CUDA_PARSE_BUILTIN_Barrier
+#undef DISPAR_CUDA_PARSE_BUILTIN_Warp
 
-// Warp-level functions the host path cannot run: declared so that the frontend reports them as
-// unsupported on the host path, as it does with a toolkit, rather than as unknown names.
-template <class T>
-T __shfl_sync(unsigned mask, T var, int srcLane, int width = 32);
-template <class T>
-T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32);
-template <class T>
-T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32);
-template <class T>
-T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = 32);
-unsigned __ballot_sync(unsigned mask, int predicate);
-int __any_sync(unsigned mask, int predicate);
-int __all_sync(unsigned mask, int predicate);
-unsigned __activemask();
-void __syncwarp(unsigned mask = 0xffffffffu);
-template <class T>
-unsigned __match_any_sync(unsigned mask, T value);
-template <class T>
-unsigned __match_all_sync(unsigned mask, T value, int* predicate);
-#define DISPAR_CUDA_PARSE_WARP_REDUCTION(op)             \
-  unsigned __reduce_##op##_sync(unsigned mask, unsigned value); \
-  int __reduce_##op##_sync(unsigned mask, int value);
-DISPAR_CUDA_PARSE_WARP_REDUCTION(add)
-DISPAR_CUDA_PARSE_WARP_REDUCTION(min)
-DISPAR_CUDA_PARSE_WARP_REDUCTION(max)
-#undef DISPAR_CUDA_PARSE_WARP_REDUCTION
-unsigned __reduce_and_sync(unsigned mask, unsigned value);
-unsigned __reduce_or_sync(unsigned mask, unsigned value);
-unsigned __reduce_xor_sync(unsigned mask, unsigned value);
+// Device functions the host path cannot run, declared so that the frontend reports them as unsupported
+// on the host path, as it does with a toolkit, rather than as unknown names.
 void __nanosleep(unsigned ns);
 
 #pragma clang force_cuda_host_device end

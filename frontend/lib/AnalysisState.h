@@ -57,6 +57,7 @@ struct AnalysisState {
   std::vector<CallEdge> calls;
   std::vector<const clang::FunctionDecl*> kernels;
   std::vector<const clang::FunctionDecl*> deviceFunctions;  // __global__ / __device__ declarations
+  std::vector<const clang::VarDecl*> deviceVariables;       // __constant__ / __device__ globals
   std::vector<const clang::CallExpr*> runtimeCalls;         // GPU library calls in host code
   std::vector<const clang::CUDAKernelCallExpr*> launches;
   std::vector<HostUnsupported> hostUnsupported;

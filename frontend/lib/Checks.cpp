@@ -115,6 +115,10 @@ void GpuUseCollector::registerMatchers(MatchFinder& finder) {
                                  anyOf(hasAttr(clang::attr::CUDAGlobal), hasAttr(clang::attr::CUDADevice)))
                         .bind("devicefn"),
                     this);
+  finder.addMatcher(varDecl(isExpansionInMainFile(), hasGlobalStorage(), unless(isStaticLocal()),
+                            anyOf(hasAttr(clang::attr::CUDAConstant), hasAttr(clang::attr::CUDADevice)))
+                        .bind("devicevar"),
+                    this);
   finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile(), forCallable(functionDecl().bind("fn"))).bind("launch"),
                     this);
   finder.addMatcher(callExpr(isExpansionInMainFile(),
@@ -135,6 +139,10 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
   }
   if (const auto* device = result.Nodes.getNodeAs<clang::FunctionDecl>("devicefn")) {
     state_.deviceFunctions.push_back(device);
+    return;
+  }
+  if (const auto* variable = result.Nodes.getNodeAs<clang::VarDecl>("devicevar")) {
+    state_.deviceVariables.push_back(variable);
     return;
   }
   const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));

@@ -64,7 +64,7 @@ class UserMainCheck : public FrontendCheck {
   void run(const clang::ast_matchers::MatchFinder::MatchResult& result) override;
 };
 
-/// Kernels, launches, GPU library calls and the main file's call graph, for classifying VNODEs.
+/// Kernels, device functions and variables, launches, GPU library calls and the main file's call graph.
 class GpuUseCollector : public FrontendCheck {
  public:
   using FrontendCheck::FrontendCheck;

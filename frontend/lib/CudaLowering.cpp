@@ -1,5 +1,11 @@
+// GCC 12, inlining RecursiveASTVisitor's record traversal, warns of a null `this` in Clang's lazily
+// loaded base specifiers (ExternalASTSource.h); a false positive: there is no external source here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wnonnull"
+#endif
 #include "CudaLowering.h"
 
+#include "CudaConstructs.h"
 #include "ThreadLoops.h"
 
 #include <dispar/hostk/Builtins.h>
@@ -27,78 +33,191 @@ constexpr std::string_view kDispatchedRuntimeApi[] = {
 #undef DISPAR_GPU_RUNTIME_SPECIAL
 };
 
-// Device-code constructs the host path cannot run, by the prefix of the CUDA function's name.
+// Runtime functions on a __constant__ or __device__ variable: dispatched too, with the symbol argument
+// paired with the variable's host copy (`::dispar::gpu::symbol(coeffs, ::dispar_host::coeffs)`).
+struct SymbolCall {
+  std::string_view name;
+  unsigned symbolArgument;
+};
+constexpr SymbolCall kSymbolCalls[] = {
+#define DISPAR_GPU_RUNTIME_SYMBOL(name, symbolArgument) {#name, symbolArgument},
+#include <dispar/gpu/RuntimeApi.def>
+};
+
+// Device-code constructs the host path cannot run, by the prefix of the CUDA function's name (names of
+// the rewriting table, such as __shfl_sync, are looked up first).
 struct UnsupportedFamily {
   std::string_view prefix;
   std::string_view what;
 };
 constexpr UnsupportedFamily kUnsupportedFunctions[] = {
-    {"__shfl", "warp shuffles"},       {"__ballot", "warp votes"},        {"__any", "warp votes"},
-    {"__all", "warp votes"},           {"__activemask", "warp votes"},    {"__syncwarp", "warp synchronisation"},
-    {"__match", "warp matching"},      {"__reduce_", "warp reductions"},  {"tex1D", "textures"},
-    {"tex2D", "textures"},             {"tex3D", "textures"},             {"texCubemap", "textures"},
-    {"tex1Dfetch", "textures"},        {"surf", "surfaces"},              {"__nanosleep", "timed sleeps"},
+    {"__shfl", "warp shuffles without _sync"}, {"__ballot", "warp votes without _sync"},
+    {"__any", "warp votes without _sync"},     {"__all", "warp votes without _sync"},
+    {"tex1D", "textures"},                     {"tex2D", "textures"},
+    {"tex3D", "textures"},                     {"texCubemap", "textures"},
+    {"tex1Dfetch", "textures"},                {"surf", "surfaces"},
+    {"__nanosleep", "timed sleeps"},
 };
 
-constexpr std::string_view kQualifierTokens[] = {"__global__", "__device__", "__host__", "__forceinline__",
+constexpr std::string_view kQualifierTokens[] = {"__global__", "__device__", "__host__", "__constant__", "__managed__", "__forceinline__",
                                                  "__noinline__"};
+constexpr const char* kCooperativeGroups = "::dispar::hostk::cooperative_groups::";
 
 bool isDeviceOnly(const clang::FunctionDecl* fn) {
   return fn->hasAttr<clang::CUDAGlobalAttr>() || (fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>());
 }
 
+const SymbolCall* symbolCall(llvm::StringRef name) {
+  for (const SymbolCall& call : kSymbolCalls)
+    if (name == llvm::StringRef(call.name.data(), call.name.size())) return &call;
+  return nullptr;
+}
+
 bool isDispatched(llvm::StringRef name) {
   for (std::string_view api : kDispatchedRuntimeApi)
     if (name == llvm::StringRef(api.data(), api.size())) return true;
+  return symbolCall(name) != nullptr;
+}
+
+// "::ns::dispar_host::": where the host clone of a kernel (or the host copy of a variable) declared in
+// namespace `ns` lives.
+std::string hostNamespace(const clang::Decl* decl) {
+  std::string prefix = "::";
+  for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx && !ctx->isTranslationUnit(); ctx = ctx->getParent()) {
+    if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && !ns->isAnonymousNamespace())
+      prefix.insert(2, ns->getName().str() + "::");
+  }
+  return prefix + "dispar_host::";
+}
+
+bool isDeviceVariable(const clang::VarDecl* var) {
+  const clang::SourceManager& sm = var->getASTContext().getSourceManager();
+  return var->hasGlobalStorage() && !var->isStaticLocal() && sm.isInMainFile(sm.getExpansionLoc(var->getLocation())) &&
+         (var->hasAttr<clang::CUDAConstantAttr>() || var->hasAttr<clang::CUDADeviceAttr>());
+}
+
+/// Whether a function's declaration (outside its body) names a cooperative-groups type: such a type
+/// differs between the GPU and the host path, so the host version is an overload of its own.
+bool signatureNamesCooperativeGroups(const clang::FunctionDecl* fn) {
+  auto mentions = [](clang::QualType type) {
+    for (;;) {
+      type = type.getNonReferenceType();
+      if (const auto* pointer = type->getAs<clang::PointerType>()) {
+        type = pointer->getPointeeType();
+        continue;
+      }
+      break;
+    }
+    if (const clang::TagDecl* tag = type->getAsTagDecl()) return isInCooperativeGroups(tag);
+    if (const auto* specialization = type->getAs<clang::TemplateSpecializationType>())
+      if (const clang::TemplateDecl* tmpl = specialization->getTemplateName().getAsTemplateDecl())
+        return isInCooperativeGroups(tmpl);
+    return false;
+  };
+  if (mentions(fn->getReturnType())) return true;
+  for (const clang::ParmVarDecl* param : fn->parameters())
+    if (mentions(param->getType())) return true;
   return false;
 }
 
-// "::ns::dispar_host::name": where the host clone of a function in namespace `ns` lives.
-std::string hostCloneName(const clang::FunctionDecl* fn) {
-  std::string prefix = "::";
-  for (const clang::DeclContext* ctx = fn->getDeclContext(); ctx && !ctx->isTranslationUnit(); ctx = ctx->getParent()) {
-    if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx)) prefix.insert(2, ns->getName().str() + "::");
-  }
-  return prefix + "dispar_host::" + fn->getNameAsString();
-}
-
-// Rewrites one device function's body for its host clone and reports what the host path cannot run.
+// Rewrites one device function's code for its host version and reports what the host path cannot run.
 class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter> {
+  using Base = clang::RecursiveASTVisitor<DeviceBodyRewriter>;
+
  public:
-  DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags)
-      : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags) {}
+  DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags, CudaTarget target)
+      : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags), target_(target) {}
+
+  /// Rewrites the body (and a constructor's initialisers; the signature too when `signature`), then
+  /// opens the body with the declarations that give CUDA names used inside macros their host meaning.
+  void rewrite(const clang::FunctionDecl* fn, bool signature) {
+    if (signature) TraverseTypeLoc(fn->getTypeSourceInfo()->getTypeLoc());
+    if (const auto* ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+      for (const clang::CXXCtorInitializer* init : ctor->inits())
+        if (init->isWritten()) TraverseStmt(init->getInit());
+    TraverseStmt(fn->getBody());
+    std::string declarations;
+    for (const hostk::Builtin* builtin : macroBuiltins_) {
+      const std::string name(builtin->cudaName);
+      if (builtin->kind == hostk::BuiltinKind::Index)
+        declarations += " const auto& " + name + " = " + hostk::rewrittenUse(*builtin) + ";";
+      else
+        declarations += " using ::dispar::hostk::cuda_names::" + name + ";";
+    }
+    if (!declarations.empty())
+      rewriter_.InsertTextAfterToken(llvm::cast<clang::CompoundStmt>(fn->getBody())->getLBracLoc(), declarations);
+  }
 
   bool TraverseDeclStmt(clang::DeclStmt* stmt) {
     bool shared = false;
     for (const clang::Decl* decl : stmt->decls())
       if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) shared = shared || var->hasAttr<clang::CUDASharedAttr>();
-    if (!shared) return clang::RecursiveASTVisitor<DeviceBodyRewriter>::TraverseDeclStmt(stmt);
+    if (!shared) return Base::TraverseDeclStmt(stmt);
     rewriteSharedDeclarations(stmt);
     return true;  // the declaration is replaced whole; nothing inside it is rewritten separately
   }
 
-  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    const clang::ValueDecl* decl = ref->getDecl();
-    // Clang declares builtins such as __syncthreads implicitly, at their first use: not the user's.
-    bool fromMainFile = !decl->isImplicit() && sm_.isInMainFile(sm_.getExpansionLoc(decl->getLocation()));
-    if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
-        var && fromMainFile && (var->hasAttr<clang::CUDAConstantAttr>() || var->hasAttr<clang::CUDADeviceAttr>())) {
-      unsupported(ref->getLocation(), var->hasAttr<clang::CUDAConstantAttr>() ? "__constant__ variables" : "__device__ variables",
-                  "pass the data as a kernel argument or in shared memory");
+  bool TraverseNestedNameSpecifierLoc(clang::NestedNameSpecifierLoc qualifier) {
+    if (!qualifier) return true;
+    const clang::NestedNameSpecifier* nns = qualifier.getNestedNameSpecifier();
+    const clang::NamespaceDecl* ns = nns->getAsNamespace();
+    if (const clang::NamespaceAliasDecl* alias = nns->getAsNamespaceAlias()) ns = alias->getNamespace();
+    if (ns && isCooperativeGroupsNamespace(ns)) {
+      // `cg::`, `cooperative_groups::`, `::cooperative_groups::` all become the host path's namespace.
+      replaceRange(qualifier.getSourceRange(), kCooperativeGroups, "a cooperative-groups qualifier");
       return true;
     }
-    if (fromMainFile) return true;
-    std::string name = decl->getNameAsString();
+    return Base::TraverseNestedNameSpecifierLoc(qualifier);
+  }
+
+  bool VisitElaboratedTypeLoc(clang::ElaboratedTypeLoc type) {
+    const clang::NamedDecl* named = nullptr;
+    const clang::Type* inner = type.getNamedTypeLoc().getTypePtr();
+    if (const clang::TagDecl* tag = inner->getAsTagDecl()) named = tag;
+    if (const auto* typedefType = inner->getAs<clang::TypedefType>()) named = typedefType->getDecl();
+    if (const auto* specialization = inner->getAs<clang::TemplateSpecializationType>())
+      named = specialization->getTemplateName().getAsTemplateDecl();
+    if (!named || !isInCooperativeGroups(named)) return true;
+    if (!checkCooperativeGroups(named, hostk::CooperativeGroupsKind::Type, type.getNamedTypeLoc().getBeginLoc())) return true;
+    if (!type.getQualifierLoc()) insertCooperativeGroupsQualifier(type.getNamedTypeLoc().getBeginLoc());
+    return true;
+  }
+
+  bool VisitMemberExpr(clang::MemberExpr* member) {
+    const clang::ValueDecl* decl = member->getMemberDecl();
+    if (!decl->getIdentifier() || !isInCooperativeGroups(decl)) return true;
+    checkCooperativeGroups(decl, hostk::CooperativeGroupsKind::Member, member->getMemberLoc());
+    return true;
+  }
+
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    const clang::ValueDecl* decl = ref->getDecl();
+    if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl); var && isDeviceVariable(var)) {
+      // With a GPU build the variable lives on the GPU; the host version reads its host copy.
+      if (target_ == CudaTarget::GpuAndHost)
+        replaceRange(clang::SourceRange(ref->hasQualifier() ? ref->getQualifierLoc().getBeginLoc() : ref->getLocation(),
+                                        ref->getLocation()),
+                     hostNamespace(var) + var->getNameAsString(), "'" + var->getNameAsString() + "'");
+      return true;
+    }
+    if (sm_.isInMainFile(sm_.getExpansionLoc(decl->getLocation())) && !decl->isImplicit()) return true;
+    const std::string name = decl->getNameAsString();
     if (isInCooperativeGroups(decl)) {
-      unsupported(ref->getLocation(), "cooperative groups", "use __syncthreads and shared memory");
+      const auto kind = llvm::isa<clang::CXXMethodDecl>(decl) ? hostk::CooperativeGroupsKind::Member
+                                                              : hostk::CooperativeGroupsKind::Function;
+      if (checkCooperativeGroups(decl, kind, ref->getLocation()) && !ref->hasQualifier())
+        insertCooperativeGroupsQualifier(ref->getLocation());
+      return true;
+    }
+    if (const hostk::Builtin* builtin = cudaBuiltin(decl)) {
+      useBuiltin(ref->getLocation(), *builtin);
       return true;
     }
     for (const UnsupportedFamily& family : kUnsupportedFunctions)
       if (llvm::StringRef(name).starts_with(family.prefix)) {
-        unsupported(ref->getLocation(), std::string(family.what), "the host path has no warps or texture units");
+        unsupported(ref->getLocation(), std::string(family.what), "the host path has no texture units; see docs/cuda.md");
         return true;
       }
-    if (const hostk::Builtin* builtin = hostk::findBuiltin(name)) replaceToken(ref->getLocation(), hostk::rewrittenUse(*builtin), name);
     return true;
   }
 
@@ -113,29 +232,59 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   }
 
  private:
-  static bool isInCooperativeGroups(const clang::Decl* decl) {
-    for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx; ctx = ctx->getParent())
-      if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && ns->getName() == "cooperative_groups")
-        return true;
-    return false;
-  }
-
   void unsupported(clang::SourceLocation loc, const std::string& construct, const std::string& advice) {
     diags_.report(loc, Diag::UnsupportedOnHost) << construct << advice;
     diags_.report(loc, Diag::NoteHostPath);
   }
 
-  void replaceToken(clang::SourceLocation loc, const std::string& replacement, const std::string& name) {
+  /// Reports a cooperative-groups name the host path does not provide; true when it does.
+  bool checkCooperativeGroups(const clang::NamedDecl* decl, hostk::CooperativeGroupsKind kind, clang::SourceLocation loc) {
+    const std::string name = decl->getNameAsString();
+    if (hostk::providesCooperativeGroupsName(kind, name)) return true;
+    if (!reportedCooperativeGroups_.insert(sm_.getFileOffset(sm_.getExpansionLoc(loc))).second) return false;
+    unsupported(loc, "cooperative groups' '" + name + "'",
+                "the host path has thread blocks and their tiles of up to 32 threads (docs/cuda.md)");
+    return false;
+  }
+
+  void insertCooperativeGroupsQualifier(clang::SourceLocation loc) {
     if (loc.isMacroID()) {
-      // A macro argument written in the kernel can be rewritten where it is spelt; a use inside a
-      // macro's definition would need a different rewrite per expansion.
       if (!sm_.isMacroArgExpansion(loc) || !sm_.isInMainFile(sm_.getSpellingLoc(loc))) {
-        unsupported(loc, "'" + name + "' inside a macro definition", "write it in the kernel or pass it as a macro argument");
+        unsupported(loc, "a cooperative-groups name inside a macro definition", "write it in the kernel");
         return;
       }
       loc = sm_.getSpellingLoc(loc);
     }
-    rewriter_.ReplaceText(loc, static_cast<unsigned>(name.size()), replacement);
+    rewriter_.InsertTextBefore(loc, kCooperativeGroups);
+  }
+
+  /// Replaces the tokens of `range`, written in the kernel or as a macro argument.
+  void replaceRange(clang::SourceRange range, const std::string& replacement, const std::string& what) {
+    clang::SourceLocation begin = range.getBegin(), end = range.getEnd();
+    if (begin.isMacroID() || end.isMacroID()) {
+      if (!sm_.isMacroArgExpansion(begin) || !sm_.isMacroArgExpansion(end) || !sm_.isInMainFile(sm_.getSpellingLoc(begin))) {
+        unsupported(begin, what + " inside a macro definition", "write it in the kernel or pass it as a macro argument");
+        return;
+      }
+      begin = sm_.getSpellingLoc(begin);
+      end = sm_.getSpellingLoc(end);
+    }
+    rewriter_.ReplaceText(clang::CharSourceRange::getTokenRange(begin, end), replacement);
+  }
+
+  void useBuiltin(clang::SourceLocation loc, const hostk::Builtin& builtin) {
+    if (loc.isMacroID()) {
+      // A macro argument written in the kernel is rewritten where it is spelt. A use inside a macro's
+      // definition is shared with the kernel compiled for the GPU: the host version declares the name
+      // at the top of its body instead (<dispar/hostk/CudaNames.h>).
+      if (sm_.isMacroArgExpansion(loc) && sm_.isInMainFile(sm_.getSpellingLoc(loc))) {
+        loc = sm_.getSpellingLoc(loc);
+      } else {
+        macroBuiltins_.insert(&builtin);
+        return;
+      }
+    }
+    rewriter_.ReplaceText(loc, static_cast<unsigned>(builtin.cudaName.size()), hostk::rewrittenUse(builtin));
   }
 
   void rewriteSharedDeclarations(clang::DeclStmt* stmt) {
@@ -155,9 +304,10 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
         replacement += array->getElementType().getAsString(policy) + "* " + name + " = ::dispar::hostk::dynamicShared<" +
                        array->getElementType().getAsString(policy) + ">(); ";
       } else {
+        // The lambda's type tells this declaration apart from every other: one instance per block.
         std::string spelled = type.getUnqualifiedType().getAsString(policy);
         replacement += "::dispar::hostk::SharedRef<" + spelled + "> " + name + " = ::dispar::hostk::sharedVariable<" +
-                       spelled + ">(); ";
+                       spelled + ">([] {}); ";
       }
     }
     // `__shared__` itself is a macro in the CUDA headers, so the declaration may begin inside one; it is
@@ -172,15 +322,21 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     rewriter_.ReplaceText(sm_.getExpansionRange(range), replacement);
   }
 
+  struct ByName {
+    bool operator()(const hostk::Builtin* a, const hostk::Builtin* b) const { return a->cudaName < b->cudaName; }
+  };
+
   clang::ASTContext& context_;
   const clang::SourceManager& sm_;
   clang::Rewriter& rewriter_;
   DisparDiagnostics& diags_;
+  CudaTarget target_;
+  std::set<const hostk::Builtin*, ByName> macroBuiltins_;  // ordered: deterministic output
+  std::set<unsigned> reportedCooperativeGroups_;           // one report per use
 };
 
 // How the clone runs its CUDA threads, for whoever reads the generated code (--emit-cpp).
 std::string hostFormComment(const clang::FunctionDecl* fn, const ThreadLoopPlanner& loops) {
-  if (!fn->hasAttr<clang::CUDAGlobalAttr>()) return "";
   if (loops.usesThreadLoops(fn)) return "  // kernel '" + fn->getNameAsString() + "': thread loops";
   return "  // kernel '" + fn->getNameAsString() + "': fibers, because " + loops.fiberReason(fn);
 }
@@ -212,6 +368,202 @@ void CudaLowering::add(FrontendResult& result, clang::SourceLocation begin, unsi
   }
 }
 
+clang::SourceLocation CudaLowering::fileLoc(unsigned offset) const {
+  return sm_.getLocForStartOfFile(sm_.getMainFileID()).getLocWithOffset(static_cast<int>(offset));
+}
+
+unsigned CudaLowering::endOffset(clang::SourceRange range) const {
+  return sm_.getFileOffset(clang::Lexer::getLocForEndOfToken(range.getEnd(), 0, sm_, context_.getLangOpts()));
+}
+
+void CudaLowering::dropCudaQualifiers(clang::SourceRange range, clang::Rewriter& rewriter) const {
+  const clang::LangOptions& lang = context_.getLangOpts();
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const unsigned beginOffset = sm_.getFileOffset(range.getBegin());
+  const unsigned end = endOffset(range);
+  clang::Lexer lexer(sm_.getLocForStartOfFile(sm_.getMainFileID()), lang, buffer.begin(), buffer.begin() + beginOffset,
+                     buffer.end());
+  clang::Token tok;
+  int launchBoundsDepth = -1;
+  while (!lexer.LexFromRawLexer(tok) && sm_.getFileOffset(tok.getLocation()) < end) {
+    if (tok.is(clang::tok::raw_identifier)) {
+      llvm::StringRef id = tok.getRawIdentifier();
+      if (id == "__launch_bounds__") {
+        rewriter.RemoveText(tok.getLocation(), tok.getLength());
+        launchBoundsDepth = 0;
+        continue;
+      }
+      for (std::string_view q : kQualifierTokens)
+        if (id == llvm::StringRef(q.data(), q.size())) rewriter.RemoveText(tok.getLocation(), tok.getLength());
+    }
+    if (launchBoundsDepth >= 0) {
+      if (tok.is(clang::tok::l_paren)) ++launchBoundsDepth;
+      rewriter.RemoveText(tok.getLocation(), tok.getLength());
+      if (tok.is(clang::tok::r_paren) && --launchBoundsDepth == 0) launchBoundsDepth = -1;
+    }
+    if (tok.is(clang::tok::eof)) break;
+  }
+}
+
+void CudaLowering::insertAfterLine(FrontendResult& result, clang::SourceRange original, const std::string& text) {
+  // The inserted text goes on the lines after the original; #line keeps both pointing at the .dsp.
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const unsigned end = endOffset(original);
+  std::size_t lineEnd = buffer.find('\n', end);
+  std::size_t insertAt = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
+  std::string block = std::string(insertAt == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") + text;
+  if (insertAt < buffer.size()) block += lineDirective(fileLoc(static_cast<unsigned>(insertAt)));
+  add(result, fileLoc(static_cast<unsigned>(insertAt)), 0, block);
+}
+
+bool CudaLowering::inMainFileText(const clang::FunctionDecl* fn) const {
+  const clang::Decl* whole = fn;
+  if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
+  const clang::SourceRange range = whole->getSourceRange();
+  if (fn->doesThisDeclarationHaveABody()) {
+    const auto* body = llvm::dyn_cast<clang::CompoundStmt>(fn->getBody());
+    if (!body || body->getLBracLoc().isMacroID() || body->getRBracLoc().isMacroID()) return false;
+  }
+  return sm_.isInMainFile(sm_.getExpansionLoc(range.getBegin())) && range.getEnd().isFileID();
+}
+
+void CudaLowering::lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
+                               FrontendResult& result) {
+  const clang::Decl* whole = fn;
+  if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
+  clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
+  if (fn->doesThisDeclarationHaveABody()) {
+    DeviceBodyRewriter(context_, clones, diags_, options_.cudaTarget).rewrite(fn, /*signature=*/false);
+    loops.rewrite(fn, clones);  // only kernels planned as thread loops change
+  }
+  dropCudaQualifiers(range, clones);
+
+  const clang::SourceLocation begin = range.getBegin();
+  const std::string block = "namespace dispar_host {" + (fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") +
+                            "\n" + lineDirective(begin) + clones.getRewrittenText(range) + "\n}  // namespace dispar_host\n";
+  if (options_.cudaTarget != CudaTarget::HostOnly) {
+    insertAfterLine(result, range, block);
+    return;
+  }
+  // Without a GPU build the original cannot compile (it uses CUDA builtins): the clone replaces it,
+  // starting at the beginning of its line so #line stays exact.
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const unsigned beginOffset = sm_.getFileOffset(begin);
+  std::size_t lineStart = buffer.rfind('\n', beginOffset);
+  lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+  const unsigned end = endOffset(range);
+  std::size_t lineEnd = buffer.find('\n', end);
+  std::size_t replaceEnd = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
+  std::string text = buffer.substr(lineStart, beginOffset - lineStart).str() + "\n" +
+                     (replaceEnd == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") + block;
+  if (replaceEnd < buffer.size()) text += lineDirective(fileLoc(static_cast<unsigned>(replaceEnd)));
+  add(result, fileLoc(static_cast<unsigned>(lineStart)), static_cast<unsigned>(replaceEnd - lineStart), text);
+}
+
+void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result) {
+  const bool ownOverload = signatureNamesCooperativeGroups(fn);
+  const bool gpuBuild = options_.cudaTarget == CudaTarget::GpuAndHost;
+  const clang::Decl* whole = fn;
+  if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
+  const clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
+
+  if (fn->doesThisDeclarationHaveABody())
+    DeviceBodyRewriter(context_, hostCode, diags_, options_.cudaTarget).rewrite(fn, ownOverload && gpuBuild);
+
+  if (gpuBuild && ownOverload) {
+    // A cooperative-groups type in the signature is CUDA's on the GPU and the host path's on the host:
+    // the host version is an overload of its own, right after the original.
+    dropCudaQualifiers(range, hostCode);
+    insertAfterLine(result, range, lineDirective(range.getBegin()) + hostCode.getRewrittenText(range) + "\n");
+    return;
+  }
+  if (gpuBuild) {
+    // One function for both: __host__ __device__, its body the original on the GPU and the rewritten
+    // one on the host. Calls, overloads and argument-dependent lookup then behave as in the original.
+    const unsigned nameOffset = sm_.getFileOffset(sm_.getExpansionLoc(fn->getLocation()));
+    llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+    const unsigned headOffset = sm_.getFileOffset(sm_.getExpansionLoc(fn->getInnerLocStart()));
+    clang::Lexer lexer(sm_.getLocForStartOfFile(sm_.getMainFileID()), context_.getLangOpts(), buffer.begin(),
+                       buffer.begin() + headOffset, buffer.end());
+    clang::Token tok;
+    clang::SourceLocation deviceToken;
+    while (!lexer.LexFromRawLexer(tok) && sm_.getFileOffset(tok.getLocation()) < nameOffset)
+      if (tok.is(clang::tok::raw_identifier) && tok.getRawIdentifier() == "__device__") {
+        deviceToken = tok.getLocation();
+        break;
+      }
+    // `__device__` spelt through a macro (or inherited from an earlier declaration): say both.
+    if (deviceToken.isValid())
+      add(result, deviceToken, 0, "__host__ ");
+    else
+      add(result, fileLoc(headOffset), 0, "__host__ __device__ ");
+    if (!fn->doesThisDeclarationHaveABody()) return;
+  } else if (!fn->doesThisDeclarationHaveABody()) {
+    return;
+  }
+
+  // The body (from a constructor's initialisers on): the host version's, or both under __CUDA_ARCH__.
+  const auto* body = llvm::cast<clang::CompoundStmt>(fn->getBody());
+  clang::SourceLocation split = body->getLBracLoc();
+  if (const auto* ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+    for (const clang::CXXCtorInitializer* init : ctor->inits())
+      if (init->isWritten()) {
+        split = ctorInitializerColon(ctor, init->getSourceLocation());
+        break;
+      }
+  const clang::SourceRange bodyRange(split, body->getRBracLoc());
+  const std::string host = hostCode.getRewrittenText(bodyRange);
+  const unsigned splitOffset = sm_.getFileOffset(split);
+  const unsigned length = endOffset(bodyRange) - splitOffset;
+  if (!gpuBuild) {
+    add(result, split, length, host);
+    return;
+  }
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const std::string original = buffer.substr(splitOffset, length).str();
+  if (original == host) return;  // nothing CUDA-specific in it: the same body serves both
+  add(result, split, length,
+      "\n#ifdef __CUDA_ARCH__\n" + lineDirective(split) + original + "\n#else\n" + lineDirective(split) + host +
+          "\n#endif\n" + lineDirective(body->getRBracLoc()));
+}
+
+clang::SourceLocation CudaLowering::ctorInitializerColon(const clang::CXXConstructorDecl* ctor,
+                                                         clang::SourceLocation firstInit) const {
+  // The last ':' before the first written initialiser, at bracket depth 0 after the parameter list.
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  const unsigned from = sm_.getFileOffset(sm_.getExpansionLoc(ctor->getLocation()));
+  const unsigned to = sm_.getFileOffset(sm_.getExpansionLoc(firstInit));
+  clang::Lexer lexer(sm_.getLocForStartOfFile(sm_.getMainFileID()), context_.getLangOpts(), buffer.begin(),
+                     buffer.begin() + from, buffer.end());
+  clang::Token tok;
+  clang::SourceLocation colon = sm_.getExpansionLoc(firstInit);
+  while (!lexer.LexFromRawLexer(tok) && sm_.getFileOffset(tok.getLocation()) < to)
+    if (tok.is(clang::tok::colon)) colon = tok.getLocation();
+  return colon;
+}
+
+void CudaLowering::lowerDeviceVariables(FrontendResult& result) {
+  // With a GPU build each __constant__ / __device__ variable keeps its GPU copy; host versions of
+  // device code and cudaMemcpyToSymbol on the host path use a host copy, declared right after it in
+  // namespace dispar_host. Several variables of one declaration get one copy of that declaration.
+  std::set<unsigned> done;
+  for (const clang::VarDecl* var : state_.deviceVariables) {
+    const clang::SourceRange range = sm_.getExpansionRange(var->getSourceRange()).getAsRange();
+    if (!done.insert(sm_.getFileOffset(range.getBegin())).second) continue;
+    clang::SourceRange whole = range;
+    for (const clang::VarDecl* other : state_.deviceVariables) {
+      const clang::SourceRange otherRange = sm_.getExpansionRange(other->getSourceRange()).getAsRange();
+      if (otherRange.getBegin() == range.getBegin() && sm_.isBeforeInTranslationUnit(whole.getEnd(), otherRange.getEnd()))
+        whole.setEnd(otherRange.getEnd());
+    }
+    clang::Rewriter copy(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
+    dropCudaQualifiers(whole, copy);
+    insertAfterLine(result, whole,
+                    "namespace dispar_host {\n" + lineDirective(whole.getBegin()) + copy.getRewrittenText(whole) +
+                        ";\n}  // namespace dispar_host\n");
+  }
+}
+
 std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const {
   const clang::CallExpr* config = launch->getConfig();
   auto configArg = [&](unsigned i, const char* fallback) -> std::string {
@@ -219,7 +571,7 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     return text(config->getArg(i)->getSourceRange());
   };
   const clang::FunctionDecl* kernel = launch->getDirectCallee();
-  std::string host = "&" + hostCloneName(kernel);
+  std::string host = "&" + hostNamespace(kernel) + kernel->getNameAsString();
   if (const clang::TemplateArgumentList* args = kernel->getTemplateSpecializationArgs()) {
     std::string printed;
     llvm::raw_string_ostream out(printed);
@@ -240,84 +592,73 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
          check + ")";
 }
 
+void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
+  std::set<unsigned> rewrittenCalls;  // file offsets of the names already rewritten
+  for (const clang::CallExpr* call : state_.runtimeCalls) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (!callee || !isDispatched(callee->getName())) continue;
+    // A call written in a macro (an argument, or the definition) is rewritten where it is spelt: the
+    // rewrite is the same for every expansion, so a name spelt once is rewritten once.
+    clang::SourceLocation loc = sm_.getSpellingLoc(call->getCallee()->getBeginLoc());
+    if (!sm_.isInMainFile(loc) || !rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
+    add(result, loc, static_cast<unsigned>(callee->getName().size()), "::dispar::gpu::" + callee->getNameAsString());
+    const SymbolCall* symbol = symbolCall(callee->getName());
+    if (!symbol) continue;
+    const clang::Expr* argument = symbol->symbolArgument < call->getNumArgs() ? call->getArg(symbol->symbolArgument) : nullptr;
+    const auto* ref = argument ? llvm::dyn_cast<clang::DeclRefExpr>(argument->IgnoreParenImpCasts()) : nullptr;
+    const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    clang::SourceLocation begin = argument ? argument->getBeginLoc() : clang::SourceLocation();
+    clang::SourceLocation end = argument ? argument->getEndLoc() : clang::SourceLocation();
+    if (argument && (begin.isMacroID() || end.isMacroID()) && sm_.isMacroArgExpansion(begin) &&
+        sm_.isMacroArgExpansion(end)) {
+      begin = sm_.getSpellingLoc(begin);  // checkCuda(cudaMemcpyToSymbol(coeffs, ...)): spelt in the file
+      end = sm_.getSpellingLoc(end);
+    }
+    if (!var || !isDeviceVariable(var) || !begin.isFileID() || !end.isFileID() || !sm_.isInMainFile(begin)) {
+      diags_.report(argument ? argument->getBeginLoc() : call->getBeginLoc(), Diag::UnsupportedOnHost)
+          << ("'" + callee->getNameAsString() + "' on a symbol other than a __constant__ or __device__ variable of this file")
+          << "name the variable itself";
+      diags_.report(call->getBeginLoc(), Diag::NoteHostPath);
+      continue;
+    }
+    const clang::SourceRange range(begin, end);
+    add(result, begin, endOffset(range) - sm_.getFileOffset(begin),
+        "::dispar::gpu::symbol(" + text(range) + ", " + hostNamespace(var) + var->getNameAsString() + ")");
+  }
+}
+
 void CudaLowering::lower(FrontendResult& result) {
   if (options_.cudaTarget == CudaTarget::GpuOnly) return;
-  const clang::LangOptions& lang = context_.getLangOpts();
-  clang::Rewriter cloneRewriter(const_cast<clang::SourceManager&>(sm_), lang);
-  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  clang::Rewriter hostCode(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
   const ThreadLoopPlanner loops(context_, state_);
 
+  if (options_.cudaTarget == CudaTarget::GpuAndHost) lowerDeviceVariables(result);
+  std::vector<clang::SourceRange> deviceCode;  // launches in it are dynamic parallelism, reported
   for (const clang::FunctionDecl* fn : state_.deviceFunctions) {
     if (!isDeviceOnly(fn)) continue;
-    if (llvm::isa<clang::CXXMethodDecl>(fn)) {
+    if (!inMainFileText(fn)) {
       diags_.report(fn->getLocation(), Diag::UnsupportedOnHost)
-          << "__device__ member functions" << "make it __host__ __device__ or a free function";
+          << "a kernel or __device__ function defined by a macro" << "write it in the file";
       diags_.report(fn->getLocation(), Diag::NoteHostPath);
       continue;
     }
-    const clang::Decl* whole = fn;
-    if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
-    clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
-    if (fn->doesThisDeclarationHaveABody()) {
-      DeviceBodyRewriter(context_, cloneRewriter, diags_).TraverseStmt(fn->getBody());
-      loops.rewrite(fn, cloneRewriter);  // only kernels planned as thread loops change
-    }
-
-    // Drop the CUDA qualifiers from the clone: it is an ordinary host function.
-    clang::SourceLocation begin = range.getBegin();
-    unsigned beginOffset = sm_.getFileOffset(begin);
-    unsigned endOffset = sm_.getFileOffset(clang::Lexer::getLocForEndOfToken(range.getEnd(), 0, sm_, lang));
-    clang::Lexer lexer(sm_.getLocForStartOfFile(sm_.getMainFileID()), lang, buffer.begin(), buffer.begin() + beginOffset,
-                       buffer.end());
-    clang::Token tok;
-    int launchBoundsDepth = -1;
-    while (!lexer.LexFromRawLexer(tok) && sm_.getFileOffset(tok.getLocation()) < endOffset) {
-      if (tok.is(clang::tok::raw_identifier)) {
-        llvm::StringRef id = tok.getRawIdentifier();
-        if (id == "__launch_bounds__") {
-          cloneRewriter.RemoveText(tok.getLocation(), tok.getLength());
-          launchBoundsDepth = 0;
-          continue;
-        }
-        for (std::string_view q : kQualifierTokens)
-          if (id == llvm::StringRef(q.data(), q.size())) cloneRewriter.RemoveText(tok.getLocation(), tok.getLength());
-      }
-      if (launchBoundsDepth >= 0) {
-        if (tok.is(clang::tok::l_paren)) ++launchBoundsDepth;
-        cloneRewriter.RemoveText(tok.getLocation(), tok.getLength());
-        if (tok.is(clang::tok::r_paren) && --launchBoundsDepth == 0) launchBoundsDepth = -1;
-      }
-      if (tok.is(clang::tok::eof)) break;
-    }
-
-    std::string clone = cloneRewriter.getRewrittenText(range);
-    // The clone goes on the lines after the original; #line keeps both pointing at the .dsp.
-    std::size_t lineEnd = buffer.find('\n', endOffset);
-    std::size_t insertAt = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
-    clang::SourceLocation insertLoc = sm_.getLocForStartOfFile(sm_.getMainFileID()).getLocWithOffset(static_cast<int>(insertAt));
-    std::string block = std::string(insertAt == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") +
-                        "namespace dispar_host {" + hostFormComment(fn, loops) + "\n" + lineDirective(begin) + clone +
-                        "\n}  // namespace dispar_host\n";
-    if (insertAt < buffer.size()) block += lineDirective(insertLoc);
-    if (options_.cudaTarget == CudaTarget::HostOnly) {
-      // Without a GPU build the original cannot compile (it uses CUDA builtins): the clone replaces it,
-      // starting at the beginning of its line so #line stays exact.
-      std::size_t lineStart = buffer.rfind('\n', beginOffset);
-      lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
-      std::string prefix = buffer.substr(lineStart, beginOffset - lineStart).str();
-      clang::SourceLocation startLoc = sm_.getLocForStartOfFile(sm_.getMainFileID()).getLocWithOffset(static_cast<int>(lineStart));
-      add(result, startLoc, static_cast<unsigned>(insertAt - lineStart), prefix + "\n" + block);
-    } else {
-      add(result, insertLoc, 0, block);
-    }
+    deviceCode.push_back(sm_.getExpansionRange(fn->getSourceRange()).getAsRange());
+    if (fn->hasAttr<clang::CUDAGlobalAttr>())
+      lowerKernel(fn, hostCode, loops, result);
+    else
+      lowerDeviceFunction(fn, hostCode, result);
   }
 
   for (const clang::CUDAKernelCallExpr* launch : state_.launches) {
     if (!launch->getDirectCallee()) continue;
     clang::SourceRange range = sm_.getExpansionRange(launch->getSourceRange()).getAsRange();
+    bool inDeviceCode = false;
+    for (const clang::SourceRange& code : deviceCode)
+      inDeviceCode = inDeviceCode || (!sm_.isBeforeInTranslationUnit(range.getBegin(), code.getBegin()) &&
+                                      !sm_.isBeforeInTranslationUnit(code.getEnd(), range.getBegin()));
+    if (inDeviceCode) continue;
     clang::SourceLocation begin = range.getBegin();
-    clang::SourceLocation end = clang::Lexer::getLocForEndOfToken(range.getEnd(), 0, sm_, lang);
-    add(result, begin, sm_.getFileOffset(end) - sm_.getFileOffset(begin), rewriteLaunch(launch, loops));
+    add(result, begin, endOffset(range) - sm_.getFileOffset(begin), rewriteLaunch(launch, loops));
   }
 
   // A GPU library call the host path has no stand-in for would fail (or worse, be ignored) at run time
@@ -331,18 +672,7 @@ void CudaLowering::lower(FrontendResult& result) {
     diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
   }
 
-  if (options_.cudaTarget == CudaTarget::GpuAndHost) {
-    std::set<unsigned> rewrittenCalls;  // file offsets of the names already rewritten
-    for (const clang::CallExpr* call : state_.runtimeCalls) {
-      const clang::FunctionDecl* callee = call->getDirectCallee();
-      if (!callee || !isDispatched(callee->getName())) continue;
-      // A call written in a macro (an argument, or the definition) is rewritten where it is spelt: the
-      // rewrite is the same for every expansion, so a name spelt once is rewritten once.
-      clang::SourceLocation loc = sm_.getSpellingLoc(call->getCallee()->getBeginLoc());
-      if (!sm_.isInMainFile(loc) || !rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
-      add(result, loc, static_cast<unsigned>(callee->getName().size()), "::dispar::gpu::" + callee->getNameAsString());
-    }
-  }
+  if (options_.cudaTarget == CudaTarget::GpuAndHost) rewriteRuntimeCalls(result);
 }
 
 }  // namespace dispar::frontend

@@ -1,8 +1,15 @@
-// The edits that let a CUDA program's GPU VNODEs run on the host as well: a host clone of every kernel
-// and device function (CUDA builtins rewritten into dispar::hostk calls, __shared__ declarations into
-// per-block storage; kernels whose barriers allow it as thread loops, ThreadLoops.h), launches rewritten to choose between the GPU and the host clone at run time, and
-// a diagnostic for every construct the host path cannot run. All edits are collected as Replacements
-// on the main file and applied once by StreamCC.
+// The edits that let a CUDA program's GPU VNODEs run on the host as well, and a diagnostic for every
+// construct the host path cannot run. In the host version of device code CUDA builtins become
+// dispar::hostk calls, __shared__ declarations per-block storage, cooperative groups the host path's:
+// - every kernel gets a host clone in namespace dispar_host (as thread loops where its barriers allow,
+//   ThreadLoops.h), and its launches choose between the GPU and the clone at run time;
+// - every __device__ function becomes __host__ __device__, its body the original under __CUDA_ARCH__
+//   and the host version otherwise (one function: names, overloads and lookup stay as written); one
+//   whose signature names a cooperative-groups type gets a host overload beside it instead;
+// - every __constant__ / __device__ variable gets a host copy in dispar_host, which host versions
+//   read and cudaMemcpyToSymbol (and friends) fill on the host path.
+// Without a GPU build (no toolkit) the host versions replace the originals. All edits are collected as
+// Replacements on the main file and applied once by StreamCC.
 #ifndef DISPAR_FRONTEND_CUDA_LOWERING_H
 #define DISPAR_FRONTEND_CUDA_LOWERING_H
 
@@ -11,6 +18,7 @@
 #include "frontend/Frontend.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Rewrite/Core/Rewriter.h"
 
 namespace dispar::frontend {
 
@@ -26,9 +34,23 @@ class CudaLowering {
   void lower(FrontendResult& result);
 
  private:
+  void lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
+                   FrontendResult& result);
+  void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
+  void lowerDeviceVariables(FrontendResult& result);
+  void rewriteRuntimeCalls(FrontendResult& result);
+  std::string rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const;
+
   std::string text(clang::SourceRange range) const;
   std::string lineDirective(clang::SourceLocation loc) const;
-  std::string rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const;
+  clang::SourceLocation fileLoc(unsigned offset) const;
+  unsigned endOffset(clang::SourceRange range) const;  ///< just past the range's last token
+  bool inMainFileText(const clang::FunctionDecl* fn) const;
+  clang::SourceLocation ctorInitializerColon(const clang::CXXConstructorDecl* ctor, clang::SourceLocation firstInit) const;
+  /// Removes __global__, __device__, ... and __launch_bounds__(...) from `range` in `rewriter`.
+  void dropCudaQualifiers(clang::SourceRange range, clang::Rewriter& rewriter) const;
+  /// Inserts `text` on the line after `original`, then a #line back to the file's own numbering.
+  void insertAfterLine(FrontendResult& result, clang::SourceRange original, const std::string& text);
   void add(FrontendResult& result, clang::SourceLocation begin, unsigned length, const std::string& replacement);
 
   clang::ASTContext& context_;

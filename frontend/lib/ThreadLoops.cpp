@@ -1,5 +1,7 @@
 #include "ThreadLoops.h"
 
+#include "CudaConstructs.h"
+
 #include "clang/AST/QualTypeNames.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
@@ -13,11 +15,6 @@ namespace dispar::frontend {
 
 namespace {
 
-bool isBarrierCall(const clang::CallExpr* call) {
-  const clang::FunctionDecl* callee = call->getDirectCallee();
-  return callee && callee->getIdentifier() && callee->getName().starts_with("__syncthreads");
-}
-
 /// What one statement of a kernel body contains, as far as splitting the body at barriers cares.
 class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
  public:
@@ -28,11 +25,16 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
     return result;
   }
   bool VisitCallExpr(clang::CallExpr* call) {
-    if (isBarrierCall(call)) barriers.push_back(call);
+    if (isAnyBlockBarrierCall(call)) barriers.push_back(call);
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     if (const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) used.insert(var);
+    noteWarpLevel(ref->getDecl());
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* member) {
+    noteWarpLevel(member->getMemberDecl());
     return true;
   }
   bool VisitVarDecl(clang::VarDecl* var) {
@@ -52,8 +54,12 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   std::vector<const clang::ReturnStmt*> returns;
   llvm::SmallPtrSet<const clang::VarDecl*, 16> used;  // membership only, never iterated
   bool jumps = false;
+  std::string warpLevel;  ///< the first warp-level name used, if any
 
  private:
+  void noteWarpLevel(const clang::ValueDecl* decl) {
+    if (warpLevel.empty() && decl->getIdentifier() && isWarpLevel(decl)) warpLevel = decl->getNameAsString();
+  }
   int lambdaDepth_ = 0;
 };
 
@@ -68,7 +74,8 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
     if (!fn->doesThisDeclarationHaveABody() || fn->hasAttr<clang::CUDAGlobalAttr>()) continue;
     StatementScan scan;
     scan.TraverseStmt(fn->getBody());
-    if ((!scan.barriers.empty() || !scan.shared.empty()) && !contains(fn)) found.push_back(fn->getCanonicalDecl());
+    if ((!scan.barriers.empty() || !scan.shared.empty() || !scan.warpLevel.empty()) && !contains(fn))
+      found.push_back(fn->getCanonicalDecl());
   }
   for (bool grew = true; grew;) {
     grew = false;
@@ -108,7 +115,7 @@ ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisS
         if (call.caller->getCanonicalDecl() == result.kernel &&
             std::find(blocking.begin(), blocking.end(), call.callee) != blocking.end()) {
           result.fiberReason = "it calls '" + call.callee->getNameAsString() +
-                               "', which has a barrier or __shared__ memory";
+                               "', which has a barrier, __shared__ memory or a warp-level operation";
           break;
         }
     plans_.push_back(std::move(result));
@@ -126,6 +133,10 @@ class ThreadLoopPlanner::Builder {
     const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
     if (!body) return fail("it has no body");
     kernel_ = kernel;
+    StatementScan whole;
+    whole.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    if (!whole.warpLevel.empty())
+      return fail("it uses the warp-level '" + whole.warpLevel + "' (the lanes of a warp meet there)");
     if (!walk(body, /*topLevel=*/true)) return false;
     if (segment_ == 0) return fail("it has no barrier (fibers run it as one loop already)");
     plan_.segments = segment_ + 1;
@@ -166,16 +177,14 @@ class ThreadLoopPlanner::Builder {
         continue;
       }
       if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt); call && scan.barriers.front() == call) {
-        if (call->getDirectCallee()->getName() != "__syncthreads")
-          return fail("it uses " + call->getDirectCallee()->getNameAsString());
+        if (!isBlockBarrierCall(call)) return fail("it uses " + call->getDirectCallee()->getNameAsString());
         if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc())) return fail("a barrier is written through a macro");
         ++segment_;
         edit(SegmentEdit::ReplaceBarrier, stmt, {}, current() - 1, current());
         continue;
       }
       for (const clang::CallExpr* barrier : scan.barriers)
-        if (barrier->getDirectCallee()->getName() != "__syncthreads")
-          return fail("it uses " + barrier->getDirectCallee()->getNameAsString());
+        if (!isBlockBarrierCall(barrier)) return fail("it uses " + barrier->getDirectCallee()->getNameAsString());
       if (!blockLevel(stmt)) return false;
     }
     return true;

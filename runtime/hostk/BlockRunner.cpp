@@ -57,7 +57,8 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
   nextThreadIdx_ = uint3{0, 0, 0};
   failed_ = false;
   arrivedTrue_ = 0;
-  sharedSlots_.clear();
+  ++blockSerial_;
+  sharedDeclarations_ = 0;
   sharedUsed_ = 0;
   if (launch.dynamicSharedBytes > dynamicCapacity_) {
     dynamicArena_ = allocateAligned(launch.dynamicSharedBytes);
@@ -68,6 +69,13 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
     launch_ = nullptr;
     return !failed_;
   }
+  warpCount_ = (threadCount_ + kWarpLanes - 1) / kWarpLanes;
+  if (warps_.size() < warpCount_) warps_.resize(warpCount_);
+  for (unsigned w = 0; w < warpCount_; ++w) warps_[w] = WarpState{};
+  laneMeeting_.assign(threadCount_, nullptr);
+  freeMeetings_.clear();
+  for (const auto& meeting : meetings_) freeMeetings_.push_back(meeting.get());
+  warpsWaiting_ = 0;
 
   // The fibers pass control among themselves (see pickNext) and come back here once the block is
   // over: every thread exited, or one failed.
@@ -91,11 +99,11 @@ void BlockRunner::invokeClone(const ThreadContext& thread) {
 }
 
 void BlockRunner::runThreadLoops() {
-  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, 0, false};
+  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, false};
   loopExited_.assign(threadCount_, 0);
   scratchChunk_ = 0;
   scratchUsed_ = 0;
-  ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, 0, false, false};
+  ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, false};
   currentLoopBlock = &block;
   currentThread = &loopThread_;
   invokeClone(loopThread_);
@@ -130,6 +138,8 @@ BlockRunner::Fiber* BlockRunner::pickNext() {
   if (failed_) return nullptr;
   if (readyCursor_ < ready_.size()) return ready_[readyCursor_++];
   if (nextThread_ < threadCount_) return &takeIdleFiber();
+  // Every thread has started and none can run: a warp whose meeting could open has opened already.
+  if (warpsWaiting_ > 0) reportWarpDeadlock();
   if (!waiting_.empty()) {
     openBarrier();  // every thread has started and every live one waits
     return ready_[readyCursor_++];
@@ -175,9 +185,9 @@ void BlockRunner::runThreads(Fiber& fiber) {
         ++nextThreadIdx_.z;
       }
     }
-    thread.sharedCursor = 0;
     currentThread = &thread;
     invokeClone(thread);
+    threadExited(thread.linearIndex);
   }
   currentThread = nullptr;
   fiber.thread = nullptr;
@@ -219,6 +229,110 @@ void BlockRunner::openBarrier() {
   ready_.clear();  // all resumed: a barrier opens only when no thread is left to run
   readyCursor_ = 0;
   ready_.swap(waiting_);
+  for (unsigned w = 0; w < warpCount_; ++w) warps_[w].exitedBeforeMeeting = warps_[w].exited;
+}
+
+void BlockRunner::release(Fiber* fiber) {
+  if (readyCursor_ == ready_.size()) {
+    ready_.clear();
+    readyCursor_ = 0;
+  }
+  ready_.push_back(fiber);
+}
+
+unsigned BlockRunner::existingLanes(unsigned warp) const {
+  const unsigned first = warp * kWarpLanes;
+  const unsigned count = threadCount_ - first >= kWarpLanes ? kWarpLanes : threadCount_ - first;
+  return count == kWarpLanes ? ~0u : (1u << count) - 1u;
+}
+
+BlockRunner::Meeting* BlockRunner::takeMeeting() {
+  if (freeMeetings_.empty()) {
+    meetings_.push_back(std::make_unique<Meeting>());
+    return meetings_.back().get();
+  }
+  Meeting* meeting = freeMeetings_.back();
+  freeMeetings_.pop_back();
+  return meeting;
+}
+
+void BlockRunner::leaveMeeting(unsigned linearIndex) {
+  Meeting*& meeting = laneMeeting_[linearIndex];
+  if (meeting != nullptr && --meeting->readers == 0) freeMeetings_.push_back(meeting);
+  meeting = nullptr;
+}
+
+void BlockRunner::threadExited(unsigned linearIndex) {
+  leaveMeeting(linearIndex);
+  const unsigned w = linearIndex / kWarpLanes;
+  WarpState& warp = warps_[w];
+  warp.exited |= 1u << (linearIndex % kWarpLanes);
+  if (warp.arrived != 0) tryOpenWarp(w);
+}
+
+void BlockRunner::tryOpenWarp(unsigned w) {
+  WarpState& warp = warps_[w];
+  const unsigned needed = warp.wanted & existingLanes(w) & ~warp.exited;
+  if ((needed & ~warp.arrived) != 0) return;
+  Meeting& meeting = *warp.collecting;
+  meeting.participants = warp.arrived;
+  meeting.readers = 0;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+    if (warp.arrived >> lane & 1u) {
+      release(warp.lanes[lane]);
+      laneMeeting_[w * kWarpLanes + lane] = &meeting;
+      ++meeting.readers;
+    }
+  warp.arrived = 0;
+  warp.wanted = 0;
+  warp.collecting = nullptr;
+  warp.exitedBeforeMeeting = warp.exited;
+  --warpsWaiting_;
+}
+
+const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate,
+                                         const char* what) {
+  Fiber& fiber = *running_;
+  const unsigned linear = fiber.thread->linearIndex;
+  const unsigned w = linear / kWarpLanes;
+  const unsigned bit = 1u << (linear % kWarpLanes);
+  leaveMeeting(linear);
+  WarpState& warp = warps_[w];
+  if (warp.arrived == 0) {
+    ++warpsWaiting_;
+    warp.what = what;
+    warp.collecting = takeMeeting();
+    warp.collecting->predicates = 0;
+  }
+  Meeting& round = *warp.collecting;
+  warp.arrived |= bit;
+  warp.wanted |= mask | bit;
+  if (predicate) round.predicates |= bit;
+  if (bytes > 0) std::memcpy(round.values[linear % kWarpLanes], value, bytes);
+  warp.lanes[linear % kWarpLanes] = &fiber;
+  tryOpenWarp(w);
+  switchAway(fiber, pickNext());
+  return round;
+}
+
+unsigned BlockRunner::activeLanes(unsigned linearIndex) const {
+  // Lanes run one after another between meetings: one that returned since the last meeting would still
+  // be running beside this one on a GPU.
+  const unsigned w = linearIndex / kWarpLanes;
+  return existingLanes(w) & ~warps_[w].exitedBeforeMeeting;
+}
+
+void BlockRunner::reportWarpDeadlock() const {
+  for (unsigned w = 0; w < warpCount_; ++w) {
+    const WarpState& warp = warps_[w];
+    if (warp.arrived == 0) continue;
+    const unsigned missing = warp.wanted & existingLanes(w) & ~warp.exited & ~warp.arrived;
+    fatal("warp-level primitive that cannot complete in kernel: in block (%u,%u,%u) lanes 0x%08x of warp %u "
+          "wait in %s for lanes 0x%08x, which %s; every live lane named by the mask must reach the primitive",
+          blockIdx_.x, blockIdx_.y, blockIdx_.z, warp.arrived, w, warp.what, missing,
+          waiting_.empty() ? "wait at another warp-level primitive" : "wait at __syncthreads");
+  }
+  fatal("internal error: a warp was counted as waiting but none waits");
 }
 
 BarrierOutcome BlockRunner::arrive(const BarrierSite& site, bool predicate) {
@@ -240,6 +354,14 @@ void BlockRunner::abandonSuspendedFibers() {
   };
   for (Fiber* fiber : waiting_) restart(fiber);
   for (std::size_t i = readyCursor_; i < ready_.size(); ++i) restart(ready_[i]);
+  for (unsigned w = 0; w < warpCount_; ++w) {
+    WarpState& warp = warps_[w];
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+      if (warp.arrived >> lane & 1u) restart(warp.lanes[lane]);
+    warp.arrived = warp.wanted = 0;
+    warp.collecting = nullptr;
+  }
+  warpsWaiting_ = 0;
   waiting_.clear();
   ready_.clear();
   readyCursor_ = 0;
@@ -255,28 +377,20 @@ void BlockRunner::recordFailure(const ThreadContext& thread, const char* what) {
   failure_ = text;
 }
 
-void* BlockRunner::sharedSlot(std::size_t size, std::size_t alignment) {
-  ThreadContext& thread = *currentThread;
-  const unsigned index = thread.sharedCursor++;
-  if (index < sharedSlots_.size()) {
-    const SharedSlot& slot = sharedSlots_[index];
-    if (slot.size != size || slot.alignment != alignment)
-      fatal("__shared__ declaration #%u differs between threads of block (%u,%u,%u): thread (%u,%u,%u) "
-            "declares %zu bytes where another thread declared %zu; every thread must execute the same "
-            "__shared__ declarations in the same order",
-            index + 1, blockIdx_.x, blockIdx_.y, blockIdx_.z, thread.threadIdx.x, thread.threadIdx.y,
-            thread.threadIdx.z, size, slot.size);
-    return staticArena_.get() + slot.offset;
-  }
-  // The first thread to reach this declaration places it.
+void* BlockRunner::sharedSlot(unsigned key, std::size_t size, std::size_t alignment) {
+  if (key >= sharedSlots_.size()) sharedSlots_.resize(key + 1);
+  SharedSlot& slot = sharedSlots_[key];
+  if (slot.block == blockSerial_) return staticArena_.get() + slot.offset;
+  // The first thread of the block to reach this declaration places it.
   const std::size_t align = alignment < 1 ? 1 : alignment;
   const auto base = reinterpret_cast<std::uintptr_t>(staticArena_.get());
   const std::size_t offset = ((base + sharedUsed_ + align - 1) / align * align) - base;
+  ++sharedDeclarations_;
   if (offset + size > LaunchLimits::kMaxStaticSharedBytes)
     fatal("__shared__ declarations of the kernel need more than %zu bytes (block (%u,%u,%u), declaration "
           "#%u of %zu bytes)",
-          LaunchLimits::kMaxStaticSharedBytes, blockIdx_.x, blockIdx_.y, blockIdx_.z, index + 1, size);
-  sharedSlots_.push_back(SharedSlot{offset, size, alignment});
+          LaunchLimits::kMaxStaticSharedBytes, blockIdx_.x, blockIdx_.y, blockIdx_.z, sharedDeclarations_, size);
+  slot = SharedSlot{blockSerial_, offset, size};
   sharedUsed_ = offset + size;
   return staticArena_.get() + offset;
 }

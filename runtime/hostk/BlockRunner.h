@@ -18,6 +18,7 @@
 
 #include <dispar/hostk/Kernel.h>
 #include <dispar/hostk/Launch.h>
+#include <dispar/hostk/Warp.h>
 
 #include <cstddef>
 #include <memory>
@@ -63,7 +64,9 @@ class BlockRunner {
 
   // Called from the running CUDA thread.
   [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
-  void* sharedSlot(std::size_t size, std::size_t alignment);
+  const WarpRound& warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
+  unsigned activeLanes(unsigned linearIndex) const;
+  void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment);
   void* dynamicShared() const { return dynamicArena_.get(); }
   void threadLoopFailed(ThreadLoopBlock& block, const char* what);
   void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment);
@@ -78,10 +81,28 @@ class BlockRunner {
     void operator()(unsigned char* bytes) const;
   };
   using AlignedBytes = std::unique_ptr<unsigned char[], AlignedFree>;
+  /// Where the running block keeps one __shared__ declaration (valid when `block` is the current one).
   struct SharedSlot {
-    std::size_t offset;
-    std::size_t size;
-    std::size_t alignment;
+    unsigned long long block = 0;
+    std::size_t offset = 0;
+    std::size_t size = 0;
+  };
+  /// One meeting of lanes at a warp-level primitive, with what they deposited. It stays alive until
+  /// every lane it released has made its next warp-level call (or returned): a lane reads the meeting
+  /// after it resumes, while others, released from it too, may already be meeting again.
+  struct Meeting : WarpRound {
+    unsigned readers = 0;
+  };
+  /// The lanes of one warp that wait at a warp-level primitive (__shfl_sync, __ballot_sync, a tile's
+  /// sync, ...). Lanes of several tiles of the warp that wait at the same time meet together.
+  struct WarpState {
+    unsigned arrived = 0;  ///< lanes waiting in the current meeting
+    unsigned wanted = 0;   ///< lanes the waiting lanes' masks name
+    unsigned exited = 0;   ///< lanes whose thread has returned
+    unsigned exitedBeforeMeeting = 0;  ///< lanes that had returned when the warp (or block) last met
+    const char* what = nullptr;        ///< the primitive the first lane of the meeting called
+    Meeting* collecting = nullptr;     ///< the meeting lanes are arriving at
+    Fiber* lanes[32] = {};
   };
 
   /// run() for a thread-loop clone.
@@ -96,6 +117,14 @@ class BlockRunner {
   /// Suspends `self` and runs `next` (the runner when nullptr); returns when `self` runs again.
   [[gnu::always_inline]] inline void switchAway(Fiber& self, Fiber* next);
   void openBarrier();
+  void release(Fiber* fiber);
+  void threadExited(unsigned linearIndex);
+  void tryOpenWarp(unsigned warp);
+  /// The lane is done with the meeting it was last released from.
+  void leaveMeeting(unsigned linearIndex);
+  Meeting* takeMeeting();
+  [[noreturn]] void reportWarpDeadlock() const;
+  unsigned existingLanes(unsigned warp) const;
   void abandonSuspendedFibers();
   void recordFailure(const ThreadContext& thread, const char* what);
   static AlignedBytes allocateAligned(std::size_t bytes);
@@ -130,8 +159,18 @@ class BlockRunner {
   std::size_t scratchChunk_ = 0;                     // the one being filled
   std::size_t scratchUsed_ = 0;                      // bytes used of it
 
-  // Shared memory: __shared__ declarations live in the static arena, slot by slot.
+  // Warps of the block being run (fibers only).
+  std::vector<WarpState> warps_;
+  std::vector<Meeting*> laneMeeting_;  ///< per thread: the meeting it was last released from
+  std::vector<std::unique_ptr<Meeting>> meetings_;
+  std::vector<Meeting*> freeMeetings_;
+  unsigned warpCount_ = 0;
+  unsigned warpsWaiting_ = 0;  ///< warps with lanes waiting at a warp-level primitive
+
+  // Shared memory: __shared__ declarations live in the static arena, indexed by declaration key.
   std::vector<SharedSlot> sharedSlots_;
+  unsigned long long blockSerial_ = 0;  ///< numbers the blocks this runner ran; tells stale slots apart
+  unsigned sharedDeclarations_ = 0;     ///< declarations placed in the running block
   std::size_t sharedUsed_ = 0;
   AlignedBytes staticArena_;
   AlignedBytes dynamicArena_;

@@ -77,6 +77,25 @@ cudaError_t recordError(cudaError_t error) {
   return error;
 }
 
+cudaError_t copySymbol(void* symbol, std::size_t symbolBytes, void* other, std::size_t count, std::size_t offset,
+                       cudaMemcpyKind kind, bool toSymbol) {
+  // CUDA's rule: the symbol's side is the device; the other side may be either.
+  const bool direction = toSymbol ? (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
+                                     kind == cudaMemcpyDefault)
+                                  : (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
+                                     kind == cudaMemcpyDefault);
+  if (!direction) return recordError(cudaErrorInvalidMemcpyDirection);
+  if (offset > symbolBytes || count > symbolBytes - offset) return recordError(cudaErrorInvalidValue);
+  if (count == 0) return cudaSuccess;
+  if (other == nullptr) return recordError(cudaErrorInvalidValue);
+  unsigned char* at = static_cast<unsigned char*>(symbol) + offset;
+  if (toSymbol)
+    std::memmove(at, other, count);
+  else
+    std::memmove(other, at, count);
+  return cudaSuccess;
+}
+
 }  // namespace detail
 
 cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return detail::allocate(devPtr, size); }

@@ -20,7 +20,33 @@ TEST(BuiltinsTable, CoversTheContractNames) {
                            "__fdividef", "rsqrtf", "__saturatef", "__ldg", "__fmaf_rn", "__float2int_rn", "min",
                            "max"})
     EXPECT_NE(hk::findBuiltin(name), nullptr) << name;
-  EXPECT_EQ(hk::findBuiltin("__shfl_sync"), nullptr) << "warp shuffles are not supported on the host path";
+  for (const char* name : {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
+                           "__any_sync", "__all_sync", "__activemask", "__syncwarp", "__reduce_add_sync",
+                           "__match_any_sync"}) {
+    ASSERT_NE(hk::findBuiltin(name), nullptr) << name;
+    EXPECT_EQ(hk::findBuiltin(name)->kind, hk::BuiltinKind::Warp) << name;
+  }
+  EXPECT_EQ(hk::findBuiltin("__syncthreads")->kind, hk::BuiltinKind::Barrier);
+  EXPECT_EQ(hk::findBuiltin("__shfl"), nullptr) << "the warp shuffles without _sync are gone from CUDA";
+}
+
+// Every Type and Function row of CooperativeGroups.def names something the host path declares.
+namespace cooperative_groups_rows {
+#define DISPAR_HOSTK_CG_Type(Name) using ::dispar::hostk::cooperative_groups::Name;
+#define DISPAR_HOSTK_CG_Function(Name) using ::dispar::hostk::cooperative_groups::Name;
+#define DISPAR_HOSTK_CG_Member(Name)
+#define DISPAR_HOSTK_CG(Kind, Name) DISPAR_HOSTK_CG_##Kind(Name)
+#include <dispar/hostk/CooperativeGroups.def>
+#undef DISPAR_HOSTK_CG_Type
+#undef DISPAR_HOSTK_CG_Function
+#undef DISPAR_HOSTK_CG_Member
+}  // namespace cooperative_groups_rows
+
+TEST(BuiltinsTable, CooperativeGroupsTableNamesWhatTheHostPathProvides) {
+  EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "tiled_partition"));
+  EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Member, "shfl_down"));
+  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "this_grid"));
+  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Type, "grid_group"));
 }
 
 TEST(BuiltinsTable, NamesAreUniqueAndRewritesAreQualified) {

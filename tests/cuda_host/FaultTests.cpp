@@ -68,26 +68,33 @@ TEST_F(HostFaults, ModerateRecursionFitsTheDefaultStack) {
   EXPECT_EQ(out, expected);
 }
 
-void host_mismatchedShared(int* out) {
-  if (::dispar::hostk::threadIdx().x == 0) {
-    ::dispar::hostk::SharedRef<int[4]> a = ::dispar::hostk::sharedVariable<int[4]>();
-    a[0] = 1;
-  } else {
-    ::dispar::hostk::SharedRef<double[8]> b = ::dispar::hostk::sharedVariable<double[8]>();
-    b[0] = 1;
-  }
-  *out = 1;
+// Lanes 0..15 shuffle with a full mask while lanes 16..31 wait at __syncthreads: on a GPU a hang.
+void host_warpDeadlock(int* out) {
+  const unsigned t = ::dispar::hostk::threadIdx().x;
+  if (t < 16) out[t] = ::dispar::hostk::shflDownSync(0xffffffffu, static_cast<int>(t), 1u);
+  ::dispar::hostk::syncthreads();
 }
 
-TEST_F(HostFaults, SharedDeclarationsInDifferentOrderAreReported) {
+TEST_F(HostFaults, WarpPrimitiveWaitingForLanesAtABarrierIsReportedNotAHang) {
+  std::vector<int> out(32, 0);
+  EXPECT_DEATH((void)hk::launch(1, 32, 0, &host_warpDeadlock, out.data()),
+               "warp-level primitive that cannot complete in kernel: in block \\(0,0,0\\) lanes 0x0000ffff of warp 0 "
+               "wait in __shfl_down_sync for lanes 0xffff0000, which wait at __syncthreads");
+}
+
+void host_badTile(int* out) {
+  const auto group = ::dispar::hostk::cooperative_groups::tiled_partition(::dispar::hostk::cooperative_groups::this_thread_block(), 12);
+  *out = static_cast<int>(group.size());
+}
+
+TEST_F(HostFaults, RunTimeTileSizesOtherThanPowersOfTwoUpTo32AreReported) {
   int out = 0;
-  EXPECT_DEATH((void)hk::launch(1, 2, 0, &host_mismatchedShared, &out),
-               "__shared__ declaration #1 differs between threads of block \\(0,0,0\\): thread \\(1,0,0\\) "
-               "declares 64 bytes where another thread declared 16");
+  EXPECT_DEATH((void)hk::launch(1, 32, 0, &host_badTile, &out),
+               "tiled_partition\\(parent, 12\\): the host path makes tiles of 1, 2, 4, 8, 16 or 32 threads");
 }
 
 void host_hugeShared(int* out) {
-  ::dispar::hostk::SharedRef<char[50000]> big = ::dispar::hostk::sharedVariable<char[50000]>();
+  ::dispar::hostk::SharedRef<char[50000]> big = ::dispar::hostk::sharedVariable<char[50000]>([] {});
   big[0] = 1;
   *out = big[0];
 }

@@ -37,7 +37,7 @@ using ::dispar::testing::randomFloats;
 //   if (tid == 0) out[blockIdx.x] = partial[0];
 // }
 void host_reduceSum(const float* in, float* out, int n) {
-  ::dispar::hostk::SharedRef<float[256]> partial = ::dispar::hostk::sharedVariable<float[256]>();
+  ::dispar::hostk::SharedRef<float[256]> partial = ::dispar::hostk::sharedVariable<float[256]>([] {});
   unsigned tid = ::dispar::hostk::threadIdx().x;
   unsigned i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
   partial[tid] = i < static_cast<unsigned>(n) ? in[i] : 0.0f;
@@ -114,7 +114,7 @@ TEST(HostKernels, HistogramWithAtomicsAcrossConcurrentBlocks) {
 //   if (x < height && y < width) out[y * height + x] = tile[threadIdx.x][threadIdx.y];
 // }
 void host_transpose(const float* in, float* out, int width, int height) {
-  ::dispar::hostk::SharedRef<float[16][17]> tile = ::dispar::hostk::sharedVariable<float[16][17]>();
+  ::dispar::hostk::SharedRef<float[16][17]> tile = ::dispar::hostk::sharedVariable<float[16][17]>([] {});
   int x = ::dispar::hostk::blockIdx().x * 16 + ::dispar::hostk::threadIdx().x,
       y = ::dispar::hostk::blockIdx().y * 16 + ::dispar::hostk::threadIdx().y;
   if (x < width && y < height) tile[::dispar::hostk::threadIdx().y][::dispar::hostk::threadIdx().x] = in[y * width + x];
@@ -280,7 +280,7 @@ TEST(HostKernels, CustomAtomicMaxOnDoubleWithAtomicCAS) {
 //   out[i] = acc;
 // }
 void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) {
-  ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>();
+  ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {});
   if (::dispar::hostk::threadIdx().x < static_cast<unsigned>(numTaps)) sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
   ::dispar::hostk::syncthreads();
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
@@ -314,7 +314,7 @@ TEST(HostKernels, FirFilterWithTapsInSharedMemory) {
 //   out[blockIdx.x * n + t] = value[t];
 // }
 void host_neighbours(int* out, int rounds) {
-  ::dispar::hostk::SharedRef<int[512]> value = ::dispar::hostk::sharedVariable<int[512]>();
+  ::dispar::hostk::SharedRef<int[512]> value = ::dispar::hostk::sharedVariable<int[512]>([] {});
   int t = ::dispar::hostk::threadIdx().x, n = ::dispar::hostk::blockDim().x;
   value[t] = t;
   for (int r = 0; r < rounds; ++r) {
@@ -345,7 +345,7 @@ TEST(HostKernels, BarrierOrdersWritesBeforeNeighbourReads) {
 //   if (threadIdx.x == blockDim.x - 1) sums[blockIdx.x] = total;
 // }
 void host_earlyExit(const int* keep, int* sums) {
-  ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>();
+  ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {});
   if (::dispar::hostk::threadIdx().x == 0) total = 0;
   ::dispar::hostk::syncthreads();
   if (!keep[::dispar::hostk::threadIdx().x]) return;
@@ -399,8 +399,8 @@ TEST(HostKernels, SyncthreadsCountAndOr) {
 //   out[blockIdx.x * blockDim.x + t] = tag[t % 3] + (int)sums[(t + 1) % 2][(t / 2 + 1) % 32];
 // }
 void host_twoArrays(int* out) {
-  ::dispar::hostk::SharedRef<char[3]> tag = ::dispar::hostk::sharedVariable<char[3]>();
-  ::dispar::hostk::SharedRef<double[2][32]> sums = ::dispar::hostk::sharedVariable<double[2][32]>();
+  ::dispar::hostk::SharedRef<char[3]> tag = ::dispar::hostk::sharedVariable<char[3]>([] {});
+  ::dispar::hostk::SharedRef<double[2][32]> sums = ::dispar::hostk::sharedVariable<double[2][32]>([] {});
   int t = ::dispar::hostk::threadIdx().x;
   if (t < 3) tag[t] = 'a' + t;
   sums[t % 2][t / 2] = t;

@@ -33,7 +33,7 @@ using ::dispar::testing::randomFloats;
 //   for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
 //   out[i] = acc;
 // }
-void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>(); ::dispar::hostk::forEachThread([&] {
+void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThread([&] {
   for (int k = ::dispar::hostk::threadIdx().x; k < numTaps; k += ::dispar::hostk::blockDim().x) sTaps[k] = taps[k];
   }); ::dispar::hostk::forEachThread([&] {
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
@@ -65,7 +65,7 @@ TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
 //   __syncthreads();
 //   out[(blockIdx.x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
 // }
-void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>(); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&] {
+void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>([] {}); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&] {
   auto& x = dispar_carried_x.set(::dispar::hostk::threadIdx().x);
   auto& y = dispar_carried_y.set(::dispar::hostk::threadIdx().y);
   auto& value = dispar_carried_value.set(in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
@@ -103,7 +103,7 @@ TEST(ThreadLoops, ValuesLiveAcrossBarriersArePerThreadIn2DBlocks) {
 //   if (threadIdx.x == blockDim.x - 1) sums[blockIdx.x] = total;
 //   if (!keep[threadIdx.x]) sums[blockIdx.x] = -1000;   // never: this thread returned
 // }
-void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>(); ::dispar::hostk::forEachThread([&] {
+void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {}); ::dispar::hostk::forEachThread([&] {
   if (::dispar::hostk::threadIdx().x == 0) total = 0;
   }); ::dispar::hostk::forEachThread([&] {
   if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread();
@@ -130,7 +130,7 @@ TEST(ThreadLoops, ThreadsThatReturnSkipLaterSegments) {
 //   unsigned linear = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 //   out[blockIdx.x * blockDim.x * blockDim.y * blockDim.z + linear] = next++;   (one at a time on the host)
 // }
-void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>(); ::dispar::hostk::forEachThread([&] {
+void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>([] {}); ::dispar::hostk::forEachThread([&] {
   if (::dispar::hostk::threadIdx().x + ::dispar::hostk::threadIdx().y + ::dispar::hostk::threadIdx().z == 0) next = 0;
   }); ::dispar::hostk::forEachThread([&] {
   unsigned linear = (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
@@ -185,7 +185,7 @@ TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
 //   }
 //   if (t == 0) out[blockIdx.x] = sums[0];
 // }
-void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
   auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
   sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
   });
@@ -233,13 +233,13 @@ TEST(ThreadLoops, PerThreadStorageGrowsWithoutMovingEarlierSlots) {
 //   if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = fmaxf(m, values[i]); out[blockIdx.x] = m; }
 // }
 void host_blockMax_fibers(const float* in, float* out) {
-  ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>();
+  ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {});
   unsigned t = ::dispar::hostk::threadIdx().x;
   values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
   ::dispar::hostk::syncthreads();
   if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
 }
-void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>(); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
+void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
   auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
   values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
   }); ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();

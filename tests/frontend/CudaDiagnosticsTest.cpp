@@ -20,30 +20,26 @@ constexpr const char* kVnode =
     "VNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
 
 const UnsupportedCase kCases[] = {
-    {"WarpShuffle",
+    {"GridGroup",
+     "#include <cooperative_groups.h>\n"
      "__global__ void kernel(float* x) {\n"
-     "  float v = __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1);\n"
-     "  x[threadIdx.x] = v;\n"
+     "  cooperative_groups::this_grid().sync();\n"
+     "  x[threadIdx.x] = 0;\n"
      "}\n",
-     "3:13: error: warp shuffles cannot run on the host path; the host path has no warps or texture units"},
-    {"WarpVote",
-     "__global__ void kernel(int* x) {\n"
-     "  unsigned mask = __ballot_sync(0xffffffffu, x[threadIdx.x] > 0);\n"
-     "  x[threadIdx.x] = int(mask);\n"
+     "4:23: error: cooperative groups' 'this_grid' cannot run on the host path; the host path has thread blocks and "
+     "their tiles of up to 32 threads (docs/cuda.md)"},
+    {"CoalescedGroup",
+     "#include <cooperative_groups.h>\n"
+     "namespace cg = cooperative_groups;\n"
+     "__global__ void kernel(float* x) {\n"
+     "  if (x[threadIdx.x] > 0) { auto active = cg::coalesced_threads(); x[threadIdx.x] = active.size(); }\n"
      "}\n",
-     "3:19: error: warp votes cannot run on the host path; the host path has no warps or texture units"},
+     "5:47: error: cooperative groups' 'coalesced_threads' cannot run on the host path"},
     {"Texture",
      "__global__ void kernel(float* x, cudaTextureObject_t texture = 0) {\n"
      "  x[threadIdx.x] = tex1Dfetch<float>(texture, threadIdx.x);\n"
      "}\n",
-     "3:20: error: textures cannot run on the host path; the host path has no warps or texture units"},
-    {"CooperativeGroups",
-     "#include <cooperative_groups.h>\n"
-     "__global__ void kernel(float* x) {\n"
-     "  cooperative_groups::this_thread_block().sync();\n"
-     "  x[threadIdx.x] = 0;\n"
-     "}\n",
-     "4:23: error: cooperative groups cannot run on the host path; use __syncthreads and shared memory"},
+     "3:20: error: textures cannot run on the host path; the host path has no texture units; see docs/cuda.md"},
     {"DynamicParallelism",
      "__global__ void child(float* x) { x[threadIdx.x] = 1; }\n"
      "__global__ void kernel(float* x) {\n"
@@ -66,20 +62,20 @@ const UnsupportedCase kCases[] = {
      "  x[threadIdx.x] = 0;\n"
      "}\n",
      "3:3: error: inline PTX cannot run on the host path; write the operation in CUDA C++"},
-    {"ConstantVariable",
+    {"SharedThroughMacro",
+     "#define TILE(name) __shared__ float name[32]\n"
+     "__global__ void kernel(float* x) {\n"
+     "  TILE(t);\n"
+     "  t[threadIdx.x] = x[threadIdx.x];\n"
+     "}\n",
+     "4:3: error: __shared__ declared through a macro cannot run on the host path; write the declaration in the "
+     "kernel"},
+    {"SymbolThroughPointer",
      "__constant__ float scale[4];\n"
-     "__global__ void kernel(float* x) {\n"
-     "  x[threadIdx.x] *= scale[threadIdx.x % 4];\n"
-     "}\n",
-     "4:21: error: __constant__ variables cannot run on the host path; pass the data as a kernel argument or in "
-     "shared memory"},
-    {"BuiltinInsideMacroDefinition",
-     "#define THREAD threadIdx.x\n"
-     "__global__ void kernel(float* x) {\n"
-     "  x[THREAD] = 0;\n"
-     "}\n",
-     "4:5: error: 'threadIdx' inside a macro definition cannot run on the host path; write it in the kernel or "
-     "pass it as a macro argument"},
+     "__global__ void kernel(float* x) { x[threadIdx.x] *= scale[0]; }\n"
+     "void load(const float* h) { const float* p = scale; cudaMemcpyToSymbol(*p, h, 4); }\n",
+     "4:72: error: 'cudaMemcpyToSymbol' on a symbol other than a __constant__ or __device__ variable of this file "
+     "cannot run on the host path; name the variable itself"},
 };
 
 std::string program(const UnsupportedCase& c) { return std::string(kPrelude) + c.kernels + kVnode; }

@@ -55,7 +55,7 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   EXPECT_NE(host.find("// kernel 'fir': thread loops"), std::string::npos) << host;
   // __shared__ and constexpr declarations are hoisted out of the loops, values live across the barrier
   // get a slot per thread, the barrier becomes a segment boundary and the early return an exit.
-  EXPECT_NE(host.find("{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>(); "
+  EXPECT_NE(host.find("{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
                       "constexpr int kHalf = kTaps / 2; "
                       "::dispar::hostk::PerThread<int> dispar_carried_i; "
                       "::dispar::hostk::forEachThread([&] {"),
@@ -214,7 +214,7 @@ const FiberCase kFiberCases[] = {
      "  __syncthreads();\n"
      "  helper();\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "it calls 'helper', which has a barrier or __shared__ memory"},
+     "kernel<<<1, 32>>>(nullptr, 0)", "it calls 'helper', which has a barrier, __shared__ memory or a warp-level operation"},
     {"NestedShared",
      "__global__ void kernel(int* x, int n) {\n"
      "  if (n) { __shared__ int s; s = n; x[0] = s; }\n"

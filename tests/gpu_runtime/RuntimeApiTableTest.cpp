@@ -14,6 +14,7 @@ std::set<std::string> tableNames() {
   std::set<std::string> names;
 #define DISPAR_GPU_RUNTIME_API(name, parameters, arguments) names.insert(#name);
 #define DISPAR_GPU_RUNTIME_SPECIAL(name) names.insert(#name);
+#define DISPAR_GPU_RUNTIME_SYMBOL(name, symbolArgument) names.insert(#name);
 #include <dispar/gpu/RuntimeApi.def>
   return names;
 }
@@ -23,7 +24,8 @@ std::set<std::string> hostkNames() {
   std::ostringstream text;
   text << in.rdbuf();
   const std::string source = text.str();
-  // Declarations at namespace scope: "cudaError_t cudaMemcpy(" or "const char* cudaGetErrorString(".
+  // Declarations at namespace scope: "cudaError_t cudaMemcpy(" or "const char* cudaGetErrorString(" (the
+  // symbol functions are templates: "cudaError_t cudaMemcpyToSymbol(const T& symbol").
   const std::regex declaration(R"((?:^|\n)(?:cudaError_t|const char\*) (cuda[A-Za-z]+)\()");
   std::set<std::string> names;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it)

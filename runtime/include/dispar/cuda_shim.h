@@ -47,6 +47,9 @@ using cudaMemcpyKind = ::dispar::hostk::cudaMemcpyKind;
 using cudaStream_t = ::dispar::hostk::cudaStream_t;
 using cudaEvent_t = ::dispar::hostk::cudaEvent_t;
 
+// float3, int2, uint4, ... and make_float3, ... as vector_types.h and vector_functions.h have them.
+#include <dispar/hostk/VectorTypes.h>
+
 // Error codes and copy kinds.
 using ::dispar::hostk::cudaSuccess;
 using ::dispar::hostk::cudaErrorInvalidValue;
@@ -95,6 +98,12 @@ using ::dispar::hostk::cudaGetLastError;
 using ::dispar::hostk::cudaPeekAtLastError;
 using ::dispar::hostk::cudaGetErrorString;
 using ::dispar::hostk::cudaGetErrorName;
+using ::dispar::hostk::cudaMemcpyToSymbol;
+using ::dispar::hostk::cudaMemcpyToSymbolAsync;
+using ::dispar::hostk::cudaMemcpyFromSymbol;
+using ::dispar::hostk::cudaMemcpyFromSymbolAsync;
+using ::dispar::hostk::cudaGetSymbolAddress;
+using ::dispar::hostk::cudaGetSymbolSize;
 
 #endif  // !__CUDACC__ && !__CUDA_RUNTIME_H__
 

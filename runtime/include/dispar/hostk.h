@@ -6,10 +6,13 @@
 
 #include <dispar/hostk/Atomics.h>
 #include <dispar/hostk/Builtins.h>
+#include <dispar/hostk/CooperativeGroups.h>
+#include <dispar/hostk/CudaNames.h>
 #include <dispar/hostk/Kernel.h>
 #include <dispar/hostk/Launch.h>
 #include <dispar/hostk/Math.h>
 #include <dispar/hostk/RuntimeApi.h>
 #include <dispar/hostk/Types.h>
+#include <dispar/hostk/Warp.h>
 
 #endif  // DISPAR_HOSTK_H

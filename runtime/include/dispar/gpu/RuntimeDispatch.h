@@ -51,6 +51,58 @@ cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
 }
 
+// Symbols. StreamCC passes each __constant__ / __device__ variable together with its host copy
+// (`symbol(coeffs, ::dispar_host::coeffs)`): the GPU's on a GPU, the host copy on the host path.
+template <class T>
+struct Symbol {
+  const T& device;
+  const T& host;
+};
+template <class T>
+Symbol<T> symbol(const T& device, const T& host) {
+  return Symbol<T>{device, host};
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbol(Symbol<T> symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  if (onHost())
+    return detail::fromHostk(hostk::cudaMemcpyToSymbol(symbol.host, src, count, offset, detail::toHostk(kind)));
+  return ::cudaMemcpyToSymbol(symbol.device, src, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(Symbol<T> symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0) {
+  if (onHost())
+    return detail::fromHostk(hostk::cudaMemcpyToSymbolAsync(symbol.host, src, count, offset, detail::toHostk(kind),
+                                                            detail::toHostk(stream)));
+  return ::cudaMemcpyToSymbolAsync(symbol.device, src, count, offset, kind, stream);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, Symbol<T> symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  if (onHost())
+    return detail::fromHostk(hostk::cudaMemcpyFromSymbol(dst, symbol.host, count, offset, detail::toHostk(kind)));
+  return ::cudaMemcpyFromSymbol(dst, symbol.device, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, Symbol<T> symbol, std::size_t count, std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0) {
+  if (onHost())
+    return detail::fromHostk(hostk::cudaMemcpyFromSymbolAsync(dst, symbol.host, count, offset, detail::toHostk(kind),
+                                                              detail::toHostk(stream)));
+  return ::cudaMemcpyFromSymbolAsync(dst, symbol.device, count, offset, kind, stream);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** devPtr, Symbol<T> symbol) {
+  if (onHost()) return detail::fromHostk(hostk::cudaGetSymbolAddress(devPtr, symbol.host));
+  return ::cudaGetSymbolAddress(devPtr, symbol.device);
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(std::size_t* size, Symbol<T> symbol) {
+  if (onHost()) return detail::fromHostk(hostk::cudaGetSymbolSize(size, symbol.host));
+  return ::cudaGetSymbolSize(size, symbol.device);
+}
+
 inline cudaError_t cudaGetDeviceCount(int* count) {
   if (onHost()) return detail::fromHostk(hostk::cudaGetDeviceCount(count));
   if (count == nullptr) return cudaErrorInvalidValue;

@@ -12,7 +12,14 @@ enum class BuiltinKind {
   Index,     ///< built-in variable; the use becomes a call returning a const reference
   Constant,  ///< built-in constant; the use becomes the qualified name
   Function,  ///< function; the callee becomes the qualified name
+  Barrier,   ///< block barrier (__syncthreads...), rewritten as a Function
+  Warp,      ///< warp-level function, rewritten as a Function; its caller runs as fibers
 };
+
+/// Whether uses of `kind` are calls (rewritten by replacing the callee's name).
+constexpr bool isCall(BuiltinKind kind) {
+  return kind == BuiltinKind::Function || kind == BuiltinKind::Barrier || kind == BuiltinKind::Warp;
+}
 
 struct Builtin {
   BuiltinKind kind;
@@ -41,15 +48,36 @@ inline std::string rewrittenUse(const Builtin& builtin) {
   return use;
 }
 
+/// The cooperative-groups names the host path provides (CooperativeGroups.def).
+enum class CooperativeGroupsKind { Type, Function, Member };
+
+struct CooperativeGroupsName {
+  CooperativeGroupsKind kind;
+  std::string_view name;
+};
+
+inline constexpr CooperativeGroupsName kCooperativeGroupsNames[] = {
+#define DISPAR_HOSTK_CG(Kind, Name) {CooperativeGroupsKind::Kind, #Name},
+#include <dispar/hostk/CooperativeGroups.def>
+};
+
+/// Whether the host path provides the cooperative-groups `name` of that kind.
+constexpr bool providesCooperativeGroupsName(CooperativeGroupsKind kind, std::string_view name) {
+  for (const CooperativeGroupsName& row : kCooperativeGroupsNames)
+    if (row.kind == kind && row.name == name) return true;
+  return false;
+}
+
 /// The table as Markdown (CUDA name, rewritten use, notes): docs/cuda.md embeds exactly this text.
 inline std::string builtinsMarkdownTable() {
   std::string table = "| CUDA | host clone | notes |\n|---|---|---|\n";
   for (const Builtin& builtin : kBuiltins) {
     table += "| `";
     table += builtin.cudaName;
-    table += builtin.kind == BuiltinKind::Function ? "(...)` | `" : "` | `";
+    const bool call = isCall(builtin.kind);
+    table += call ? "(...)` | `" : "` | `";
     table += rewrittenUse(builtin);
-    table += builtin.kind == BuiltinKind::Function ? "(...)` | " : "` | ";
+    table += call ? "(...)` | " : "` | ";
     table += builtin.summary;
     table += " |\n";
   }

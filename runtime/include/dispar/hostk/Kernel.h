@@ -26,7 +26,6 @@ struct ThreadContext {
   dim3 gridDim;
   BlockRunner* runner;    ///< runs the block; owns its barrier and shared memory
   void* fiber;            ///< the fiber running this thread (for stack-overflow reports)
-  unsigned sharedCursor;  ///< how many __shared__ declarations this thread has executed
   unsigned linearIndex;   ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
   bool exited;            ///< returned from the kernel (thread loops: later segments skip it)
 };
@@ -38,8 +37,6 @@ struct ThreadLoopBlock {
   ThreadContext* thread;   ///< the running thread's context; between segments, thread (0,0,0)'s
   unsigned char* exited;   ///< per thread: returned before the last segment
   unsigned count;
-  unsigned sharedBase;     ///< __shared__ declarations made outside the segments
-  bool started;            ///< the first segment has begun
   bool failed;             ///< a thread threw: the remaining segments do not run
 };
 
@@ -66,8 +63,10 @@ void threadLoopFailed(ThreadLoopBlock& block);
 /// block ends.
 void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment);
 
-/// Storage of the next __shared__ declaration of the running thread (see sharedVariable).
-void* sharedSlot(std::size_t size, std::size_t alignment);
+/// A number for one __shared__ declaration (one instantiation of it), unique in the process.
+unsigned newSharedKey();
+/// The running block's storage for the __shared__ declaration numbered `key` (see sharedVariable).
+void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment);
 /// The dynamic shared memory of the running block.
 void* dynamicSharedMemory();
 
@@ -88,6 +87,7 @@ inline const dim3& gridDim() { return detail::runningThread("gridDim").gridDim; 
 #ifndef DISPAR_HOSTK_CALL_COLUMN
 #define DISPAR_HOSTK_CALL_COLUMN() 0u  // GCC before 13: barriers on one line count as one site
 #endif
+// Kept defined: the cooperative-groups header declares barriers with the same trailing parameters.
 #define DISPAR_HOSTK_SITE \
   const char *file = __builtin_FILE(), unsigned line = __builtin_LINE(), unsigned column = DISPAR_HOSTK_CALL_COLUMN()
 
@@ -102,23 +102,23 @@ int syncthreadsAnd(int predicate, DISPAR_HOSTK_SITE);
 /// __syncthreads_or(p): a barrier that returns non-zero when any thread's predicate is non-zero.
 int syncthreadsOr(int predicate, DISPAR_HOSTK_SITE);
 
-#undef DISPAR_HOSTK_SITE
-#undef DISPAR_HOSTK_CALL_COLUMN
 
 /// __threadfence(), __threadfence_block(), __threadfence_system().
 inline void threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
-/// `__shared__ T name[N];` becomes `SharedRef<T[N]> name = sharedVariable<T[N]>();`
+/// `__shared__ T name[N];` becomes `SharedRef<T[N]> name = sharedVariable<T[N]>([] {});`
 template <class T>
 using SharedRef = T&;
 
-/// The block's storage for the running thread's next __shared__ declaration. The k-th declaration a
-/// thread executes gets the k-th slot of its block, so every thread of a block must execute the same
-/// __shared__ declarations in the same order (a declaration inside a loop takes a new slot per
-/// iteration). Like CUDA's, the storage is not initialised.
-template <class T>
-inline T& sharedVariable() {
-  return *static_cast<T*>(detail::sharedSlot(sizeof(T), alignof(T)));
+/// The running block's instance of one __shared__ declaration. As in CUDA, a block has one instance
+/// per declaration wherever it is written: in a loop, in a branch, in a device function called many
+/// times, every execution in the block names the same storage. The declaration is told apart by
+/// `Site`, the type of the lambda written at it (unique per declaration and per template instantiation
+/// of the function holding it). Like CUDA's, the storage is not initialised.
+template <class T, class Site>
+inline T& sharedVariable(Site) {
+  static const unsigned key = detail::newSharedKey();
+  return *static_cast<T*>(detail::sharedSlot(key, sizeof(T), alignof(T)));
 }
 
 /// `extern __shared__ T name[];` becomes `T* name = dynamicShared<T>();`: the block's dynamic shared
@@ -136,13 +136,8 @@ inline void forEachThread(Segment&& segment) {
   detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
   if (block.failed) return;
   detail::ThreadContext& thread = *block.thread;
-  if (!block.started) {
-    block.started = true;
-    block.sharedBase = thread.sharedCursor;
-  }
   const dim3 shape = thread.blockDim;
   unsigned char* const exited = block.exited;
-  const unsigned sharedBase = block.sharedBase;
   try {
     unsigned index = 0;
     for (unsigned z = 0; z < shape.z; ++z)
@@ -151,7 +146,6 @@ inline void forEachThread(Segment&& segment) {
           if (exited[index]) continue;
           thread.threadIdx = uint3{x, y, z};
           thread.linearIndex = index;
-          thread.sharedCursor = sharedBase;
           segment();
           if (thread.exited) {
             exited[index] = 1;

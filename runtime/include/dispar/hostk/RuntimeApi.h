@@ -90,7 +90,48 @@ const char* cudaGetErrorName(cudaError_t error);
 namespace detail {
 /// Records `error` as the calling thread's last error (unless it is cudaSuccess) and returns it.
 cudaError_t recordError(cudaError_t error);
+/// Copies `count` bytes into or out of a symbol of `symbolBytes` bytes at `offset`, checking the range
+/// and the direction (`toSymbol`: host or device memory into the symbol).
+cudaError_t copySymbol(void* symbol, std::size_t symbolBytes, void* other, std::size_t count, std::size_t offset,
+                       cudaMemcpyKind kind, bool toSymbol);
 }  // namespace detail
+
+// Symbols: __constant__ and __device__ variables. On the host path a symbol is the variable's host
+// copy (StreamCC pairs the two in a GPU build), and these copy in and out of it.
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return detail::copySymbol(const_cast<T*>(&symbol), sizeof(T), const_cast<void*>(src), count, offset, kind, true);
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = nullptr) {
+  (void)stream;  // synchronous, like every host-path copy
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return detail::copySymbol(const_cast<T*>(&symbol), sizeof(T), dst, count, offset, kind, false);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = nullptr) {
+  (void)stream;
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** devPtr, const T& symbol) {
+  if (devPtr == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *devPtr = const_cast<T*>(&symbol);
+  return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol) {
+  if (size == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  *size = sizeof(symbol);
+  return cudaSuccess;
+}
 
 }  // namespace dispar::hostk
 
