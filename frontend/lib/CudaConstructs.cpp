@@ -56,9 +56,14 @@ bool isAnyBlockBarrierCall(const clang::CallExpr* call) {
   if (!callee) return false;
   if (const hostk::Builtin* builtin = cudaBuiltin(callee)) return builtin->kind == hostk::BuiltinKind::Barrier;
   if (!isInCooperativeGroups(callee) || nameOf(callee) != "sync") return false;
-  if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call))
-    return isThreadBlock(member->getImplicitObjectArgument()->getType());
-  return call->getNumArgs() >= 1 && isThreadBlock(call->getArg(0)->getType());
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(callee)) {
+    // The toolkit's thread_block::sync is static; a sync inherited from a base class is judged by the
+    // object it is called on (through the derived-to-base cast).
+    if (nameOf(method->getParent()) == "thread_block") return true;
+    const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call);
+    return member && isThreadBlock(member->getImplicitObjectArgument()->IgnoreParenImpCasts()->getType());
+  }
+  return call->getNumArgs() >= 1 && isThreadBlock(call->getArg(0)->IgnoreParenImpCasts()->getType());
 }
 
 bool isBlockBarrierCall(const clang::CallExpr* call) {

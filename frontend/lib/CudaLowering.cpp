@@ -125,8 +125,12 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   using Base = clang::RecursiveASTVisitor<DeviceBodyRewriter>;
 
  public:
-  DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags, CudaTarget target)
-      : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags), target_(target) {}
+  /// `threadIndex`: what threadIdx becomes (the clone of a thread-loop kernel names its segment's loop
+  /// variable); by default the running thread's context.
+  DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags, CudaTarget target,
+                     std::string threadIndex = "")
+      : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags), target_(target),
+        threadIndex_(std::move(threadIndex)) {}
 
   /// Rewrites the body (and a constructor's initialisers; the signature too when `signature`), then
   /// opens the body with the declarations that give CUDA names used inside macros their host meaning.
@@ -284,7 +288,9 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
         return;
       }
     }
-    rewriter_.ReplaceText(loc, static_cast<unsigned>(builtin.cudaName.size()), hostk::rewrittenUse(builtin));
+    const bool threadIndex = !threadIndex_.empty() && builtin.cudaName == "threadIdx";
+    rewriter_.ReplaceText(loc, static_cast<unsigned>(builtin.cudaName.size()),
+                          threadIndex ? threadIndex_ : hostk::rewrittenUse(builtin));
   }
 
   void rewriteSharedDeclarations(clang::DeclStmt* stmt) {
@@ -331,6 +337,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   clang::Rewriter& rewriter_;
   DisparDiagnostics& diags_;
   CudaTarget target_;
+  std::string threadIndex_;
   std::set<const hostk::Builtin*, ByName> macroBuiltins_;  // ordered: deterministic output
   std::set<unsigned> reportedCooperativeGroups_;           // one report per use
 };
@@ -433,7 +440,9 @@ void CudaLowering::lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& c
   if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
   clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
   if (fn->doesThisDeclarationHaveABody()) {
-    DeviceBodyRewriter(context_, clones, diags_, options_.cudaTarget).rewrite(fn, /*signature=*/false);
+    DeviceBodyRewriter(context_, clones, diags_, options_.cudaTarget,
+                       loops.usesThreadLoops(fn) ? ThreadLoopPlanner::kThreadIndex : "")
+        .rewrite(fn, /*signature=*/false);
     loops.rewrite(fn, clones);  // only kernels planned as thread loops change
   }
   dropCudaQualifiers(range, clones);

@@ -26,11 +26,27 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   }
   bool VisitCallExpr(clang::CallExpr* call) {
     if (isAnyBlockBarrierCall(call)) barriers.push_back(call);
+    // The user's functions may read threadIdx (a lambda written in the kernel is rewritten with it).
+    if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && isUsersDecl(callee)) {
+      const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(callee);
+      if (!method || !method->getParent()->isLambda()) readsContext = true;
+    }
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    if (const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) used.insert(var);
-    noteWarpLevel(ref->getDecl());
+    const clang::ValueDecl* decl = ref->getDecl();
+    if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+      used.insert(var);
+      if (var->getName() == "threadIdx" && !isUsersDecl(var)) {
+        const clang::SourceManager& sm = var->getASTContext().getSourceManager();
+        const clang::SourceLocation loc = ref->getLocation();
+        if (loc.isMacroID() && !(sm.isMacroArgExpansion(loc) && sm.isInMainFile(sm.getSpellingLoc(loc))))
+          threadIndexInMacro = true;
+        if (lambdaDepth_ > 0) threadIndexInLambda = true;
+      }
+    }
+    if (isInCooperativeGroups(decl)) readsContext = true;
+    noteWarpLevel(decl);
     return true;
   }
   bool VisitMemberExpr(clang::MemberExpr* member) {
@@ -54,9 +70,16 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   std::vector<const clang::ReturnStmt*> returns;
   llvm::SmallPtrSet<const clang::VarDecl*, 16> used;  // membership only, never iterated
   bool jumps = false;
-  std::string warpLevel;  ///< the first warp-level name used, if any
+  std::string warpLevel;            ///< the first warp-level name used, if any
+  bool readsContext = false;        ///< calls the user's functions or uses cooperative groups
+  bool threadIndexInMacro = false;  ///< threadIdx written inside a macro's definition
+  bool threadIndexInLambda = false;
 
  private:
+  static bool isUsersDecl(const clang::Decl* decl) {
+    const clang::SourceManager& sm = decl->getASTContext().getSourceManager();
+    return !decl->isImplicit() && sm.isInMainFile(sm.getExpansionLoc(decl->getLocation()));
+  }
   void noteWarpLevel(const clang::ValueDecl* decl) {
     if (warpLevel.empty() && decl->getIdentifier() && isWarpLevel(decl)) warpLevel = decl->getNameAsString();
   }
@@ -86,6 +109,21 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
       }
   }
   return found;
+}
+
+/// The thread block of cooperative groups: stateless on the host path, so it can be kept or recomputed.
+bool isCooperativeThreadBlock(clang::QualType type) {
+  const clang::CXXRecordDecl* record = type->getAsCXXRecordDecl();
+  return record && isInCooperativeGroups(record) && record->getName() == "thread_block";
+}
+
+/// How the clone spells `type`: cooperative-groups types are the host path's.
+std::string hostTypeName(clang::QualType type, const clang::ASTContext& context) {
+  if (isCooperativeThreadBlock(type)) return "::dispar::hostk::cooperative_groups::thread_block";
+  clang::PrintingPolicy policy = context.getPrintingPolicy();
+  policy.SuppressScope = false;
+  return type->isDependentType() ? type.getUnqualifiedType().getAsString(policy)
+                                 : clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context, policy, true);
 }
 
 /// A type can name a slot before the segments when neither it nor what it points to is a local class,
@@ -137,14 +175,18 @@ class ThreadLoopPlanner::Builder {
     whole.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
     if (!whole.warpLevel.empty())
       return fail("it uses the warp-level '" + whole.warpLevel + "' (the lanes of a warp meet there)");
-    if (!walk(body, /*topLevel=*/true)) return false;
+    if (whole.threadIndexInLambda) return fail("threadIdx is used inside a lambda");
+    plan_.needsContext = whole.readsContext || whole.threadIndexInMacro;
+    if (!checkParameters(body)) return false;
+    if (!walk(body, body)) return false;
     if (segment_ == 0) return fail("it has no barrier (fibers run it as one loop already)");
     plan_.segments = segment_ + 1;
-    if (!checkShared() || !checkParameters(body) || !findCarried() || !findReturns()) return false;
+    if (!checkShared() || !findCarried() || !findReturns()) return false;
     plan_.segmentHasCode.assign(plan_.segments, false);
     for (const ThreadStatement& statement : statements_)
       if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), statement.stmt) == plan_.hoisted.end())
         plan_.segmentHasCode[statement.segment] = true;
+    findBounds();
     return true;
   }
 
@@ -155,6 +197,7 @@ class ThreadLoopPlanner::Builder {
     StatementScan scan;
     bool topLevel;
   };
+  static constexpr const char* kNotUniform = "a barrier is inside a loop or branch whose condition may differ between threads";
 
   bool fail(std::string reason) {
     plan_.fiberReason = std::move(reason);
@@ -167,12 +210,35 @@ class ThreadLoopPlanner::Builder {
   }
   int current() const { return static_cast<int>(segment_); }
 
-  bool walk(const clang::CompoundStmt* region, bool topLevel) {
+  /// Walks the statements of `region` (the kernel's body, or the body of a block-level loop or branch).
+  bool walk(const clang::CompoundStmt* region, const clang::CompoundStmt* kernelBody) {
+    const bool topLevel = region == kernelBody;
     for (const clang::Stmt* stmt : region->body()) {
       StatementScan scan;
       scan.TraverseStmt(const_cast<clang::Stmt*>(stmt));
       if (scan.jumps) return fail("it uses goto or labels");
       if (scan.barriers.empty()) {
+        if (uniformDeclaration(stmt)) {
+          // Computed once per block, at the start of its region.
+          const auto* decl = llvm::cast<clang::DeclStmt>(stmt);
+          if (topLevel)
+            plan_.hoisted.push_back(decl);
+          else
+            plan_.regionHoisted.emplace_back(region, decl);
+          continue;
+        }
+        if (loopDepth_ > 0 && uniformJump(stmt)) {
+          // `if (uniform) break;` in a block-level loop: every thread leaves together.
+          if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a break or continue comes from a macro");
+          const clang::SourceLocation after = clang::Lexer::findLocationAfterToken(
+              stmt->getEndLoc(), clang::tok::semi, sm_, context_.getLangOpts(), /*SkipTrailingWhitespaceAndNewLine=*/false);
+          if (!inFile(after)) return fail("a break or continue comes from a macro");
+          edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
+          ++segment_;
+          edit(SegmentEdit::InsertBefore, nullptr, after, SegmentEdit::kNone, current());
+          continue;
+        }
+        noteBoundCandidate(stmt);
         statements_.push_back(ThreadStatement{stmt, segment_, std::move(scan), topLevel});
         continue;
       }
@@ -185,60 +251,153 @@ class ThreadLoopPlanner::Builder {
       }
       for (const clang::CallExpr* barrier : scan.barriers)
         if (!isBlockBarrierCall(barrier)) return fail("it uses " + barrier->getDirectCallee()->getNameAsString());
-      if (!blockLevel(stmt)) return false;
+      if (!blockLevel(stmt, kernelBody)) return false;
     }
     return true;
   }
 
-  /// A for loop or an if holding barriers: it runs once per block when every thread would take the same
-  /// path through it, its bodies become segments of their own.
-  bool blockLevel(const clang::Stmt* stmt) {
-    const char* notUniform = "a barrier is inside a loop or branch whose condition may differ between threads";
+  /// `T x = e;` whose `e` every thread computes alike and that nothing changes: a block-level value.
+  bool uniformDeclaration(const clang::Stmt* stmt) {
+    const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt);
+    if (!decl || !decl->isSingleDecl()) return false;
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(decl->getSingleDecl());
+    if (!var || !var->hasLocalStorage() || !var->getInit() || var->getType()->isDependentType() ||
+        llvm::isa<clang::DecompositionDecl>(var))
+      return false;
+    const clang::QualType type = var->getType();
+    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType())) return false;
+    if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc())) return false;
+    if (!uniform(var->getInit()) || mutatedIn(kernel_->getBody(), var)) return false;
+    uniformLocals_.push_back(var);
+    return true;
+  }
+
+  /// `if (threadIdx.x < bound) ...` with a uniform bound and no else: if it turns out to be alone in
+  /// its segment, the segment's loop can stop at the bound.
+  void noteBoundCandidate(const clang::Stmt* stmt) {
+    const auto* branch = llvm::dyn_cast<clang::IfStmt>(stmt);
+    if (!branch || branch->getElse() || branch->getInit() || branch->getConditionVariable() || branch->isConsteval())
+      return;
+    const auto* less = llvm::dyn_cast<clang::BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
+    if (!less || less->getOpcode() != clang::BO_LT || !isThreadIndexX(less->getLHS())) return;
+    const clang::QualType type = less->getLHS()->getType();
+    if (type->isDependentType() || !type->isIntegerType() || !uniform(less->getRHS())) return;
+    const clang::CharSourceRange range = sm_.getExpansionRange(less->getRHS()->getSourceRange());
+    if (!inFile(range.getBegin()) || !inFile(range.getEnd())) return;
+    clang::PrintingPolicy policy = context_.getPrintingPolicy();
+    boundCandidates_.push_back(Bound{0, less->getRHS(), type.getUnqualifiedType().getAsString(policy)});
+    boundStatements_.push_back(stmt);
+  }
+
+  /// `threadIdx.x`, or a local initialised to it and never changed.
+  bool isThreadIndexX(const clang::Expr* expr) const {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+      const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+      return var && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) && var->getInit() &&
+             !var->getType()->isReferenceType() && isThreadIndexX(var->getInit()) && !mutatedIn(kernel_->getBody(), var);
+    }
+    const clang::CharSourceRange range = sm_.getExpansionRange(expr->getSourceRange());
+    std::string text = clang::Lexer::getSourceText(range, sm_, context_.getLangOpts()).str();
+    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }),
+               text.end());
+    return text == "threadIdx.x";
+  }
+
+  /// Bounds for the segments that hold a candidate and nothing else.
+  void findBounds() {
+    for (std::size_t c = 0; c < boundStatements_.size(); ++c) {
+      unsigned segment = 0, inSegment = 0;
+      for (const ThreadStatement& statement : statements_)
+        if (statement.stmt == boundStatements_[c]) segment = statement.segment;
+      for (const ThreadStatement& statement : statements_)
+        if (statement.segment == segment &&
+            std::find(plan_.hoisted.begin(), plan_.hoisted.end(), statement.stmt) == plan_.hoisted.end())
+          ++inSegment;
+      if (inSegment != 1) continue;
+      Bound bound = boundCandidates_[c];
+      bound.segment = segment;
+      plan_.bounds.push_back(bound);
+    }
+  }
+
+  /// `if (uniform) break;` or `continue;` (braced or not, no else).
+  bool uniformJump(const clang::Stmt* stmt) const {
+    const auto* branch = llvm::dyn_cast<clang::IfStmt>(stmt);
+    if (!branch || branch->getElse() || branch->getInit() || branch->getConditionVariable() || branch->isConsteval())
+      return false;
+    const clang::Stmt* then = branch->getThen();
+    if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) {
+      if (block->size() != 1) return false;
+      then = block->body_front();
+    }
+    return (llvm::isa<clang::BreakStmt>(then) || llvm::isa<clang::ContinueStmt>(then)) && uniform(branch->getCond());
+  }
+
+  /// A for or while loop or an if holding barriers: it runs once per block when every thread would take
+  /// the same path through it, its bodies become segments of their own.
+  bool blockLevel(const clang::Stmt* stmt, const clang::CompoundStmt* kernelBody) {
     std::vector<const clang::CompoundStmt*> bodies;
+    const clang::Stmt* loopBody = nullptr;
+    const std::size_t outer = loopVariables_.size();
     if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(stmt)) {
       const auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
-      if (loop->getInit() && !init) return fail(notUniform);
-      const std::size_t outer = loopVariables_.size();
+      if (loop->getInit() && !init) return fail(kNotUniform);
       if (init)
         for (const clang::Decl* decl : init->decls()) {
           const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
-          if (!var || (var->getInit() && !uniform(var->getInit()))) return fail(notUniform);
+          if (!var || (var->getInit() && !uniform(var->getInit()))) return fail(kNotUniform);
           loopVariables_.push_back(var);
         }
       if ((loop->getCond() && !uniform(loop->getCond())) || (loop->getInc() && !uniform(loop->getInc())))
-        return fail(notUniform);
-      const auto* body = llvm::dyn_cast<clang::CompoundStmt>(loop->getBody());
+        return fail(kNotUniform);
+      loopBody = loop->getBody();
+    } else if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(stmt)) {
+      if (loop->getConditionVariable() || !uniform(loop->getCond())) return fail(kNotUniform);
+      loopBody = loop->getBody();
+    }
+    if (loopBody) {
+      const auto* body = llvm::dyn_cast<clang::CompoundStmt>(loopBody);
       if (!body) return fail("a loop holding a barrier has no braces");
       for (std::size_t i = outer; i < loopVariables_.size(); ++i)
-        if (mutatedIn(body, loopVariables_[i])) return fail(notUniform);
-      if (leavesLoop(body)) return fail("a loop holding a barrier has a break or continue");
+        if (mutatedIn(body, loopVariables_[i])) return fail(kNotUniform);
       bodies.push_back(body);
-      if (!segmentBodies(stmt, bodies)) return false;
+      const std::size_t firstStatement = statements_.size();
+      ++loopDepth_;
+      if (!segmentBodies(stmt, bodies, kernelBody)) return false;
+      --loopDepth_;
+      // A break or continue inside a segment would only leave that thread's iteration of the segment.
+      for (std::size_t i = firstStatement; i < statements_.size(); ++i)
+        if (leavesLoop(statements_[i].stmt)) return fail("a loop holding a barrier has a break or continue that not every thread takes");
       loopVariables_.resize(outer);
       return true;
     }
     if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(stmt)) {
       if (branch->getInit() || branch->getConditionVariable() || branch->isConsteval() || !uniform(branch->getCond()))
-        return fail(notUniform);
+        return fail(kNotUniform);
       for (const clang::Stmt* part : {branch->getThen(), branch->getElse()}) {
         if (!part) continue;
         const auto* body = llvm::dyn_cast<clang::CompoundStmt>(part);
         if (!body) return fail("a branch holding a barrier has no braces");
         bodies.push_back(body);
       }
-      return segmentBodies(stmt, bodies);
+      return segmentBodies(stmt, bodies, kernelBody);
     }
+    if (llvm::isa<clang::DoStmt>(stmt) || llvm::isa<clang::SwitchStmt>(stmt) || llvm::isa<clang::CXXForRangeStmt>(stmt))
+      return fail("a barrier is inside a do, switch or range-based for statement");
     return fail("a barrier is inside a loop, a branch or an expression");
   }
 
   /// `s` closes the running segment; each body is its own run of segments; a new one follows `s`.
-  bool segmentBodies(const clang::Stmt* stmt, const std::vector<const clang::CompoundStmt*>& bodies) {
+  bool segmentBodies(const clang::Stmt* stmt, const std::vector<const clang::CompoundStmt*>& bodies,
+                     const clang::CompoundStmt* kernelBody) {
     if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a loop or branch holding a barrier comes from a macro");
     edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
     for (const clang::CompoundStmt* body : bodies) {
       ++segment_;
       edit(SegmentEdit::InsertAfterToken, nullptr, body->getLBracLoc(), SegmentEdit::kNone, current());
-      if (!walk(body, /*topLevel=*/false)) return false;
+      plan_.edits.back().region = body;
+      if (!walk(body, kernelBody)) return false;
       edit(SegmentEdit::InsertBefore, nullptr, body->getRBracLoc(), current(), SegmentEdit::kNone);
     }
     ++segment_;
@@ -293,7 +452,8 @@ class ThreadLoopPlanner::Builder {
   }
 
   /// Whether every thread of a block computes the same value: only parameters (none is assigned),
-  /// constants, blockIdx/blockDim/gridDim/warpSize and the variables of enclosing uniform loops.
+  /// constants, blockIdx/blockDim/gridDim/warpSize, the variables of enclosing uniform loops and
+  /// uniform locals (declared from such values, never changed).
   bool uniform(const clang::Expr* expr) const {
     class UniformScan : public clang::RecursiveASTVisitor<UniformScan> {
      public:
@@ -311,7 +471,9 @@ class ThreadLoopPlanner::Builder {
         const bool constant = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_);
         const bool loopVariable = std::find(builder_.loopVariables_.begin(), builder_.loopVariables_.end(), var) !=
                                   builder_.loopVariables_.end();
-        if (!(constant || loopVariable || llvm::isa<clang::ParmVarDecl>(var))) uniform = false;
+        const bool uniformLocal = std::find(builder_.uniformLocals_.begin(), builder_.uniformLocals_.end(), var) !=
+                                  builder_.uniformLocals_.end();
+        if (!(constant || loopVariable || uniformLocal || llvm::isa<clang::ParmVarDecl>(var))) uniform = false;
         return uniform;
       }
       bool VisitCallExpr(clang::CallExpr* call) {
@@ -396,7 +558,13 @@ class ThreadLoopPlanner::Builder {
         for (std::size_t j = i + 1; j < statements_.size(); ++j)
           if (statements_[j].segment != statements_[i].segment && statements_[j].scan.used.contains(var))
             usedIn[statements_[j].segment] = usedElsewhere = true;
-        if (usedElsewhere && !carry(decl, var, usedIn)) return false;
+        if (!usedElsewhere) continue;
+        if (rematerializable(decl, var)) {
+          plan_.rematerialized.push_back(Rematerialized{var, hostTypeName(var->getType(), context_), usedIn});
+          rematerialized_.push_back(var);
+          continue;
+        }
+        if (!carry(decl, var, usedIn)) return false;
       }
     }
     // Hoisting keeps the declarations' order.
@@ -408,6 +576,75 @@ class ThreadLoopPlanner::Builder {
       if (!inFile(sm_.getExpansionLoc(decl->getBeginLoc())) || !inFile(decl->getEndLoc()))
         return fail("a hoisted declaration comes from a macro");
     return true;
+  }
+
+  /// A local whose value depends only on the thread's index and on uniform values (and other such
+  /// locals), never changed: each segment recomputes it rather than keeping it in a slot.
+  bool rematerializable(const clang::DeclStmt* decl, const clang::VarDecl* var) const {
+    if (!decl->isSingleDecl() || !var->getInit() || var->getType()->isDependentType() || llvm::isa<clang::DecompositionDecl>(var))
+      return false;
+    const clang::QualType type = var->getType();
+    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType() || isCooperativeThreadBlock(type)))
+      return false;
+    const clang::CharSourceRange init = sm_.getExpansionRange(var->getInit()->getSourceRange());
+    if (!inFile(decl->getBeginLoc()) || !inFile(init.getBegin()) || !inFile(init.getEnd())) return false;
+    if (mutatedIn(kernel_->getBody(), var)) return false;
+    class PureScan : public clang::RecursiveASTVisitor<PureScan> {
+     public:
+      explicit PureScan(const Builder& builder) : builder_(builder) {}
+      bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+        const clang::ValueDecl* decl = ref->getDecl();
+        if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl) ||
+            llvm::isa<clang::NonTypeTemplateParmDecl>(decl))
+          return true;
+        const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+        const auto has = [var](const std::vector<const clang::VarDecl*>& vars) {
+          return std::find(vars.begin(), vars.end(), var) != vars.end();
+        };
+        if (!var) return pure = false;
+        if (!builder_.sm_.isInMainFile(builder_.sm_.getExpansionLoc(var->getLocation()))) {
+          const std::string name = var->getNameAsString();
+          return pure = name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "gridDim" ||
+                        name == "warpSize";
+        }
+        pure = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_) ||
+               llvm::isa<clang::ParmVarDecl>(var) || has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
+               has(builder_.rematerialized_);
+        return pure;
+      }
+      // Memory may change across a barrier; a value computed from it must be kept, not recomputed.
+      bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { return pure = false; }
+      bool VisitUnaryOperator(clang::UnaryOperator* op) {
+        if (op->getOpcode() == clang::UO_Deref || op->isIncrementDecrementOp()) pure = false;
+        return pure;
+      }
+      bool VisitBinaryOperator(clang::BinaryOperator* op) { return pure = pure && !op->isAssignmentOp(); }
+      bool VisitMemberExpr(clang::MemberExpr* member) { return pure = pure && !member->isArrow(); }
+      bool VisitCallExpr(clang::CallExpr* call) {
+        // threadIdx.x is a property: a call to the builtin variable's getter; this_thread_block() only
+        // names the running block.
+        const clang::FunctionDecl* callee = call->getDirectCallee();
+        const auto* method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(callee);
+        const bool getter = method && method->getParent()->getName().starts_with("__cuda_builtin_");
+        const bool threadBlock = callee && isInCooperativeGroups(callee) && callee->getIdentifier() &&
+                                 callee->getName() == "this_thread_block" && call->getNumArgs() == 0;
+        if (!getter && !threadBlock) pure = false;
+        return pure;
+      }
+      bool VisitCXXConstructExpr(clang::CXXConstructExpr* construct) {
+        // Copies of the thread block (its initialisation from this_thread_block()) are the block.
+        if (!isCooperativeThreadBlock(construct->getType())) pure = false;
+        return pure;
+      }
+      bool VisitLambdaExpr(clang::LambdaExpr*) { return pure = false; }
+      bool pure = true;
+
+     private:
+      const Builder& builder_;
+    };
+    PureScan scan(*this);
+    scan.TraverseStmt(const_cast<clang::Expr*>(var->getInit()));
+    return scan.pure;
   }
 
   bool carry(const clang::DeclStmt* decl, const clang::VarDecl* var, const std::vector<bool>& usedIn) {
@@ -430,29 +667,27 @@ class ThreadLoopPlanner::Builder {
     if (type->isReferenceType() || type->isArrayType()) return fail("'" + name + "' is a reference or array used across a barrier");
     // A type that depends on the kernel's template parameters is checked when the clone is instantiated
     // (PerThread's static_assert); any other must be trivial here.
+    // The thread block of cooperative groups is the host path's, which is trivial.
     const auto* record = type->getAsCXXRecordDecl();
     if (!isNameableOutsideFunction(type) ||
-        (!type->isDependentType() &&
+        (!type->isDependentType() && !isCooperativeThreadBlock(type) &&
          (!type.isTriviallyCopyableType(context_) || (record && !record->hasTrivialDefaultConstructor()))))
       return fail("'" + name + "' has a type that cannot be kept per thread");
     const clang::Expr* init = var->getInit();
     if (init && var->getInitStyle() == clang::VarDecl::CallInit && llvm::isa<clang::CXXConstructExpr>(init))
       return fail("'" + name + "' is constructed with arguments");
-    if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc()) ||
-        (init && (!inFile(init->getBeginLoc()) || !inFile(init->getEndLoc()))))
+    // The initialiser may use macros (`int t = TID;`), the declaration itself may not.
+    if (!inFile(decl->getBeginLoc()) || !inFile(var->getLocation()) ||
+        (init && (!inFile(sm_.getExpansionRange(init->getSourceRange()).getBegin()) ||
+                  !inFile(sm_.getExpansionRange(init->getSourceRange()).getEnd()))))
       return fail("'" + name + "' is declared through a macro");
-    clang::PrintingPolicy policy = context_.getPrintingPolicy();
-    policy.SuppressScope = false;
     // Two locals of one name in different scopes each get a slot of their own.
     std::string storage = "dispar_carried_" + name;
     for (int suffix = 2; std::any_of(plan_.carried.begin(), plan_.carried.end(),
                                      [&storage](const Carried& c) { return c.storage == storage; });
          ++suffix)
       storage = "dispar_carried_" + name + "_" + std::to_string(suffix);
-    const std::string spelled =
-        type->isDependentType() ? type.getUnqualifiedType().getAsString(policy)
-                                : clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context_, policy, true);
-    plan_.carried.push_back(Carried{var, decl, spelled, storage, usedIn});
+    plan_.carried.push_back(Carried{var, decl, hostTypeName(type, context_), storage, usedIn});
     return true;
   }
 
@@ -476,6 +711,11 @@ class ThreadLoopPlanner::Builder {
   unsigned segment_ = 0;
   std::vector<ThreadStatement> statements_;           // every thread-level statement, in source order
   std::vector<const clang::VarDecl*> loopVariables_;  // of the enclosing uniform loops
+  std::vector<const clang::VarDecl*> uniformLocals_;  // block-level values, in declaration order
+  std::vector<const clang::VarDecl*> rematerialized_;
+  std::vector<Bound> boundCandidates_;                // parallel to boundStatements_
+  std::vector<const clang::Stmt*> boundStatements_;
+  int loopDepth_ = 0;                                 // block-level loops around the statement walked
 };
 
 ThreadLoopPlanner::Plan ThreadLoopPlanner::plan(const clang::FunctionDecl* kernel) const {
@@ -518,15 +758,34 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   const clang::SourceManager& sm = context_.getSourceManager();
   const clang::LangOptions& lang = context_.getLangOpts();
   const auto* body = llvm::cast<clang::CompoundStmt>(plan->definition->getBody());
+  // Texts the edits below copy, taken before any of them (the device-body rewrites are already in).
+  auto rewritten = [&](const clang::Stmt* stmt) {
+    return clone.getRewrittenText(sm.getExpansionRange(stmt->getSourceRange()));
+  };
+  std::vector<std::string> rematerializedInit;
+  for (const Rematerialized& value : plan->rematerialized) rematerializedInit.push_back(rewritten(value.var->getInit()));
+  std::vector<std::string> boundText;
+  for (const Bound& bound : plan->bounds) boundText.push_back(rewritten(bound.bound));
+
+  const std::string context = plan->needsContext ? "true" : "false";
   auto endSegment = [&](int segment) {
     return segment != SegmentEdit::kNone && plan->segmentHasCode[segment] ? "}); " : "";
   };
   auto startSegment = [&](int segment) {
     if (segment == SegmentEdit::kNone || !plan->segmentHasCode[segment]) return std::string();
-    std::string text = "::dispar::hostk::forEachThread([&] { ";
+    std::string text = "::dispar::hostk::forEachThread<" + context + ">(";
+    for (std::size_t b = 0; b < plan->bounds.size(); ++b)
+      if (plan->bounds[b].segment == static_cast<unsigned>(segment))
+        text = "::dispar::hostk::forEachThreadBelow<" + context + ">(static_cast<" + plan->bounds[b].type + ">(" +
+               boundText[b] + "), ";
+    text += "[&](const ::dispar::hostk::LoopThread dispar_thread) { ";
+    for (std::size_t r = 0; r < plan->rematerialized.size(); ++r)
+      if (plan->rematerialized[r].usedInSegment[segment])
+        text += "const " + plan->rematerialized[r].type + " " + plan->rematerialized[r].var->getNameAsString() + " = " +
+                rematerializedInit[r] + "; ";
     for (const Carried& carried : plan->carried)
       if (carried.usedInSegment[segment])
-        text += "auto& " + carried.var->getNameAsString() + " = " + carried.storage + ".mine(); ";
+        text += "auto& " + carried.var->getNameAsString() + " = " + carried.storage + "[dispar_thread]; ";
     return text;
   };
   // The statement's text up to and including its semicolon.
@@ -535,21 +794,27 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     if (after.isInvalid()) after = clang::Lexer::getLocForEndOfToken(stmt->getEndLoc(), 0, sm, lang);
     return clang::CharSourceRange::getCharRange(stmt->getBeginLoc(), after);
   };
+  // A declaration moved elsewhere: its text, and nothing left where it was.
+  auto take = [&](const clang::DeclStmt* decl) {
+    const clang::CharSourceRange range = sm.getExpansionRange(decl->getSourceRange());
+    std::string text = llvm::StringRef(clone.getRewrittenText(range)).rtrim().str();
+    clone.ReplaceText(range, "");
+    return text + " ";
+  };
 
   // No edit adds a line, so the clone's #line stays exact.
   std::string prologue = " ";
-  for (const clang::DeclStmt* decl : plan->hoisted) {
-    clang::CharSourceRange range = sm.getExpansionRange(decl->getSourceRange());
-    prologue += llvm::StringRef(clone.getRewrittenText(range)).rtrim().str() + " ";
-    clone.ReplaceText(range, "");
-  }
+  for (const clang::DeclStmt* decl : plan->hoisted) prologue += take(decl);
   for (const Carried& carried : plan->carried)
     prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + carried.storage + "; ";
   prologue += startSegment(0);
   clone.InsertTextAfterToken(body->getLBracLoc(), prologue);
 
   for (const SegmentEdit& edit : plan->edits) {
-    const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken ? " " : "") +
+    std::string regionPrologue;
+    for (const auto& [region, decl] : plan->regionHoisted)
+      if (region == edit.region && edit.region != nullptr) regionPrologue += take(decl);
+    const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken ? " " : "") + regionPrologue +
                              endSegment(edit.closes) + startSegment(edit.opens);
     switch (edit.kind) {
       case SegmentEdit::ReplaceBarrier:
@@ -571,17 +836,18 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     if (!init) {
       clang::SourceLocation semicolon = carried.stmt->getEndLoc();
       clone.ReplaceText(clang::CharSourceRange::getCharRange(carried.stmt->getBeginLoc(), semicolon),
-                        "auto& " + name + " = " + carried.storage + ".mine()");
+                        "auto& " + name + " = " + carried.storage + "[dispar_thread]");
       continue;
     }
-    clone.ReplaceText(clang::CharSourceRange::getCharRange(carried.stmt->getBeginLoc(), init->getBeginLoc()),
-                      "auto& " + name + " = " + carried.storage + ".set(");
+    const clang::CharSourceRange initRange = sm.getExpansionRange(init->getSourceRange());
+    clone.ReplaceText(clang::CharSourceRange::getCharRange(carried.stmt->getBeginLoc(), initRange.getBegin()),
+                      "auto& " + name + " = " + carried.storage + ".set(dispar_thread, ");
     // `int x(5)`: the declaration's own `)` closes the call.
-    if (carried.var->getInitStyle() != clang::VarDecl::CallInit) clone.InsertTextAfterToken(init->getEndLoc(), ")");
+    if (carried.var->getInitStyle() != clang::VarDecl::CallInit) clone.InsertTextAfterToken(initRange.getEnd(), ")");
   }
 
   for (const clang::ReturnStmt* ret : plan->earlyReturns)
-    clone.ReplaceText(ret->getReturnLoc(), 6, "return ::dispar::hostk::exitThread()");
+    clone.ReplaceText(ret->getReturnLoc(), 6, "return ::dispar::hostk::exitThread(dispar_thread)");
 }
 
 }  // namespace dispar::frontend

@@ -46,6 +46,9 @@ class ThreadLoopPlanner {
   /// the device-body rewrites of the same clone (builtins, __shared__), whose text it moves and wraps.
   void rewrite(const clang::FunctionDecl* kernel, clang::Rewriter& clone) const;
 
+  /// What `threadIdx` becomes in the clone of a thread-loop kernel: the index of the segment's loop.
+  static constexpr const char* kThreadIndex = "dispar_thread.idx";
+
  private:
   /// A local that another segment reads: one slot per thread.
   struct Carried {
@@ -54,6 +57,19 @@ class ThreadLoopPlanner {
     std::string storageType;
     std::string storage;              ///< the PerThread variable's name
     std::vector<bool> usedInSegment;  ///< indexed by segment
+  };
+  /// A local another segment reads whose value is a function of the thread's index and of uniform
+  /// values only: recomputed at the start of each such segment instead of kept in a slot.
+  struct Rematerialized {
+    const clang::VarDecl* var;
+    std::string type;
+    std::vector<bool> usedInSegment;  ///< indexed by segment
+  };
+  /// A segment that is `if (threadIdx.x < bound) ...` alone: its loop stops at `bound`.
+  struct Bound {
+    unsigned segment;
+    const clang::Expr* bound;
+    std::string type;  ///< the comparison's type
   };
   /// Where a segment ends or begins in the clone's text. A segment with no code of its own (two
   /// barriers in a row, a barrier before a loop holding barriers) is left out: it would only loop.
@@ -69,6 +85,7 @@ class ThreadLoopPlanner {
     clang::SourceLocation loc;
     int closes;  ///< the segment that ends here, or kNone
     int opens;   ///< the segment that begins here, or kNone
+    const clang::CompoundStmt* region = nullptr;  ///< the block-level body this edit opens, if any
   };
   struct Plan {
     const clang::FunctionDecl* kernel = nullptr;  ///< canonical declaration
@@ -77,8 +94,13 @@ class ThreadLoopPlanner {
     unsigned segments = 0;
     std::vector<bool> segmentHasCode;  ///< indexed by segment
     std::vector<SegmentEdit> edits;
-    std::vector<const clang::DeclStmt*> hoisted;  ///< __shared__ and constexpr declarations, in order
+    std::vector<const clang::DeclStmt*> hoisted;  ///< __shared__, constexpr and uniform declarations, in order
+    /// Uniform declarations of a block-level loop or branch body, moved to the start of that body.
+    std::vector<std::pair<const clang::CompoundStmt*, const clang::DeclStmt*>> regionHoisted;
     std::vector<Carried> carried;
+    std::vector<Rematerialized> rematerialized;
+    std::vector<Bound> bounds;
+    bool needsContext = false;  ///< segments call code that reads the running thread's context
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last
   };
   class Builder;

@@ -99,15 +99,18 @@ void BlockRunner::invokeClone(const ThreadContext& thread) {
 }
 
 void BlockRunner::runThreadLoops() {
-  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0, false};
-  loopExited_.assign(threadCount_, 0);
+  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0};
+  // Cleared only after a block in which threads returned early: most blocks have none.
+  if (loopExitedDirty_ || loopExited_.size() < threadCount_)
+    loopExited_.assign(std::max<std::size_t>(threadCount_, loopExited_.size()), 0);
   scratchChunk_ = 0;
   scratchUsed_ = 0;
-  ThreadLoopBlock block{&loopThread_, loopExited_.data(), threadCount_, false};
+  ThreadLoopBlock block{&loopThread_, loopExited_.data(), 0, threadCount_, false};
   currentLoopBlock = &block;
   currentThread = &loopThread_;
   invokeClone(loopThread_);
   failed_ = failed_ || block.failed;
+  loopExitedDirty_ = block.exitedCount > 0;
   currentThread = nullptr;
   currentLoopBlock = nullptr;
 }
@@ -425,6 +428,9 @@ namespace {
 
 inline detail::BarrierOutcome barrier(const char* file, unsigned line, unsigned column, bool predicate) {
   detail::ThreadContext& thread = detail::runningThread("__syncthreads");
+  // Thread loops have no barrier to wait at: the frontend makes every barrier a segment boundary.
+  if (__builtin_expect(detail::currentLoopBlock != nullptr, 0))
+    detail::fatal("internal error: a barrier at %s:%u was reached inside a thread-loop segment", file, line);
   return thread.runner->arrive(detail::BarrierSite{file, line, column}, predicate);
 }
 

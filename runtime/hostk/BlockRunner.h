@@ -155,6 +155,7 @@ class BlockRunner {
   // Thread loops: the context every thread runs with in turn, who has returned, PerThread storage.
   ThreadContext loopThread_{};
   std::vector<unsigned char> loopExited_;
+  bool loopExitedDirty_ = false;
   std::vector<std::vector<unsigned char>> scratch_;  // chunks
   std::size_t scratchChunk_ = 0;                     // the one being filled
   std::size_t scratchUsed_ = 0;                      // bytes used of it

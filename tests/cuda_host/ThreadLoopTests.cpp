@@ -3,6 +3,9 @@
 // plain CPU computation and, where it matters, against the fiber form of the same kernel.
 #include "HostKernelTestSupport.h"
 
+// An emitted clone may bind a slot in a segment that only writes it (`auto& left = ...set(...)`).
+#pragma GCC diagnostic ignored "-Wunused-variable"
+
 #include <dispar/hostk.h>
 
 #include <gtest/gtest.h>
@@ -33,9 +36,9 @@ using ::dispar::testing::randomFloats;
 //   for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
 //   out[i] = acc;
 // }
-void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThread([&] {
+void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   for (int k = ::dispar::hostk::threadIdx().x; k < numTaps; k += ::dispar::hostk::blockDim().x) sTaps[k] = taps[k];
-  }); ::dispar::hostk::forEachThread([&] {
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
   if (i >= n) return;
   float acc = 0.0f;
@@ -65,16 +68,16 @@ TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
 //   __syncthreads();
 //   out[(blockIdx.x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
 // }
-void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>([] {}); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&] {
-  auto& x = dispar_carried_x.set(::dispar::hostk::threadIdx().x);
-  auto& y = dispar_carried_y.set(::dispar::hostk::threadIdx().y);
-  auto& value = dispar_carried_value.set(in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
+void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>([] {}); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+  auto& x = dispar_carried_x.set(dispar_thread, ::dispar::hostk::threadIdx().x);
+  auto& y = dispar_carried_y.set(dispar_thread, ::dispar::hostk::threadIdx().y);
+  auto& value = dispar_carried_value.set(dispar_thread, in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
   tile[y][x] = value;
-  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine();
-  auto& left = dispar_carried_left.set(tile[y][(x + 7) % 8]);
-  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine(); auto& value = dispar_carried_value.mine(); auto& left = dispar_carried_left.mine();
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread];
+  auto& left = dispar_carried_left.set(dispar_thread, tile[y][(x + 7) % 8]);
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread]; auto& value = dispar_carried_value[dispar_thread]; auto& left = dispar_carried_left[dispar_thread];
   tile[y][x] = left + value;
-  }); ::dispar::hostk::forEachThread([&] { auto& x = dispar_carried_x.mine(); auto& y = dispar_carried_y.mine();
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread];
   out[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
   }); }
 
@@ -103,12 +106,12 @@ TEST(ThreadLoops, ValuesLiveAcrossBarriersArePerThreadIn2DBlocks) {
 //   if (threadIdx.x == blockDim.x - 1) sums[blockIdx.x] = total;
 //   if (!keep[threadIdx.x]) sums[blockIdx.x] = -1000;   // never: this thread returned
 // }
-void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {}); ::dispar::hostk::forEachThread([&] {
+void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   if (::dispar::hostk::threadIdx().x == 0) total = 0;
-  }); ::dispar::hostk::forEachThread([&] {
-  if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread();
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+  if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread(dispar_thread);
   ::dispar::hostk::atomicAdd(&total, 1);
-  }); ::dispar::hostk::forEachThread([&] {
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   if (::dispar::hostk::threadIdx().x == ::dispar::hostk::blockDim().x - 1) sums[::dispar::hostk::blockIdx().x] = total;
   if (!keep[::dispar::hostk::threadIdx().x]) sums[::dispar::hostk::blockIdx().x] = -1000;
   }); }
@@ -130,9 +133,9 @@ TEST(ThreadLoops, ThreadsThatReturnSkipLaterSegments) {
 //   unsigned linear = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 //   out[blockIdx.x * blockDim.x * blockDim.y * blockDim.z + linear] = next++;   (one at a time on the host)
 // }
-void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>([] {}); ::dispar::hostk::forEachThread([&] {
+void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   if (::dispar::hostk::threadIdx().x + ::dispar::hostk::threadIdx().y + ::dispar::hostk::threadIdx().z == 0) next = 0;
-  }); ::dispar::hostk::forEachThread([&] {
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   unsigned linear = (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
   out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x * ::dispar::hostk::blockDim().y * ::dispar::hostk::blockDim().z + linear] = next++;
   }); }
@@ -154,11 +157,11 @@ TEST(ThreadLoops, EveryThreadOf3DBlockRunsOnceWithItsOwnIndex) {
 //   __syncthreads();
 //   marks[blockIdx.x * blockDim.x + threadIdx.x] = 2;
 // }
-void host_failing(int* marks) { ::dispar::hostk::forEachThread([&] {
+void host_failing(int* marks) { ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 1;
-  }); ::dispar::hostk::forEachThread([&] {
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   if (::dispar::hostk::blockIdx().x == 2 && ::dispar::hostk::threadIdx().x == 5) throw std::runtime_error("bad sample");
-  }); ::dispar::hostk::forEachThread([&] {
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 2;
   }); }
 
@@ -185,14 +188,14 @@ TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
 //   }
 //   if (t == 0) out[blockIdx.x] = sums[0];
 // }
-void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
-  auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
+void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+  auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
   sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
   });
-  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
     if (t < half) sums[t] += sums[t + half];
     });
-  } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  } ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
   if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
  }); }
 
@@ -207,11 +210,11 @@ TEST(ThreadLoops, TreeReductionWithTheBarrierInAUniformLoop) {
 }
 
 // Many values live across a barrier in big blocks: more per-thread storage than one scratch chunk.
-void host_manySlots(double* out) { ::dispar::hostk::PerThread<double> slots[12]; ::dispar::hostk::forEachThread([&] {
-  for (int k = 0; k < 12; ++k) slots[k].set(::dispar::hostk::threadIdx().x * 100.0 + k + ::dispar::hostk::blockIdx().x * 1e6);
-  }); ::dispar::hostk::forEachThread([&] {
+void host_manySlots(double* out) { ::dispar::hostk::PerThread<double> slots[12]; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+  for (int k = 0; k < 12; ++k) slots[k].set(dispar_thread, ::dispar::hostk::threadIdx().x * 100.0 + k + ::dispar::hostk::blockIdx().x * 1e6);
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
   double sum = 0;
-  for (int k = 0; k < 12; ++k) sum += slots[k].mine();
+  for (int k = 0; k < 12; ++k) sum += slots[k][dispar_thread];
   out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = sum;
   }); }
 
@@ -239,12 +242,67 @@ void host_blockMax_fibers(const float* in, float* out) {
   ::dispar::hostk::syncthreads();
   if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
 }
-void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&] {
-  auto& t = dispar_carried_t.set(::dispar::hostk::threadIdx().x);
+void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+  auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
   values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
-  }); ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine();
+  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
   if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
   }); }
+
+// The compact form disparcc emits when it can (ThreadLoops.h): threadIdx is the segment's loop
+// variable (the context is not kept: forEachThread<false>), `t` is recomputed in each segment rather than
+// kept per thread, and the segments that are `if (t < half) ...` alone loop only up to `half`.
+// __global__ void blockSums(const int* in, long long* out) {
+//   __shared__ long long sums[256];
+//   unsigned t = threadIdx.x;
+//   sums[t] = in[blockIdx.x * blockDim.x + t];
+//   __syncthreads();
+//   for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+//     if (t < half) sums[t] += sums[t + half];
+//     __syncthreads();
+//   }
+//   if (t == 0) out[blockIdx.x] = sums[0];
+// }
+void host_blockSumsCompact(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { 
+  
+  unsigned t = dispar_thread.idx.x;
+  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  }); 
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), [&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
+    if (t < half) sums[t] += sums[t + half];
+    }); 
+  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
+  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+ }); }
+
+TEST(ThreadLoops, CompactFormWithLoopIndexRecomputedLocalsAndBoundedSegments) {
+  for (unsigned threads : {256u, 64u, 1u, 100u}) {  // 100: the halves are not powers of two
+    const unsigned blocks = 7;
+    std::vector<int> in(blocks * threads);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = int((i * 2654435761u >> 9) % 1000u);
+    std::vector<long long> out(blocks, -1);
+    ASSERT_EQ(hk::launchThreadLoops(blocks, threads, 0, &host_blockSumsCompact, in.data(), out.data()), hk::cudaSuccess);
+    for (unsigned b = 0; b < blocks; ++b) {
+      // The same tree, sequentially (with 100 threads it drops elements, as the CUDA kernel would).
+      std::vector<long long> sums(in.begin() + b * threads, in.begin() + (b + 1) * threads);
+      for (unsigned half = threads / 2; half > 0; half >>= 1)
+        for (unsigned t = 0; t < half; ++t) sums[t] += sums[t + half];
+      EXPECT_EQ(out[b], sums[0]) << threads << " threads, block " << b;
+    }
+  }
+}
+
+void host_signedBound(int* out, int limit) { ::dispar::hostk::forEachThreadBelow<false>(static_cast<int>(limit), [&](const ::dispar::hostk::LoopThread dispar_thread) {
+  if (static_cast<int>(dispar_thread.idx.x) < limit) out[dispar_thread.idx.x + ::dispar::hostk::blockIdx().x * 8] = 1;
+  }); }
+
+TEST(ThreadLoops, BoundedSegmentsWithNegativeAndOversizedSignedBounds) {
+  for (int limit : {-3, 0, 5, 8, 1000}) {
+    std::vector<int> out(16, 0);
+    ASSERT_EQ(hk::launchThreadLoops(2, 8, 0, &host_signedBound, out.data(), limit), hk::cudaSuccess);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], i % 8 < limit ? 1 : 0) << "limit " << limit << " index " << i;
+  }
+}
 
 TEST(ThreadLoops, SameResultsAsFibers) {
   const unsigned blocks = 40;

@@ -254,5 +254,23 @@ TEST_F(CudaKernels, FailedLaunchAbortsNamingTheVnodeAndKernel) {
   EXPECT_NE(run.output.find("invalid configuration argument"), std::string::npos) << run.output;
 }
 
+// Barriers in the places thread loops now reach (a branch on a uniform local, a uniform break, the
+// block's cooperative-groups barriers, a macro-initialised local, a bounded segment): every kernel gets
+// the thread-loop form and every value matches the CPU (checked in the program's sink).
+TEST(CudaEndToEnd, ThreadLoopShapesMatchTheCpu) {
+  ScratchDir dir;
+  dir.write("shapes.dsp", readFile(kSourceDir + "/tests/e2e/cuda/shapes.dsp"));
+  std::vector<std::string> args = {kDisparcc, "shapes.dsp", "-o", "shapes", "--emit-cpp", "shapes.gen.cpp"};
+  if (kHaveCuda) args.insert(args.end(), {"--cuda-arch", "sm_90"});
+  ProcessResult built = runProcess(args, dir.path(), {}, 300);
+  ASSERT_EQ(built.status, 0) << built.output;
+  const std::string generated = readFile(dir.file("shapes.gen.cpp"));
+  for (const char* kernel : {"uniformBranch", "uniformBreak", "groupBarriers", "macroLocal", "treeSum"})
+    EXPECT_NE(generated.find(std::string("// kernel '") + kernel + "': thread loops"), std::string::npos) << kernel;
+  ProcessResult run = mpirun(dir, 3, {"./shapes"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("shapes: ok"), std::string::npos) << run.output;
+}
+
 }  // namespace
 }  // namespace dispar::testing

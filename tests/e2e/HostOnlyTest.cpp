@@ -278,6 +278,16 @@ VNODE(consumer, IN(a)) {
   EXPECT_EQ(runProcess({"ls", "-A", dir_.path()}).output, "bad.dsp\n");
 }
 
+// The thread-loop shapes of tests/e2e/cuda/shapes.dsp, built without a toolkit.
+TEST_F(HostOnly, ThreadLoopShapesMatchTheCpu) {
+  dir_.write("shapes.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/shapes.dsp"));
+  ProcessResult built = compile({"shapes.dsp", "-o", "shapes"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(3, "./shapes");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("shapes: ok"), std::string::npos) << run.output;
+}
+
 // A CUDA error is Clang's error, at the user's line, not an error inside the prelude.
 TEST_F(HostOnly, CudaErrorsPointAtTheProgram) {
   dir_.write("typo.dsp", R"(#include <dispar/dispar.h>

@@ -55,19 +55,23 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   EXPECT_NE(host.find("// kernel 'fir': thread loops"), std::string::npos) << host;
   // __shared__ and constexpr declarations are hoisted out of the loops, values live across the barrier
   // get a slot per thread, the barrier becomes a segment boundary and the early return an exit.
+  // threadIdx is the segment loop's index; nothing in the segments reads the thread's context.
   EXPECT_NE(host.find("{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
                       "constexpr int kHalf = kTaps / 2; "
                       "::dispar::hostk::PerThread<int> dispar_carried_i; "
-                      "::dispar::hostk::forEachThread([&] {"),
+                      "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {"),
             std::string::npos)
       << host;
-  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t);"),
+  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(dispar_thread, ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t);"),
             std::string::npos)
       << host;
-  EXPECT_NE(host.find("int t = ::dispar::hostk::threadIdx().x;"), std::string::npos) << "t is not used after the barrier";
-  EXPECT_NE(host.find("if (i >= n) return ::dispar::hostk::exitThread();"), std::string::npos) << host;
-  EXPECT_NE(host.find("}); ::dispar::hostk::forEachThread([&] { auto& i = dispar_carried_i.mine(); "), std::string::npos) << host;
-  EXPECT_EQ(occurrences(host, "forEachThread("), 2u) << host;
+  EXPECT_NE(host.find("int t = dispar_thread.idx.x;"), std::string::npos) << "t is not used after the barrier";
+  EXPECT_NE(host.find("if (i >= n) return ::dispar::hostk::exitThread(dispar_thread);"), std::string::npos) << host;
+  EXPECT_NE(host.find("}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
+                      "auto& i = dispar_carried_i[dispar_thread]; "),
+            std::string::npos)
+      << host;
+  EXPECT_EQ(occurrences(host, "forEachThread<false>("), 2u) << host;
   EXPECT_EQ(host.find("syncthreads"), std::string::npos) << host;
   // The clone keeps the kernel's line count, so its #line stays exact.
   EXPECT_EQ(occurrences(host, "\n"), 2u + 12u) << host;
@@ -96,15 +100,19 @@ constexpr const char* kReduction =
 TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
   const std::string emitted = emittedSource(kReduction);
   EXPECT_NE(emitted.find("// kernel 'reduce': thread loops"), std::string::npos) << emitted;
-  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<unsigned int> dispar_carried_t; "), std::string::npos) << emitted;
+  // `t` is threadIdx.x: each segment recomputes it rather than keeping a slot per thread.
+  EXPECT_EQ(emitted.find("PerThread"), std::string::npos) << emitted;
   // The segments between the first barrier and the loop, and at the end of the loop body, have no code:
-  // they are left out rather than looping over the threads for nothing.
+  // they are left out rather than looping over the threads for nothing. The loop's segment is
+  // `if (t < half) ...` alone: it loops over the first `half` threads only.
   EXPECT_NE(emitted.find("  }); \n"
                          "  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { "
-                         "::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine(); \n"
+                         "::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), "
+                         "[&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; \n"
                          "    if (t < half) sums[t] += sums[t + half];\n"
                          "    }); \n"
-                         "  } ::dispar::hostk::forEachThread([&] { auto& t = dispar_carried_t.mine(); \n"),
+                         "  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
+                         "const unsigned int t = dispar_thread.idx.x; \n"),
             std::string::npos)
       << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::reduce"), std::string::npos) << emitted;
@@ -134,7 +142,7 @@ TEST(ThreadLoops, TemplateKernelKeepsItsParametersInTheClone) {
   const std::string emitted = emittedSource(kTemplate);
   EXPECT_NE(emitted.find("// kernel 'scaleByFirst': thread loops"), std::string::npos) << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::PerThread<T> dispar_carried_mine; "), std::string::npos) << emitted;
-  EXPECT_NE(emitted.find("  for (int round = 0; round < Threads / 64; ++round) { ::dispar::hostk::forEachThread("),
+  EXPECT_NE(emitted.find("  for (int round = 0; round < Threads / 64; ++round) { ::dispar::hostk::forEachThread<false>("),
             std::string::npos)
       << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 128, 0, &::dispar_host::scaleByFirst<float, 128>"),
@@ -157,7 +165,7 @@ const FiberCase kFiberCases[] = {
      "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
     {"BarrierInBranchOnALocal",
      "__global__ void kernel(int* x, int n) {\n"
-     "  int limit = n;\n"
+     "  int limit = x[threadIdx.x];\n"
      "  if (limit > 4) { x[threadIdx.x] = 1; __syncthreads(); }\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
@@ -170,17 +178,30 @@ const FiberCase kFiberCases[] = {
      "__global__ void kernel(int* x, int n) {\n"
      "  for (int r = 0; r < n; ++r) { if (x[threadIdx.x]) break; __syncthreads(); }\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue"},
+     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue that not every thread takes"},
     {"ContinueInSwitchInLoopWithBarrier",
      "__global__ void kernel(int* x, int n) {\n"
      "  for (int r = 0; r < n; ++r) { switch (x[threadIdx.x]) { case 1: break; default: continue; } __syncthreads(); }\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue"},
-    {"BarrierInWhileLoop",
+     "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue that not every thread takes"},
+    {"BarrierInDoLoop",
      "__global__ void kernel(int* x, int n) {\n"
-     "  while (n > 0) { x[threadIdx.x] = n; __syncthreads(); }\n"
+     "  do { x[threadIdx.x] = n; __syncthreads(); } while (n > 0);\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop, a branch or an expression"},
+     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a do, switch or range-based for statement"},
+    {"WarpShuffle",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  x[threadIdx.x] = __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1);\n"
+     "  __syncthreads();\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "it uses the warp-level '__shfl_down_sync' (the lanes of a warp meet there)"},
+    {"ThreadIndexInLambda",
+     "__global__ void kernel(int* x, int n) {\n"
+     "  auto at = [x]() { return x[threadIdx.x]; };\n"
+     "  __syncthreads();\n"
+     "  x[0] = at();\n"
+     "}\n",
+     "kernel<<<1, 32>>>(nullptr, 0)", "threadIdx is used inside a lambda"},
     {"BarrierVote",
      "__global__ void kernel(int* x, int n) {\n"
      "  __syncthreads_count(x[threadIdx.x] > n);\n"

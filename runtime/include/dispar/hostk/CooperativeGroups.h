@@ -56,10 +56,10 @@ class thread_group {
   unsigned size_;
 };
 
-/// The running thread's block.
-class thread_block : public thread_group {
+/// The running thread's block. Stateless (every member reads the running thread), so trivially
+/// copyable: thread loops can keep it across a barrier or recompute it.
+class thread_block {
  public:
-  thread_block() : thread_group(true, detail::blockSize()) {}
   void sync(DISPAR_HOSTK_SITE) const { syncthreads(file, line, column); }
   unsigned thread_rank() const { return detail::blockRank(); }
   unsigned size() const { return detail::blockSize(); }
@@ -68,6 +68,13 @@ class thread_block : public thread_group {
   dim3 thread_index() const { return threadIdx(); }
   dim3 dim_threads() const { return blockDim(); }
   dim3 group_dim() const { return blockDim(); }
+  bool is_valid() const { return true; }
+  operator thread_group() const { return BlockGroup(); }
+
+ private:
+  struct BlockGroup : thread_group {
+    BlockGroup() : thread_group(true, detail::blockSize()) {}
+  };
 };
 
 inline thread_block this_thread_block() { return thread_block(); }

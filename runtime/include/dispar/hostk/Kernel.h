@@ -27,15 +27,15 @@ struct ThreadContext {
   BlockRunner* runner;    ///< runs the block; owns its barrier and shared memory
   void* fiber;            ///< the fiber running this thread (for stack-overflow reports)
   unsigned linearIndex;   ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
-  bool exited;            ///< returned from the kernel (thread loops: later segments skip it)
 };
 
 /// The block a thread-loop clone is running. One context serves every thread in turn: a segment
 /// only needs the running thread's identity, and nothing in a thread-loop kernel keeps state in its
 /// context across a barrier (the frontend checks that no __shared__ declaration is made per thread).
 struct ThreadLoopBlock {
-  ThreadContext* thread;   ///< the running thread's context; between segments, thread (0,0,0)'s
+  ThreadContext* thread;   ///< the running thread's context (segments that need it); else thread (0,0,0)'s
   unsigned char* exited;   ///< per thread: returned before the last segment
+  unsigned exitedCount;    ///< how many have
   unsigned count;
   bool failed;             ///< a thread threw: the remaining segments do not run
 };
@@ -128,42 +128,91 @@ inline T* dynamicShared() {
   return static_cast<T*>(detail::dynamicSharedMemory());
 }
 
-/// One segment of a thread-loop clone: runs `segment` for every thread of the block that has not
-/// returned, in threadIdx order (x fastest), with that thread's builtins. Replaces the fibers of a
-/// kernel whose barriers all sit between segments: the loop boundary is the barrier.
-template <class Segment>
-inline void forEachThread(Segment&& segment) {
-  detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
+/// The CUDA thread a segment of a thread-loop clone runs as. The frontend rewrites `threadIdx` in the
+/// segments of such a clone to `dispar_thread.idx`: a plain loop variable the compiler can see through.
+struct LoopThread {
+  uint3 idx;
+  unsigned linear;  ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
+};
+
+namespace detail {
+/// Runs `segment` for the threads of the block with threadIdx.x < xEnd that have not returned, in
+/// threadIdx order (x fastest). With `UpdatesContext` the running thread's context follows, for
+/// segments that call code reading it (a __device__ function's threadIdx, cooperative groups).
+template <bool UpdatesContext, class Segment>
+inline void runSegment(unsigned xEnd, Segment& segment) {
+  ThreadLoopBlock& block = *currentLoopBlock;
   if (block.failed) return;
-  detail::ThreadContext& thread = *block.thread;
-  const dim3 shape = thread.blockDim;
-  unsigned char* const exited = block.exited;
+  ThreadContext& context = *block.thread;
+  const dim3 shape = context.blockDim;
+  LoopThread current{uint3{0, 0, 0}, 0};
   try {
-    unsigned index = 0;
-    for (unsigned z = 0; z < shape.z; ++z)
-      for (unsigned y = 0; y < shape.y; ++y)
-        for (unsigned x = 0; x < shape.x; ++x, ++index) {
-          if (exited[index]) continue;
-          thread.threadIdx = uint3{x, y, z};
-          thread.linearIndex = index;
-          segment();
-          if (thread.exited) {
-            exited[index] = 1;
-            thread.exited = false;
+    if (block.exitedCount == 0 && shape.y == 1 && shape.z == 1) {
+      // The common case: a one-dimensional block where every thread is live.
+      for (unsigned x = 0; x < xEnd; ++x) {
+        if constexpr (UpdatesContext) {
+          context.threadIdx.x = x;
+          context.linearIndex = x;
+        }
+        current = LoopThread{uint3{x, 0, 0}, x};
+        segment(current);
+      }
+    } else {
+      const unsigned char* const exited = block.exited;
+      for (unsigned z = 0; z < shape.z; ++z)
+        for (unsigned y = 0; y < shape.y; ++y) {
+          const unsigned row = (z * shape.y + y) * shape.x;
+          for (unsigned x = 0; x < xEnd; ++x) {
+            if (exited[row + x]) continue;
+            current = LoopThread{uint3{x, y, z}, row + x};
+            if constexpr (UpdatesContext) {
+              context.threadIdx = current.idx;
+              context.linearIndex = current.linear;
+            }
+            segment(current);
           }
         }
+    }
   } catch (...) {
-    detail::threadLoopFailed(block);
+    context.threadIdx = current.idx;  // names the thread that threw
+    threadLoopFailed(block);
   }
-  thread.threadIdx = uint3{0, 0, 0};
-  thread.linearIndex = 0;
+  context.threadIdx = uint3{0, 0, 0};
+  context.linearIndex = 0;
+}
+}  // namespace detail
+
+/// One segment of a thread-loop clone: runs `segment(LoopThread)` for every thread of the block that
+/// has not returned. Replaces the fibers of a kernel whose barriers all sit between segments: the loop
+/// boundary is the barrier.
+template <bool UpdatesContext = true, class Segment>
+inline void forEachThread(Segment&& segment) {
+  detail::runSegment<UpdatesContext>(detail::currentLoopBlock->thread->blockDim.x, segment);
+}
+
+/// A segment that is `if (threadIdx.x < bound) ...` and nothing else: the threads at or past `bound`
+/// would do nothing in it, so the loop stops there (the tree reduction's shrinking halves). `bound` is
+/// the comparison's value, in the comparison's type.
+template <bool UpdatesContext = true, class Bound, class Segment>
+inline void forEachThreadBelow(Bound bound, Segment&& segment) {
+  const unsigned width = detail::currentLoopBlock->thread->blockDim.x;
+  unsigned end = width;
+  if constexpr (std::is_signed_v<Bound>) {
+    if (bound <= 0) return;
+  }
+  if (static_cast<unsigned long long>(bound) < width) end = static_cast<unsigned>(bound);
+  detail::runSegment<UpdatesContext>(end, segment);
 }
 
 /// `return;` inside a segment before the last barrier: the thread takes no part in later segments.
-inline void exitThread() { detail::runningThread("return").exited = true; }
+inline void exitThread(const LoopThread& thread) {
+  detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
+  block.exited[thread.linear] = 1;
+  ++block.exitedCount;
+}
 
 /// A local variable of a thread-loop clone that lives across a barrier: one slot per CUDA thread,
-/// uninitialised like a local; `mine()` is the running thread's.
+/// uninitialised like a local; `slots[thread]` is that thread's.
 template <class T>
 class PerThread {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>,
@@ -172,8 +221,8 @@ class PerThread {
  public:
   PerThread()
       : slots_(static_cast<T*>(detail::blockScratch(detail::currentLoopBlock->count, sizeof(T), alignof(T)))) {}
-  T& mine() const { return slots_[detail::currentThread->linearIndex]; }
-  T& set(const T& value) const { return mine() = value; }
+  T& operator[](const LoopThread& thread) const { return slots_[thread.linear]; }
+  T& set(const LoopThread& thread, const T& value) const { return slots_[thread.linear] = value; }
 
  private:
   T* slots_;
