@@ -35,6 +35,10 @@ class DisparConsumer : public clang::ASTConsumer {
   bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
     for (clang::Decl* decl : group) {
       const clang::SourceManager& sm = decl->getASTContext().getSourceManager();
+      // Clang also hands over instantiations it performs while parsing (a generic lambda's call
+      // operator, when the function using it ends): they are not declarations written at file scope.
+      if (!decl->getLexicalDeclContext()->isFileContext()) continue;
+      if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && fn->isTemplateInstantiation()) continue;
       if (sm.isInMainFile(sm.getExpansionLoc(decl->getBeginLoc()))) state_.topLevelDecls.push_back(decl);
     }
     return true;

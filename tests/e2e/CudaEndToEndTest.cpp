@@ -254,6 +254,19 @@ TEST_F(CudaKernels, FailedLaunchAbortsNamingTheVnodeAndKernel) {
   EXPECT_NE(run.output.find("invalid configuration argument"), std::string::npos) << run.output;
 }
 
+// CUDA as real code writes it (tests/e2e/cuda/constructs.dsp): namespaces, argument-dependent lookup,
+// __device__ members and constructors, builtins in macros, __constant__ / __device__ variables and
+// the symbol API, a __shared__ tile declared in a loop, warps and cooperative groups. With the toolkit
+// this is the nvcc build, whose host clones run here.
+TEST(CudaEndToEnd, RealCudaConstructsMatchTheCpu) {
+  ScratchDir dir;
+  ProcessResult built = compileCuda(dir, "tests/e2e/cuda/constructs.dsp", "constructs");
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 3, {"./constructs"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("constructs: ok"), std::string::npos) << run.output;
+}
+
 // Barriers in the places thread loops now reach (a branch on a uniform local, a uniform break, the
 // block's cooperative-groups barriers, a macro-initialised local, a bounded segment): every kernel gets
 // the thread-loop form and every value matches the CPU (checked in the program's sink).

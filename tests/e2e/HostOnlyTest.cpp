@@ -278,6 +278,17 @@ VNODE(consumer, IN(a)) {
   EXPECT_EQ(runProcess({"ls", "-A", dir_.path()}).output, "bad.dsp\n");
 }
 
+// tests/e2e/cuda/constructs.dsp without a toolkit: vector types, cooperative groups and the symbol API
+// come from the host path's own headers.
+TEST_F(HostOnly, RealCudaConstructsMatchTheCpu) {
+  dir_.write("constructs.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/constructs.dsp"));
+  ProcessResult built = compile({"constructs.dsp", "-o", "constructs"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(3, "./constructs");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("constructs: ok"), std::string::npos) << run.output;
+}
+
 // The thread-loop shapes of tests/e2e/cuda/shapes.dsp, built without a toolkit.
 TEST_F(HostOnly, ThreadLoopShapesMatchTheCpu) {
   dir_.write("shapes.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/shapes.dsp"));

@@ -16,6 +16,20 @@ std::string readExample(const std::string& relative) {
   return text.str();
 }
 
+// Clang hands the consumer the call operators of generic lambdas it instantiates when a function
+// ends; they must not count as the declaration that follows a directive.
+TEST(Model, GenericLambdasDoNotHideTheVnodeADirectiveAppliesTo) {
+  ParseOutcome outcome = parseSource(
+      "#include <dispar/dispar.h>\n"
+      "PIPE(int, a);\n"
+      "VNODE(src, OUT(a)) { auto send = [&](auto v) { a.write(int(v)); }; send(1); send(2.0); }\n"
+      "#pragma streamap resource(cpu) replicas(2)\n"
+      "VNODE(snk, IN(a)) { auto same = [](auto x) { return x; }; int v; while (a.read(v)) same(v); }\n");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  ASSERT_EQ(outcome.result.program.vnodes.size(), 2u);
+  EXPECT_EQ(outcome.result.program.vnodes[1].replicas, 2);
+}
+
 TEST(Model, PipelineExample) {
   ParseOutcome outcome = parseSource(readExample("examples/pipeline/pipeline.dsp"));
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
