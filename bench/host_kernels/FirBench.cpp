@@ -60,8 +60,9 @@ void host_fir(const float* __restrict__ in, float* __restrict__ out, const float
   out[i] = acc;
  }); }
 
-// A second kernel, reported beside the target: a tree reduction, whose barrier sits in a loop that every
-// thread runs alike (thread loops run that loop once per block around its segments).
+// A second kernel: a tree reduction, whose barrier sits in a loop that every thread runs alike (thread
+// loops run that loop once per block around its segments; `t` is recomputed from the loop index in each
+// segment, and the `if (t < half)` segment loops over the first `half` threads only).
 //
 // __global__ void blockSums(const int* in, long long* out) {
 //   __shared__ long long sums[256];
@@ -174,7 +175,7 @@ int main() {
   std::printf("  hostk fibers        %9.3f ms  %8.1f Msamples/s  (the general form)\n", fibers * 1e3,
               kFrameSamples / fibers / 1e6);
   std::printf("  OpenMP              %9.3f ms  %8.1f Msamples/s\n", openmp * 1e3, kFrameSamples / openmp / 1e6);
-  std::printf("  ratio hostk/OpenMP  %.2fx (target: at most 2x); fibers %.2fx\n", loops / openmp, fibers / openmp);
+  std::printf("  ratio hostk/OpenMP  %.2fx (target: at most 1.2x); fibers %.2fx\n", loops / openmp, fibers / openmp);
 
   // The reduction: same input size, one sum per block of 256.
   std::vector<int> values(kFrameSamples);
@@ -197,6 +198,7 @@ int main() {
               kFrames);
   std::printf("  hostk thread loops  %9.3f ms\n  hostk fibers        %9.3f ms\n  OpenMP (same tree)  %9.3f ms\n",
               sumLoops * 1e3, sumFibers * 1e3, sumOpenmp * 1e3);
-  std::printf("  ratio hostk/OpenMP  %.2fx; fibers %.2fx\n", sumLoops / sumOpenmp, sumFibers / sumOpenmp);
+  std::printf("  ratio hostk/OpenMP  %.2fx (target: at most 4x); fibers %.2fx\n", sumLoops / sumOpenmp,
+              sumFibers / sumOpenmp);
   return 0;
 }
