@@ -111,6 +111,31 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
   return found;
 }
 
+/// Whether evaluating `expr` can trap: an integer division or remainder whose divisor is not a non-zero
+/// constant. Such an expression is not moved to where the kernel might not have evaluated it.
+bool mayTrap(const clang::Expr* expr, const clang::ASTContext& context) {
+  class DivisionScan : public clang::RecursiveASTVisitor<DivisionScan> {
+   public:
+    explicit DivisionScan(const clang::ASTContext& context) : context_(context) {}
+    bool VisitBinaryOperator(clang::BinaryOperator* op) {
+      const clang::BinaryOperatorKind kind = op->getOpcode();
+      if ((kind != clang::BO_Div && kind != clang::BO_Rem) || op->getType()->isRealFloatingType()) return true;
+      clang::Expr::EvalResult divisor;
+      if (op->getRHS()->isValueDependent() || !op->getRHS()->EvaluateAsInt(divisor, context_) ||
+          divisor.Val.getInt() == 0)
+        traps = true;
+      return !traps;
+    }
+    bool traps = false;
+
+   private:
+    const clang::ASTContext& context_;
+  };
+  DivisionScan scan(context);
+  scan.TraverseStmt(const_cast<clang::Expr*>(expr));
+  return scan.traps;
+}
+
 /// The thread block of cooperative groups: stateless on the host path, so it can be kept or recomputed.
 bool isCooperativeThreadBlock(clang::QualType type) {
   const clang::CXXRecordDecl* record = type->getAsCXXRecordDecl();
@@ -267,7 +292,8 @@ class ThreadLoopPlanner::Builder {
     const clang::QualType type = var->getType();
     if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType())) return false;
     if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc())) return false;
-    if (!uniform(var->getInit()) || mutatedIn(kernel_->getBody(), var)) return false;
+    // Computed at the start of its region, maybe before an early return that guarded it in the kernel.
+    if (!uniform(var->getInit()) || mayTrap(var->getInit(), context_) || mutatedIn(kernel_->getBody(), var)) return false;
     uniformLocals_.push_back(var);
     return true;
   }
@@ -281,7 +307,9 @@ class ThreadLoopPlanner::Builder {
     const auto* less = llvm::dyn_cast<clang::BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
     if (!less || less->getOpcode() != clang::BO_LT || !isThreadIndexX(less->getLHS())) return;
     const clang::QualType type = less->getLHS()->getType();
-    if (type->isDependentType() || !type->isIntegerType() || !uniform(less->getRHS())) return;
+    if (type->isDependentType() || !type->isIntegerType() || !uniform(less->getRHS()) ||
+        mayTrap(less->getRHS(), context_))
+      return;
     const clang::CharSourceRange range = sm_.getExpansionRange(less->getRHS()->getSourceRange());
     if (!inFile(range.getBegin()) || !inFile(range.getEnd())) return;
     clang::PrintingPolicy policy = context_.getPrintingPolicy();
@@ -814,8 +842,9 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     std::string regionPrologue;
     for (const auto& [region, decl] : plan->regionHoisted)
       if (region == edit.region && edit.region != nullptr) regionPrologue += take(decl);
-    const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken ? " " : "") + regionPrologue +
-                             endSegment(edit.closes) + startSegment(edit.opens);
+    const bool opensOnly = edit.closes == SegmentEdit::kNone;  // after a token: keep it apart
+    const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken || opensOnly ? " " : "") +
+                             regionPrologue + endSegment(edit.closes) + startSegment(edit.opens);
     switch (edit.kind) {
       case SegmentEdit::ReplaceBarrier:
         clone.ReplaceText(withSemicolon(edit.stmt), text);

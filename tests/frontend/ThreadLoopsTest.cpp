@@ -150,6 +150,38 @@ TEST(ThreadLoops, TemplateKernelKeepsItsParametersInTheClone) {
       << emitted;
 }
 
+// A local every thread computes alike is computed once per block, before the segments (and may steer a
+// loop holding a barrier); one whose computation could trap (a division by a parameter) stays where the
+// kernel wrote it, after the early return that guards it.
+TEST(ThreadLoops, UniformLocalsAreComputedOncePerBlockUnlessTheyCouldTrap) {
+  const std::string emitted = emittedSource(
+      "#include <dispar/dispar.h>\n"
+      "__global__ void kernel(int* x, int n, int parts) {\n"
+      "  __shared__ int s[256];\n"
+      "  if (parts == 0) return;\n"
+      "  const int rounds = n * 2;\n"
+      "  const int per = n / parts;\n"
+      "  s[threadIdx.x] = per;\n"
+      "  __syncthreads();\n"
+      "  for (int r = 0; r < rounds; ++r) {\n"
+      "    if (r == 3) break;\n"
+      "    x[threadIdx.x] += s[(threadIdx.x + r) % 256];\n"
+      "    __syncthreads();\n"
+      "  }\n"
+      "}\n"
+      "#pragma streamap resource(gpu)\n"
+      "VNODE(worker) { kernel<<<4, 256>>>(nullptr, 0, 1); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("sharedVariable<int[256]>([] {}); const int rounds = n * 2; ::dispar::hostk::forEachThread<false>("),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("  if (parts == 0) return ::dispar::hostk::exitThread(dispar_thread);\n  \n  const int per = n / parts;"),
+            std::string::npos)
+      << emitted;
+  // The uniform break stays at block level, between two segments.
+  EXPECT_NE(emitted.find("{ \n    if (r == 3) break; ::dispar::hostk::forEachThread<false>("), std::string::npos) << emitted;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`
