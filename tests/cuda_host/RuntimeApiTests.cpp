@@ -107,3 +107,39 @@ TEST(RuntimeApi, NullArgumentsAreErrorsNotCrashes) {
 }
 
 }  // namespace
+
+namespace symbols {
+float scale[4] = {1, 2, 3, 4};  // a __constant__ variable in a build without the toolkit
+int counter = 0;                // a __device__ variable
+}  // namespace symbols
+
+TEST(RuntimeApi, SymbolRoundTripsWithOffsetsAndTheirErrors) {
+  namespace hk = ::dispar::hostk;
+  const float values[2] = {10, 20};
+  ASSERT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(values), sizeof(float)), hk::cudaSuccess);
+  float back[4] = {};
+  ASSERT_EQ(hk::cudaMemcpyFromSymbol(back, symbols::scale, sizeof(back)), hk::cudaSuccess);
+  EXPECT_EQ(back[0], 1);
+  EXPECT_EQ(back[1], 10);
+  EXPECT_EQ(back[2], 20);
+  EXPECT_EQ(back[3], 4);
+  ASSERT_EQ(hk::cudaMemcpyToSymbolAsync(symbols::counter, values, 0), hk::cudaSuccess);  // nothing to copy
+
+  void* address = nullptr;
+  std::size_t size = 0;
+  ASSERT_EQ(hk::cudaGetSymbolAddress(&address, symbols::counter), hk::cudaSuccess);
+  EXPECT_EQ(address, &symbols::counter);
+  ASSERT_EQ(hk::cudaGetSymbolSize(&size, symbols::scale), hk::cudaSuccess);
+  EXPECT_EQ(size, sizeof(symbols::scale));
+
+  // Past the end of the variable, the wrong direction, no destination: errors, nothing written.
+  EXPECT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(values), 3 * sizeof(float)), hk::cudaErrorInvalidValue);
+  EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorInvalidValue);
+  EXPECT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(float), 0, hk::cudaMemcpyDeviceToHost),
+            hk::cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(hk::cudaMemcpyFromSymbol(nullptr, symbols::scale, sizeof(float)), hk::cudaErrorInvalidValue);
+  EXPECT_EQ(hk::cudaGetSymbolAddress(nullptr, symbols::scale), hk::cudaErrorInvalidValue);
+  ASSERT_EQ(hk::cudaMemcpyFromSymbol(back, symbols::scale, sizeof(back)), hk::cudaSuccess);
+  EXPECT_EQ(back[3], 4);
+  (void)hk::cudaGetLastError();
+}
