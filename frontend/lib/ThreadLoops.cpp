@@ -293,7 +293,10 @@ class ThreadLoopPlanner::Builder {
     if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType())) return false;
     if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc())) return false;
     // Computed at the start of its region, maybe before an early return that guarded it in the kernel.
-    if (!uniform(var->getInit()) || mayTrap(var->getInit(), context_) || mutatedIn(kernel_->getBody(), var)) return false;
+    // Moved before statements that may write memory: it must not read any.
+    if (!readsOnly(var->getInit(), ValueRules{/*threadIndex=*/false, /*memory=*/false, /*assignments=*/false}) ||
+        mayTrap(var->getInit(), context_) || mutatedIn(kernel_->getBody(), var))
+      return false;
     uniformLocals_.push_back(var);
     return true;
   }
@@ -479,46 +482,78 @@ class ThreadLoopPlanner::Builder {
     return false;
   }
 
-  /// Whether every thread of a block computes the same value: only parameters (none is assigned),
-  /// constants, blockIdx/blockDim/gridDim/warpSize, the variables of enclosing uniform loops and
-  /// uniform locals (declared from such values, never changed).
-  bool uniform(const clang::Expr* expr) const {
-    class UniformScan : public clang::RecursiveASTVisitor<UniformScan> {
+  /// What an expression may read to count as uniform (the same for every thread of the block) or as a
+  /// function of the thread's index.
+  struct ValueRules {
+    bool threadIndex = false;  ///< threadIdx and rematerialised locals
+    bool memory = true;        ///< loads through pointers, arrays and references
+    bool assignments = true;   ///< a loop header's `++i`, `s >>= 1` (of its own uniform variables)
+  };
+
+  /// Whether `expr` reads only parameters (none is assigned), constants, blockIdx/blockDim/gridDim/
+  /// warpSize, the variables of enclosing uniform loops, uniform locals (declared from such values,
+  /// never changed), and what `rules` adds; calls only the builtin variables' getters (and, with
+  /// threadIndex, this_thread_block()).
+  bool readsOnly(const clang::Expr* expr, ValueRules rules) const {
+    class ValueScan : public clang::RecursiveASTVisitor<ValueScan> {
      public:
-      explicit UniformScan(const Builder& builder) : builder_(builder) {}
+      ValueScan(const Builder& builder, ValueRules rules) : builder_(builder), rules_(rules) {}
       bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
         const clang::ValueDecl* decl = ref->getDecl();
         if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl) ||
             llvm::isa<clang::NonTypeTemplateParmDecl>(decl))
           return true;
         const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
-        if (!var) return uniform = false;
+        if (!var) return ok = false;
+        const auto has = [var](const std::vector<const clang::VarDecl*>& vars) {
+          return std::find(vars.begin(), vars.end(), var) != vars.end();
+        };
         const std::string name = var->getNameAsString();
         if (!builder_.sm_.isInMainFile(builder_.sm_.getExpansionLoc(var->getLocation())))
-          return uniform = name == "blockIdx" || name == "blockDim" || name == "gridDim" || name == "warpSize";
-        const bool constant = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_);
-        const bool loopVariable = std::find(builder_.loopVariables_.begin(), builder_.loopVariables_.end(), var) !=
-                                  builder_.loopVariables_.end();
-        const bool uniformLocal = std::find(builder_.uniformLocals_.begin(), builder_.uniformLocals_.end(), var) !=
-                                  builder_.uniformLocals_.end();
-        if (!(constant || loopVariable || uniformLocal || llvm::isa<clang::ParmVarDecl>(var))) uniform = false;
-        return uniform;
+          return ok = name == "blockIdx" || name == "blockDim" || name == "gridDim" || name == "warpSize" ||
+                      (rules_.threadIndex && name == "threadIdx");
+        ok = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_) ||
+             llvm::isa<clang::ParmVarDecl>(var) || has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
+             (rules_.threadIndex && has(builder_.rematerialized_));
+        return ok;
       }
+      bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { return ok = ok && rules_.memory; }
+      bool VisitUnaryOperator(clang::UnaryOperator* op) {
+        if ((op->getOpcode() == clang::UO_Deref && !rules_.memory) || (op->isIncrementDecrementOp() && !rules_.assignments))
+          ok = false;
+        return ok;
+      }
+      bool VisitBinaryOperator(clang::BinaryOperator* op) { return ok = ok && (rules_.assignments || !op->isAssignmentOp()); }
+      bool VisitMemberExpr(clang::MemberExpr* member) { return ok = ok && (rules_.memory || !member->isArrow()); }
       bool VisitCallExpr(clang::CallExpr* call) {
-        // blockDim.x is a property: a call to the builtin variable's getter.
-        const auto* method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(call->getDirectCallee());
-        if (!method || !method->getParent()->getName().starts_with("__cuda_builtin_")) uniform = false;
-        return uniform;
+        // blockDim.x is a property: a call to the builtin variable's getter; this_thread_block() only
+        // names the running block.
+        const clang::FunctionDecl* callee = call->getDirectCallee();
+        const auto* method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(callee);
+        const bool getter = method && method->getParent()->getName().starts_with("__cuda_builtin_");
+        const bool threadBlock = rules_.threadIndex && callee && isInCooperativeGroups(callee) &&
+                                 callee->getIdentifier() && callee->getName() == "this_thread_block" &&
+                                 call->getNumArgs() == 0;
+        return ok = ok && (getter || threadBlock);
       }
-      bool uniform = true;
+      bool VisitCXXConstructExpr(clang::CXXConstructExpr* construct) {
+        // Copies of the thread block (its initialisation from this_thread_block()) are the block.
+        return ok = ok && rules_.threadIndex && isCooperativeThreadBlock(construct->getType());
+      }
+      bool VisitLambdaExpr(clang::LambdaExpr*) { return ok = false; }
+      bool ok = true;
 
      private:
       const Builder& builder_;
+      ValueRules rules_;
     };
-    UniformScan scan(*this);
+    ValueScan scan(*this, rules);
     scan.TraverseStmt(const_cast<clang::Expr*>(expr));
-    return scan.uniform;
+    return scan.ok;
   }
+
+  /// Uniform, as a loop's or branch's header must be to run once per block.
+  bool uniform(const clang::Expr* expr) const { return readsOnly(expr, ValueRules{}); }
 
   /// Whether a break or continue in `body` would leave or restart the loop whose body it is.
   static bool leavesLoop(const clang::Stmt* body) {
@@ -617,62 +652,8 @@ class ThreadLoopPlanner::Builder {
     const clang::CharSourceRange init = sm_.getExpansionRange(var->getInit()->getSourceRange());
     if (!inFile(decl->getBeginLoc()) || !inFile(init.getBegin()) || !inFile(init.getEnd())) return false;
     if (mutatedIn(kernel_->getBody(), var)) return false;
-    class PureScan : public clang::RecursiveASTVisitor<PureScan> {
-     public:
-      explicit PureScan(const Builder& builder) : builder_(builder) {}
-      bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-        const clang::ValueDecl* decl = ref->getDecl();
-        if (llvm::isa<clang::EnumConstantDecl>(decl) || llvm::isa<clang::FunctionDecl>(decl) ||
-            llvm::isa<clang::NonTypeTemplateParmDecl>(decl))
-          return true;
-        const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
-        const auto has = [var](const std::vector<const clang::VarDecl*>& vars) {
-          return std::find(vars.begin(), vars.end(), var) != vars.end();
-        };
-        if (!var) return pure = false;
-        if (!builder_.sm_.isInMainFile(builder_.sm_.getExpansionLoc(var->getLocation()))) {
-          const std::string name = var->getNameAsString();
-          return pure = name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "gridDim" ||
-                        name == "warpSize";
-        }
-        pure = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_) ||
-               llvm::isa<clang::ParmVarDecl>(var) || has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
-               has(builder_.rematerialized_);
-        return pure;
-      }
-      // Memory may change across a barrier; a value computed from it must be kept, not recomputed.
-      bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { return pure = false; }
-      bool VisitUnaryOperator(clang::UnaryOperator* op) {
-        if (op->getOpcode() == clang::UO_Deref || op->isIncrementDecrementOp()) pure = false;
-        return pure;
-      }
-      bool VisitBinaryOperator(clang::BinaryOperator* op) { return pure = pure && !op->isAssignmentOp(); }
-      bool VisitMemberExpr(clang::MemberExpr* member) { return pure = pure && !member->isArrow(); }
-      bool VisitCallExpr(clang::CallExpr* call) {
-        // threadIdx.x is a property: a call to the builtin variable's getter; this_thread_block() only
-        // names the running block.
-        const clang::FunctionDecl* callee = call->getDirectCallee();
-        const auto* method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(callee);
-        const bool getter = method && method->getParent()->getName().starts_with("__cuda_builtin_");
-        const bool threadBlock = callee && isInCooperativeGroups(callee) && callee->getIdentifier() &&
-                                 callee->getName() == "this_thread_block" && call->getNumArgs() == 0;
-        if (!getter && !threadBlock) pure = false;
-        return pure;
-      }
-      bool VisitCXXConstructExpr(clang::CXXConstructExpr* construct) {
-        // Copies of the thread block (its initialisation from this_thread_block()) are the block.
-        if (!isCooperativeThreadBlock(construct->getType())) pure = false;
-        return pure;
-      }
-      bool VisitLambdaExpr(clang::LambdaExpr*) { return pure = false; }
-      bool pure = true;
-
-     private:
-      const Builder& builder_;
-    };
-    PureScan scan(*this);
-    scan.TraverseStmt(const_cast<clang::Expr*>(var->getInit()));
-    return scan.pure;
+    // Memory may change across a barrier: a value computed from it must be kept, not recomputed.
+    return readsOnly(var->getInit(), ValueRules{/*threadIndex=*/true, /*memory=*/false, /*assignments=*/false});
   }
 
   bool carry(const clang::DeclStmt* decl, const clang::VarDecl* var, const std::vector<bool>& usedIn) {

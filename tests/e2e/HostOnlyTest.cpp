@@ -179,6 +179,15 @@ class HostOnly : public ::testing::Test {
   ProcessResult mpirun(int ranks, const std::string& program) {
     return runProcess({kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks), program}, dir_.path());
   }
+  /// Builds tests/e2e/cuda/NAME.dsp, runs it on `ranks` ranks, expects its sink's "NAME: ok".
+  void expectProgramPasses(const std::string& name, int ranks) {
+    dir_.write(name + ".dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/" + name + ".dsp"));
+    ProcessResult built = compile({name + ".dsp", "-o", name});
+    ASSERT_EQ(built.status, 0) << built.output;
+    ProcessResult run = mpirun(ranks, "./" + name);
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find(name + ": ok"), std::string::npos) << run.output;
+  }
   lang::Rtg readRtg(const std::string& name) {
     lang::Rtg rtg;
     std::string error;
@@ -280,24 +289,10 @@ VNODE(consumer, IN(a)) {
 
 // tests/e2e/cuda/constructs.dsp without a toolkit: vector types, cooperative groups and the symbol API
 // come from the host path's own headers.
-TEST_F(HostOnly, RealCudaConstructsMatchTheCpu) {
-  dir_.write("constructs.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/constructs.dsp"));
-  ProcessResult built = compile({"constructs.dsp", "-o", "constructs"});
-  ASSERT_EQ(built.status, 0) << built.output;
-  ProcessResult run = mpirun(3, "./constructs");
-  ASSERT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("constructs: ok"), std::string::npos) << run.output;
-}
+TEST_F(HostOnly, RealCudaConstructsMatchTheCpu) { expectProgramPasses("constructs", 3); }
 
 // The thread-loop shapes of tests/e2e/cuda/shapes.dsp, built without a toolkit.
-TEST_F(HostOnly, ThreadLoopShapesMatchTheCpu) {
-  dir_.write("shapes.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/cuda/shapes.dsp"));
-  ProcessResult built = compile({"shapes.dsp", "-o", "shapes"});
-  ASSERT_EQ(built.status, 0) << built.output;
-  ProcessResult run = mpirun(3, "./shapes");
-  ASSERT_EQ(run.status, 0) << run.output;
-  EXPECT_NE(run.output.find("shapes: ok"), std::string::npos) << run.output;
-}
+TEST_F(HostOnly, ThreadLoopShapesMatchTheCpu) { expectProgramPasses("shapes", 3); }
 
 // A CUDA error is Clang's error, at the user's line, not an error inside the prelude.
 TEST_F(HostOnly, CudaErrorsPointAtTheProgram) {
