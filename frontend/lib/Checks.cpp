@@ -148,7 +148,9 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
   const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
   if (!fn) return;
   if (const auto* launch = result.Nodes.getNodeAs<clang::CUDAKernelCallExpr>("launch")) {
-    state_.launches.push_back(launch);
+    // A launch in a template is rewritten once, in the template: its instantiations share the text.
+    const auto* where = result.Nodes.getNodeAs<clang::FunctionDecl>("fn");
+    if (!where->getTemplateInstantiationPattern()) state_.launches.push_back(launch);
     state_.gpuUses.push_back(GpuUse{fn, launch->getBeginLoc()});
   } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
     state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});

@@ -35,7 +35,10 @@ const hostk::Builtin* cudaBuiltin(const clang::Decl* decl) {
   const clang::SourceManager& sm = decl->getASTContext().getSourceManager();
   // Clang declares builtins such as __syncthreads implicitly, at their first use: not the user's.
   if (!decl->isImplicit() && sm.isInMainFile(sm.getExpansionLoc(decl->getLocation()))) return nullptr;
-  if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && !fn->getDeclContext()->getRedeclContext()->isTranslationUnit())
+  const clang::Decl* function = decl;
+  if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(decl)) function = tmpl->getTemplatedDecl();
+  if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(function);
+      fn && !fn->getDeclContext()->getRedeclContext()->isTranslationUnit())
     return nullptr;  // std::min is not CUDA's min
   return hostk::findBuiltin(nameOf(named));
 }

@@ -16,6 +16,7 @@
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <set>
 #include <string_view>
@@ -225,6 +226,26 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     return true;
   }
 
+  // In a template, a call whose arguments depend on a template parameter (`atomicAdd(p, v)` with a `T*
+  // p`, `__shfl_down_sync(mask, v, 1)` with a `T v`) names its function only by lookup.
+  bool VisitUnresolvedLookupExpr(clang::UnresolvedLookupExpr* lookup) {
+    if (lookup->getQualifier()) return true;  // a cooperative-groups qualifier is rewritten on its own
+    for (const clang::NamedDecl* found : lookup->decls()) {
+      const clang::Decl* decl = found->getUnderlyingDecl();
+      if (const hostk::Builtin* builtin = cudaBuiltin(decl)) {
+        useBuiltin(lookup->getNameLoc(), *builtin);
+        return true;
+      }
+      if (isInCooperativeGroups(decl)) {
+        if (checkCooperativeGroups(llvm::cast<clang::NamedDecl>(decl), hostk::CooperativeGroupsKind::Function,
+                                   lookup->getNameLoc()))
+          insertCooperativeGroupsQualifier(lookup->getNameLoc());
+        return true;
+      }
+    }
+    return true;
+  }
+
   bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* launch) {
     unsupported(launch->getBeginLoc(), "dynamic parallelism", "launch kernels from host code");
     return true;
@@ -350,9 +371,18 @@ std::string hostFormComment(const clang::FunctionDecl* fn, const ThreadLoopPlann
 
 }  // namespace
 
+clang::SourceRange CudaLowering::writtenRange(clang::SourceRange range) const {
+  const clang::SourceLocation begin = range.getBegin(), end = range.getEnd();
+  // Code passed as a macro argument (`CHECK(k<<<1, 32>>>(d))`) is written where the argument is spelt.
+  if ((begin.isMacroID() || end.isMacroID()) && sm_.isMacroArgExpansion(begin) && sm_.isMacroArgExpansion(end)) {
+    const clang::SourceLocation spelledBegin = sm_.getSpellingLoc(begin), spelledEnd = sm_.getSpellingLoc(end);
+    if (sm_.isInMainFile(spelledBegin) && sm_.isInMainFile(spelledEnd)) return {spelledBegin, spelledEnd};
+  }
+  return sm_.getExpansionRange(range).getAsRange();
+}
+
 std::string CudaLowering::text(clang::SourceRange range) const {
-  return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(sm_.getExpansionRange(range).getAsRange()), sm_,
-                                     context_.getLangOpts())
+  return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(writtenRange(range)), sm_, context_.getLangOpts())
       .str();
 }
 
@@ -573,15 +603,37 @@ void CudaLowering::lowerDeviceVariables(FrontendResult& result) {
   }
 }
 
-std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const {
+const clang::FunctionDecl* CudaLowering::launchedKernel(const clang::CUDAKernelCallExpr* launch) const {
+  if (const clang::FunctionDecl* kernel = launch->getDirectCallee()) return kernel;
+  // In a template, `kernel<BLOCK_SIZE><<<...>>>` names a kernel template not yet specialised.
+  if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(launch->getCallee()->IgnoreParenImpCasts()))
+    for (const clang::NamedDecl* decl : lookup->decls())
+      if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(decl->getUnderlyingDecl()))
+        if (tmpl->getTemplatedDecl()->hasAttr<clang::CUDAGlobalAttr>()) return tmpl->getTemplatedDecl();
+  return nullptr;
+}
+
+std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const clang::FunctionDecl* kernel,
+                                        const ThreadLoopPlanner& loops) const {
   const clang::CallExpr* config = launch->getConfig();
   auto configArg = [&](unsigned i, const char* fallback) -> std::string {
     if (!config || i >= config->getNumArgs() || llvm::isa<clang::CXXDefaultArgExpr>(config->getArg(i))) return fallback;
     return text(config->getArg(i)->getSourceRange());
   };
-  const clang::FunctionDecl* kernel = launch->getDirectCallee();
   std::string host = "&" + hostNamespace(kernel) + kernel->getNameAsString();
-  if (const clang::TemplateArgumentList* args = kernel->getTemplateSpecializationArgs()) {
+  // The template arguments as written (`kernel<BLOCK_SIZE>` in a template), else as deduced.
+  const clang::Expr* callee = launch->getCallee()->IgnoreParenImpCasts();
+  clang::SourceLocation lAngle, rAngle;
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(callee); ref && ref->hasExplicitTemplateArgs()) {
+    lAngle = ref->getLAngleLoc();
+    rAngle = ref->getRAngleLoc();
+  } else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee); lookup && lookup->hasExplicitTemplateArgs()) {
+    lAngle = lookup->getLAngleLoc();
+    rAngle = lookup->getRAngleLoc();
+  }
+  if (lAngle.isValid()) {
+    host += text(clang::SourceRange(lAngle, rAngle));
+  } else if (const clang::TemplateArgumentList* args = kernel->getTemplateSpecializationArgs()) {
     std::string printed;
     llvm::raw_string_ostream out(printed);
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());
@@ -590,15 +642,24 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   std::string hostLaunch = std::string(loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
                                                                      : "::dispar::hostk::launch(") + configArg(0, "1") + ", " + configArg(1, "1") + ", " +
                            configArg(2, "0") + ", " + host;
-  for (const clang::Expr* arg : launch->arguments()) hostLaunch += ", " + text(arg->getSourceRange());
+  for (const clang::Expr* arg : launch->arguments()) {
+    // A parameter's default is spelt where the kernel declares it.
+    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(arg))
+      hostLaunch += ", " + text(defaulted->getExpr()->getSourceRange());
+    else
+      hostLaunch += ", " + text(arg->getSourceRange());
+  }
   hostLaunch += ")";
   // A failed launch aborts the job naming the VNODE, the kernel and where it was launched.
-  clang::PresumedLoc where = sm_.getPresumedLoc(sm_.getExpansionLoc(launch->getBeginLoc()));
+  clang::PresumedLoc where = sm_.getPresumedLoc(writtenRange(launch->getSourceRange()).getBegin());
   std::string check = "::dispar::gpu::checkLaunch(\"" + kernel->getNameAsString() + "\", \"" + where.getFilename() + ":" +
                       std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + "\")";
-  if (options_.cudaTarget == CudaTarget::HostOnly) return "((void)" + hostLaunch + ", " + check + ")";
-  return "((::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) + ")), " +
-         check + ")";
+  if (options_.cudaTarget != CudaTarget::HostOnly)
+    return "((::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) + ")), " +
+           check + ")";
+  // The launch may span lines; its replacement keeps as many, so that #line and __LINE__ stay right.
+  const std::string original = text(launch->getSourceRange());
+  return "((void)" + hostLaunch + ", " + check + std::string(std::count(original.begin(), original.end(), '\n'), '\n') + ")";
 }
 
 void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
@@ -659,15 +720,30 @@ void CudaLowering::lower(FrontendResult& result) {
   }
 
   for (const clang::CUDAKernelCallExpr* launch : state_.launches) {
-    if (!launch->getDirectCallee()) continue;
-    clang::SourceRange range = sm_.getExpansionRange(launch->getSourceRange()).getAsRange();
+    const clang::SourceRange range = writtenRange(launch->getSourceRange());
     bool inDeviceCode = false;
     for (const clang::SourceRange& code : deviceCode)
       inDeviceCode = inDeviceCode || (!sm_.isBeforeInTranslationUnit(range.getBegin(), code.getBegin()) &&
                                       !sm_.isBeforeInTranslationUnit(code.getEnd(), range.getBegin()));
-    if (inDeviceCode) continue;
-    clang::SourceLocation begin = range.getBegin();
-    add(result, begin, endOffset(range) - sm_.getFileOffset(begin), rewriteLaunch(launch, loops));
+    if (inDeviceCode) continue;  // dynamic parallelism, reported with the device code
+    const clang::FunctionDecl* kernel = launchedKernel(launch);
+    const clang::SourceLocation at = sm_.getExpansionLoc(launch->getBeginLoc());
+    if (!kernel) {
+      // The host path would not know which clone to run: a launch that did nothing would be worse.
+      diags_.report(at, Diag::UnsupportedOnHost) << "a launch through a function pointer" << "launch the kernel by name";
+      diags_.report(at, Diag::NoteHostPath);
+      continue;
+    }
+    const bool inMacroBody = (launch->getBeginLoc().isMacroID() || launch->getEndLoc().isMacroID()) &&
+                             !(sm_.isMacroArgExpansion(launch->getBeginLoc()) && sm_.isMacroArgExpansion(launch->getEndLoc()));
+    if (inMacroBody || !sm_.isInMainFile(range.getBegin())) {
+      diags_.report(at, Diag::UnsupportedOnHost)
+          << "a kernel launch inside a macro definition" << "write the launch in the code (a macro argument is fine)";
+      diags_.report(at, Diag::NoteHostPath);
+      continue;
+    }
+    const clang::SourceLocation begin = range.getBegin();
+    add(result, begin, endOffset(range) - sm_.getFileOffset(begin), rewriteLaunch(launch, kernel, loops));
   }
 
   // A GPU library call the host path has no stand-in for would fail (or worse, be ignored) at run time

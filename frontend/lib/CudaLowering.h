@@ -39,8 +39,12 @@ class CudaLowering {
   void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
   void lowerDeviceVariables(FrontendResult& result);
   void rewriteRuntimeCalls(FrontendResult& result);
-  std::string rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const ThreadLoopPlanner& loops) const;
+  const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* launch) const;
+  std::string rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const clang::FunctionDecl* kernel,
+                            const ThreadLoopPlanner& loops) const;
 
+  /// Where the tokens of `range` are written: in the file, or as a macro argument in the file.
+  clang::SourceRange writtenRange(clang::SourceRange range) const;
   std::string text(clang::SourceRange range) const;
   std::string lineDirective(clang::SourceLocation loc) const;
   clang::SourceLocation fileLoc(unsigned offset) const;

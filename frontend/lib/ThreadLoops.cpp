@@ -53,6 +53,13 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
     noteWarpLevel(member->getMemberDecl());
     return true;
   }
+  bool VisitUnresolvedLookupExpr(clang::UnresolvedLookupExpr* lookup) {  // a call in a template
+    for (const clang::NamedDecl* found : lookup->decls())
+      if (const auto* decl = llvm::dyn_cast<clang::ValueDecl>(found->getUnderlyingDecl())) noteWarpLevel(decl);
+      else if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(found->getUnderlyingDecl()))
+        noteWarpLevel(tmpl->getTemplatedDecl());
+    return true;
+  }
   bool VisitVarDecl(clang::VarDecl* var) {
     if (var->hasAttr<clang::CUDASharedAttr>()) shared.push_back(var);
     return true;
@@ -629,6 +636,16 @@ class ThreadLoopPlanner::Builder {
         }
         if (!carry(decl, var, usedIn)) return false;
       }
+    }
+    // A recomputed local whose value uses another (`int ai = thid;`) needs that one recomputed too, in
+    // each segment that uses it; the others come first, in declaration order.
+    for (std::size_t r = plan_.rematerialized.size(); r-- > 0;) {
+      StatementScan uses;
+      uses.TraverseStmt(const_cast<clang::Expr*>(plan_.rematerialized[r].var->getInit()));
+      for (std::size_t earlier = 0; earlier < r; ++earlier)
+        if (uses.used.contains(plan_.rematerialized[earlier].var))
+          for (unsigned segment = 0; segment < plan_.segments; ++segment)
+            if (plan_.rematerialized[r].usedInSegment[segment]) plan_.rematerialized[earlier].usedInSegment[segment] = true;
     }
     // Hoisting keeps the declarations' order.
     std::sort(plan_.hoisted.begin(), plan_.hoisted.end(), [this](const clang::DeclStmt* a, const clang::DeclStmt* b) {

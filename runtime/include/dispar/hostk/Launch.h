@@ -53,16 +53,20 @@ struct KernelClosure {
   }
 };
 
-template <class... Params, class... Args>
+/// `T` itself, in a context where it is not deduced: the arguments of a launch take the kernel's
+/// parameter types at the call, as a CUDA launch converts them (NULL and 0 to pointers included).
+template <class T>
+struct Parameter {
+  using type = T;
+};
+
+template <class... Params>
 cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
-                     void (*kernel)(Params...), Args&&... args) {
-  static_assert(sizeof...(Params) == sizeof...(Args),
-                "dispar::hostk::launch: argument count does not match the kernel's parameters");
+                     void (*kernel)(Params...), typename Parameter<Params>::type... args) {
   static_assert(((!std::is_lvalue_reference_v<Params> ||
                   std::is_const_v<std::remove_reference_t<Params>>) && ...),
                 "dispar::hostk::launch: kernel parameters cannot be non-const references");
-  const KernelClosure<Params...> closure{
-      kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)};
+  const KernelClosure<Params...> closure{kernel, std::tuple<std::decay_t<Params>...>(args...)};
   return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
 }
 
@@ -70,19 +74,18 @@ cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicS
 
 /// Runs `kernel` (a host clone) on a grid of `grid` blocks of `block` threads with `dynamicSharedBytes`
 /// of dynamic shared memory per block; synchronous. Returns cudaSuccess or the launch error.
-template <class... Params, class... Args>
+template <class... Params>
 cudaError_t launch(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
-                   Args&&... args) {
-  return detail::launchAs(detail::CloneForm::Fibers, grid, block, dynamicSharedBytes, kernel,
-                          std::forward<Args>(args)...);
+                   typename detail::Parameter<Params>::type... args) {
+  return detail::launchAs<Params...>(detail::CloneForm::Fibers, grid, block, dynamicSharedBytes, kernel, args...);
 }
 
 /// As launch, for a clone emitted as thread loops: called once per block.
-template <class... Params, class... Args>
+template <class... Params>
 cudaError_t launchThreadLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
-                              Args&&... args) {
-  return detail::launchAs(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel,
-                          std::forward<Args>(args)...);
+                              typename detail::Parameter<Params>::type... args) {
+  return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel,
+                                     args...);
 }
 
 }  // namespace dispar::hostk
