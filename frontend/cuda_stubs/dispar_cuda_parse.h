@@ -182,9 +182,31 @@ cudaError_t cudaMallocHost(T** ptr, std::size_t size);
 #undef DISPAR_CUDA_PARSE_BUILTIN_Warp
 
 // Device functions the host path cannot run, declared so that the frontend reports them as unsupported
-// on the host path, as it does with a toolkit, rather than as unknown names.
+// on the host path, as it does with a toolkit, rather than as unknown names: __nanosleep, textures and
+// surfaces (through texture objects).
 void __nanosleep(unsigned ns);
+using cudaTextureObject_t = unsigned long long;
+using cudaSurfaceObject_t = unsigned long long;
+template <class T>
+T tex1Dfetch(cudaTextureObject_t texture, int x);
+template <class T>
+T tex1D(cudaTextureObject_t texture, float x);
+template <class T>
+T tex2D(cudaTextureObject_t texture, float x, float y);
+template <class T>
+T tex3D(cudaTextureObject_t texture, float x, float y, float z);
+template <class T>
+T tex2DLayered(cudaTextureObject_t texture, float x, float y, int layer);
+template <class T>
+T surf2Dread(cudaSurfaceObject_t surface, int x, int y);
+template <class T>
+void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y);
+
 
 #pragma clang force_cuda_host_device end
+
+// Device printf, as Clang's CUDA wrapper declares it (device only: stdio.h's is the host's, which a
+// host version calls).
+extern "C" __device__ int printf(const char*, ...);
 
 #endif  // DISPAR_CUDA_PARSE_H

@@ -61,6 +61,7 @@ struct AnalysisState {
   std::vector<const clang::CallExpr*> runtimeCalls;         // GPU library calls in host code
   std::vector<const clang::CUDAKernelCallExpr*> launches;
   std::vector<HostUnsupported> hostUnsupported;
+  std::vector<clang::SourceLocation> hostlessArchConditionals;  // `#if __CUDA_ARCH__` with no host branch
 };
 
 /// `dispar::Pipe<T>` → T; null type otherwise.

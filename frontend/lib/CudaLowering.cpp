@@ -1,8 +1,3 @@
-// GCC 12, inlining RecursiveASTVisitor's record traversal, warns of a null `this` in Clang's lazily
-// loaded base specifiers (ExternalASTSource.h); a false positive: there is no external source here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wnonnull"
-#endif
 #include "CudaLowering.h"
 
 #include "CudaConstructs.h"
@@ -223,6 +218,9 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
         unsupported(ref->getLocation(), std::string(family.what), "the host path has no texture units; see docs/cuda.md");
         return true;
       }
+    if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && isDeviceOnly(fn) && !hasHostVersion(fn))
+      unsupported(ref->getLocation(), "'" + name + "', a __device__ function with no host version,",
+                  "the host path provides the CUDA functions listed in docs/cuda.md");
     return true;
   }
 
@@ -260,6 +258,20 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   void unsupported(clang::SourceLocation loc, const std::string& construct, const std::string& advice) {
     diags_.report(loc, Diag::UnsupportedOnHost) << construct << advice;
     diags_.report(loc, Diag::NoteHostPath);
+  }
+
+  /// Whether a function a header declares for the device only (curand_init, __vabsdiffu4) also has a
+  /// host-callable declaration of the same name beside it (sqrtf, printf): the host version calls that.
+  static bool hasHostVersion(const clang::FunctionDecl* fn) {
+    if (llvm::isa<clang::CXXMethodDecl>(fn)) return true;  // members are judged by their class
+    for (const clang::NamedDecl* other : fn->getDeclContext()->getRedeclContext()->lookup(fn->getDeclName())) {
+      const clang::Decl* candidate = other->getUnderlyingDecl();
+      if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(candidate)) candidate = tmpl->getTemplatedDecl();
+      if (const auto* function = llvm::dyn_cast<clang::FunctionDecl>(candidate);
+          function && (!function->hasAttr<clang::CUDADeviceAttr>() || function->hasAttr<clang::CUDAHostAttr>()))
+        return true;
+    }
+    return false;
   }
 
   /// Reports a cooperative-groups name the host path does not provide; true when it does.
@@ -322,6 +334,11 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
       if (!var) continue;
       std::string name = var->getNameAsString();
       clang::QualType type = var->getType();
+      // `__shared__ cg::block_tile_memory<256> scratch;`: the name is checked like any other use.
+      if (const clang::CXXRecordDecl* record = context_.getBaseElementType(type)->getAsCXXRecordDecl();
+          record && isInCooperativeGroups(record) &&
+          !checkCooperativeGroups(record, hostk::CooperativeGroupsKind::Type, var->getTypeSpecStartLoc()))
+        return;
       if (var->hasExternalStorage()) {
         const clang::ArrayType* array = context_.getAsArrayType(type);
         if (!array) {
@@ -712,7 +729,16 @@ void CudaLowering::lower(FrontendResult& result) {
       diags_.report(fn->getLocation(), Diag::NoteHostPath);
       continue;
     }
-    deviceCode.push_back(sm_.getExpansionRange(fn->getSourceRange()).getAsRange());
+    const clang::SourceRange code = sm_.getExpansionRange(fn->getSourceRange()).getAsRange();
+    deviceCode.push_back(code);
+    for (clang::SourceLocation conditional : state_.hostlessArchConditionals)
+      if (!sm_.isBeforeInTranslationUnit(conditional, code.getBegin()) && sm_.isBeforeInTranslationUnit(conditional, code.getEnd())) {
+        // The host side of the file has none of that code: the host version would silently skip it.
+        diags_.report(conditional, Diag::UnsupportedOnHost)
+            << "code under '#if __CUDA_ARCH__' with no host branch"
+            << "add an #else that computes the same on the host, or compile with --no-host-path";
+        diags_.report(conditional, Diag::NoteHostPath);
+      }
     if (fn->hasAttr<clang::CUDAGlobalAttr>())
       lowerKernel(fn, hostCode, loops, result);
     else

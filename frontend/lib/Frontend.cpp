@@ -2,6 +2,7 @@
 
 #include "AnalysisState.h"
 #include "Checks.h"
+#include "CudaArchConditionals.h"
 #include "CudaLowering.h"
 #include "ProgramAssembler.h"
 #include "StreamapPragmaHandler.h"
@@ -71,6 +72,8 @@ class DisparAction : public clang::ASTFrontendAction {
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     diags_ = std::make_unique<DisparDiagnostics>(ci.getDiagnostics());
     ci.getPreprocessor().AddPragmaHandler(new StreamapPragmaHandler(state_.directives, *diags_));
+    ci.getPreprocessor().addPPCallbacks(
+        std::make_unique<CudaArchConditionals>(ci.getSourceManager(), state_.hostlessArchConditionals));
     const clang::SourceManager& sm = ci.getSourceManager();
     result_.sourceText = sm.getBufferData(sm.getMainFileID()).str();
     return std::make_unique<DisparConsumer>(state_, *diags_, result_, options_);

@@ -4,8 +4,12 @@
 #ifndef DISPAR_HOSTK_MATH_H
 #define DISPAR_HOSTK_MATH_H
 
+#include <cfenv>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace dispar::hostk {
@@ -39,6 +43,65 @@ inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x));
 inline int __float2int_rz(float x) { return static_cast<int>(x); }
 inline int __double2int_rn(double x) { return static_cast<int>(std::nearbyint(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
+
+inline float fdividef(float x, float y) { return x / y; }
+inline float norm3df(float a, float b, float c) { return static_cast<float>(std::sqrt(double(a) * a + double(b) * b + double(c) * c)); }
+inline float rnorm3df(float a, float b, float c) { return static_cast<float>(1.0 / std::sqrt(double(a) * a + double(b) * b + double(c) * c)); }
+inline float norm4df(float a, float b, float c, float d) {
+  return static_cast<float>(std::sqrt(double(a) * a + double(b) * b + double(c) * c + double(d) * d));
+}
+inline double norm3d(double a, double b, double c) { return std::sqrt(a * a + b * b + c * c); }
+inline double rnorm3d(double a, double b, double c) { return 1.0 / std::sqrt(a * a + b * b + c * c); }
+
+namespace detail {
+/// `operation()` under the rounding mode `mode` (the directed-rounding intrinsics: _rz, _ru, _rd).
+template <class Operation>
+inline auto withRounding(int mode, Operation operation) {
+  const int saved = std::fegetround();
+  std::fesetround(mode);
+  const auto result = operation();
+  std::fesetround(saved);
+  return result;
+}
+}  // namespace detail
+
+// Directed rounding: the operands go through volatile so the operation happens at run time, under the
+// mode set around it.
+inline float __fadd_rz(float x, float y) {
+  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a + b; });
+}
+inline float __fmul_rz(float x, float y) {
+  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a * b; });
+}
+inline float __fdiv_rn(float x, float y) { return x / y; }
+inline float __fdiv_rz(float x, float y) {
+  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a / b; });
+}
+inline double __dadd_rn(double x, double y) { return x + y; }
+inline double __dmul_rn(double x, double y) { return x * y; }
+inline double __ddiv_rn(double x, double y) { return x / y; }
+inline double __dsqrt_rn(double x) { return std::sqrt(x); }
+
+// Conversions. Out-of-range values saturate, as the GPU's conversions do; NaN becomes 0.
+namespace detail {
+template <class Integer, class Real>
+inline Integer saturatingConvert(Real x) {
+  if (std::isnan(x)) return 0;
+  if (x <= static_cast<Real>(std::numeric_limits<Integer>::min())) return std::numeric_limits<Integer>::min();
+  if (x >= static_cast<Real>(std::numeric_limits<Integer>::max())) return std::numeric_limits<Integer>::max();
+  return static_cast<Integer>(x);
+}
+}  // namespace detail
+inline unsigned __float2uint_rn(float x) { return detail::saturatingConvert<unsigned>(std::nearbyint(x)); }
+inline unsigned __float2uint_rz(float x) { return detail::saturatingConvert<unsigned>(std::trunc(x)); }
+inline long long __float2ll_rn(float x) { return detail::saturatingConvert<long long>(std::nearbyint(x)); }
+inline long long __float2ll_rz(float x) { return detail::saturatingConvert<long long>(std::trunc(x)); }
+inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+inline float __int2float_rz(int x) {
+  return detail::withRounding(FE_TOWARDZERO, [&] { volatile int a = x; return static_cast<float>(a); });
+}
+inline float __ll2float_rn(long long x) { return static_cast<float>(x); }
+inline double __int2double_rn(int x) { return static_cast<double>(x); }
 
 /// Read-only data cache load: a plain load on the host.
 template <class T>
@@ -106,6 +169,71 @@ inline int __mulhi(int x, int y) {
 inline unsigned __umulhi(unsigned x, unsigned y) {
   return static_cast<unsigned>((static_cast<unsigned long long>(x) * y) >> 32);
 }
+
+// Integer sums of absolute differences, halving adds, byte permutation.
+inline unsigned __sad(int x, int y, unsigned z) {
+  return z + static_cast<unsigned>(x > y ? static_cast<long long>(x) - y : static_cast<long long>(y) - x);
+}
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return z + (x > y ? x - y : y - x); }
+inline int __hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
+inline unsigned __uhadd(unsigned x, unsigned y) { return static_cast<unsigned>((static_cast<unsigned long long>(x) + y) >> 1); }
+inline unsigned __urhadd(unsigned x, unsigned y) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
+/// Byte i of the result is byte (s >> 4i) & 7 of the 8 bytes y:x (x the low four).
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned result = 0;
+  for (unsigned i = 0; i < 4; ++i) result |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  return result;
+}
+
+// Funnel shifts: the 64 bits hi:lo shifted, the 32 bits that come out.
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << (shift & 31u)) >> 32);
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned s = shift < 32u ? shift : 32u;
+  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << s) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31u));
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned s = shift < 32u ? shift : 32u;
+  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> s);
+}
+/// Four-way byte dot product plus an accumulator: signed bytes for int, unsigned for unsigned.
+inline int __dp4a(int a, int b, int c) {
+  int sum = c;
+  for (int i = 0; i < 4; ++i)
+    sum += static_cast<signed char>(static_cast<unsigned>(a) >> (8 * i)) * static_cast<signed char>(static_cast<unsigned>(b) >> (8 * i));
+  return sum;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  unsigned sum = c;
+  for (int i = 0; i < 4; ++i) sum += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+  return sum;
+}
+
+// Classification, as CUDA's device headers declare it for float and double.
+template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
+inline bool isfinite(T x) { return std::isfinite(x); }
+template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
+inline bool isnan(T x) { return std::isnan(x); }
+template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
+inline bool isinf(T x) { return std::isinf(x); }
+template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
+inline bool signbit(T x) { return std::signbit(x); }
+
+// CUDA's typed integer min/max.
+inline unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+inline unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return b < a ? b : a; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 
 /// CUDA's device-side min/max: defined for every pair of arithmetic types, in their common type
 /// (min(int, unsigned) is unsigned, min(float, double) is double, as in CUDA's headers).
