@@ -123,10 +123,12 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
  public:
   /// `threadIndex`: what threadIdx becomes (the clone of a thread-loop kernel names its segment's loop
   /// variable); by default the running thread's context.
+  /// `clonedTemplates`: the __device__ function templates whose host versions are clones in
+  /// dispar_host; a host version calls them by that name.
   DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags, CudaTarget target,
-                     std::string threadIndex = "")
+                     const std::vector<const clang::FunctionTemplateDecl*>& clonedTemplates, std::string threadIndex = "")
       : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags), target_(target),
-        threadIndex_(std::move(threadIndex)) {}
+        clonedTemplates_(clonedTemplates), threadIndex_(std::move(threadIndex)) {}
 
   /// Rewrites the body (and a constructor's initialisers; the signature too when `signature`), then
   /// opens the body with the declarations that give CUDA names used inside macros their host meaning.
@@ -192,6 +194,9 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     const clang::ValueDecl* decl = ref->getDecl();
+    if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && fn->getPrimaryTemplate() &&
+                                                                     callsClone(fn->getPrimaryTemplate(), ref->getQualifierLoc(), ref->getLocation()))
+      return true;
     if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl); var && isDeviceVariable(var)) {
       // With a GPU build the variable lives on the GPU; the host version reads its host copy.
       if (target_ == CudaTarget::GpuAndHost)
@@ -227,6 +232,10 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   // In a template, a call whose arguments depend on a template parameter (`atomicAdd(p, v)` with a `T*
   // p`, `__shfl_down_sync(mask, v, 1)` with a `T v`) names its function only by lookup.
   bool VisitUnresolvedLookupExpr(clang::UnresolvedLookupExpr* lookup) {
+    for (const clang::NamedDecl* found : lookup->decls())
+      if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(found->getUnderlyingDecl());
+          tmpl && callsClone(tmpl, lookup->getQualifierLoc(), lookup->getNameLoc()))
+        return true;
     if (lookup->getQualifier()) return true;  // a cooperative-groups qualifier is rewritten on its own
     for (const clang::NamedDecl* found : lookup->decls()) {
       const clang::Decl* decl = found->getUnderlyingDecl();
@@ -258,6 +267,16 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   void unsupported(clang::SourceLocation loc, const std::string& construct, const std::string& advice) {
     diags_.report(loc, Diag::UnsupportedOnHost) << construct << advice;
     diags_.report(loc, Diag::NoteHostPath);
+  }
+
+  /// A use of a cloned __device__ function template names its clone: `ns::reduce<T>(...)` becomes
+  /// `::ns::dispar_host::reduce<T>(...)` (qualified, so argument-dependent lookup adds nothing).
+  bool callsClone(const clang::FunctionTemplateDecl* tmpl, clang::NestedNameSpecifierLoc qualifier, clang::SourceLocation name) {
+    const clang::FunctionTemplateDecl* canonical = tmpl->getCanonicalDecl();
+    if (std::find(clonedTemplates_.begin(), clonedTemplates_.end(), canonical) == clonedTemplates_.end()) return false;
+    replaceRange(clang::SourceRange(qualifier ? qualifier.getBeginLoc() : name, name),
+                 hostNamespace(tmpl) + tmpl->getNameAsString(), "'" + tmpl->getNameAsString() + "'");
+    return true;
   }
 
   /// Whether a function a header declares for the device only (curand_init, __vabsdiffu4) also has a
@@ -375,6 +394,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   clang::Rewriter& rewriter_;
   DisparDiagnostics& diags_;
   CudaTarget target_;
+  const std::vector<const clang::FunctionTemplateDecl*>& clonedTemplates_;
   std::string threadIndex_;
   std::set<const hostk::Builtin*, ByName> macroBuiltins_;  // ordered: deterministic output
   std::set<unsigned> reportedCooperativeGroups_;           // one report per use
@@ -481,21 +501,23 @@ bool CudaLowering::inMainFileText(const clang::FunctionDecl* fn) const {
   return sm_.isInMainFile(sm_.getExpansionLoc(range.getBegin())) && range.getEnd().isFileID();
 }
 
-void CudaLowering::lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
-                               FrontendResult& result) {
+void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
+                              FrontendResult& result) {
+  const bool kernel = fn->hasAttr<clang::CUDAGlobalAttr>();
   const clang::Decl* whole = fn;
   if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate()) whole = tmpl;
   clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
   if (fn->doesThisDeclarationHaveABody()) {
-    DeviceBodyRewriter(context_, clones, diags_, options_.cudaTarget,
-                       loops.usesThreadLoops(fn) ? ThreadLoopPlanner::kThreadIndex : "")
-        .rewrite(fn, /*signature=*/false);
-    loops.rewrite(fn, clones);  // only kernels planned as thread loops change
+    DeviceBodyRewriter(context_, clones, diags_, options_.cudaTarget, clonedTemplates_,
+                       kernel && loops.usesThreadLoops(fn) ? ThreadLoopPlanner::kThreadIndex : "")
+        .rewrite(fn, /*signature=*/!kernel);
+    if (kernel) loops.rewrite(fn, clones);  // only kernels planned as thread loops change
   }
   dropCudaQualifiers(range, clones);
 
   const clang::SourceLocation begin = range.getBegin();
-  const std::string block = "namespace dispar_host {" + (fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") +
+  const std::string block = "namespace dispar_host {" +
+                            (kernel && fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") +
                             "\n" + lineDirective(begin) + clones.getRewrittenText(range) + "\n}  // namespace dispar_host\n";
   if (options_.cudaTarget != CudaTarget::HostOnly) {
     insertAfterLine(result, range, block);
@@ -516,6 +538,11 @@ void CudaLowering::lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& c
   add(result, fileLoc(static_cast<unsigned>(lineStart)), static_cast<unsigned>(replaceEnd - lineStart), text);
 }
 
+bool CudaLowering::isClonedTemplate(const clang::FunctionDecl* fn) const {
+  const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
+  return tmpl && std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) != clonedTemplates_.end();
+}
+
 void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result) {
   const bool ownOverload = signatureNamesCooperativeGroups(fn);
   const bool gpuBuild = options_.cudaTarget == CudaTarget::GpuAndHost;
@@ -524,7 +551,7 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
   const clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
 
   if (fn->doesThisDeclarationHaveABody())
-    DeviceBodyRewriter(context_, hostCode, diags_, options_.cudaTarget).rewrite(fn, ownOverload && gpuBuild);
+    DeviceBodyRewriter(context_, hostCode, diags_, options_.cudaTarget, clonedTemplates_).rewrite(fn, ownOverload && gpuBuild);
 
   if (gpuBuild && ownOverload) {
     // A cooperative-groups type in the signature is CUDA's on the GPU and the host path's on the host:
@@ -719,7 +746,16 @@ void CudaLowering::lower(FrontendResult& result) {
   clang::Rewriter hostCode(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
   const ThreadLoopPlanner loops(context_, state_);
 
-  if (options_.cudaTarget == CudaTarget::GpuAndHost) lowerDeviceVariables(result);
+  if (options_.cudaTarget == CudaTarget::GpuAndHost) {
+    lowerDeviceVariables(result);
+    // A __device__ function template's host version is a clone in dispar_host: made __host__ __device__,
+    // nvcc would also compile its GPU body for the host version's types (a host-path tile, say).
+    for (const clang::FunctionDecl* fn : state_.deviceFunctions)
+      if (isDeviceOnly(fn) && !fn->hasAttr<clang::CUDAGlobalAttr>() && !llvm::isa<clang::CXXMethodDecl>(fn))
+        if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate())
+          if (std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) == clonedTemplates_.end())
+            clonedTemplates_.push_back(tmpl->getCanonicalDecl());
+  }
   std::vector<clang::SourceRange> deviceCode;  // launches in it are dynamic parallelism, reported
   for (const clang::FunctionDecl* fn : state_.deviceFunctions) {
     if (!isDeviceOnly(fn)) continue;
@@ -739,8 +775,8 @@ void CudaLowering::lower(FrontendResult& result) {
             << "add an #else that computes the same on the host, or compile with --no-host-path";
         diags_.report(conditional, Diag::NoteHostPath);
       }
-    if (fn->hasAttr<clang::CUDAGlobalAttr>())
-      lowerKernel(fn, hostCode, loops, result);
+    if (fn->hasAttr<clang::CUDAGlobalAttr>() || isClonedTemplate(fn))
+      lowerClone(fn, hostCode, loops, result);
     else
       lowerDeviceFunction(fn, hostCode, result);
   }

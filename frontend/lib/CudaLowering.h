@@ -5,7 +5,8 @@
 //   ThreadLoops.h), and its launches choose between the GPU and the clone at run time;
 // - every __device__ function becomes __host__ __device__, its body the original under __CUDA_ARCH__
 //   and the host version otherwise (one function: names, overloads and lookup stay as written); one
-//   whose signature names a cooperative-groups type gets a host overload beside it instead;
+//   whose signature names a cooperative-groups type gets a host overload beside it instead; a free
+//   function template gets a clone in dispar_host, which host versions call by its qualified name;
 // - every __constant__ / __device__ variable gets a host copy in dispar_host, which host versions
 //   read and cudaMemcpyToSymbol (and friends) fill on the host path.
 // Without a GPU build (no toolkit) the host versions replace the originals. All edits are collected as
@@ -34,8 +35,10 @@ class CudaLowering {
   void lower(FrontendResult& result);
 
  private:
-  void lowerKernel(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
-                   FrontendResult& result);
+  /// A kernel's (or a __device__ function template's) host clone, in dispar_host.
+  void lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
+                  FrontendResult& result);
+  bool isClonedTemplate(const clang::FunctionDecl* fn) const;
   void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
   void lowerDeviceVariables(FrontendResult& result);
   void rewriteRuntimeCalls(FrontendResult& result);
@@ -62,6 +65,7 @@ class CudaLowering {
   const AnalysisState& state_;
   DisparDiagnostics& diags_;
   const FrontendOptions& options_;
+  std::vector<const clang::FunctionTemplateDecl*> clonedTemplates_;  // canonical declarations
 };
 
 }  // namespace dispar::frontend
