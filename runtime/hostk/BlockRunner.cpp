@@ -232,7 +232,7 @@ void BlockRunner::openBarrier() {
   ready_.clear();  // all resumed: a barrier opens only when no thread is left to run
   readyCursor_ = 0;
   ready_.swap(waiting_);
-  for (unsigned w = 0; w < warpCount_; ++w) warps_[w].exitedBeforeMeeting = warps_[w].exited;
+  for (unsigned w = 0; w < warpCount_; ++w) warps_[w].atBarrier = 0;
 }
 
 void BlockRunner::release(Fiber* fiber) {
@@ -271,6 +271,36 @@ void BlockRunner::threadExited(unsigned linearIndex) {
   WarpState& warp = warps_[w];
   warp.exited |= 1u << (linearIndex % kWarpLanes);
   if (warp.arrived != 0) tryOpenWarp(w);
+  if (warp.askingActive != 0) tryAnswerActive(w);
+}
+
+void BlockRunner::tryAnswerActive(unsigned w) {
+  // The lanes that ask together are the ones on the same path: every other lane has gone on to
+  // something else (a meeting, the block barrier) or returned. The host cannot see branches; this is
+  // what it can see of them.
+  WarpState& warp = warps_[w];
+  const unsigned held = warp.arrived | warp.askingActive | warp.atBarrier | warp.exited;
+  if ((existingLanes(w) & ~held) != 0) return;
+  warp.activeAnswer = warp.askingActive;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+    if (warp.askingActive >> lane & 1u) release(warp.lanes[lane]);
+  warp.askingActive = 0;
+  if (warp.arrived == 0) --warpsWaiting_;
+}
+
+unsigned BlockRunner::activeLanes() {
+  Fiber& fiber = *running_;
+  const unsigned linear = fiber.thread->linearIndex;
+  const unsigned w = linear / kWarpLanes;
+  leaveMeeting(linear);
+  WarpState& warp = warps_[w];
+  if (warp.arrived == 0 && warp.askingActive == 0) ++warpsWaiting_;
+  warp.askingActive |= 1u << (linear % kWarpLanes);
+  warp.lanes[linear % kWarpLanes] = &fiber;
+  tryAnswerActive(w);
+  if (warp.arrived != 0) tryOpenWarp(w);  // a meeting may have waited for this lane's arrival elsewhere
+  switchAway(fiber, pickNext());
+  return warp.activeAnswer;
 }
 
 void BlockRunner::tryOpenWarp(unsigned w) {
@@ -289,8 +319,7 @@ void BlockRunner::tryOpenWarp(unsigned w) {
   warp.arrived = 0;
   warp.wanted = 0;
   warp.collecting = nullptr;
-  warp.exitedBeforeMeeting = warp.exited;
-  --warpsWaiting_;
+  if (warp.askingActive == 0) --warpsWaiting_;
 }
 
 const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate,
@@ -302,7 +331,7 @@ const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::
   leaveMeeting(linear);
   WarpState& warp = warps_[w];
   if (warp.arrived == 0) {
-    ++warpsWaiting_;
+    if (warp.askingActive == 0) ++warpsWaiting_;
     warp.what = what;
     warp.collecting = takeMeeting();
     warp.collecting->predicates = 0;
@@ -314,21 +343,16 @@ const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::
   if (bytes > 0) std::memcpy(round.values[linear % kWarpLanes], value, bytes);
   warp.lanes[linear % kWarpLanes] = &fiber;
   tryOpenWarp(w);
+  if (warp.askingActive != 0) tryAnswerActive(w);
   switchAway(fiber, pickNext());
   return round;
 }
 
-unsigned BlockRunner::activeLanes(unsigned linearIndex) const {
-  // Lanes run one after another between meetings: one that returned since the last meeting would still
-  // be running beside this one on a GPU.
-  const unsigned w = linearIndex / kWarpLanes;
-  return existingLanes(w) & ~warps_[w].exitedBeforeMeeting;
-}
 
 void BlockRunner::reportWarpDeadlock() const {
   for (unsigned w = 0; w < warpCount_; ++w) {
     const WarpState& warp = warps_[w];
-    if (warp.arrived == 0) continue;
+    if (warp.arrived == 0) continue;  // __activemask is answered before every lane can be held
     const unsigned missing = warp.wanted & existingLanes(w) & ~warp.exited & ~warp.arrived;
     fatal("warp-level primitive that cannot complete in kernel: in block (%u,%u,%u) lanes 0x%08x of warp %u "
           "wait in %s for lanes 0x%08x, which %s; every live lane named by the mask must reach the primitive",
@@ -343,6 +367,10 @@ BarrierOutcome BlockRunner::arrive(const BarrierSite& site, bool predicate) {
   fiber.site = site;
   arrivedTrue_ += predicate ? 1u : 0u;
   waiting_.push_back(&fiber);
+  const unsigned linear = fiber.thread->linearIndex;
+  WarpState& warp = warps_[linear / kWarpLanes];
+  warp.atBarrier |= 1u << (linear % kWarpLanes);
+  if (__builtin_expect(warp.askingActive != 0, 0)) tryAnswerActive(linear / kWarpLanes);
   switchAway(fiber, pickNext());
   return lastOutcome_;
 }
@@ -360,8 +388,8 @@ void BlockRunner::abandonSuspendedFibers() {
   for (unsigned w = 0; w < warpCount_; ++w) {
     WarpState& warp = warps_[w];
     for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-      if (warp.arrived >> lane & 1u) restart(warp.lanes[lane]);
-    warp.arrived = warp.wanted = 0;
+      if ((warp.arrived | warp.askingActive) >> lane & 1u) restart(warp.lanes[lane]);
+    warp.arrived = warp.wanted = warp.askingActive = 0;
     warp.collecting = nullptr;
   }
   warpsWaiting_ = 0;

@@ -65,7 +65,7 @@ class BlockRunner {
   // Called from the running CUDA thread.
   [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
   const WarpRound& warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
-  unsigned activeLanes(unsigned linearIndex) const;
+  unsigned activeLanes();
   void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment);
   void* dynamicShared() const { return dynamicArena_.get(); }
   void threadLoopFailed(ThreadLoopBlock& block, const char* what);
@@ -99,7 +99,9 @@ class BlockRunner {
     unsigned arrived = 0;  ///< lanes waiting in the current meeting
     unsigned wanted = 0;   ///< lanes the waiting lanes' masks name
     unsigned exited = 0;   ///< lanes whose thread has returned
-    unsigned exitedBeforeMeeting = 0;  ///< lanes that had returned when the warp (or block) last met
+    unsigned atBarrier = 0;            ///< lanes waiting at __syncthreads
+    unsigned askingActive = 0;         ///< lanes waiting in __activemask
+    unsigned activeAnswer = 0;         ///< what the last __activemask gave its lanes
     const char* what = nullptr;        ///< the primitive the first lane of the meeting called
     Meeting* collecting = nullptr;     ///< the meeting lanes are arriving at
     Fiber* lanes[32] = {};
@@ -120,6 +122,8 @@ class BlockRunner {
   void release(Fiber* fiber);
   void threadExited(unsigned linearIndex);
   void tryOpenWarp(unsigned warp);
+  /// __activemask's lanes learn who asks with them once every lane of the warp is held somewhere.
+  void tryAnswerActive(unsigned warp);
   /// The lane is done with the meeting it was last released from.
   void leaveMeeting(unsigned linearIndex);
   Meeting* takeMeeting();

@@ -38,7 +38,7 @@ unsigned laneId() { return runningThread("laneId").linearIndex % kWarpLanes; }
 unsigned activeLanes() {
   ThreadContext& thread = runningThread("__activemask");
   if (currentLoopBlock != nullptr) fatal("internal error: __activemask called from a kernel running as thread loops");
-  return thread.runner->activeLanes(thread.linearIndex);
+  return thread.runner->activeLanes();
 }
 
 void* dynamicSharedMemory() { return runningThread("extern __shared__").runner->dynamicShared(); }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <vector>
@@ -293,6 +294,50 @@ TEST(HostWarps, OneWarpShufflesWhileTheOthersWaitAtTheBlockBarrier) {
   std::vector<int> out(128, 0);
   ASSERT_EQ(hk::launch(2, 128, 0, &host_firstWarpOnly, in.data(), out.data()), hk::cudaSuccess);
   for (int v : out) EXPECT_EQ(v, 128 * 129 / 2);
+}
+
+// Warp-aggregated atomics (NVIDIA's atomicAggInc): inside a divergent branch __activemask() names the
+// lanes that took it, one leader reserves their slots, a shuffle hands out the base.
+// __device__ int atomicAggInc(int* counter) {
+//   unsigned mask = __activemask();
+//   int leader = __ffs(mask) - 1, lane = threadIdx.x % 32, base;
+//   if (lane == leader) base = atomicAdd(counter, __popc(mask));
+//   base = __shfl_sync(mask, base, leader);
+//   return base + __popc(mask & ((1u << lane) - 1));
+// }
+// __global__ void compact(const int* in, int* out, int* count, int n) {
+//   int i = blockIdx.x * blockDim.x + threadIdx.x;
+//   if (i < n && in[i] > 0) out[atomicAggInc(count)] = in[i];
+// }
+int host_atomicAggInc(int* counter) {
+  const unsigned mask = ::dispar::hostk::activemask();
+  const int leader = ::dispar::hostk::__ffs(static_cast<int>(mask)) - 1;
+  const int lane = static_cast<int>(::dispar::hostk::threadIdx().x % 32);
+  int base = 0;
+  if (lane == leader) base = ::dispar::hostk::atomicAdd(counter, ::dispar::hostk::__popc(mask));
+  base = ::dispar::hostk::shflSync(mask, base, leader);
+  return base + ::dispar::hostk::__popc(mask & ((1u << lane) - 1));
+}
+void host_compact(const int* in, int* out, int* count, int n) {
+  const int i = static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
+  if (i < n && in[i] > 0) out[host_atomicAggInc(count)] = in[i];
+}
+
+TEST(HostWarps, ActiveMaskInADivergentBranchNamesTheLanesThatTookIt) {
+  const int n = 1000;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 37) % 11 - 4;  // about 6 in 11 positive, scattered
+  std::vector<int> out(n, 0);
+  int count = 0;
+  ASSERT_EQ(hk::launch(8, 128, 0, &host_compact, in.data(), out.data(), &count, n), hk::cudaSuccess);
+  std::vector<int> expected;
+  for (int v : in)
+    if (v > 0) expected.push_back(v);
+  ASSERT_EQ(count, static_cast<int>(expected.size()));
+  std::vector<int> got(out.begin(), out.begin() + count);
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(got, expected);  // every slot written once: no lane outside the branch took part
 }
 
 // ---- cooperative groups ----

@@ -31,7 +31,7 @@ struct WarpRound {
 const WarpRound& warpExchange(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
 /// The running thread's lane (0..31).
 unsigned laneId();
-/// The lanes of the running thread's warp that exist and have not returned.
+/// The lanes of the running thread's warp that call __activemask together with it.
 unsigned activeLanes();
 
 /// A shuffle segment's width: a power of two from 1 to 32 (anything else counts as 32).
@@ -124,10 +124,10 @@ inline int allSync(unsigned mask, int predicate) {
 /// __syncwarp: the lanes of `mask` meet.
 inline void syncwarp(unsigned mask = 0xffffffffu) { (void)detail::warpExchange(mask, nullptr, 0, true, "__syncwarp"); }
 
-/// __activemask: the lanes of this warp that had not returned when the warp (or the block) last met.
-/// The host path cannot see which lanes a divergent branch holds: inside one the mask names lanes of
-/// the other branch too, and a primitive given that mask waits for them until they return (a lane that
-/// waits elsewhere instead is reported).
+/// __activemask: the lanes of this warp that call it together. The lane waits until every other lane
+/// of its warp is held somewhere (here, at another warp-level primitive, at __syncthreads) or has
+/// returned; the lanes waiting here are the active ones. Inside `if (pred) { m = __activemask(); ... }`
+/// that is exactly the lanes that took the branch, as on the GPU.
 inline unsigned activemask() { return detail::activeLanes(); }
 
 namespace detail {
