@@ -31,6 +31,8 @@
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __align__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __attribute__((aligned(n)))
 
 // Device-side overloads of the standard math functions must be declared before <cmath> (as Clang's
 // CUDA wrapper does); their definitions follow below, after the builtin variables.
@@ -205,8 +207,9 @@ void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y);
 
 #pragma clang force_cuda_host_device end
 
-// Device printf, as Clang's CUDA wrapper declares it (device only: stdio.h's is the host's, which a
-// host version calls).
+// Device printf and assert's failure handler, as Clang's CUDA wrapper declares them (device only:
+// stdio.h's and assert.h's are the host's, which a host version calls).
 extern "C" __device__ int printf(const char*, ...);
+extern "C" __device__ void __assert_fail(const char* assertion, const char* file, unsigned line, const char* function);
 
 #endif  // DISPAR_CUDA_PARSE_H

@@ -479,15 +479,18 @@ void CudaLowering::dropCudaQualifiers(clang::SourceRange range, clang::Rewriter&
   }
 }
 
-void CudaLowering::insertAfterLine(FrontendResult& result, clang::SourceRange original, const std::string& text) {
-  // The inserted text goes on the lines after the original; #line keeps both pointing at the .dsp.
-  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
-  const unsigned end = endOffset(original);
-  std::size_t lineEnd = buffer.find('\n', end);
-  std::size_t insertAt = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
-  std::string block = std::string(insertAt == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") + text;
-  if (insertAt < buffer.size()) block += lineDirective(fileLoc(static_cast<unsigned>(insertAt)));
-  add(result, fileLoc(static_cast<unsigned>(insertAt)), 0, block);
+unsigned CudaLowering::declarationEnd(clang::SourceRange declaration) const {
+  // A declaration's range stops before its `;` (a prototype, a variable): the end is past it.
+  const clang::SourceLocation semicolon = clang::Lexer::findLocationAfterToken(
+      declaration.getEnd(), clang::tok::semi, sm_, context_.getLangOpts(), /*SkipTrailingWhitespaceAndNewLine=*/false);
+  return semicolon.isValid() ? sm_.getFileOffset(semicolon) : endOffset(declaration);
+}
+
+void CudaLowering::insertAfter(FrontendResult& result, clang::SourceRange original, const std::string& text) {
+  // Right after the original, on lines of its own (even where a namespace closes on the same line);
+  // #line keeps both, and the rest of the original's last line, pointing at the .dsp.
+  const unsigned at = declarationEnd(original);
+  add(result, fileLoc(at), 0, "\n" + text + lineDirective(fileLoc(at)));
 }
 
 bool CudaLowering::inMainFileText(const clang::FunctionDecl* fn) const {
@@ -517,25 +520,50 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
 
   const clang::SourceLocation begin = range.getBegin();
   const std::string block = "namespace dispar_host {" +
-                            (kernel && fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") +
-                            "\n" + lineDirective(begin) + clones.getRewrittenText(range) + "\n}  // namespace dispar_host\n";
+                            (kernel && fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") + "\n" +
+                            lineDirective(begin) + withSemicolon(clones.getRewrittenText(range), fn) +
+                            "\n}  // namespace dispar_host\n";
   if (options_.cudaTarget != CudaTarget::HostOnly) {
-    insertAfterLine(result, range, block);
+    insertAfter(result, range, block);
     return;
   }
-  // Without a GPU build the original cannot compile (it uses CUDA builtins): the clone replaces it,
-  // starting at the beginning of its line so #line stays exact.
-  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  // Without a GPU build the original cannot compile (it uses CUDA builtins): the clone replaces it, on
+  // lines of its own; what shares its first and last lines stays, #line keeping the numbering exact.
   const unsigned beginOffset = sm_.getFileOffset(begin);
-  std::size_t lineStart = buffer.rfind('\n', beginOffset);
-  lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
-  const unsigned end = endOffset(range);
-  std::size_t lineEnd = buffer.find('\n', end);
-  std::size_t replaceEnd = lineEnd == llvm::StringRef::npos ? buffer.size() : lineEnd + 1;
-  std::string text = buffer.substr(lineStart, beginOffset - lineStart).str() + "\n" +
-                     (replaceEnd == buffer.size() && !buffer.ends_with("\n") ? "\n" : "") + block;
-  if (replaceEnd < buffer.size()) text += lineDirective(fileLoc(static_cast<unsigned>(replaceEnd)));
-  add(result, fileLoc(static_cast<unsigned>(lineStart)), static_cast<unsigned>(replaceEnd - lineStart), text);
+  const unsigned end = declarationEnd(range);
+  add(result, begin, end - beginOffset, "\n" + block + lineDirective(fileLoc(end)));
+}
+
+std::string CudaLowering::withSemicolon(const std::string& clone, const clang::FunctionDecl* fn) {
+  return fn->doesThisDeclarationHaveABody() ? clone : clone + ";";  // a prototype's range stops before it
+}
+
+void CudaLowering::removeExplicitInstantiations(FrontendResult& result) {
+  // `template __global__ void scale<int>(int*);` names a kernel that, without a GPU build, exists only
+  // as its clone: the statement goes (the clone is instantiated where it is launched). Its lines stay.
+  llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
+  std::set<unsigned> removed;
+  for (const clang::FunctionDecl* fn : state_.deviceFunctions) {
+    const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
+    if (!tmpl || !fn->hasAttr<clang::CUDAGlobalAttr>()) continue;
+    for (const clang::FunctionDecl* specialization : tmpl->specializations()) {
+      const clang::TemplateSpecializationKind kind = specialization->getTemplateSpecializationKind();
+      if (kind != clang::TSK_ExplicitInstantiationDefinition && kind != clang::TSK_ExplicitInstantiationDeclaration)
+        continue;
+      const clang::SourceLocation at = specialization->getPointOfInstantiation();
+      if (at.isInvalid() || !at.isFileID() || !sm_.isInMainFile(at)) continue;
+      const unsigned offset = sm_.getFileOffset(at);
+      std::size_t begin = buffer.substr(0, offset).rfind("template");
+      const std::size_t externAt = begin == llvm::StringRef::npos ? llvm::StringRef::npos : buffer.substr(0, begin).rfind("extern");
+      if (externAt != llvm::StringRef::npos && buffer.substr(externAt + 6, begin - externAt - 6).trim().empty()) begin = externAt;
+      const std::size_t end = buffer.find(';', offset);
+      if (begin == llvm::StringRef::npos || end == llvm::StringRef::npos || !removed.insert(static_cast<unsigned>(begin)).second)
+        continue;
+      const llvm::StringRef statement = buffer.substr(begin, end + 1 - begin);
+      add(result, fileLoc(static_cast<unsigned>(begin)), static_cast<unsigned>(statement.size()),
+          std::string(statement.count('\n'), '\n'));
+    }
+  }
 }
 
 bool CudaLowering::isClonedTemplate(const clang::FunctionDecl* fn) const {
@@ -557,7 +585,7 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
     // A cooperative-groups type in the signature is CUDA's on the GPU and the host path's on the host:
     // the host version is an overload of its own, right after the original.
     dropCudaQualifiers(range, hostCode);
-    insertAfterLine(result, range, lineDirective(range.getBegin()) + hostCode.getRewrittenText(range) + "\n");
+    insertAfter(result, range, lineDirective(range.getBegin()) + withSemicolon(hostCode.getRewrittenText(range), fn) + "\n");
     return;
   }
   if (gpuBuild) {
@@ -581,7 +609,11 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
     else
       add(result, fileLoc(headOffset), 0, "__host__ __device__ ");
     if (!fn->doesThisDeclarationHaveABody()) return;
-  } else if (!fn->doesThisDeclarationHaveABody()) {
+  } else {
+    // Without a GPU build it is a host function: its CUDA qualifiers go too (`__noinline__` means
+    // nothing to g++), and its body is the host version.
+    dropCudaQualifiers(range, hostCode);
+    add(result, range.getBegin(), endOffset(range) - sm_.getFileOffset(range.getBegin()), hostCode.getRewrittenText(range));
     return;
   }
 
@@ -598,10 +630,6 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
   const std::string host = hostCode.getRewrittenText(bodyRange);
   const unsigned splitOffset = sm_.getFileOffset(split);
   const unsigned length = endOffset(bodyRange) - splitOffset;
-  if (!gpuBuild) {
-    add(result, split, length, host);
-    return;
-  }
   llvm::StringRef buffer = sm_.getBufferData(sm_.getMainFileID());
   const std::string original = buffer.substr(splitOffset, length).str();
   if (original == host) return;  // nothing CUDA-specific in it: the same body serves both
@@ -641,7 +669,7 @@ void CudaLowering::lowerDeviceVariables(FrontendResult& result) {
     }
     clang::Rewriter copy(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
     dropCudaQualifiers(whole, copy);
-    insertAfterLine(result, whole,
+    insertAfter(result, whole,
                     "namespace dispar_host {\n" + lineDirective(whole.getBegin()) + copy.getRewrittenText(whole) +
                         ";\n}  // namespace dispar_host\n");
   }
@@ -780,6 +808,8 @@ void CudaLowering::lower(FrontendResult& result) {
     else
       lowerDeviceFunction(fn, hostCode, result);
   }
+
+  if (options_.cudaTarget == CudaTarget::HostOnly) removeExplicitInstantiations(result);
 
   for (const clang::CUDAKernelCallExpr* launch : state_.launches) {
     const clang::SourceRange range = writtenRange(launch->getSourceRange());

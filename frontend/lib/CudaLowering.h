@@ -39,6 +39,7 @@ class CudaLowering {
   void lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
                   FrontendResult& result);
   bool isClonedTemplate(const clang::FunctionDecl* fn) const;
+  void removeExplicitInstantiations(FrontendResult& result);
   void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
   void lowerDeviceVariables(FrontendResult& result);
   void rewriteRuntimeCalls(FrontendResult& result);
@@ -56,8 +57,11 @@ class CudaLowering {
   clang::SourceLocation ctorInitializerColon(const clang::CXXConstructorDecl* ctor, clang::SourceLocation firstInit) const;
   /// Removes __global__, __device__, ... and __launch_bounds__(...) from `range` in `rewriter`.
   void dropCudaQualifiers(clang::SourceRange range, clang::Rewriter& rewriter) const;
-  /// Inserts `text` on the line after `original`, then a #line back to the file's own numbering.
-  void insertAfterLine(FrontendResult& result, clang::SourceRange original, const std::string& text);
+  /// The offset just past a declaration, its `;` included.
+  unsigned declarationEnd(clang::SourceRange declaration) const;
+  /// Inserts `text` right after `original`, on lines of its own, then a #line back to the file's numbering.
+  void insertAfter(FrontendResult& result, clang::SourceRange original, const std::string& text);
+  static std::string withSemicolon(const std::string& clone, const clang::FunctionDecl* fn);
   void add(FrontendResult& result, clang::SourceLocation begin, unsigned length, const std::string& replacement);
 
   clang::ASTContext& context_;

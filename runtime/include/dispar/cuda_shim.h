@@ -37,6 +37,12 @@
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
+#ifndef __align__
+#define __align__(n) alignas(n)
+#endif
+#ifndef __builtin_align__
+#define __builtin_align__(n) alignas(n)
+#endif
 
 // Types.
 using dim3 = ::dispar::hostk::dim3;

@@ -20,6 +20,10 @@ struct uint3 {
   unsigned x;
   unsigned y;
   unsigned z;
+#if DISPAR_HOSTK_HAVE_CUDA_TYPES
+  // `uint3 t = threadIdx;` in a host clone built beside the toolkit's headers.
+  constexpr operator ::uint3() const { return ::uint3{x, y, z}; }
+#endif
 };
 
 /// CUDA's dim3: a launch shape whose omitted dimensions are 1.
@@ -35,6 +39,7 @@ struct dim3 {
 #if DISPAR_HOSTK_HAVE_CUDA_TYPES
   constexpr dim3(const ::dim3& v) : x(v.x), y(v.y), z(v.z) {}
   constexpr dim3(const ::uint3& v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator ::dim3() const { return ::dim3(x, y, z); }
 #endif
 
   /// Number of elements in the shape, x * y * z.
