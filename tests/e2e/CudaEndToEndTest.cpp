@@ -267,6 +267,19 @@ TEST(CudaEndToEnd, RealCudaConstructsMatchTheCpu) {
   EXPECT_NE(run.output.find("constructs: ok"), std::string::npos) << run.output;
 }
 
+// The code around real kernels (tests/e2e/cuda/idioms.dsp): launches in host templates, as macro
+// arguments, over several lines, with default and NULL arguments; prototypes, explicit instantiations,
+// templates taking tiles, warp-aggregated atomics, printf and assert in kernels.
+TEST(CudaEndToEnd, RealCudaIdiomsMatchTheCpu) {
+  ScratchDir dir;
+  ProcessResult built = compileCuda(dir, "tests/e2e/cuda/idioms.dsp", "idioms");
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 3, {"./idioms"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("idioms: kernel printf from block 0"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("idioms: ok"), std::string::npos) << run.output;
+}
+
 // Barriers in the places thread loops now reach (a branch on a uniform local, a uniform break, the
 // block's cooperative-groups barriers, a macro-initialised local, a bounded segment): every kernel gets
 // the thread-loop form and every value matches the CPU (checked in the program's sink).

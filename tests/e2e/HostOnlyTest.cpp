@@ -291,6 +291,9 @@ VNODE(consumer, IN(a)) {
 // come from the host path's own headers.
 TEST_F(HostOnly, RealCudaConstructsMatchTheCpu) { expectProgramPasses("constructs", 3); }
 
+// tests/e2e/cuda/idioms.dsp without a toolkit.
+TEST_F(HostOnly, RealCudaIdiomsMatchTheCpu) { expectProgramPasses("idioms", 3); }
+
 // The thread-loop shapes of tests/e2e/cuda/shapes.dsp, built without a toolkit.
 TEST_F(HostOnly, ThreadLoopShapesMatchTheCpu) { expectProgramPasses("shapes", 3); }
 

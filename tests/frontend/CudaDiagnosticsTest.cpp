@@ -70,6 +70,40 @@ const UnsupportedCase kCases[] = {
      "}\n",
      "4:3: error: __shared__ declared through a macro cannot run on the host path; write the declaration in the "
      "kernel"},
+    {"LaunchThroughFunctionPointer",
+     "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
+     "void run(float* x) { void (*k)(float*) = kernel; k<<<1, 32>>>(x); }\n",
+     "3:50: error: a launch through a function pointer cannot run on the host path; launch the kernel by name"},
+    {"LaunchInsideAMacroDefinition",
+     "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
+     "#define RUN(x) kernel<<<1, 32>>>(x)\n"
+     "void run(float* x) { RUN(x); }\n",
+     "4:22: error: a kernel launch inside a macro definition cannot run on the host path; write the launch in the "
+     "code (a macro argument is fine)"},
+    {"ArchGuardWithoutHostBranch",
+     "__global__ void kernel(float* x) {\n"
+     "#if __CUDA_ARCH__ >= 700\n"
+     "  x[threadIdx.x] = 1;\n"
+     "#endif\n"
+     "}\n",
+     "3:2: error: code under '#if __CUDA_ARCH__' with no host branch cannot run on the host path; add an #else that "
+     "computes the same on the host, or compile with --no-host-path"},
+    {"DeviceFunctionWithoutHostVersion",
+     "#include <curand_kernel.h>\n"
+     "__global__ void kernel(float* x) {\n"
+     "  curandState state;\n"
+     "  curand_init(1234, threadIdx.x, 0, &state);\n"
+     "  x[threadIdx.x] = curand_uniform(&state);\n"
+     "}\n",
+     "5:3: error: 'curand_init', a __device__ function with no host version, cannot run on the host path"},
+    {"BlockTileMemory",
+     "#include <cooperative_groups.h>\n"
+     "namespace cg = cooperative_groups;\n"
+     "__global__ void kernel(float* x) {\n"
+     "  __shared__ cg::block_tile_memory<64> scratch;\n"
+     "  x[threadIdx.x] = cg::this_thread_block(scratch).thread_rank();\n"
+     "}\n",
+     "5:14: error: cooperative groups' 'block_tile_memory' cannot run on the host path"},
     {"SymbolThroughPointer",
      "__constant__ float scale[4];\n"
      "__global__ void kernel(float* x) { x[threadIdx.x] *= scale[0]; }\n"
