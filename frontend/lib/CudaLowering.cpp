@@ -519,10 +519,26 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   dropCudaQualifiers(range, clones);
 
   const clang::SourceLocation begin = range.getBegin();
-  const std::string block = "namespace dispar_host {" +
-                            (kernel && fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") + "\n" +
-                            lineDirective(begin) + withSemicolon(clones.getRewrittenText(range), fn) +
-                            "\n}  // namespace dispar_host\n";
+  std::string block = "namespace dispar_host {" +
+                      (kernel && fn->doesThisDeclarationHaveABody() ? hostFormComment(fn, loops) : "") + "\n" +
+                      lineDirective(begin) + withSemicolon(clones.getRewrittenText(range), fn) + "\n";
+  const bool hostOnly = options_.cudaTarget == CudaTarget::HostOnly;
+  if (kernel && fn->doesThisDeclarationHaveABody() && !fn->getDescribedFunctionTemplate()) {
+    // Launches through a pointer find the clone by the kernel's address (Launch.h, launchByPointer).
+    clang::PrintingPolicy policy = context_.getPrintingPolicy();
+    policy.SuppressScope = false;
+    const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
+    const std::string original = hostOnly ? "" : hostNamespace(fn).substr(0, hostNamespace(fn).size() - std::string("dispar_host::").size());
+    block += "static const bool dispar_registered_" + fn->getNameAsString() + "_L" +
+             std::to_string(sm_.getPresumedLoc(begin).getLine()) + " = ::dispar::hostk::detail::registerKernel(" +
+             "reinterpret_cast<const void*>(" + pointer + "(&" + (hostOnly ? hostNamespace(fn) : original) +
+             fn->getNameAsString() + ")), reinterpret_cast<const void*>(" + pointer + "(&" + hostNamespace(fn) +
+             fn->getNameAsString() + ")), ::dispar::hostk::detail::CloneForm::" +
+             (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
+  }
+  block += "}  // namespace dispar_host\n";
+  // Without a GPU build the clone is the kernel: code that names it (`void (*k)(int*) = fill;`) gets it.
+  if (hostOnly && kernel) block += "using dispar_host::" + fn->getNameAsString() + ";\n";
   if (options_.cudaTarget != CudaTarget::HostOnly) {
     insertAfter(result, range, block);
     return;
@@ -692,7 +708,9 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     if (!config || i >= config->getNumArgs() || llvm::isa<clang::CXXDefaultArgExpr>(config->getArg(i))) return fallback;
     return text(config->getArg(i)->getSourceRange());
   };
-  std::string host = "&" + hostNamespace(kernel) + kernel->getNameAsString();
+  // Through a pointer: the kernel is known at run time only, by its address.
+  const std::string calleeText = text(launch->getCallee()->getSourceRange());
+  std::string host = kernel ? "&" + hostNamespace(kernel) + kernel->getNameAsString() : calleeText;
   // The template arguments as written (`kernel<BLOCK_SIZE>` in a template), else as deduced.
   const clang::Expr* callee = launch->getCallee()->IgnoreParenImpCasts();
   clang::SourceLocation lAngle, rAngle;
@@ -703,7 +721,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     lAngle = lookup->getLAngleLoc();
     rAngle = lookup->getRAngleLoc();
   }
-  if (lAngle.isValid()) {
+  if (!kernel) {
+  } else if (lAngle.isValid()) {
     host += text(clang::SourceRange(lAngle, rAngle));
   } else if (const clang::TemplateArgumentList* args = kernel->getTemplateSpecializationArgs()) {
     std::string printed;
@@ -711,9 +730,11 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());
     host += out.str();
   }
-  std::string hostLaunch = std::string(loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
-                                                                     : "::dispar::hostk::launch(") + configArg(0, "1") + ", " + configArg(1, "1") + ", " +
-                           configArg(2, "0") + ", " + host;
+  const char* launcher = !kernel                         ? "::dispar::hostk::launchByPointer("
+                         : loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
+                                                         : "::dispar::hostk::launch(";
+  std::string hostLaunch = std::string(launcher) + configArg(0, "1") + ", " + configArg(1, "1") + ", " + configArg(2, "0") +
+                           ", " + host;
   for (const clang::Expr* arg : launch->arguments()) {
     // A parameter's default is spelt where the kernel declares it.
     if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(arg))
@@ -724,7 +745,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   hostLaunch += ")";
   // A failed launch aborts the job naming the VNODE, the kernel and where it was launched.
   clang::PresumedLoc where = sm_.getPresumedLoc(writtenRange(launch->getSourceRange()).getBegin());
-  std::string check = "::dispar::gpu::checkLaunch(\"" + kernel->getNameAsString() + "\", \"" + where.getFilename() + ":" +
+  const std::string name = kernel ? kernel->getNameAsString() : calleeText + " (through a pointer)";
+  std::string check = "::dispar::gpu::checkLaunch(\"" + name + "\", \"" + where.getFilename() + ":" +
                       std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + "\")";
   if (options_.cudaTarget != CudaTarget::HostOnly)
     return "((::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) + ")), " +
@@ -820,9 +842,9 @@ void CudaLowering::lower(FrontendResult& result) {
     if (inDeviceCode) continue;  // dynamic parallelism, reported with the device code
     const clang::FunctionDecl* kernel = launchedKernel(launch);
     const clang::SourceLocation at = sm_.getExpansionLoc(launch->getBeginLoc());
-    if (!kernel) {
-      // The host path would not know which clone to run: a launch that did nothing would be worse.
-      diags_.report(at, Diag::UnsupportedOnHost) << "a launch through a function pointer" << "launch the kernel by name";
+    const clang::QualType calleeType = launch->getCallee()->IgnoreParenImpCasts()->getType();
+    if (!kernel && !calleeType->isFunctionPointerType() && !calleeType->isFunctionReferenceType()) {
+      diags_.report(at, Diag::UnsupportedOnHost) << "a launch of this kind" << "launch the kernel by name or through a pointer";
       diags_.report(at, Diag::NoteHostPath);
       continue;
     }

@@ -6,6 +6,8 @@
 #include <dispar/hostk/Launch.h>
 
 #include <cstdio>
+#include <mutex>
+#include <vector>
 #include <string>
 
 namespace dispar::hostk::detail {
@@ -17,6 +19,33 @@ bool validShape(const dim3& shape, const unsigned (&limits)[3]) {
 }
 
 }  // namespace
+
+namespace {
+std::mutex& registryMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<RegisteredKernel>& registry() {
+  static std::vector<RegisteredKernel> kernels;
+  return kernels;
+}
+}  // namespace
+
+bool registerKernel(const void* kernel, const void* clone, CloneForm form) {
+  const std::lock_guard<std::mutex> lock(registryMutex());
+  registry().push_back(RegisteredKernel{kernel, clone, form});
+  return true;
+}
+
+bool findKernel(const void* kernel, RegisteredKernel& found) {
+  const std::lock_guard<std::mutex> lock(registryMutex());
+  for (const RegisteredKernel& entry : registry())
+    if (entry.kernel == kernel || entry.clone == kernel) {
+      found = entry;
+      return true;
+    }
+  return false;
+}
 
 cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
                          KernelInvoker invoke, const void* closure, CloneForm form) {

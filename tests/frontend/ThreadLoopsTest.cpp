@@ -73,8 +73,10 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
       << host;
   EXPECT_EQ(occurrences(host, "forEachThread<false>("), 2u) << host;
   EXPECT_EQ(host.find("syncthreads"), std::string::npos) << host;
-  // The clone keeps the kernel's line count, so its #line stays exact.
-  EXPECT_EQ(occurrences(host, "\n"), 2u + 12u) << host;
+  // The clone keeps the kernel's line count, so its #line stays exact (then the line registering it).
+  EXPECT_EQ(occurrences(host, "\n"), 2u + 12u + 1u) << host;
+  EXPECT_NE(host.find("static const bool dispar_registered_fir_L3 = ::dispar::hostk::detail::registerKernel("), std::string::npos)
+      << host;
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::fir"), std::string::npos) << emitted;
 }
 

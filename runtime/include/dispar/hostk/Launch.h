@@ -70,7 +70,30 @@ cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicS
   return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
 }
 
+/// A kernel launched through a pointer: the host path finds its clone (and the clone's form) by the
+/// kernel's address. StreamCC registers every kernel that is not a template, at start-up.
+struct RegisteredKernel {
+  const void* kernel;
+  const void* clone;
+  CloneForm form;
+};
+bool registerKernel(const void* kernel, const void* clone, CloneForm form);
+/// The registration of `kernel` (a kernel's or a clone's address) into `found`; false when none.
+bool findKernel(const void* kernel, RegisteredKernel& found);
+
 }  // namespace detail
+
+/// `k<<<grid, block, shmem>>>(args)` where `k` is a pointer to a kernel: runs the clone registered for
+/// it; cudaErrorInvalidDeviceFunction when none is (a template kernel's address, say).
+template <class... Params>
+cudaError_t launchByPointer(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
+                            typename detail::Parameter<Params>::type... args) {
+  detail::RegisteredKernel entry{};
+  if (!detail::findKernel(reinterpret_cast<const void*>(kernel), entry))
+    return detail::recordError(cudaErrorInvalidDeviceFunction);
+  const auto clone = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(entry.clone));
+  return detail::launchAs<Params...>(entry.form, grid, block, dynamicSharedBytes, clone, args...);
+}
 
 /// Runs `kernel` (a host clone) on a grid of `grid` blocks of `block` threads with `dynamicSharedBytes`
 /// of dynamic shared memory per block; synchronous. Returns cudaSuccess or the launch error.
