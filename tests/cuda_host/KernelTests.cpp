@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -480,6 +481,52 @@ TEST(HostKernels, MathIntrinsics) {
   EXPECT_EQ(hk::__umulhi(0x80000000u, 4u), 2u);
   const float value = 7.25f;
   EXPECT_EQ(hk::__ldg(&value), 7.25f);
+  EXPECT_EQ(hk::__float2int_rd(-1.5f), -2);
+  EXPECT_EQ(hk::__float2int_ru(-1.5f), -1);
+  EXPECT_EQ(hk::__float2int_rd(3e9f), 2147483647);  // saturates, as on the GPU
+  EXPECT_EQ(hk::__double2int_rz(-2.75), -2);
+  EXPECT_EQ(hk::__mul64hi(-1, 1), -1);
+  EXPECT_EQ(hk::__umul64hi(0x8000000000000000ull, 4ull), 2ull);
+}
+
+// The CUDA math functions the C library lacks, against values computed elsewhere (mpmath, 30 digits).
+TEST(HostKernels, MathFunctionsBeyondTheCLibrary) {
+  EXPECT_EQ(hk::sinpi(1.0), 0.0);
+  EXPECT_EQ(hk::sinpi(-3.0), 0.0);
+  EXPECT_EQ(hk::sinpif(0.5f), 1.0f);
+  EXPECT_NEAR(hk::sinpi(1.0 / 6.0), 0.5, 1e-15);
+  EXPECT_EQ(hk::cospif(0.5f), 0.0f);
+  EXPECT_EQ(hk::cospi(2.0), 1.0);
+  float s = 0, c = 0;
+  hk::sincospif(0.25f, &s, &c);
+  EXPECT_FLOAT_EQ(s, 0.70710678f);
+  EXPECT_FLOAT_EQ(c, 0.70710678f);
+  EXPECT_FLOAT_EQ(hk::rcbrtf(8.0f), 0.5f);
+  EXPECT_NEAR(hk::normcdf(1.0), 0.841344746068542948585232545632, 1e-15);
+  EXPECT_NEAR(hk::normcdfinv(0.975), 1.95996398454005385560443064983, 1e-13);
+  EXPECT_NEAR(hk::erfinv(0.5), 0.476936276204469873381418353643, 1e-15);
+  EXPECT_NEAR(hk::erfinv(0.9), 1.16308715367667416284409543405, 1e-14);
+  EXPECT_NEAR(hk::erfinv(-0.999999), -3.4589107372754987775324488036, 1e-12);
+  EXPECT_NEAR(hk::erfinv(1e-9), 8.86226925452758069076720718138e-10, 1e-24);
+  EXPECT_NEAR(hk::erfcinv(1e-10), 4.57282496738948527874104367314, 1e-12);
+  EXPECT_NEAR(hk::erfcinv(1.5), -0.476936276204469873381418353643, 1e-15);
+  EXPECT_FLOAT_EQ(hk::erfcinvf(0.5f), 0.47693628f);
+  EXPECT_EQ(hk::erfinv(1.0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(hk::erfinv(1.5)));
+  EXPECT_TRUE(std::isnan(hk::sinpif(INFINITY)));
+}
+
+TEST(HostKernels, ScopedAtomicsAreTheDeviceWideOperation) {
+  int counter = 5;
+  EXPECT_EQ(hk::atomicAdd_block(&counter, 2), 5);
+  EXPECT_EQ(hk::atomicAdd_system(&counter, 3), 7);
+  unsigned wrap = 4;
+  EXPECT_EQ(hk::atomicInc_block(&wrap, 4u), 4u);
+  EXPECT_EQ(wrap, 0u);
+  float best = 1.0f;
+  EXPECT_EQ(hk::atomicMax_system(&best, 2.5f), 1.0f);
+  EXPECT_EQ(hk::atomicCAS_block(&counter, 10, 1), 10);
+  EXPECT_EQ(counter, 1);
 }
 
 }  // namespace

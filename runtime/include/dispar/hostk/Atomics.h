@@ -121,6 +121,30 @@ inline unsigned atomicDec(unsigned* address, unsigned val) {
                               [val](unsigned old) { return (old == 0u || old > val) ? val : old - 1u; });
 }
 
+// Scoped atomics (atomicAdd_block, atomicAdd_system, ...): on the host every thread of a launch shares
+// one coherent memory with the host program, so each scope is the device-wide operation.
+#define DISPAR_HOSTK_SCOPED(operation)                                                            \
+  template <class T, class... Values>                                                             \
+  inline auto operation##_block(T* address, Values... values)->decltype(operation(address, values...)) { \
+    return operation(address, values...);                                                         \
+  }                                                                                               \
+  template <class T, class... Values>                                                             \
+  inline auto operation##_system(T* address, Values... values)->decltype(operation(address, values...)) { \
+    return operation(address, values...);                                                         \
+  }
+DISPAR_HOSTK_SCOPED(atomicAdd)
+DISPAR_HOSTK_SCOPED(atomicSub)
+DISPAR_HOSTK_SCOPED(atomicExch)
+DISPAR_HOSTK_SCOPED(atomicMin)
+DISPAR_HOSTK_SCOPED(atomicMax)
+DISPAR_HOSTK_SCOPED(atomicCAS)
+DISPAR_HOSTK_SCOPED(atomicAnd)
+DISPAR_HOSTK_SCOPED(atomicOr)
+DISPAR_HOSTK_SCOPED(atomicXor)
+DISPAR_HOSTK_SCOPED(atomicInc)
+DISPAR_HOSTK_SCOPED(atomicDec)
+#undef DISPAR_HOSTK_SCOPED
+
 }  // namespace dispar::hostk
 
 #endif  // DISPAR_HOSTK_ATOMICS_H
