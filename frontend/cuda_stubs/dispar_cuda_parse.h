@@ -133,6 +133,12 @@ cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, std::size_t sharedMem
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int* device);
+struct cudaDeviceProp {
+#define DISPAR_HOSTK_DEVICE_PROP(Type, name) Type name;
+#define DISPAR_HOSTK_DEVICE_PROP_ARRAY(Type, name, count) Type name[count];
+#include <dispar/hostk/DeviceProp.def>
+};
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
@@ -164,6 +170,17 @@ template <class T>
 cudaError_t cudaMalloc(T** devPtr, std::size_t size);
 template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t size);
+template <class T>
+cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x01);
+
+// Flags: macros, as in CUDA's driver_types.h.
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
 
 // The device builtins, one global function per Function row of Builtins.def, taking and returning what
 // the host-kernel function it is rewritten into takes and returns. Index and Constant rows (threadIdx,

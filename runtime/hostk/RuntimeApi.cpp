@@ -1,7 +1,14 @@
 // The CUDA runtime API on the host device: memory is host memory, every call is synchronous.
 #include <dispar/hostk/RuntimeApi.h>
 
+#include "HostDevice.h"
+
+#include <dispar/hostk/Launch.h>
+
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -13,6 +20,7 @@ struct StreamState {};
 struct EventState {
   std::chrono::steady_clock::time_point time;
   bool recorded = false;
+  bool timing = true;  ///< false with cudaEventDisableTiming, as CUDA then refuses elapsed times
 };
 
 namespace detail {
@@ -133,6 +141,29 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStre
   return cudaMemset(devPtr, value, count);
 }
 
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind kind) {
+  if (!detail::validKind(kind)) return detail::recordError(cudaErrorInvalidMemcpyDirection);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr || width > dpitch || width > spitch) return detail::recordError(cudaErrorInvalidValue);
+  for (std::size_t row = 0; row < height; ++row)
+    std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned flags) {
+  if (flags != kCudaMemAttachGlobal && flags != kCudaMemAttachHost) return detail::recordError(cudaErrorInvalidValue);
+  return detail::allocate(devPtr, size);
+}
+
+cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
+  if (free == nullptr || total == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  const auto pageBytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  *free = static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * pageBytes;
+  *total = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * pageBytes;
+  return cudaSuccess;
+}
+
 cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }  // launches and copies are synchronous
 cudaError_t cudaDeviceReset() { return cudaSuccess; }
 
@@ -152,6 +183,45 @@ cudaError_t cudaGetDevice(int* device) {
   return cudaSuccess;
 }
 
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  if (device != 0) return detail::recordError(cudaErrorInvalidDevice);
+  *prop = cudaDeviceProp{};
+  std::snprintf(prop->name, sizeof prop->name, "DISPAR host path");
+  std::size_t free = 0;
+  cudaMemGetInfo(&free, &prop->totalGlobalMem);
+  prop->memPitch = prop->totalGlobalMem;
+  prop->sharedMemPerBlock = LaunchLimits::kMaxStaticSharedBytes;
+  prop->sharedMemPerBlockOptin = LaunchLimits::kMaxDynamicSharedBytes;
+  prop->sharedMemPerMultiprocessor = LaunchLimits::kMaxStaticSharedBytes;
+  prop->warpSize = 32;
+  prop->maxThreadsPerBlock = LaunchLimits::kMaxThreadsPerBlock;
+  prop->maxThreadsPerMultiProcessor = LaunchLimits::kMaxThreadsPerBlock;
+  for (int axis = 0; axis < 3; ++axis) {
+    prop->maxThreadsDim[axis] = static_cast<int>(LaunchLimits::kMaxBlockDim[axis]);
+    prop->maxGridSize[axis] = static_cast<int>(LaunchLimits::kMaxGridDim[axis]);
+  }
+  prop->totalConstMem = 64 * 1024;  // CUDA's __constant__ limit, which programs size their tables by
+  // 8.0: the newest compute capability whose device features the host path has in full (__reduce_*_sync
+  // are 8.0; 9.0 adds clusters, which it does not run).
+  prop->major = 8;
+  prop->minor = 0;
+  prop->multiProcessorCount = static_cast<int>(detail::HostDevice::instance().config().threads);
+  prop->maxBlocksPerMultiProcessor = 1;
+  prop->integrated = 1;  // device memory is the host's
+  prop->canMapHostMemory = 1;
+  prop->unifiedAddressing = 1;
+  prop->managedMemory = 1;
+  prop->pageableMemoryAccess = 1;
+  prop->concurrentManagedAccess = 1;
+  prop->concurrentKernels = 0;  // launches run one at a time
+  prop->asyncEngineCount = 0;   // copies are synchronous
+  prop->cooperativeLaunch = 0;  // no grid-wide groups
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  prop->l2CacheSize = l2 > 0 ? static_cast<int>(l2) : 0;
+  return cudaSuccess;
+}
+
 cudaError_t cudaStreamCreate(cudaStream_t* stream) {
   if (stream == nullptr) return detail::recordError(cudaErrorInvalidValue);
   *stream = new StreamState;
@@ -165,6 +235,31 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags) {
+  if (flags != kCudaStreamDefault && flags != kCudaStreamNonBlocking) return detail::recordError(cudaErrorInvalidValue);
+  return cudaStreamCreate(stream);
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned flags) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  if (flags != 0) return detail::recordError(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
+  if ((flags & ~(kCudaEventBlockingSync | kCudaEventDisableTiming)) != 0) return detail::recordError(cudaErrorInvalidValue);
+  const cudaError_t error = cudaEventCreate(event);
+  if (error == cudaSuccess) (*event)->timing = (flags & kCudaEventDisableTiming) == 0;
+  return error;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (event == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
   if (event == nullptr) return detail::recordError(cudaErrorInvalidValue);
@@ -187,7 +282,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (ms == nullptr) return detail::recordError(cudaErrorInvalidValue);
   if (start == nullptr || end == nullptr) return detail::recordError(cudaErrorInvalidResourceHandle);
-  if (!start->recorded || !end->recorded) return detail::recordError(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded || !start->timing || !end->timing)
+    return detail::recordError(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
   return cudaSuccess;
 }

@@ -98,6 +98,69 @@ TEST(RuntimeApi, StreamsAndEventsMeasureRealTime) {
   (void)hk::cudaGetLastError();
 }
 
+TEST(RuntimeApi, DevicePropertiesAreTheHostPathsLimits) {
+  hk::cudaDeviceProp prop;
+  std::memset(&prop, 0x5a, sizeof prop);
+  ASSERT_EQ(hk::cudaGetDeviceProperties(&prop, 0), hk::cudaSuccess);
+  EXPECT_STREQ(prop.name, "DISPAR host path");
+  EXPECT_EQ(prop.warpSize, 32);
+  EXPECT_EQ(prop.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(prop.maxThreadsDim[2], 64);
+  EXPECT_EQ(prop.maxGridSize[0], 2147483647);
+  EXPECT_EQ(prop.sharedMemPerBlock, 48u * 1024u);
+  EXPECT_EQ(prop.major, 8);
+  EXPECT_GE(prop.multiProcessorCount, 1);
+  EXPECT_GT(prop.totalGlobalMem, 0u);
+  std::size_t free = 0, total = 0;
+  ASSERT_EQ(hk::cudaMemGetInfo(&free, &total), hk::cudaSuccess);
+  EXPECT_EQ(total, prop.totalGlobalMem);
+  EXPECT_LE(free, total);
+  EXPECT_EQ(hk::cudaGetDeviceProperties(&prop, 1), hk::cudaErrorInvalidDevice);
+  EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorInvalidDevice);
+  EXPECT_EQ(hk::cudaGetDeviceProperties(nullptr, 0), hk::cudaErrorInvalidValue);
+  hk::cudaGetLastError();
+}
+
+TEST(RuntimeApi, PitchedCopiesManagedMemoryAndStreamFlags) {
+  // A 3x4 block of ints out of rows of 6, into rows of 5.
+  std::vector<int> source(6 * 3), target(5 * 3, -1);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<int>(i);
+  ASSERT_EQ(hk::cudaMemcpy2D(target.data(), 5 * sizeof(int), source.data(), 6 * sizeof(int), 4 * sizeof(int), 3,
+                             hk::cudaMemcpyHostToDevice),
+            hk::cudaSuccess);
+  for (int row = 0; row < 3; ++row)
+    for (int col = 0; col < 5; ++col) EXPECT_EQ(target[row * 5 + col], col < 4 ? row * 6 + col : -1) << row << col;
+  EXPECT_EQ(hk::cudaMemcpy2D(target.data(), 2, source.data(), 6, 4, 1, hk::cudaMemcpyHostToDevice),
+            hk::cudaErrorInvalidValue);  // wider than the destination's pitch
+  hk::cudaGetLastError();
+
+  float* managed = nullptr;
+  ASSERT_EQ(hk::cudaMallocManaged(&managed, 16 * sizeof(float)), hk::cudaSuccess);
+  managed[15] = 2.5f;  // host code touches managed memory directly
+  EXPECT_EQ(hk::cudaFree(managed), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaMallocManaged(&managed, 4, 7u), hk::cudaErrorInvalidValue);
+  hk::cudaGetLastError();
+
+  hk::cudaStream_t stream = nullptr;
+  hk::cudaEvent_t timed = nullptr, untimed = nullptr;
+  ASSERT_EQ(hk::cudaStreamCreateWithFlags(&stream, hk::kCudaStreamNonBlocking), hk::cudaSuccess);
+  ASSERT_EQ(hk::cudaEventCreateWithFlags(&untimed, hk::kCudaEventDisableTiming), hk::cudaSuccess);
+  ASSERT_EQ(hk::cudaEventCreate(&timed), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaEventRecord(untimed, stream), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaEventRecord(timed, stream), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaStreamWaitEvent(stream, untimed), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaEventQuery(untimed), hk::cudaSuccess);
+  EXPECT_EQ(hk::cudaStreamQuery(stream), hk::cudaSuccess);
+  float ms = 0;
+  EXPECT_EQ(hk::cudaEventElapsedTime(&ms, untimed, timed), hk::cudaErrorInvalidResourceHandle);
+  hk::cudaGetLastError();
+  EXPECT_EQ(hk::cudaEventCreateWithFlags(&untimed, 0x80u), hk::cudaErrorInvalidValue);
+  hk::cudaGetLastError();
+  hk::cudaEventDestroy(timed);
+  hk::cudaEventDestroy(untimed);
+  hk::cudaStreamDestroy(stream);
+}
+
 TEST(RuntimeApi, NullArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(hk::cudaMalloc(static_cast<void**>(nullptr), 16), hk::cudaErrorInvalidValue);
   EXPECT_EQ(hk::cudaMemset(nullptr, 0, 16), hk::cudaErrorInvalidValue);

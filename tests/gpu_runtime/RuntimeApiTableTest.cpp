@@ -26,7 +26,7 @@ std::set<std::string> hostkNames() {
   const std::string source = text.str();
   // Declarations at namespace scope: "cudaError_t cudaMemcpy(" or "const char* cudaGetErrorString(" (the
   // symbol functions are templates: "cudaError_t cudaMemcpyToSymbol(const T& symbol").
-  const std::regex declaration(R"((?:^|\n)(?:cudaError_t|const char\*) (cuda[A-Za-z]+)\()");
+  const std::regex declaration(R"((?:^|\n)(?:cudaError_t|const char\*) (cuda[A-Za-z0-9]+)\()");
   std::set<std::string> names;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it)
     names.insert((*it)[1].str());

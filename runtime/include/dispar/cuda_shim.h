@@ -52,6 +52,16 @@ using cudaError_t = ::dispar::hostk::cudaError_t;
 using cudaMemcpyKind = ::dispar::hostk::cudaMemcpyKind;
 using cudaStream_t = ::dispar::hostk::cudaStream_t;
 using cudaEvent_t = ::dispar::hostk::cudaEvent_t;
+using cudaDeviceProp = ::dispar::hostk::cudaDeviceProp;
+
+// Flags: macros, as in CUDA's driver_types.h.
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
 
 // float3, int2, uint4, ... and make_float3, ... as vector_types.h and vector_functions.h have them.
 #include <dispar/hostk/VectorTypes.h>
@@ -87,6 +97,15 @@ using ::dispar::hostk::cudaMemcpy;
 using ::dispar::hostk::cudaMemcpyAsync;
 using ::dispar::hostk::cudaMemset;
 using ::dispar::hostk::cudaMemsetAsync;
+using ::dispar::hostk::cudaMemcpy2D;
+using ::dispar::hostk::cudaMallocManaged;
+using ::dispar::hostk::cudaMemGetInfo;
+using ::dispar::hostk::cudaGetDeviceProperties;
+using ::dispar::hostk::cudaStreamCreateWithFlags;
+using ::dispar::hostk::cudaStreamQuery;
+using ::dispar::hostk::cudaStreamWaitEvent;
+using ::dispar::hostk::cudaEventCreateWithFlags;
+using ::dispar::hostk::cudaEventQuery;
 using ::dispar::hostk::cudaDeviceSynchronize;
 using ::dispar::hostk::cudaDeviceReset;
 using ::dispar::hostk::cudaGetDeviceCount;

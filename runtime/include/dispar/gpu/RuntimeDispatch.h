@@ -50,6 +50,10 @@ template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
 }
+template <class T>
+cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = cudaMemAttachGlobal) {
+  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
+}
 
 // Symbols. StreamCC passes each __constant__ / __device__ variable together with its host copy
 // (`symbol(coeffs, ::dispar_host::coeffs)`): the GPU's on a GPU, the host copy on the host path.
@@ -123,6 +127,20 @@ inline cudaError_t cudaGetDevice(int* device) {
   const cudaError_t error = ::cudaGetDevice(&real);
   if (error == cudaSuccess && device != nullptr) *device = real == assignedDevice() ? 0 : real;
   return error;
+}
+
+// On the host path, the fields of <dispar/hostk/DeviceProp.def> as hostk reports them and 0 elsewhere.
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (!onHost()) return ::cudaGetDeviceProperties(prop, device == 0 ? assignedDevice() : -1);
+  hostk::cudaDeviceProp host{};
+  const cudaError_t error = detail::fromHostk(hostk::cudaGetDeviceProperties(&host, device));
+  if (error != cudaSuccess) return error;
+  *prop = cudaDeviceProp{};
+#define DISPAR_HOSTK_DEVICE_PROP(Type, name) prop->name = host.name;
+#define DISPAR_HOSTK_DEVICE_PROP_ARRAY(Type, name, count) \
+  for (int i = 0; i < (count); ++i) prop->name[i] = host.name[i];
+#include <dispar/hostk/DeviceProp.def>
+  return cudaSuccess;
 }
 
 // The last error: hostk's (the host path, and the dispatchers) first, then CUDA's on a GPU. Both are

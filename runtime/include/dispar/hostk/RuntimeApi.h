@@ -41,6 +41,22 @@ struct EventState;
 using cudaStream_t = StreamState*;
 using cudaEvent_t = EventState*;
 
+// Flags, with CUDA's values (macros in CUDA's headers; constants here, defined as macros by the shim).
+constexpr unsigned kCudaStreamDefault = 0x00;
+constexpr unsigned kCudaStreamNonBlocking = 0x01;
+constexpr unsigned kCudaEventDefault = 0x00;
+constexpr unsigned kCudaEventBlockingSync = 0x01;
+constexpr unsigned kCudaEventDisableTiming = 0x02;
+constexpr unsigned kCudaMemAttachGlobal = 0x01;
+constexpr unsigned kCudaMemAttachHost = 0x02;
+
+/// What cudaGetDeviceProperties reports: the fields of <dispar/hostk/DeviceProp.def>.
+struct cudaDeviceProp {
+#define DISPAR_HOSTK_DEVICE_PROP(Type, name) Type name;
+#define DISPAR_HOSTK_DEVICE_PROP_ARRAY(Type, name, count) Type name[count];
+#include <dispar/hostk/DeviceProp.def>
+};
+
 // Memory. Device memory is host memory aligned like cudaMalloc's (256 bytes).
 cudaError_t cudaMalloc(void** devPtr, std::size_t size);
 cudaError_t cudaFree(void* devPtr);
@@ -51,6 +67,13 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaM
                             cudaStream_t stream = nullptr);
 cudaError_t cudaMemset(void* devPtr, int value, std::size_t count);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = nullptr);
+/// Copies `height` rows of `width` bytes between pitched allocations.
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind kind);
+/// Managed memory is host memory, which host and kernels share anyway.
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned flags = kCudaMemAttachGlobal);
+/// The node's available and physical memory.
+cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total);
 
 // Typed overloads, as cuda_runtime.h provides them (cudaMalloc(&floatPtr, n)).
 template <class T>
@@ -61,6 +84,10 @@ template <class T>
 cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
   return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
 }
+template <class T>
+cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = kCudaMemAttachGlobal) {
+  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
+}
 
 // Device management: the host path presents exactly one device, number 0.
 cudaError_t cudaDeviceSynchronize();
@@ -68,11 +95,18 @@ cudaError_t cudaDeviceReset();
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int* device);
+/// The host device as CUDA describes a GPU: its limits are the host path's launch limits, its
+/// multiprocessors the OS threads that run blocks (one block each at a time), its memory the node's.
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 
 // Streams.
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+/// Always cudaSuccess: the work of a stream is done when the call that queued it returns.
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
 
 // Events: record the host's steady clock.
 cudaError_t cudaEventCreate(cudaEvent_t* event);
@@ -80,6 +114,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+/// Always cudaSuccess: recording is synchronous (CUDA, too, reports cudaSuccess for an event never recorded).
+cudaError_t cudaEventQuery(cudaEvent_t event);
 
 // Errors. The last error is per host thread, as in CUDA; every failing call above records it.
 cudaError_t cudaGetLastError();
