@@ -3,6 +3,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -25,7 +26,19 @@ clang::SourceLocation ProgramAssembler::expansionBegin(const clang::Decl* decl) 
 }
 
 bool ProgramAssembler::before(clang::SourceLocation a, clang::SourceLocation b) const {
-  return sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(a), sm_.getExpansionLoc(b));
+  // Positions in the token stream the parser saw, not where macros are invoked: every token of one
+  // expansion has the same expansion location, but a _Pragma in a macro body still comes before the
+  // VNODE the same expansion defines.
+  return sm_.isBeforeInTranslationUnit(a, b);
+}
+
+clang::SourceLocation ProgramAssembler::macroInvocation(clang::SourceLocation loc) const {
+  return loc.isMacroID() ? sm_.getExpansionLoc(loc) : clang::SourceLocation();
+}
+
+std::string ProgramAssembler::macroName(clang::SourceLocation invocation) const {
+  const unsigned length = clang::Lexer::MeasureTokenLength(invocation, sm_, context_.getLangOpts());
+  return std::string(sm_.getCharacterData(invocation), length);
 }
 
 void ProgramAssembler::assemble(lang::ProgramModel& program) {
@@ -130,6 +143,30 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
     if (fn) {
       for (std::size_t i = 0; i < program.vnodes.size(); ++i)
         if (program.vnodes[i].functionName == "::" + fn->getQualifiedNameAsString()) vnode = static_cast<int>(i);
+    }
+    // Directives and macros: a directive that a macro expansion produces belongs to a VNODE of that
+    // expansion, unless the expansion defines none (a macro that is only a directive); a directive
+    // before an expansion defining several VNODEs could mean any of them. Either is an error rather
+    // than a guess.
+    const clang::SourceLocation directiveMacro = macroInvocation(directive.location);
+    const clang::SourceLocation nextMacro = next ? macroInvocation(next->getBeginLoc()) : clang::SourceLocation();
+    auto vnodesOf = [&](clang::SourceLocation invocation) {
+      std::vector<std::string> names;
+      for (const VnodeDecl& v : state_.vnodes)
+        if (macroInvocation(v.decl->getBeginLoc()) == invocation) names.push_back(v.name);
+      return names;
+    };
+    if (directiveMacro.isValid() && directiveMacro != nextMacro && !vnodesOf(directiveMacro).empty()) {
+      diags_.report(directive.location, Diag::DirectiveInMacroNotBeforeItsVnode) << macroName(directiveMacro);
+      continue;
+    }
+    if (nextMacro.isValid() && directiveMacro != nextMacro) {
+      const std::vector<std::string> names = vnodesOf(nextMacro);
+      if (names.size() > 1) {
+        diags_.report(directive.location, Diag::DirectiveBeforeMacroWithSeveralVnodes)
+            << macroName(nextMacro) << static_cast<unsigned>(names.size()) << names[0] << names[1];
+        continue;
+      }
     }
     bool anotherDirectiveFirst = false;
     for (const ParsedDirective& other : state_.directives)

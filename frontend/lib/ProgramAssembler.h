@@ -8,6 +8,8 @@
 
 #include "clang/AST/ASTContext.h"
 
+#include <string>
+
 namespace dispar::frontend {
 
 class ProgramAssembler {
@@ -22,6 +24,9 @@ class ProgramAssembler {
   lang::SourceLocation toModelLocation(clang::SourceLocation loc) const;
   clang::SourceLocation expansionBegin(const clang::Decl* decl) const;
   bool before(clang::SourceLocation a, clang::SourceLocation b) const;
+  /// Where the outermost macro expansion holding `loc` is invoked; invalid for a location written in a file.
+  clang::SourceLocation macroInvocation(clang::SourceLocation loc) const;
+  std::string macroName(clang::SourceLocation invocation) const;
 
   void collectPipes(lang::ProgramModel& program);
   void collectVnodes(lang::ProgramModel& program);

@@ -142,6 +142,31 @@ VNODE(worker, IN(numbers)) {
   EXPECT_NE(run.output.find("value 500 is cursed"), std::string::npos) << run.output;
 }
 
+// Issue 11's program: stages built by a macro whose _Pragma gives each two replicas. The sum of
+// 2 * 3 * i over 0..9 is 270, printed once by a sink with one replica.
+TEST(EndToEnd, DirectivesFromMacrosReplicateTheirOwnStage) {
+  ScratchDir dir;
+  dir.write("stages.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+#define STAGE(name, I, O, K) _Pragma("streamap resource(cpu) replicas(2)") \
+  VNODE(name, IN(I), OUT(O)) { int x; while (I.read(x)) O.write(x * K); }
+PIPE(int, a); PIPE(int, b); PIPE(int, c);
+VNODE(src, OUT(a)) { for (int i = 0; i < 10; ++i) a.write(i); }
+STAGE(s1, a, b, 2)
+STAGE(s2, b, c, 3)
+VNODE(snk, IN(c)) { long s = 0; int x; while (c.read(x)) s += x; std::printf("s=%ld\n", s); }
+)dsp");
+  ASSERT_EQ(compile(dir, {"stages.dsp"}).status, 0);
+  lang::Rtg rtg;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(dir.file("stages.rtg.json")), rtg, error)) << error;
+  ASSERT_EQ(rtg.vertices.size(), 6u);
+  ProcessResult run = mpirun(dir, 6, {"./stages"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("s=270\n"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("s=", run.output.find("s=") + 1), std::string::npos) << "one sink: " << run.output;
+}
+
 TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");

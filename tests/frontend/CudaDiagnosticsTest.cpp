@@ -48,8 +48,8 @@ const UnsupportedCase kCases[] = {
      "4:25: error: dynamic parallelism cannot run on the host path; launch kernels from host code"},
     {"RuntimeCallWithoutStandIn",
      "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
-     "void copyRows(float* d, const float* h) { cudaMemcpy2D(d, 64, h, 64, 64, 4, cudaMemcpyHostToDevice); }\n",
-     "3:43: error: 'cudaMemcpy2D' cannot run on the host path; the host path provides only the CUDA runtime calls "
+     "void rows() { void* d; size_t pitch; cudaMallocPitch(&d, &pitch, 64, 4); }\n",
+     "3:38: error: 'cudaMallocPitch' cannot run on the host path; the host path provides only the CUDA runtime calls "
      "listed in docs/cuda.md"},
     {"CufftCall",
      "#include <cufft.h>\n"

@@ -100,6 +100,14 @@ const DiagnosticCase kCases[] = {
     {"DirectiveInsideFunction",
      "VNODE(w) {\n#pragma streamap resource(gpu)\n}\n",
      "3:18: error: streamap directive must appear at file scope"},
+    {"DirectiveAfterTheVnodeOfItsMacro",
+     "#define STAGE(n) VNODE(n) {} _Pragma(\"streamap resource(cpu) replicas(2)\")\nSTAGE(a)\nVNODE(b) {}\n",
+     "error: 'resource' directive from macro 'STAGE' must come before a VNODE that the same expansion of 'STAGE' "
+     "defines"},
+    {"DirectiveBeforeAMacroWithTwoVnodes",
+     "#define PAIR(x, y) VNODE(x) {} VNODE(y) {}\n#pragma streamap resource(cpu) replicas(2)\nPAIR(a, b)\n",
+     "3:18: error: 'resource' directive is followed by macro 'PAIR', which defines 2 VNODEs ('a', 'b'...); write "
+     "the directive in the macro, before the VNODE it is for"},
     {"CommunicationUnknownPipe",
      "#pragma streamap communication(nosuch) volume(8)\nVNODE(w) {}\n",
      "2:32: error: 'communication' directive names 'nosuch', which is not a PIPE"},
