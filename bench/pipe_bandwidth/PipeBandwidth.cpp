@@ -87,8 +87,8 @@ void dispar_vnode_receiver(dispar::InPort<unsigned char>& bytes, dispar::InPort<
 }
 
 const dispar::rt::VnodeSpec kVnodes[] = {{"sender", 0, 1, "bench.dsp:1:1", false}, {"receiver", 1, 1, "bench.dsp:9:1", false}};
-const dispar::rt::PipeSpec kPipes[] = {{"bytes", "unsigned char", 1, 0, 1, dispar::rt::MergeOrder::RoundRobin, 0},
-                                       {"words", "uint64_t", sizeof(std::uint64_t), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0}};
+const dispar::rt::PipeSpec kPipes[] = {{"bytes", "unsigned char", 1, 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin},
+                                       {"words", "uint64_t", sizeof(std::uint64_t), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}};
 const dispar::rt::ProgramSpec kProgram = {"pipe_bandwidth", kVnodes, 2, kPipes, 2, 2};
 
 void dispatch(dispar::rt::Instance& instance) {

@@ -18,6 +18,7 @@ const char* clauseArgDescription(ClauseArgKind kind) {
     case ClauseArgKind::PositiveReal: return "a positive number";
     case ClauseArgKind::ByteSize: return "a byte size such as 4096, 512KiB or 2GiB";
     case ClauseArgKind::MergeOrder: return "'rr' or 'any'";
+    case ClauseArgKind::SplitMode: return "'rr' or 'duplicate'";
     case ClauseArgKind::Identifier: return "a pipe name";
   }
   return "an argument";

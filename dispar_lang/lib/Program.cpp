@@ -51,17 +51,10 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
     int writerFirst = program.firstRank(pipe.writer), readerFirst = program.firstRank(pipe.reader);
     int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
     int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
-    auto addEdge = [&](int from, int to) {
-      rtg.edges.push_back(RtgEdge{from, to, pipe.name, pipe.elementType, pipe.elementBytes, pipe.volume});
-    };
-    if (kw == kr) {
-      for (int i = 0; i < kw; ++i) addEdge(writerFirst + i, readerFirst + i);
-    } else if (kw == 1) {
-      for (int i = 0; i < kr; ++i) addEdge(writerFirst, readerFirst + i);
-    } else if (kr == 1) {
-      for (int i = 0; i < kw; ++i) addEdge(writerFirst + i, readerFirst);
-    }
-    // Other shapes are rejected by the frontend before an RTG is built.
+    for (int w = 0; w < kw; ++w)
+      for (int r : writerPeers(w, kw, kr, pipe.split))
+        rtg.edges.push_back(RtgEdge{writerFirst + w, readerFirst + r, pipe.name, pipe.elementType, pipe.elementBytes,
+                                    pipe.volume});
   }
   return rtg;
 }

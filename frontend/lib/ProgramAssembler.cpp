@@ -134,6 +134,7 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       lang::PipeModel& model = program.pipes[static_cast<std::size_t>(pipe)];
       model.volume = directive.volume;
       if (directive.order) model.order = *directive.order;
+      if (directive.split) model.split = *directive.split;
       if (directive.window) model.window = *directive.window;
       continue;
     }
@@ -248,13 +249,7 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
     clang::SourceLocation declared = state_.pipes[p].decl->getLocation();
     if (pipe.writer < 0) diags_.report(declared, Diag::PipeWithoutWriter) << pipe.name;
     if (pipe.reader < 0) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
-    if (pipe.writer < 0 || pipe.reader < 0) continue;
-    int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
-    int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
-    if (kw > 1 && kr > 1 && kw != kr)
-      diags_.report(declared, Diag::UnsupportedReplicaShape)
-          << pipe.name << program.vnodes[static_cast<std::size_t>(pipe.writer)].name << kw
-          << program.vnodes[static_cast<std::size_t>(pipe.reader)].name << kr;
+    // Any replica counts may meet: the logical-stream rule (dispar_lang/LogicalStream.h) connects them.
   }
 }
 

@@ -176,6 +176,11 @@ class DirectiveParser {
         else if (text == "any") out.order = lang::MergeOrder::Any;
         else return bad(loc, text, spec);
         return true;
+      case ClauseArgKind::SplitMode:
+        if (text == "rr") out.split = lang::SplitMode::RoundRobin;
+        else if (text == "duplicate") out.split = lang::SplitMode::Duplicate;
+        else return bad(loc, text, spec);
+        return true;
       case ClauseArgKind::Identifier: {
         bool identifier = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
         for (char c : text) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');

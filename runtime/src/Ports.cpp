@@ -89,8 +89,16 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
   if (closed_) throw PipeError(describe() + ": " + owner_ + " writes after closing the port");
   if (count > static_cast<std::size_t>(INT64_MAX) / pipe_.elementBytes)
     throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
+  if (pipe_.split == SplitMode::Duplicate) {
+    for (Link& link : links_) sendTo(link, data, count, device);
+    return;
+  }
   Link& link = links_[next_];
   if (++next_ == links_.size()) next_ = 0;
+  sendTo(link, data, count, device);
+}
+
+void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device) {
   while (link.sent - link.credits * batch_ >= window_) awaitCredit(link);
   const std::size_t bytes = count * pipe_.elementBytes;
   const bool staged = device != nullptr && !device->transfers().mpiAddressable;
@@ -175,9 +183,16 @@ int InPortEnd::nextSource() const {
   return links_[open_[cursor_]].rank;
 }
 
+std::optional<std::size_t> InPortEnd::findLink(int rank) const {
+  for (std::size_t index = 0; index < links_.size(); ++index)
+    if (links_[index].rank == rank) return index;
+  return std::nullopt;
+}
+
 std::size_t InPortEnd::linkOfRank(int rank) const {
-  // Peers are consecutive ranks (replicas of one VNODE).
-  return static_cast<std::size_t>(rank - links_.front().rank);
+  // Messages on this communicator come only from the planned peers; anything else is a bug upstream.
+  if (const std::optional<std::size_t> index = findLink(rank)) return *index;
+  throwProtocolError(rank, "a message from a rank that is not a writer of this reader");
 }
 
 void InPortEnd::consumed(std::size_t index) {
@@ -395,10 +410,8 @@ bool InPortEnd::readElement(void* element) {
         // The message was received, truncated: count it, so that its writer gets every credit and a
         // VNODE that catches this error and reads on cannot leave the writer waiting. MPI fills in the
         // source and tag of a truncated receive (MPICH does; otherwise the counts stay as they were).
-        const int first = links_.front().rank;
-        if (status.MPI_TAG == kDataTag && status.MPI_SOURCE >= first &&
-            status.MPI_SOURCE < first + static_cast<int>(links_.size()))
-          consumed(linkOfRank(status.MPI_SOURCE));
+        if (status.MPI_TAG == kDataTag)
+          if (const std::optional<std::size_t> index = findLink(status.MPI_SOURCE)) consumed(*index);
         // MPI does not say how long the message was, only that it did not fit.
         throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
       }

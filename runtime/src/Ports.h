@@ -66,7 +66,8 @@ inline constexpr int kEndTag = 1;
 inline constexpr int kCreditTag = 2;
 inline constexpr int kSizeChangeTag = 5;  // empty: the next message is not plain data of the last size
 
-/// The writing end: deals messages to its peers in turn, waiting for credit when a link is full.
+/// The writing end: deals messages to its peers in turn (or sends each to all of them, split(duplicate)),
+/// waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
  public:
   OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
@@ -88,8 +89,10 @@ class OutPortEnd final : public detail::PortState {
   void awaitCredit(Link& link);
   /// Keeps the reader's copy of link.lastBytes right: a marker first when the next message differs.
   void announce(Link& link, std::size_t bytes, bool chunked);
-  /// One message to the next peer; `device` non-null when `data` is device memory.
+  /// One message to the next peer (to every peer under split(duplicate)); `device` non-null when
+  /// `data` is device memory.
   void send(const void* data, std::size_t count, gpu::Device* device);
+  void sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device);
   void sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device);
 
   std::vector<Link> links_;
@@ -97,7 +100,8 @@ class OutPortEnd final : public detail::PortState {
   bool closed_ = false;
 };
 
-/// The reading end: merges its peers' streams in the pipe's order until all have ended.
+/// The reading end: merges its peers' streams in the pipe's order until all have ended. Peers are the
+/// writer replicas the logical-stream rule assigns to this reader, in logical order.
 class InPortEnd final : public detail::PortState {
  public:
   InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
@@ -126,6 +130,7 @@ class InPortEnd final : public detail::PortState {
   void receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device);
   /// Receives a chunked message's header; throws when it is malformed.
   ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status);
+  std::optional<std::size_t> findLink(int rank) const;
   std::size_t linkOfRank(int rank) const;
   void consumed(std::size_t link);
   void ended(std::size_t link);

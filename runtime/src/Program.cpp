@@ -1,5 +1,7 @@
 #include "Program.h"
 
+#include "dispar_lang/LogicalStream.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -9,9 +11,13 @@ namespace {
 
 std::string quoted(const char* text) { return std::string("'") + (text ? text : "(null)") + "'"; }
 
-std::vector<int> ranksOf(const VnodeSpec& vnode) {
+lang::SplitMode splitOf(const PipeSpec& pipe) {
+  return pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin;
+}
+
+std::vector<int> ranksOf(const VnodeSpec& vnode, const std::vector<int>& replicas) {
   std::vector<int> ranks;
-  for (int r = 0; r < vnode.replicas; ++r) ranks.push_back(vnode.firstRank + r);
+  for (int replica : replicas) ranks.push_back(vnode.firstRank + replica);
   return ranks;
 }
 
@@ -43,12 +49,8 @@ std::string validateProgram(const ProgramSpec& program) {
       return "pipe " + name + " names a vnode outside 0.." + std::to_string(program.vnodeCount - 1);
     if (pipe.writerVnode == pipe.readerVnode) return "pipe " + name + " has the same vnode at both ends";
     if (pipe.elementBytes == 0) return "pipe " + name + " has zero-byte elements";
-    const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
-    const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
-    if (writer.replicas > 1 && reader.replicas > 1 && writer.replicas != reader.replicas)
-      return "pipe " + name + " joins " + quoted(writer.name) + " (" + std::to_string(writer.replicas) +
-             " replicas) to " + quoted(reader.name) + " (" + std::to_string(reader.replicas) +
-             " replicas); replicated ends need equal replica counts";
+    if (pipe.split != SplitMode::RoundRobin && pipe.split != SplitMode::Duplicate)
+      return "pipe " + name + " has an unknown split mode";
   }
   return {};
 }
@@ -78,15 +80,12 @@ std::vector<PortPlan> planPorts(const ProgramSpec& program, InstanceId instance)
     const PipeSpec& pipe = program.pipes[p];
     const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
     const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
-    const bool pairwise = writer.replicas == reader.replicas;  // includes 1 to 1
     if (pipe.writerVnode == instance.vnode) {
-      // Pairwise: replica i feeds replica i. Otherwise one side is single: a single writer deals to
-      // every reader replica; each writer replica feeds the single reader.
       plans.push_back({p, PortRole::Writer,
-                       pairwise ? std::vector<int>{reader.firstRank + instance.replica} : ranksOf(reader)});
+                       ranksOf(reader, lang::writerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
     } else if (pipe.readerVnode == instance.vnode) {
       plans.push_back({p, PortRole::Reader,
-                       pairwise ? std::vector<int>{writer.firstRank + instance.replica} : ranksOf(writer)});
+                       ranksOf(writer, lang::readerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
     }
   }
   return plans;

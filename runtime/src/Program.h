@@ -18,8 +18,9 @@ struct InstanceId {
 
 enum class PortRole { Writer, Reader };
 
-/// One port end of an instance. A writer sends message i to peers[i mod peers.size()]; a reader
-/// receives from peers, merging them in the pipe's order (peers are in round-robin order).
+/// One port end of an instance. A writer sends its message i to peers[i mod peers.size()] (to every
+/// peer under SplitMode::Duplicate); a reader receives its message i from peers[i mod peers.size()]
+/// in MergeOrder::RoundRobin, from any peer in MergeOrder::Any. Peers may be any ranks.
 struct PortPlan {
   int pipe;
   PortRole role;

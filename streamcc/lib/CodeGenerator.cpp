@@ -60,7 +60,10 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
           << pipe.qualifiedName << ")::element_type), " << static_cast<long long>(pipe.writer) << ", "
           << static_cast<long long>(pipe.reader) << ", "
           << (pipe.order == lang::MergeOrder::Any ? "::dispar::rt::MergeOrder::Any" : "::dispar::rt::MergeOrder::RoundRobin")
-          << ", " << static_cast<long long>(pipe.window) << "u},\n";
+          << ", " << static_cast<long long>(pipe.window) << "u, "
+          << (pipe.split == lang::SplitMode::Duplicate ? "::dispar::rt::SplitMode::Duplicate"
+                                                       : "::dispar::rt::SplitMode::RoundRobin")
+          << "},\n";
     }
     out << "};\n";
   }

@@ -167,6 +167,50 @@ VNODE(snk, IN(c)) { long s = 0; int x; while (c.read(x)) s += x; std::printf("s=
   EXPECT_EQ(run.output.find("s=", run.output.find("s=") + 1), std::string::npos) << "one sink: " << run.output;
 }
 
+// Replica counts that differ (1 -> 2 -> 3 -> 2 -> 1) and a broadcast pipe: every 'check' replica gets
+// every square, in order; each reports once, through two 'relay' replicas, to one sink.
+TEST(EndToEnd, AnyReplicaShapesAndBroadcast) {
+  ScratchDir dir;
+  dir.write("shapes.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+struct Report { int replica; long sum; int inOrder; };
+PIPE(int, numbers); PIPE(long, squares); PIPE(Report, reports); PIPE(Report, relayed);
+#pragma streamap communication(squares) split(duplicate)
+VNODE(source, OUT(numbers)) { for (int i = 0; i < 12; ++i) numbers.write(i); }
+#pragma streamap resource(cpu) replicas(2)
+VNODE(square, IN(numbers), OUT(squares)) { int x; while (numbers.read(x)) squares.write(long(x) * x); }
+#pragma streamap resource(cpu) replicas(3)
+VNODE(check, IN(squares), OUT(reports)) {
+  long value, sum = 0, expected = 0; int inOrder = 1;
+  while (squares.read(value)) { inOrder &= value == expected * expected; sum += value; ++expected; }
+  reports.write(Report{dispar::replica(), sum, inOrder && expected == 12});
+}
+#pragma streamap resource(cpu) replicas(2)
+VNODE(relay, IN(reports), OUT(relayed)) { Report r; while (reports.read(r)) relayed.write(r); }
+VNODE(sink, IN(relayed)) {
+  Report r;
+  while (relayed.read(r)) std::printf("check %d: sum=%ld in_order=%d\n", r.replica, r.sum, r.inOrder);
+}
+)dsp");
+  ProcessResult built = compile(dir, {"shapes.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  lang::Rtg rtg;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(dir.file("shapes.rtg.json")), rtg, error)) << error;
+  ASSERT_EQ(rtg.vertices.size(), 9u);
+  // 1->2: 2 edges; 2->3 duplicate: 6; 3->2 (n mod 3 -> n mod 2): each check replica feeds both relays: 6;
+  // 2->1: 2.
+  EXPECT_EQ(rtg.edges.size(), 16u);
+  ProcessResult run = mpirun(dir, 9, {"./shapes"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  long sum = 0;
+  for (int i = 0; i < 12; ++i) sum += long(i) * i;
+  for (int replica = 0; replica < 3; ++replica)
+    EXPECT_NE(run.output.find("check " + std::to_string(replica) + ": sum=" + std::to_string(sum) + " in_order=1\n"),
+              std::string::npos)
+        << run.output;
+}
+
 TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");

@@ -115,10 +115,6 @@ const DiagnosticCase kCases[] = {
      "PIPE(int, a);\n#pragma streamap communication(a) volume(8)\n#pragma streamap communication(a) order(any)\n"
      "VNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\n",
      "4:18: error: pipe 'a' already has a 'communication' directive"},
-    {"UnsupportedReplicaShape",
-     "PIPE(int, a);\n#pragma streamap resource(cpu) replicas(2)\nVNODE(w, OUT(a)) {}\n"
-     "#pragma streamap resource(cpu) replicas(3)\nVNODE(r, IN(a)) {}\n",
-     "2:11: error: pipe 'a' connects vnode 'w' with 2 replicas to vnode 'r' with 3 replicas"},
     {"PortDeclaredTwice",
      "PIPE(int, a);\nVNODE(w, OUT(a), IN(a)) {}\n",
      "error: redefinition of parameter 'a'"},

@@ -14,7 +14,7 @@ namespace {
 namespace rt = dispar::rt;
 
 constexpr rt::VnodeSpec kVnodes[] = {{"source", 0, 1, "scale.dsp:3:1", false}, {"scale", 1, 1, "scale.dsp:9:1", true}};
-constexpr rt::PipeSpec kPipes[] = {{"values", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0}};
+constexpr rt::PipeSpec kPipes[] = {{"values", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 constexpr rt::ProgramSpec kProgram = {"scale", kVnodes, 2, kPipes, 1, 2};
 const char* const kArchs[] = {"sm_80"};
 

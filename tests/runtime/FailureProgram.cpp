@@ -46,7 +46,7 @@ void dispar_vnode_sink(dispar::InPort<double>& energies) {
 }  // namespace
 
 static const dispar::rt::VnodeSpec kVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false}, {"square", 1, 3, "app.dsp:19:1", false}, {"sink", 4, 1, "app.dsp:28:1", false}};
-static const dispar::rt::PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0}, {"energies", "double", sizeof(double), 1, 2, dispar::rt::MergeOrder::RoundRobin, 0}};
+static const dispar::rt::PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}, {"energies", "double", sizeof(double), 1, 2, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}};
 static const dispar::rt::ProgramSpec kProgram = {"app", kVnodes, 3, kPipes, 2, 5};
 static void dispatch(dispar::rt::Instance& instance) {
   switch (instance.vnode()) {

@@ -61,8 +61,8 @@ void dispar_vnode_sink(InPort<double>& energies) {
 const rt::VnodeSpec kPipelineVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false},
                                          {"square", 1, 3, "app.dsp:19:1", false},
                                          {"sink", 4, 1, "app.dsp:28:1", false}};
-const rt::PipeSpec kPipelinePipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0},
-                                       {"energies", "double", sizeof(double), 1, 2, rt::MergeOrder::RoundRobin, 0}};
+const rt::PipeSpec kPipelinePipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+                                       {"energies", "double", sizeof(double), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPipeline = {"app", kPipelineVnodes, 3, kPipelinePipes, 2, 5};
 
 void pipelineDispatch(rt::Instance& instance) {
@@ -124,8 +124,8 @@ void dispar_vnode_collector(InPort<Tagged>& results) {
 const rt::VnodeSpec kAnyVnodes[] = {{"source", 0, 1, "any.dsp:1:1", false},
                                     {"tagger", 1, 3, "any.dsp:9:1", false},
                                     {"collector", 4, 1, "any.dsp:20:1", false}};
-const rt::PipeSpec kAnyPipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0},
-                                  {"results", "Tagged", sizeof(Tagged), 1, 2, rt::MergeOrder::Any, 0}};
+const rt::PipeSpec kAnyPipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+                                  {"results", "Tagged", sizeof(Tagged), 1, 2, rt::MergeOrder::Any, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kAnyProgram = {"any", kAnyVnodes, 3, kAnyPipes, 2, 5};
 
 void anyDispatch(rt::Instance& instance) {
@@ -172,8 +172,8 @@ void dispar_vnode_merger(InPort<int>& values) {
 const rt::VnodeSpec kUnevenVnodes[] = {{"counts", 0, 1, "uneven.dsp:1:1", false},
                                        {"emitter", 1, 3, "uneven.dsp:5:1", false},
                                        {"merger", 4, 1, "uneven.dsp:12:1", false}};
-const rt::PipeSpec kUnevenPipes[] = {{"counts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0},
-                                     {"values", "int", sizeof(int), 1, 2, rt::MergeOrder::RoundRobin, 0}};
+const rt::PipeSpec kUnevenPipes[] = {{"counts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+                                     {"values", "int", sizeof(int), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kUneven = {"uneven", kUnevenVnodes, 3, kUnevenPipes, 2, 5};
 
 void unevenDispatch(rt::Instance& instance) {
@@ -218,8 +218,8 @@ void dispar_vnode_check(InPort<long>& scaled) {
 const rt::VnodeSpec kPairwiseVnodes[] = {{"deal", 0, 1, "pair.dsp:1:1", false},
                                          {"scale", 1, 2, "pair.dsp:5:1", false},
                                          {"check", 3, 2, "pair.dsp:11:1", false}};
-const rt::PipeSpec kPairwisePipes[] = {{"items", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 0},
-                                       {"scaled", "long", sizeof(long), 1, 2, rt::MergeOrder::RoundRobin, 3}};
+const rt::PipeSpec kPairwisePipes[] = {{"items", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+                                       {"scaled", "long", sizeof(long), 1, 2, rt::MergeOrder::RoundRobin, 3, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPairwise = {"pair", kPairwiseVnodes, 3, kPairwisePipes, 2, 5};
 
 void pairwiseDispatch(rt::Instance& instance) {
@@ -286,7 +286,7 @@ void dispar_vnode_gather(InPort<int>& parts) {
 }
 
 const rt::VnodeSpec kPartsVnodes[] = {{"emit", 0, kEmitters, "parts.dsp:1:1", false}, {"gather", 4, 1, "parts.dsp:5:1", false}};
-const rt::PipeSpec kPartsPipes[] = {{"parts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0}};
+const rt::PipeSpec kPartsPipes[] = {{"parts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kParts = {"parts", kPartsVnodes, 2, kPartsPipes, 1, 5};
 
 void partsDispatch(rt::Instance& instance) {

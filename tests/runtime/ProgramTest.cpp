@@ -10,8 +10,8 @@ using namespace dispar::rt;
 const VnodeSpec kVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false},
                              {"square", 1, 3, "app.dsp:19:1", false},
                              {"sink", 4, 1, "app.dsp:28:1", false}};
-const PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, MergeOrder::RoundRobin, 0},
-                           {"energies", "double", sizeof(double), 1, 2, MergeOrder::RoundRobin, 0}};
+const PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin},
+                           {"energies", "double", sizeof(double), 1, 2, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
 const ProgramSpec kProgram = {"app", kVnodes, 3, kPipes, 2, 5};
 
 TEST(Program, ValidProgramHasNoProblem) { EXPECT_EQ(validateProgram(kProgram), ""); }
@@ -61,11 +61,42 @@ TEST(Program, SingleReaderMergesEveryWriterReplicaInReplicaOrder) {
 
 TEST(Program, EqualReplicaCountsConnectPairwise) {
   const VnodeSpec vnodes[] = {{"a", 0, 2, "p.dsp:1:1", false}, {"b", 2, 2, "p.dsp:2:1", false}};
-  const PipeSpec pipes[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0}};
+  const PipeSpec pipes[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
   const ProgramSpec program = {"p", vnodes, 2, pipes, 1, 4};
   ASSERT_EQ(validateProgram(program), "");
   EXPECT_EQ(planPorts(program, {0, 1})[0].peers, (std::vector<int>{3}));
   EXPECT_EQ(planPorts(program, {1, 0})[0].peers, (std::vector<int>{0}));
+}
+
+// The logical-stream rule: message n from writer replica n mod K to reader replica n mod M.
+TEST(Program, AnyReplicaCountsFollowTheLogicalStream) {
+  for (int writers = 1; writers <= 5; ++writers) {
+    for (int readers = 1; readers <= 5; ++readers) {
+      const VnodeSpec vnodes[] = {{"w", 0, writers, "p.dsp:1:1", false}, {"r", writers, readers, "p.dsp:2:1", false}};
+      const PipeSpec pipes[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
+      const ProgramSpec program = {"p", vnodes, 2, pipes, 1, writers + readers};
+      ASSERT_EQ(validateProgram(program), "");
+      // Replay 3 * K * M messages through the plans: writer w sends its j-th message to
+      // peers[j mod size]; reader r takes its i-th from peers[i mod size]. Both must agree with n.
+      std::vector<int> sent(static_cast<std::size_t>(writers), 0), received(static_cast<std::size_t>(readers), 0);
+      for (int n = 0; n < 3 * writers * readers; ++n) {
+        const int w = n % writers, r = n % readers;
+        const std::vector<int> out = planPorts(program, {0, w})[0].peers;
+        const std::vector<int> in = planPorts(program, {1, r})[0].peers;
+        EXPECT_EQ(out[static_cast<std::size_t>(sent[w]++) % out.size()], writers + r) << writers << "->" << readers << " n=" << n;
+        EXPECT_EQ(in[static_cast<std::size_t>(received[r]++) % in.size()], w) << writers << "->" << readers << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Program, DuplicateSplitSendsEveryMessageToEveryReader) {
+  const VnodeSpec vnodes[] = {{"w", 0, 2, "p.dsp:1:1", false}, {"r", 2, 3, "p.dsp:2:1", false}};
+  const PipeSpec pipes[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::Duplicate}};
+  const ProgramSpec program = {"p", vnodes, 2, pipes, 1, 5};
+  ASSERT_EQ(validateProgram(program), "");
+  EXPECT_EQ(planPorts(program, {0, 1})[0].peers, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(planPorts(program, {1, 2})[0].peers, (std::vector<int>{0, 1}));
 }
 
 TEST(Program, InconsistentSpecsAreRejectedWithTheReason) {
@@ -73,10 +104,9 @@ TEST(Program, InconsistentSpecsAreRejectedWithTheReason) {
   EXPECT_EQ(validateProgram({"p", gap, 2, nullptr, 0, 3}), "vnode 'b' starts at rank 2 but rank 1 is next");
   EXPECT_EQ(validateProgram({"p", kVnodes, 3, kPipes, 2, 6}), "rank count 6 differs from the vnodes' replica total 5");
   const VnodeSpec unequal[] = {{"a", 0, 2, "p.dsp:1:1", false}, {"b", 2, 3, "p.dsp:2:1", false}};
-  const PipeSpec pipe[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0}};
-  EXPECT_EQ(validateProgram({"p", unequal, 2, pipe, 1, 5}),
-            "pipe 'p' joins 'a' (2 replicas) to 'b' (3 replicas); replicated ends need equal replica counts");
-  const PipeSpec loop[] = {{"p", "int", sizeof(int), 0, 0, MergeOrder::RoundRobin, 0}};
+  const PipeSpec pipe[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
+  EXPECT_EQ(validateProgram({"p", unequal, 2, pipe, 1, 5}), "");  // any replica counts may meet
+  const PipeSpec loop[] = {{"p", "int", sizeof(int), 0, 0, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
   EXPECT_EQ(validateProgram({"p", unequal, 2, loop, 1, 5}), "pipe 'p' has the same vnode at both ends");
 }
 
@@ -94,7 +124,7 @@ TEST(Program, WindowSettingParsesPositiveIntegersOnly) {
 
 TEST(Program, PipeWindowOverridesTheProgramWindowAndCreditsComeEveryHalfWindow) {
   EXPECT_EQ(effectiveWindow(kPipes[0], 64), 64u);
-  const PipeSpec own = {"q", "int", sizeof(int), 0, 1, MergeOrder::Any, 6};
+  const PipeSpec own = {"q", "int", sizeof(int), 0, 1, MergeOrder::Any, 6, SplitMode::RoundRobin};
   EXPECT_EQ(effectiveWindow(own, 64), 6u);
   EXPECT_EQ(creditBatch(1), 1u);
   EXPECT_EQ(creditBatch(2), 1u);

@@ -25,7 +25,7 @@ class TwoRanks : public dispar::test::MpiTest {};
 template <class T, void (*Writer)(OutPort<T>&), void (*Reader)(InPort<T>&), unsigned Window = 0>
 struct OnePipe {
   static constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "two.dsp:1:1", false}, {"reader", 1, 1, "two.dsp:9:1", false}};
-  static constexpr rt::PipeSpec kPipes[] = {{"values", "T", sizeof(T), 0, 1, rt::MergeOrder::RoundRobin, Window}};
+  static constexpr rt::PipeSpec kPipes[] = {{"values", "T", sizeof(T), 0, 1, rt::MergeOrder::RoundRobin, Window, rt::SplitMode::RoundRobin}};
   static constexpr rt::ProgramSpec kProgram = {"two", kVnodes, 2, kPipes, 1, 2};
   static void dispatch(rt::Instance& instance) {
     switch (instance.vnode()) {
@@ -374,8 +374,8 @@ void dispar_vnode_pong(InPort<long>& ping, OutPort<long>& pong) {
 }
 
 const rt::VnodeSpec kPingVnodes[] = {{"ping", 0, 1, "ping.dsp:1:1", false}, {"pong", 1, 1, "ping.dsp:9:1", false}};
-const rt::PipeSpec kPingPipes[] = {{"ping", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 1},
-                                   {"pong", "long", sizeof(long), 1, 0, rt::MergeOrder::RoundRobin, 1}};
+const rt::PipeSpec kPingPipes[] = {{"ping", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin},
+                                   {"pong", "long", sizeof(long), 1, 0, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPingPong = {"pingpong", kPingVnodes, 2, kPingPipes, 2, 2};
 
 void pingDispatch(rt::Instance& instance) {

@@ -18,6 +18,7 @@ enum class ClauseArgKind {
   PositiveReal,  // 0.5, 2, 1e3
   ByteSize,      // 4096, 512KiB, 2GiB, 1MB
   MergeOrder,    // rr | any
+  SplitMode,     // rr | duplicate
   Identifier,    // a pipe name
 };
 
@@ -43,7 +44,9 @@ inline constexpr ClauseSpec kClauseTable[] = {
     {DirectiveKind::Communication, "volume", ClauseArgKind::ByteSize, false,
      "bytes per message, for the mapper"},
     {DirectiveKind::Communication, "order", ClauseArgKind::MergeOrder, false,
-     "how a single reader merges a replicated writer: rr (default) or any"},
+     "the order a reader replica receives its messages in: rr (default, the logical order) or any"},
+    {DirectiveKind::Communication, "split", ClauseArgKind::SplitMode, false,
+     "where a message goes: rr (default, message n to reader replica n mod M) or duplicate (to every reader replica)"},
     {DirectiveKind::Communication, "window", ClauseArgKind::PositiveInt, false,
      "messages in flight before the writer waits (default 64 or DISPAR_PIPE_WINDOW)"},
 };

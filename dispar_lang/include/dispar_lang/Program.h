@@ -2,6 +2,7 @@
 #ifndef DISPAR_LANG_PROGRAM_H
 #define DISPAR_LANG_PROGRAM_H
 
+#include "dispar_lang/LogicalStream.h"
 #include "dispar_lang/Rtg.h"
 
 #include <cstdint>
@@ -48,6 +49,7 @@ struct PipeModel {
   int reader = -1;
   std::optional<std::uint64_t> volume;
   MergeOrder order = MergeOrder::RoundRobin;
+  SplitMode split = SplitMode::RoundRobin;
   unsigned window = 0;  // 0: runtime default
   SourceLocation location;
 };

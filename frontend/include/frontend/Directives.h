@@ -28,6 +28,7 @@ struct ParsedDirective {
   clang::SourceLocation pipeLocation;
   std::optional<std::uint64_t> volume;
   std::optional<lang::MergeOrder> order;
+  std::optional<lang::SplitMode> split;
   std::optional<unsigned> window;
 };
 

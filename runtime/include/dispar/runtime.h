@@ -14,11 +14,17 @@ class DeviceBackend;  // <dispar/gpu/Device.h>; dispar::gpu::CudaBackend in nvcc
 
 namespace dispar::rt {
 
-/// How a single reader merges the messages of a replicated writer (`order(...)` clause).
+/// The order a reader replica receives its messages in (`order(...)` clause): the logical order, or as
+/// they come.
 enum class MergeOrder : std::uint8_t { RoundRobin, Any };
+/// Where a message goes (`split(...)` clause): message n to reader replica n mod M, or to every reader
+/// replica. The rule is dispar_lang/LogicalStream.h's.
+enum class SplitMode : std::uint8_t { RoundRobin, Duplicate };
 
 /// One pipe of the program, as StreamCC laid it out. Ranks of a VNODE's replicas are consecutive:
-/// replica r of a VNODE whose first rank is F runs on rank F + r.
+/// replica r of a VNODE whose first rank is F runs on rank F + r. Any replica counts may meet: message
+/// n of the pipe's logical stream goes from writer replica n mod K to reader replica n mod M (or, with
+/// SplitMode::Duplicate, to every reader replica).
 struct PipeSpec {
   const char* name;
   const char* elementType;      // spelled as in the source, for messages
@@ -27,6 +33,7 @@ struct PipeSpec {
   int readerVnode;
   MergeOrder order;
   unsigned window;              // messages in flight before the writer waits; 0: DISPAR_PIPE_WINDOW or 64
+  SplitMode split;
 };
 
 /// One VNODE of the program.
