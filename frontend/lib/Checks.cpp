@@ -78,7 +78,7 @@ void PortElementTypeCheck::registerMatchers(MatchFinder& finder) {
   auto portClass = classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort"));
   finder.addMatcher(
       cxxMemberCallExpr(isExpansionInMainFile(),
-                        callee(cxxMethodDecl(hasAnyName("read", "write"), ofClass(portClass)).bind("method")))
+                        callee(cxxMethodDecl(hasAnyName("read", "write", "push"), ofClass(portClass)).bind("method")))
           .bind("call"),
       this);
 }

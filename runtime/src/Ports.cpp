@@ -32,6 +32,25 @@ bool PortState::readDevice(DestinationFn, void*, const char*, gpu::Device&) {
   throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
 }
 
+void PortState::useFor(Access access) {
+  if (access_ == access) return;
+  if (access_ == Access::Unset) {
+    access_ = access;
+    return;
+  }
+  throw rt::PipeError(describe() + ": " + owner_ +
+                      (access == Access::Items ? " uses item calls (push/peek/pop) on a port it used for messages (read/write)"
+                                               : " uses message calls (read/write) on a port it used for items (push/peek/pop)") +
+                      "; a port is used one way or the other");
+}
+
+void PortState::makeRoom() { throw rt::PipeError(describe() + ": " + owner_ + " pushes to an input port"); }
+void PortState::flush() { throw rt::PipeError(describe() + ": " + owner_ + " flushes an input port"); }
+bool PortState::waitItems(std::size_t) { throw rt::PipeError(describe() + ": " + owner_ + " waits for items on an output port"); }
+void PortState::peek(std::size_t, void*) { throw rt::PipeError(describe() + ": " + owner_ + " peeks at an output port"); }
+void PortState::pop(void*) { throw rt::PipeError(describe() + ": " + owner_ + " pops from an output port"); }
+void PortState::drop(std::size_t) { throw rt::PipeError(describe() + ": " + owner_ + " pops from an output port"); }
+
 gpu::CopyEngine& PortState::copyEngine(gpu::Device& device, std::size_t capacity) {
   // Room for the largest message that skips the pipeline, too.
   capacity = std::max({capacity, device.transfers().chunkBytes, rt::kSmallMessageBytes});
@@ -48,6 +67,13 @@ bool portRead(PortState& port, DestinationFn destination, void* ctx, const char*
 }
 bool portReadElement(PortState& port, void* element) { return port.readElement(element); }
 void portClose(PortState& port) { port.close(); }
+ItemWindow& portItemWindow(PortState& port) { return port.itemWindow(); }
+void portMakeRoom(PortState& port) { port.makeRoom(); }
+void portFlush(PortState& port) { port.flush(); }
+bool portWaitItems(PortState& port, std::size_t count) { return port.waitItems(count); }
+void portPeek(PortState& port, std::size_t index, void* item) { port.peek(index, item); }
+void portPop(PortState& port, void* item) { port.pop(item); }
+void portDrop(PortState& port, std::size_t count) { port.drop(count); }
 
 void portWriteDevice(PortState& port, const void* data, std::size_t count) {
   if (gpu::Device* device = gpu::detail::activeDevice())
@@ -69,6 +95,21 @@ std::string plural(std::uint64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+/// A byte vector as a read destination sized in elements (the item buffer's staging message). Kept at
+/// its size between messages, so that messages of the same size take the no-probe path.
+struct ElementBytes {
+  std::vector<unsigned char>& bytes;
+  std::size_t elementBytes;
+
+  static void* destination(void* ctx, std::size_t elements, detail::DestinationMode mode) {
+    auto& self = *static_cast<ElementBytes*>(ctx);
+    const std::size_t size = elements * self.elementBytes;
+    if (mode == detail::DestinationMode::AlreadySized && self.bytes.size() != size) return nullptr;
+    self.bytes.resize(size);
+    return size == 0 ? static_cast<void*>(&self.bytes) : static_cast<void*>(self.bytes.data());
+  }
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -76,14 +117,39 @@ std::string plural(std::uint64_t n, const char* word) {
 
 OutPortEnd::OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner,
                        const std::vector<int>& peers)
-    : PortState(pipe, comm, window, std::move(owner)) {
+    : PortState(pipe, comm, window, std::move(owner)),
+      batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes) {
   links_.reserve(peers.size());
   for (int rank : peers) links_.emplace_back(rank);
 }
 
-void OutPortEnd::write(const void* data, std::size_t count) { send(data, count, nullptr); }
+void OutPortEnd::write(const void* data, std::size_t count) {
+  useFor(Access::Messages);
+  send(data, count, nullptr);
+}
 
-void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& device) { send(data, count, &device); }
+void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& device) {
+  useFor(Access::Messages);
+  send(data, count, &device);
+}
+
+void OutPortEnd::makeRoom() {
+  useFor(Access::Items);
+  if (closed_) throw PipeError(describe() + ": " + owner_ + " pushes after closing the port");
+  if (itemWindow_.next == nullptr) {
+    itemBatch_.resize(batchBytes_);
+    itemWindow_ = {itemBatch_.data(), itemBatch_.data() + itemBatch_.size()};
+    return;
+  }
+  flush();
+}
+
+void OutPortEnd::flush() {
+  if (itemWindow_.next == nullptr || itemWindow_.next == itemBatch_.data()) return;
+  const auto bytes = static_cast<std::size_t>(itemWindow_.next - itemBatch_.data());
+  send(itemBatch_.data(), bytes / pipe_.elementBytes, nullptr);
+  itemWindow_.next = itemBatch_.data();
+}
 
 void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) {
   if (closed_) throw PipeError(describe() + ": " + owner_ + " writes after closing the port");
@@ -150,6 +216,7 @@ void OutPortEnd::awaitCredit(Link& link) {
 
 void OutPortEnd::close() {
   if (closed_) return;
+  flush();
   closed_ = true;
   // Non-blocking, so a writer never waits on a reader merely to say it is done.
   for (Link& link : links_) DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kEndTag, comm_, link.endOfStream.slot());
@@ -235,11 +302,53 @@ std::string InPortEnd::describeReceived(std::size_t bytes) const {
 }
 
 bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* expectation) {
+  useFor(Access::Messages);
   return receive(destination, ctx, expectation, nullptr);
 }
 
 bool InPortEnd::readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) {
+  useFor(Access::Messages);
   return receive(destination, ctx, expectation, &device);
+}
+
+std::size_t InPortEnd::bufferedItems() const {
+  return static_cast<std::size_t>(itemWindow_.end - itemWindow_.next) / pipe_.elementBytes;
+}
+
+bool InPortEnd::waitItems(std::size_t count) {
+  useFor(Access::Items);
+  while (bufferedItems() < count) {
+    ElementBytes target{incoming_, pipe_.elementBytes};
+    if (!receive(&ElementBytes::destination, &target, "a message of any length", nullptr)) return false;
+    // Keep only what is not popped yet, then append: the window moves with the vector.
+    const auto popped = itemWindow_.next == nullptr ? 0 : static_cast<std::size_t>(itemWindow_.next - items_.data());
+    items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(popped));
+    items_.insert(items_.end(), incoming_.begin(), incoming_.end());
+    itemWindow_ = {items_.data(), items_.data() + items_.size()};
+  }
+  return true;
+}
+
+void InPortEnd::peek(std::size_t index, void* item) {
+  useFor(Access::Items);
+  if (index >= bufferedItems())
+    throw PipeError(describe() + ": " + owner_ + " peeks at item " + std::to_string(index) + " with " +
+                    plural(bufferedItems(), "item") + " buffered; wait_items(" + std::to_string(index + 1) +
+                    ") first");
+  std::memcpy(item, itemWindow_.next + index * pipe_.elementBytes, pipe_.elementBytes);
+}
+
+void InPortEnd::pop(void* item) {
+  if (!waitItems(1)) throw PipeError(describe() + ": " + owner_ + " pops at the end of the stream");
+  std::memcpy(item, itemWindow_.next, pipe_.elementBytes);
+  itemWindow_.next += pipe_.elementBytes;
+}
+
+void InPortEnd::drop(std::size_t count) {
+  if (!waitItems(count))
+    throw PipeError(describe() + ": " + owner_ + " pops " + plural(count, "item") + " but the stream ended with " +
+                    plural(bufferedItems(), "item") + " left");
+  itemWindow_.next += count * pipe_.elementBytes;
 }
 
 ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status) {
@@ -396,6 +505,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
 }
 
 bool InPortEnd::readElement(void* element) {
+  useFor(Access::Messages);
   const auto elementBytes = static_cast<MPI_Count>(pipe_.elementBytes);
   while (!open_.empty()) {
     // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.

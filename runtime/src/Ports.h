@@ -38,6 +38,16 @@ struct PortState {
   /// As write / read, for memory of `device` (staged through pinned buffers unless MPI is CUDA-aware).
   virtual void writeDevice(const void* data, std::size_t count, gpu::Device& device);
   virtual bool readDevice(DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device);
+  // Item-level access (StreamIt's push/peek/pop, docs/language.md "Items"). A port is used either by
+  // messages or by items: the first call fixes which, and the other kind is then an error. The typed
+  // ports work on itemWindow inline and call these when it is exhausted.
+  detail::ItemWindow& itemWindow() { return itemWindow_; }
+  virtual void makeRoom();
+  virtual void flush();
+  virtual bool waitItems(std::size_t count);
+  virtual void peek(std::size_t index, void* item);
+  virtual void pop(void* item);
+  virtual void drop(std::size_t count);
   /// Called when the VNODE has returned: sends end of stream / consumes what is left so that no
   /// peer waits forever, then completes every outstanding request.
   virtual void finish() = 0;
@@ -46,6 +56,9 @@ struct PortState {
   std::string describe() const;
 
  protected:
+  enum class Access { Unset, Messages, Items };
+  /// Fixes the port's access kind on first use; throws naming the pipe when the other kind was used.
+  void useFor(Access access);
   /// This port's staging buffers (made on first use), holding at least `capacity` bytes each.
   gpu::CopyEngine& copyEngine(gpu::Device& device, std::size_t capacity);
 
@@ -55,6 +68,8 @@ struct PortState {
   unsigned batch_;
   std::string owner_;  // "vnode 'square' replica 1", for messages
   std::unique_ptr<gpu::CopyEngine> engine_;
+  Access access_ = Access::Unset;
+  detail::ItemWindow itemWindow_;
 };
 
 }  // namespace dispar::detail
@@ -66,6 +81,9 @@ inline constexpr int kEndTag = 1;
 inline constexpr int kCreditTag = 2;
 inline constexpr int kSizeChangeTag = 5;  // empty: the next message is not plain data of the last size
 
+/// Pushed items travel in messages of this many bytes (rounded down to whole items, at least one item).
+inline constexpr std::size_t kItemBatchBytes = 4096;
+
 /// The writing end: deals messages to its peers in turn (or sends each to all of them, split(duplicate)),
 /// waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
@@ -74,6 +92,12 @@ class OutPortEnd final : public detail::PortState {
 
   void write(const void* data, std::size_t count) override;
   void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
+  /// Makes room in the item window for one more item: sends the batch when it is full
+  /// (kItemBatchBytes), sets the window up on first use.
+  void makeRoom() override;
+  /// Sends the pushed items as one message, if there are any.
+  void flush() override;
+  /// Flushes, then ends the stream.
   void close() override;
   void finish() override;
 
@@ -98,6 +122,8 @@ class OutPortEnd final : public detail::PortState {
   std::vector<Link> links_;
   std::size_t next_ = 0;
   bool closed_ = false;
+  std::vector<unsigned char> itemBatch_;  ///< pushed items: [data, itemWindow_.next); room up to itemWindow_.end
+  std::size_t batchBytes_;            ///< whole items, at least one
 };
 
 /// The reading end: merges its peers' streams in the pipe's order until all have ended. Peers are the
@@ -109,6 +135,11 @@ class InPortEnd final : public detail::PortState {
   bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
   bool readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) override;
   bool readElement(void* element) override;
+  /// Reads messages into the item buffer until it holds `count` items; false when the stream ends first.
+  bool waitItems(std::size_t count) override;
+  void peek(std::size_t index, void* item) override;
+  void pop(void* item) override;
+  void drop(std::size_t count) override;
   void finish() override;
 
  private:
@@ -142,6 +173,10 @@ class InPortEnd final : public detail::PortState {
   std::vector<Link> links_;
   std::vector<std::size_t> open_;  // links still streaming, in rotation order
   std::size_t cursor_ = 0;         // position in open_ of the next round-robin source
+  std::size_t bufferedItems() const;
+  // Items received but not popped: itemWindow_, a range of items_.
+  std::vector<unsigned char> items_;
+  std::vector<unsigned char> incoming_;  // the message being added to the items
 };
 
 }  // namespace dispar::rt

@@ -211,6 +211,64 @@ VNODE(sink, IN(relayed)) {
         << run.output;
 }
 
+// Item-level ports: messages of 1..10 values read as items across their boundaries by a 4-tap moving
+// sum (peek), a 2:1 decimator (pop(2)), the leftovers at the end of the stream, and a sink that pops.
+TEST(EndToEnd, ItemLevelPortsAcrossMessageBoundaries) {
+  ScratchDir dir;
+  dir.write("items.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+#include <vector>
+PIPE(long, values); PIPE(long, sums); PIPE(long, halves);
+VNODE(source, OUT(values)) {
+  long next = 0;
+  for (int size = 1; size <= 10; ++size) {
+    std::vector<long> message;
+    for (int i = 0; i < size; ++i) message.push_back(next++);
+    values.write(message);
+  }
+}
+VNODE(window, IN(values), OUT(sums)) {
+  while (values.wait_items(4)) {
+    sums.push(values.peek(0) + values.peek(1) + values.peek(2) + values.peek(3));
+    values.pop();
+  }
+  long rest = 0;
+  const std::size_t left = values.buffered();
+  while (values.buffered() > 0) rest += values.pop();
+  sums.push(1000 * long(left) + rest);  // what the end of the stream left
+}
+VNODE(decimate, IN(sums), OUT(halves)) {
+  while (sums.wait_items(2)) {
+    halves.push(sums.peek(0) - sums.peek(1));
+    sums.pop(2);
+  }
+  if (sums.buffered() == 1) halves.push(sums.pop());
+}
+VNODE(sink, IN(halves)) {
+  long count = 0, total = 0, last = 0;
+  while (halves.wait_items(1)) { last = halves.pop(); total += last; ++count; }
+  std::printf("count=%ld total=%ld last=%ld\n", count, total, last);
+}
+)dsp");
+  ProcessResult built = compile(dir, {"items.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 4, {"./items"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  // The same computation, sequentially: 55 values, 52 window sums plus the leftover marker, pairs.
+  std::vector<long> sums;
+  for (long i = 0; i + 3 < 55; ++i) sums.push_back(4 * i + 6);
+  sums.push_back(1000 * 3 + 52 + 53 + 54);
+  std::vector<long> halves;
+  for (std::size_t i = 0; i + 1 < sums.size(); i += 2) halves.push_back(sums[i] - sums[i + 1]);
+  if (sums.size() % 2 == 1) halves.push_back(sums.back());
+  long total = 0;
+  for (long h : halves) total += h;
+  EXPECT_NE(run.output.find("count=" + std::to_string(halves.size()) + " total=" + std::to_string(total) +
+                            " last=" + std::to_string(halves.back()) + "\n"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");

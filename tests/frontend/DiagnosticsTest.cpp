@@ -115,6 +115,12 @@ const DiagnosticCase kCases[] = {
      "PIPE(int, a);\n#pragma streamap communication(a) volume(8)\n#pragma streamap communication(a) order(any)\n"
      "VNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\n",
      "4:18: error: pipe 'a' already has a 'communication' directive"},
+    {"PushedItemOfAnotherType",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) { a.push(2.5); }\nVNODE(r, IN(a)) {}\n",
+     "3:27: error: pipe 'a' carries 'int', but this push uses 'double'"},
+    {"PopOutsideItsVnode",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\nint f() { return a.pop(); }\n",
+     "5:18: error: pipe 'a' can only be used through a port"},
     {"PortDeclaredTwice",
      "PIPE(int, a);\nVNODE(w, OUT(a), IN(a)) {}\n",
      "error: redefinition of parameter 'a'"},

@@ -5,6 +5,10 @@
 //   scalar-long        square writes 2-element messages, sink reads scalars
 //   scalar-empty       square writes empty messages, sink reads scalars
 //   write-after-close  source closes its port, then writes
+//   push-after-write   source writes messages, then pushes an item on the same port
+//   read-after-pop     sink pops an item, then reads a message on the same port
+//   pop-past-end       sink pops one item more than the stream holds
+//   peek-unbuffered    sink peeks beyond what it waited for
 #include <dispar/runtime.h>
 
 #include <stdexcept>
@@ -21,6 +25,7 @@ void dispar_vnode_source(dispar::OutPort<float>& samples) {
     samples.close();
     samples.write(1.0f);
   }
+  if (mode() == "push-after-write") samples.push(1.0f);
 }
 
 void dispar_vnode_square(dispar::InPort<float>& samples, dispar::OutPort<double>& energies) {
@@ -37,6 +42,19 @@ void dispar_vnode_square(dispar::InPort<float>& samples, dispar::OutPort<double>
 }
 
 void dispar_vnode_sink(dispar::InPort<double>& energies) {
+  if (mode() == "read-after-pop" || mode() == "pop-past-end" || mode() == "peek-unbuffered") {
+    double total = energies.pop();
+    if (mode() == "peek-unbuffered") {
+      energies.wait_items(2);
+      total += energies.peek(5);
+    }
+    if (mode() == "read-after-pop") {
+      double energy = 0;
+      energies.read(energy);
+    }
+    for (int i = 1; i < 13; ++i) total += energies.pop();  // 12 items in all: the 13th is past the end
+    return;
+  }
   double energy = 0;
   double total = 0;
   while (energies.read(energy)) total += energy;

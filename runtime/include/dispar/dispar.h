@@ -12,6 +12,7 @@
 #define DISPAR_DISPAR_H
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -53,6 +54,22 @@ bool portRead(PortState& port, DestinationFn destination, void* ctx, const char*
 // Receives a message of exactly one element into `element` without a probe round.
 bool portReadElement(PortState& port, void* element);
 void portClose(PortState& port);
+// Item-level access: items are batched into messages (docs/language.md, "Items"). The typed ports
+// work inline on the port's item window, [next, end) of runtime-owned memory: an output port fills it
+// (the free room of the batch being built), an input port empties it (the items received, not yet
+// popped). The calls below are the slow paths: set up the window, send a full batch, receive more,
+// report errors.
+struct ItemWindow {
+  unsigned char* next = nullptr;
+  unsigned char* end = nullptr;
+};
+ItemWindow& portItemWindow(PortState& port);
+void portMakeRoom(PortState& port);  // output: fixes item access; sends the batch if it is full
+void portFlush(PortState& port);
+bool portWaitItems(PortState& port, std::size_t count);
+void portPeek(PortState& port, std::size_t index, void* item);
+void portPop(PortState& port, void* item);
+void portDrop(PortState& port, std::size_t count);
 // As portWrite / portRead, for memory of the active device (<dispar/gpu/Device.h>): chunked and
 // pipelined through pinned buffers. On the host path they are portWrite / portRead.
 void portWriteDevice(PortState& port, const void* data, std::size_t count);
@@ -70,7 +87,7 @@ template <class T>
 class OutPort {
  public:
   using element_type = T;
-  explicit OutPort(detail::PortState& state) : state_(&state) {}
+  explicit OutPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
 
   /// One message of one element.
   void write(const T& value) { detail::portWrite(*state_, &value, 1); }
@@ -80,10 +97,28 @@ class OutPort {
   void write(const T* data, std::size_t count) { detail::portWrite(*state_, data, count); }
   /// One message of values.size() elements from device memory (defined in <dispar/device_vector.h>).
   void write(const device_vector<T>& values);
-  /// Ends the stream early; leaving the VNODE closes every output port that is still open.
+  /// Ends the stream early (after sending any pushed items); leaving the VNODE closes every output port
+  /// that is still open.
   void close() { detail::portClose(*state_); }
 
+  // Items (StreamIt's push). A port is used either with write() or with push(), not both.
+  /// Appends one item to the stream; items travel batched into messages of about 4 KiB.
+  void push(const T& item) {
+    if (items_->next == items_->end) detail::portMakeRoom(*state_);
+    std::memcpy(items_->next, &item, sizeof(T));
+    items_->next += sizeof(T);
+  }
+  /// Sends the items pushed so far now, rather than when the batch is full (a reader waiting on them
+  /// across a feedback loop needs this); close() and leaving the VNODE flush too.
+  void flush() { detail::portFlush(*state_); }
+
   // Element-type mismatches: the frontend reports them with the pipe's name and location.
+  template <class U>
+  void push(const U&) {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pushed item type does not match the pipe's element type");
+#endif
+  }
   template <class U>
   void write(const std::vector<U>&) {
 #ifndef DISPAR_FRONTEND
@@ -99,6 +134,7 @@ class OutPort {
 
  private:
   detail::PortState* state_;
+  detail::ItemWindow* items_;
 };
 
 /// The reading end of a pipe inside the VNODE that declares IN(pipe).
@@ -106,7 +142,7 @@ template <class T>
 class InPort {
  public:
   using element_type = T;
-  explicit InPort(detail::PortState& state) : state_(&state) {}
+  explicit InPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
 
   /// Receives a one-element message; false at end of stream. A message of another size is an error.
   bool read(T& value) { return detail::portReadElement(*state_, &value); }
@@ -117,6 +153,42 @@ class InPort {
   /// Receives a message of any length into device memory, resizing `values`; false at end of stream.
   /// Defined in <dispar/device_vector.h>.
   bool read(device_vector<T>& values);
+
+  // Items (StreamIt's peek/pop), whatever the message boundaries. A port is used either with read()
+  // or with these, not both.
+  /// Blocks until `count` items are buffered; false when the stream ends with fewer.
+  bool wait_items(std::size_t count) {
+    return count <= buffered() || detail::portWaitItems(*state_, count);
+  }
+  /// Items buffered now (what peek can reach without waiting).
+  std::size_t buffered() const { return static_cast<std::size_t>(items_->end - items_->next) / sizeof(T); }
+  /// The index-th buffered item (0 is the next to pop); index < buffered(), else an error.
+  T peek(std::size_t index) {
+    T item;
+    if (index < buffered())
+      std::memcpy(&item, items_->next + index * sizeof(T), sizeof(T));
+    else
+      detail::portPeek(*state_, index, &item);
+    return item;
+  }
+  /// Removes and returns the next item, waiting for it; an error at the end of the stream.
+  T pop() {
+    T item;
+    if (items_->next != items_->end) {
+      std::memcpy(&item, items_->next, sizeof(T));
+      items_->next += sizeof(T);
+    } else {
+      detail::portPop(*state_, &item);
+    }
+    return item;
+  }
+  /// Removes the next `count` items, waiting for them; an error if the stream ends first.
+  void pop(std::size_t count) {
+    if (count <= buffered())
+      items_->next += count * sizeof(T);
+    else
+      detail::portDrop(*state_, count);
+  }
 
   template <class U>
   bool read(U&) {
@@ -135,6 +207,7 @@ class InPort {
   }
   static void* resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode);
   detail::PortState* state_;
+  detail::ItemWindow* items_;
 };
 
 /// A file-scope pipe declaration. It carries no state: the runtime creates the port ends. Using a
@@ -152,6 +225,12 @@ class Pipe {
   // Declared so that a misuse parses and the frontend can say which port declaration is missing.
   template <class... A> void write(A&&...) const;
   template <class... A> bool read(A&&...) const;
+  template <class... A> void push(A&&...) const;
+  template <class... A> T pop(A&&...) const;
+  template <class... A> T peek(A&&...) const;
+  template <class... A> bool wait_items(A&&...) const;
+  void flush() const;
+  std::size_t buffered() const;
 #endif
 
  private:
