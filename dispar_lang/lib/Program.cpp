@@ -37,6 +37,8 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
       RtgVertex vertex;
       vertex.id = vertex.rank = first + r;
       vertex.vnode = vnode.name;
+      vertex.family = vnode.family;
+      vertex.member = vnode.member;
       vertex.replica = r;
       vertex.replicas = vnode.replicas;
       vertex.type = vnode.requirement;

@@ -22,6 +22,10 @@ std::string writeRtgJson(const Rtg& rtg) {
     j["id"] = v.id;
     j["rank"] = v.rank;
     j["vnode"] = v.vnode;
+    if (!v.family.empty()) {
+      j["family"] = v.family;
+      j["member"] = v.member;
+    }
     j["replica"] = v.replica;
     j["replicas"] = v.replicas;
     j["type"] = requirementName(v.type);
@@ -131,6 +135,10 @@ bool parseRtgJson(const std::string& text, Rtg& out, std::string& error) {
     if (type == "CO") v.type = Requirement::CO;
     else if (type == "CG") v.type = Requirement::CG;
     else return r.fail(path + ".type: expected \"CO\" or \"CG\", got \"" + type + "\"");
+    if (j.contains("family") && !r.get(j, "family", path, v.family)) return false;
+    if (j.contains("member") && !r.get(j, "member", path, v.member)) return false;
+    if (v.family.empty() != (v.member < 0))
+      return r.fail(path + ": 'family' and 'member' go together (a VNODE_ARRAY member has both)");
     if (j.contains("replica") && !r.get(j, "replica", path, v.replica)) return false;
     if (j.contains("replicas") && !r.get(j, "replicas", path, v.replicas)) return false;
     if (j.contains("cost") && !r.get(j, "cost", path, v.cost)) return false;

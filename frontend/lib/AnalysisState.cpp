@@ -6,36 +6,121 @@
 namespace dispar::frontend {
 
 namespace {
-// The T of `dispar::<className><T>` (after desugaring), or a null type.
-clang::QualType templateArgumentOf(clang::QualType type, llvm::StringRef className) {
+const clang::ClassTemplateSpecializationDecl* specializationOf(clang::QualType type, llvm::StringRef className) {
   const auto* record = type.getNonReferenceType()->getAsCXXRecordDecl();
   const auto* spec = llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(record);
-  if (!spec || spec->getQualifiedNameAsString() != ("dispar::" + className).str()) return {};
-  const clang::TemplateArgumentList& args = spec->getTemplateArgs();
-  if (args.size() != 1 || args[0].getKind() != clang::TemplateArgument::Type) return {};
-  return args[0].getAsType();
+  if (!spec || spec->getQualifiedNameAsString() != className) return nullptr;
+  return spec;
 }
 }  // namespace
 
-clang::QualType pipeElementType(clang::QualType type) { return templateArgumentOf(type, "Pipe"); }
-
-bool portElementType(clang::QualType type, clang::QualType& element, bool& isOutput) {
-  if (!type->isReferenceType()) return false;
-  if (clang::QualType in = templateArgumentOf(type, "InPort"); !in.isNull()) {
-    element = in;
-    isOutput = false;
-    return true;
-  }
-  if (clang::QualType out = templateArgumentOf(type, "OutPort"); !out.isNull()) {
-    element = out;
-    isOutput = true;
-    return true;
-  }
-  return false;
+clang::QualType pipeElementType(clang::QualType type) {
+  const auto* spec = specializationOf(type, "dispar::Pipe");
+  if (!spec) spec = specializationOf(type, "dispar::PipeArray");
+  if (!spec || spec->getTemplateArgs()[0].getKind() != clang::TemplateArgument::Type) return {};
+  return spec->getTemplateArgs()[0].getAsType();
 }
 
-std::string vnodeNameFromFunction(llvm::StringRef functionName) {
+int pipeArraySize(clang::QualType type) {
+  const auto* spec = specializationOf(type, "dispar::PipeArray");
+  if (!spec || spec->getTemplateArgs().size() != 2 || spec->getTemplateArgs()[1].getKind() != clang::TemplateArgument::Integral)
+    return -1;
+  return static_cast<int>(spec->getTemplateArgs()[1].getAsIntegral().getExtValue());
+}
+
+std::optional<PortDeclaration> portDeclaration(const clang::ParmVarDecl* param) {
+  const auto* spec = specializationOf(param->getType(), "dispar::detail::PortDecl");
+  if (!spec || spec->getTemplateArgs()[0].getKind() != clang::TemplateArgument::Integral) return std::nullopt;
+  PortDeclaration port;
+  port.isOutput = spec->getTemplateArgs()[0].getAsIntegral().getExtValue() != 0;  // PortDirection::Out
+  // The expression is in the type as written: PortDecl<Direction, decltype(x)>.
+  if (const auto* written = param->getType()->getAs<clang::TemplateSpecializationType>()) {
+    llvm::ArrayRef<clang::TemplateArgument> args = written->template_arguments();
+    if (args.size() == 2 && args[1].getKind() == clang::TemplateArgument::Type)
+      if (const auto* decltypeType = args[1].getAsType()->getAs<clang::DecltypeType>())
+        port.pipe = decltypeType->getUnderlyingExpr();
+  }
+  return port;
+}
+
+std::optional<int> familySize(const clang::ParmVarDecl* param) {
+  const auto* spec = specializationOf(param->getType(), "dispar::detail::FamilySize");
+  if (!spec || spec->getTemplateArgs()[0].getKind() != clang::TemplateArgument::Integral) return std::nullopt;
+  return static_cast<int>(spec->getTemplateArgs()[0].getAsIntegral().getExtValue());
+}
+
+namespace {
+bool mentions(const clang::Stmt* stmt, const clang::ParmVarDecl* param) {
+  if (!stmt || !param) return false;
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(stmt); ref && ref->getDecl() == param) return true;
+  for (const clang::Stmt* child : stmt->children())
+    if (mentions(child, param)) return true;
+  return false;
+}
+}  // namespace
+
+std::optional<long long> evaluateIndex(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, long long member,
+                                       const clang::ASTContext& context) {
+  if (!expr) return std::nullopt;
+  expr = expr->IgnoreParenImpCasts();
+  if (!mentions(expr, indexParam)) {
+    clang::Expr::EvalResult result;
+    if (expr->isValueDependent() || !expr->EvaluateAsInt(result, context)) return std::nullopt;
+    return result.Val.getInt().getExtValue();
+  }
+  auto eval = [&](const clang::Expr* e) { return evaluateIndex(e, indexParam, member, context); };
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr); ref && ref->getDecl() == indexParam) return member;
+  if (const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(expr)) {
+    if (!cast->getType()->isIntegerType()) return std::nullopt;
+    return eval(cast->getSubExpr());
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    std::optional<long long> v = eval(unary->getSubExpr());
+    if (!v) return std::nullopt;
+    switch (unary->getOpcode()) {
+      case clang::UO_Minus: return -*v;
+      case clang::UO_Plus: return *v;
+      case clang::UO_Not: return ~*v;
+      case clang::UO_LNot: return !*v;
+      default: return std::nullopt;
+    }
+  }
+  if (const auto* conditional = llvm::dyn_cast<clang::ConditionalOperator>(expr)) {
+    std::optional<long long> c = eval(conditional->getCond());
+    if (!c) return std::nullopt;
+    return eval(*c ? conditional->getTrueExpr() : conditional->getFalseExpr());
+  }
+  if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    std::optional<long long> a = eval(binary->getLHS()), b = eval(binary->getRHS());
+    if (!a || !b) return std::nullopt;
+    switch (binary->getOpcode()) {
+      case clang::BO_Add: return *a + *b;
+      case clang::BO_Sub: return *a - *b;
+      case clang::BO_Mul: return *a * *b;
+      case clang::BO_Div: return *b == 0 ? std::nullopt : std::optional<long long>(*a / *b);
+      case clang::BO_Rem: return *b == 0 ? std::nullopt : std::optional<long long>(*a % *b);
+      case clang::BO_Shl: return *b < 0 || *b > 62 ? std::nullopt : std::optional<long long>(*a << *b);
+      case clang::BO_Shr: return *b < 0 || *b > 62 ? std::nullopt : std::optional<long long>(*a >> *b);
+      case clang::BO_And: return *a & *b;
+      case clang::BO_Or: return *a | *b;
+      case clang::BO_Xor: return *a ^ *b;
+      case clang::BO_LT: return *a < *b;
+      case clang::BO_GT: return *a > *b;
+      case clang::BO_LE: return *a <= *b;
+      case clang::BO_GE: return *a >= *b;
+      case clang::BO_EQ: return *a == *b;
+      case clang::BO_NE: return *a != *b;
+      case clang::BO_LAnd: return *a && *b;
+      case clang::BO_LOr: return *a || *b;
+      default: return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family) {
   if (!functionName.consume_front("dispar_vnode_")) return {};
+  if (family && !functionName.consume_front("array_")) return {};
   std::size_t marker = functionName.rfind("_L");
   if (marker == llvm::StringRef::npos || marker == 0) return {};
   llvm::StringRef line = functionName.substr(marker + 2);

@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,30 @@ namespace dispar::frontend {
 struct PipeDecl {
   const clang::VarDecl* decl = nullptr;
   clang::QualType elementType;
+  int count = -1;  // a PIPE_ARRAY's size; -1 for a PIPE
 };
 
 struct VnodeDecl {
   const clang::FunctionDecl* decl = nullptr;
-  std::string name;  // from dispar_vnode_<name>_L<line>
+  std::string name;     // from dispar_vnode_<name>_L<line> / dispar_vnode_array_<name>_L<line>
+  bool family = false;  // a VNODE_ARRAY
+};
+
+/// A use of a pipe or pipe array in a statement, checked against the ports of the VNODE it is in once
+/// the whole program is known.
+struct PipeUse {
+  const clang::DeclRefExpr* ref = nullptr;
+  const clang::VarDecl* pipe = nullptr;
+  const clang::Expr* index = nullptr;             // the subscript, for `chain[...]`
+  const clang::FunctionDecl* function = nullptr;  // the function the use is in (a lambda's: its enclosing one)
+  std::string call;                               // the port call made on it ("read", "push", ...), if any
+  clang::SourceLocation location;                 // of the element (`chain[i + 1]`) or the pipe
+};
+
+/// A VNODE parameter written IN(x) / OUT(x).
+struct PortDeclaration {
+  bool isOutput = false;
+  const clang::Expr* pipe = nullptr;  // x: a pipe, or an element of a pipe array (`chain[i + 1]`)
 };
 
 /// A use of the GPU inside a function of the main file: a kernel launch or a GPU library call.
@@ -52,6 +72,7 @@ struct AnalysisState {
   DirectiveTable directives;
   std::vector<PipeDecl> pipes;
   std::vector<VnodeDecl> vnodes;
+  std::vector<PipeUse> pipeUses;
   std::vector<const clang::Decl*> topLevelDecls;  // main file, in order
   std::vector<GpuUse> gpuUses;
   std::vector<CallEdge> calls;
@@ -64,12 +85,21 @@ struct AnalysisState {
   std::vector<clang::SourceLocation> hostlessArchConditionals;  // `#if __CUDA_ARCH__` with no host branch
 };
 
-/// `dispar::Pipe<T>` → T; null type otherwise.
+/// `dispar::Pipe<T>` or `dispar::PipeArray<T, N>` → T; null type otherwise.
 clang::QualType pipeElementType(clang::QualType type);
-/// `dispar::InPort<T>&` / `dispar::OutPort<T>&` → T and direction; false otherwise.
-bool portElementType(clang::QualType type, clang::QualType& element, bool& isOutput);
-/// The VNODE name encoded in a function name `dispar_vnode_<name>_L<line>`; empty if not a VNODE.
-std::string vnodeNameFromFunction(llvm::StringRef functionName);
+/// `dispar::PipeArray<T, N>` → N; -1 otherwise.
+int pipeArraySize(clang::QualType type);
+/// The IN(x) / OUT(x) a VNODE parameter was written as; nullopt for any other parameter.
+std::optional<PortDeclaration> portDeclaration(const clang::ParmVarDecl* param);
+/// A VNODE_ARRAY's member count, from the type of its second parameter; nullopt otherwise.
+std::optional<int> familySize(const clang::ParmVarDecl* param);
+/// The VNODE name encoded in a function name `dispar_vnode_<name>_L<line>` (for a VNODE_ARRAY,
+/// `family`, `dispar_vnode_array_<name>_L<line>`); empty if not one.
+std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family = false);
+/// Evaluates the index of a pipe-array element: an integer constant expression in which `member` stands
+/// for the VNODE_ARRAY's index parameter `indexParam` (null outside one). nullopt when it is not one.
+std::optional<long long> evaluateIndex(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, long long member,
+                                       const clang::ASTContext& context);
 
 }  // namespace dispar::frontend
 

@@ -13,8 +13,8 @@ using namespace clang::ast_matchers;  // NOLINT: matcher DSL, confined to this f
 namespace {
 
 auto pipeType() {
-  return qualType(hasUnqualifiedDesugaredType(
-      recordType(hasDeclaration(classTemplateSpecializationDecl(hasName("::dispar::Pipe"))))));
+  return qualType(hasUnqualifiedDesugaredType(recordType(
+      hasDeclaration(classTemplateSpecializationDecl(hasAnyName("::dispar::Pipe", "::dispar::PipeArray"))))));
 }
 
 auto pipeVariable() { return varDecl(hasGlobalStorage(), hasType(pipeType())); }
@@ -41,7 +41,7 @@ void PipeDeclarationCheck::registerMatchers(MatchFinder& finder) {
 void PipeDeclarationCheck::run(const MatchFinder::MatchResult& result) {
   const auto* var = result.Nodes.getNodeAs<clang::VarDecl>("pipe");
   if (!var || !var->isThisDeclarationADefinition()) return;
-  state_.pipes.push_back(PipeDecl{var, pipeElementType(var->getType())});
+  state_.pipes.push_back(PipeDecl{var, pipeElementType(var->getType()), pipeArraySize(var->getType())});
 }
 
 void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
@@ -51,8 +51,10 @@ void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
 
 void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
   const auto* fn = result.Nodes.getNodeAs<clang::FunctionDecl>("vnode");
-  std::string name = vnodeNameFromFunction(fn->getName());
-  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name});
+  // A VNODE_ARRAY's function takes its index, then its FamilySize.
+  const bool family = fn->getNumParams() >= 2 && familySize(fn->getParamDecl(1)).has_value();
+  std::string name = vnodeNameFromFunction(fn->getName(), family);
+  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name, family});
 }
 
 void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {
@@ -65,17 +67,35 @@ void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {
 
 void PipeReferenceCheck::run(const MatchFinder::MatchResult& result) {
   const auto* ref = result.Nodes.getNodeAs<clang::DeclRefExpr>("ref");
-  const auto* pipe = result.Nodes.getNodeAs<clang::VarDecl>("pipe");
-  const clang::FunctionDecl* fn = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
-  std::string vnode = fn ? vnodeNameFromFunction(fn->getName()) : std::string();
-  if (vnode.empty())
-    diags_.report(ref->getLocation(), Diag::PipeUsedOutsideVnode) << pipe->getName();
-  else
-    diags_.report(ref->getLocation(), Diag::PipeUsedWithoutPort) << pipe->getName() << vnode;
+  PipeUse use;
+  use.ref = ref;
+  use.pipe = result.Nodes.getNodeAs<clang::VarDecl>("pipe");
+  use.function = owningFunction(result.Nodes.getNodeAs<clang::FunctionDecl>("fn"));
+  use.location = ref->getLocation();
+  // Walk up to what is done with it: `chain[i + 1]` (an element), then `.write(...)` (a port call).
+  // The first parent that is not an implicit cast or parentheses.
+  auto parentOf = [&](const clang::Stmt* stmt) -> const clang::Stmt* {
+    while (stmt) {
+      const clang::DynTypedNodeList parents = result.Context->getParents(*stmt);
+      stmt = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+      if (!stmt || !(llvm::isa<clang::ImplicitCastExpr>(stmt) || llvm::isa<clang::ParenExpr>(stmt))) return stmt;
+    }
+    return nullptr;
+  };
+  const clang::Stmt* parent = parentOf(ref);
+  if (const auto* subscript = llvm::dyn_cast_or_null<clang::CXXOperatorCallExpr>(parent);
+      subscript && subscript->getOperator() == clang::OO_Subscript && subscript->getNumArgs() == 2) {
+    use.index = subscript->getArg(1);
+    use.location = subscript->getBeginLoc();
+    parent = parentOf(subscript);
+  }
+  if (const auto* member = llvm::dyn_cast_or_null<clang::MemberExpr>(parent))
+    use.call = member->getMemberNameInfo().getAsString();
+  state_.pipeUses.push_back(use);
 }
 
 void PortElementTypeCheck::registerMatchers(MatchFinder& finder) {
-  auto portClass = classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort"));
+  auto portClass = classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort", "::dispar::Pipe"));
   finder.addMatcher(
       cxxMemberCallExpr(isExpansionInMainFile(),
                         callee(cxxMethodDecl(hasAnyName("read", "write", "push"), ofClass(portClass)).bind("method")))
@@ -91,8 +111,10 @@ void PortElementTypeCheck::run(const MatchFinder::MatchResult& result) {
   const auto* portClass = llvm::cast<clang::ClassTemplateSpecializationDecl>(method->getParent());
   clang::QualType element = portClass->getTemplateArgs()[0].getAsType();
   std::string pipeName = "?";
-  if (const auto* object = llvm::dyn_cast<clang::DeclRefExpr>(call->getImplicitObjectArgument()->IgnoreImpCasts()))
-    pipeName = object->getDecl()->getName().str();
+  const clang::Expr* object = call->getImplicitObjectArgument()->IgnoreImpCasts();
+  if (const auto* element = llvm::dyn_cast<clang::CXXOperatorCallExpr>(object); element && element->getNumArgs() > 0)
+    object = element->getArg(0)->IgnoreImpCasts();  // chain[i]: the array's name
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(object)) pipeName = ref->getDecl()->getName().str();
   clang::PrintingPolicy policy = result.Context->getPrintingPolicy();
   clang::QualType used = call->getArg(0)->IgnoreImpCasts()->getType().getUnqualifiedType();
   diags_.report(call->getArg(0)->getBeginLoc(), Diag::PortElementMismatch)

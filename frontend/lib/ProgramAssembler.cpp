@@ -44,6 +44,7 @@ std::string ProgramAssembler::macroName(clang::SourceLocation invocation) const 
 void ProgramAssembler::assemble(lang::ProgramModel& program) {
   collectPipes(program);
   collectVnodes(program);
+  checkPipeUses(program);
   applyDirectives(program);
   classifyVnodes(program);
   connectPipes(program);
@@ -60,39 +61,174 @@ void ProgramAssembler::collectPipes(lang::ProgramModel& program) {
     model.name = pipe.decl->getName().str();
     model.qualifiedName = "::" + pipe.decl->getQualifiedNameAsString();
     model.elementType = pipe.elementType.getAsString(policy);
-    if (!pipe.elementType->isDependentType() && !pipe.elementType->isIncompleteType())
+    if (!pipe.elementType.isNull() && !pipe.elementType->isDependentType() && !pipe.elementType->isIncompleteType())
       model.elementBytes = static_cast<std::uint64_t>(context_.getTypeSizeInChars(pipe.elementType).getQuantity());
     model.location = toModelLocation(pipe.decl->getLocation());
-    program.pipes.push_back(std::move(model));
+    firstPipeOf_[pipe.decl] = static_cast<int>(program.pipes.size());
+    if (pipe.count < 0) {
+      program.pipes.push_back(std::move(model));
+      pipeDecls_.push_back(pipe.decl);
+      continue;
+    }
+    // A PIPE_ARRAY is its elements, each a pipe of its own: chain[0], chain[1], ...
+    for (int k = 0; k < pipe.count; ++k) {
+      lang::PipeModel element = model;
+      element.name = model.name + "[" + std::to_string(k) + "]";
+      element.index = k;
+      program.pipes.push_back(std::move(element));
+      pipeDecls_.push_back(pipe.decl);
+    }
   }
+}
+
+std::optional<int> ProgramAssembler::resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam,
+                                                 int member, const std::string& vnodeName) {
+  if (!expr) return std::nullopt;
+  expr = expr->IgnoreParenImpCasts();
+  const clang::Expr* index = nullptr;
+  if (const auto* element = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr);
+      element && element->getOperator() == clang::OO_Subscript && element->getNumArgs() == 2) {
+    index = element->getArg(1);
+    expr = element->getArg(0)->IgnoreParenImpCasts();
+  }
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr);
+  const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  auto first = var ? firstPipeOf_.find(var) : firstPipeOf_.end();
+  if (first == firstPipeOf_.end()) return std::nullopt;
+  const int count = pipeArraySize(var->getType());
+  if (count < 0) return index ? std::nullopt : std::optional<int>(first->second);
+  if (!index) return std::nullopt;
+  std::optional<long long> value = evaluateIndex(index, indexParam, member, context_);
+  if (!value) {
+    // Once per declaration, not per member; its elements' missing ends would only repeat it.
+    if (indexErrors_.insert(index).second)
+      diags_.report(index->getBeginLoc(), Diag::PortIndexNotConstant)
+          << var->getName() << (indexParam ? indexParam->getName() : llvm::StringRef("the VNODE_ARRAY's index"));
+    arraysWithIndexErrors_.insert(var);
+    return -1;
+  }
+  if (*value < 0 || *value >= count) {
+    diags_.report(index->getBeginLoc(), Diag::PortIndexOutOfRange)
+        << std::to_string(*value) << var->getName() << count << vnodeName;
+    arraysWithIndexErrors_.insert(var);
+    return -1;
+  }
+  return first->second + static_cast<int>(*value);
 }
 
 void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
   for (std::size_t i = 0; i < state_.vnodes.size(); ++i) {
     const VnodeDecl& vnode = state_.vnodes[i];
-    int previous = program.findVnode(vnode.name);
-    if (previous >= 0) {
+    bool duplicate = false;
+    for (std::size_t j = 0; j < i && !duplicate; ++j) {
+      if (state_.vnodes[j].name != vnode.name) continue;
       diags_.report(expansionBegin(vnode.decl), Diag::DuplicateVnode) << vnode.name;
-      diags_.report(expansionBegin(state_.vnodes[static_cast<std::size_t>(previous)].decl), Diag::NotePreviousVnode)
-          << vnode.name;
+      diags_.report(expansionBegin(state_.vnodes[j].decl), Diag::NotePreviousVnode) << vnode.name;
+      duplicate = true;
+    }
+    if (duplicate) continue;
+    // A VNODE_ARRAY's function takes (const int i, FamilySize<N>, ports...); a VNODE's, its ports.
+    const clang::ParmVarDecl* indexParam = vnode.family ? vnode.decl->getParamDecl(0) : nullptr;
+    const int members = vnode.family ? familySize(vnode.decl->getParamDecl(1)).value_or(0) : 1;
+    for (int member = 0; member < members; ++member) {
+      lang::VnodeModel model;
+      model.name = vnode.family ? vnode.name + "[" + std::to_string(member) + "]" : vnode.name;
+      model.functionName = "::" + vnode.decl->getQualifiedNameAsString();
+      if (vnode.family) {
+        model.family = vnode.name;
+        model.member = member;
+      }
+      model.location = toModelLocation(vnode.decl->getBeginLoc());
+      std::vector<clang::SourceLocation> locations;
+      for (const clang::ParmVarDecl* param : vnode.decl->parameters()) {
+        std::optional<PortDeclaration> declared = portDeclaration(param);
+        if (!declared) continue;
+        // Where to report: an element's index expression, which decides it; else the pipe's name.
+        clang::SourceLocation at = declared->pipe ? declared->pipe->getBeginLoc() : expansionBegin(vnode.decl);
+        if (const auto* element = llvm::dyn_cast_or_null<clang::CXXOperatorCallExpr>(
+                declared->pipe ? declared->pipe->IgnoreParenImpCasts() : nullptr);
+            element && element->getNumArgs() == 2)
+          at = element->getArg(1)->getBeginLoc();
+        std::optional<int> pipe = resolvePipe(declared->pipe, indexParam, member, model.name);
+        if (!pipe) {
+          diags_.report(at, Diag::PortNotAPipe);
+          continue;
+        }
+        if (*pipe < 0) continue;  // reported
+        lang::PortRef port;
+        port.pipe = program.pipes[static_cast<std::size_t>(*pipe)].name;
+        port.direction = declared->isOutput ? lang::PortDirection::Out : lang::PortDirection::In;
+        port.pipeIndex = *pipe;
+        bool twice = false;
+        for (const lang::PortRef& other : model.ports) twice = twice || other.pipeIndex == port.pipeIndex;
+        if (twice) {
+          diags_.report(at, Diag::PortDeclaredTwice) << model.name << port.pipe;
+          continue;
+        }
+        model.ports.push_back(port);
+        locations.push_back(at);
+      }
+      if (model.ports.empty()) diags_.report(expansionBegin(vnode.decl), Diag::VnodeWithoutPorts) << model.name;
+      program.vnodes.push_back(std::move(model));
+      declOf_.push_back(i);
+      portLocations_.push_back(std::move(locations));
+    }
+  }
+}
+
+namespace {
+// The port calls that need an input end, and those that need an output end.
+bool readsPort(const std::string& call) {
+  return call == "read" || call == "wait_items" || call == "buffered" || call == "peek" || call == "pop";
+}
+bool writesPort(const std::string& call) {
+  return call == "write" || call == "push" || call == "flush" || call == "close";
+}
+}  // namespace
+
+void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
+  for (const PipeUse& use : state_.pipeUses) {
+    auto first = firstPipeOf_.find(use.pipe);
+    if (first == firstPipeOf_.end()) continue;
+    std::vector<std::size_t> members;
+    for (std::size_t v = 0; v < program.vnodes.size(); ++v)
+      if (use.function && state_.vnodes[declOf_[v]].decl == use.function) members.push_back(v);
+    if (members.empty()) {
+      diags_.report(use.location, Diag::PipeUsedOutsideVnode) << use.pipe->getName();
       continue;
     }
-    lang::VnodeModel model;
-    model.name = vnode.name;
-    model.functionName = "::" + vnode.decl->getQualifiedNameAsString();
-    model.location = toModelLocation(vnode.decl->getBeginLoc());
-    for (const clang::ParmVarDecl* param : vnode.decl->parameters()) {
-      clang::QualType element;
-      bool isOutput = false;
-      if (!portElementType(param->getType(), element, isOutput)) continue;  // Clang already rejected it
-      lang::PortRef port;
-      port.pipe = param->getName().str();
-      port.direction = isOutput ? lang::PortDirection::Out : lang::PortDirection::In;
-      port.pipeIndex = program.findPipe(port.pipe);
-      model.ports.push_back(port);
+    const bool isArray = pipeArraySize(use.pipe->getType()) >= 0;
+    if (isArray && !use.index) continue;  // the array as a whole (its size, say): no port is used
+    for (std::size_t v : members) {
+      const lang::VnodeModel& model = program.vnodes[v];
+      const VnodeDecl& decl = state_.vnodes[declOf_[v]];
+      int pipe = first->second;
+      if (isArray) {
+        std::optional<long long> index =
+            evaluateIndex(use.index, decl.family ? decl.decl->getParamDecl(0) : nullptr, model.member, context_);
+        if (!index) break;  // decided at run time: an undeclared element is an error naming it there
+        if (*index < 0 || *index >= pipeArraySize(use.pipe->getType())) {
+          diags_.report(use.index->getBeginLoc(), Diag::PortIndexOutOfRange)
+              << std::to_string(*index) << use.pipe->getName() << pipeArraySize(use.pipe->getType()) << model.name;
+          break;
+        }
+        pipe += static_cast<int>(*index);
+      }
+      const lang::PortRef* port = nullptr;
+      for (const lang::PortRef& p : model.ports)
+        if (p.pipeIndex == pipe) port = &p;
+      const std::string& pipeName = program.pipes[static_cast<std::size_t>(pipe)].name;
+      if (!port) {
+        diags_.report(use.location, Diag::PipeUsedWithoutPort) << pipeName << model.name;
+        break;  // once per use, for the first member it is wrong in
+      }
+      const bool isOutput = port->direction == lang::PortDirection::Out;
+      if ((readsPort(use.call) && isOutput) || (writesPort(use.call) && !isOutput)) {
+        diags_.report(use.location, Diag::PortWrongDirection)
+            << model.name << (isOutput ? "reads from" : "writes to") << pipeName << (isOutput ? "OUT" : "IN");
+        break;
+      }
     }
-    if (model.ports.empty()) diags_.report(expansionBegin(vnode.decl), Diag::VnodeWithoutPorts) << vnode.name;
-    program.vnodes.push_back(std::move(model));
   }
 }
 
@@ -120,31 +256,35 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       continue;
     }
     if (directive.kind == lang::DirectiveKind::Communication) {
-      int pipe = program.findPipe(directive.pipe);
-      if (pipe < 0) {
+      // A pipe, or a pipe array: then every element.
+      std::vector<std::size_t> pipes;
+      for (std::size_t p = 0; p < program.pipes.size(); ++p)
+        if (pipeDecls_[p]->getName() == directive.pipe) pipes.push_back(p);
+      if (pipes.empty()) {
         diags_.report(directive.pipeLocation, Diag::CommunicationUnknownPipe) << directive.pipe;
         continue;
       }
-      if (communicationSeen[static_cast<std::size_t>(pipe)].isValid()) {
+      if (communicationSeen[pipes[0]].isValid()) {
         diags_.report(directive.location, Diag::DuplicateCommunication) << directive.pipe;
-        diags_.report(communicationSeen[static_cast<std::size_t>(pipe)], Diag::NotePreviousDirective);
+        diags_.report(communicationSeen[pipes[0]], Diag::NotePreviousDirective);
         continue;
       }
-      communicationSeen[static_cast<std::size_t>(pipe)] = directive.location;
-      lang::PipeModel& model = program.pipes[static_cast<std::size_t>(pipe)];
-      model.volume = directive.volume;
-      if (directive.order) model.order = *directive.order;
-      if (directive.split) model.split = *directive.split;
-      if (directive.window) model.window = *directive.window;
+      for (std::size_t pipe : pipes) {
+        communicationSeen[pipe] = directive.location;
+        lang::PipeModel& model = program.pipes[pipe];
+        model.volume = directive.volume;
+        if (directive.order) model.order = *directive.order;
+        if (directive.split) model.split = *directive.split;
+        if (directive.window) model.window = *directive.window;
+      }
       continue;
     }
-    // A resource directive applies to the VNODE that immediately follows it.
+    // A resource directive applies to the VNODE that immediately follows it (to every member of a
+    // VNODE_ARRAY).
     const auto* fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(next);
-    int vnode = -1;
-    if (fn) {
-      for (std::size_t i = 0; i < program.vnodes.size(); ++i)
-        if (program.vnodes[i].functionName == "::" + fn->getQualifiedNameAsString()) vnode = static_cast<int>(i);
-    }
+    std::vector<std::size_t> targets;
+    for (std::size_t i = 0; fn && i < program.vnodes.size(); ++i)
+      if (state_.vnodes[declOf_[i]].decl == fn) targets.push_back(i);
     // Directives and macros: a directive that a macro expansion produces belongs to a VNODE of that
     // expansion, unless the expansion defines none (a macro that is only a directive); a directive
     // before an expansion defining several VNODEs could mean any of them. Either is an error rather
@@ -174,18 +314,20 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       if (&other != &directive && before(directive.location, other.location) && next && before(other.location, next->getBeginLoc()) &&
           other.kind == lang::DirectiveKind::Resource)
         anotherDirectiveFirst = true;
-    if (vnode < 0 || anotherDirectiveFirst) {
+    if (targets.empty() || anotherDirectiveFirst) {
       diags_.report(directive.location, Diag::DirectiveNotBeforeVnode);
       continue;
     }
-    lang::VnodeModel& model = program.vnodes[static_cast<std::size_t>(vnode)];
-    if (directive.resource) {
-      model.requirement = *directive.resource;
-      model.requirementDeclared = true;
+    for (std::size_t target : targets) {
+      lang::VnodeModel& model = program.vnodes[target];
+      if (directive.resource) {
+        model.requirement = *directive.resource;
+        model.requirementDeclared = true;
+      }
+      if (directive.replicas) model.replicas = *directive.replicas;
+      if (directive.cost) model.cost = *directive.cost;
+      model.memoryBytes = directive.memoryBytes;
     }
-    if (directive.replicas) model.replicas = *directive.replicas;
-    if (directive.cost) model.cost = *directive.cost;
-    model.memoryBytes = directive.memoryBytes;
   }
 }
 
@@ -206,9 +348,7 @@ void ProgramAssembler::classifyVnodes(lang::ProgramModel& program) {
   }
   for (std::size_t i = 0; i < program.vnodes.size(); ++i) {
     lang::VnodeModel& model = program.vnodes[i];
-    const clang::FunctionDecl* fn = nullptr;
-    for (const VnodeDecl& v : state_.vnodes)
-      if (v.name == model.name && !fn) fn = v.decl;
+    const clang::FunctionDecl* fn = state_.vnodes[declOf_[i]].decl;
     auto it = fn ? witness.find(fn->getCanonicalDecl()) : witness.end();
     bool usesGpu = it != witness.end();
     if (model.requirementDeclared) {
@@ -223,22 +363,19 @@ void ProgramAssembler::classifyVnodes(lang::ProgramModel& program) {
 }
 
 void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
-  auto vnodeLocation = [&](int vnode) {
-    for (const VnodeDecl& v : state_.vnodes)
-      if (v.name == program.vnodes[static_cast<std::size_t>(vnode)].name) return expansionBegin(v.decl);
-    return clang::SourceLocation();
-  };
   for (std::size_t v = 0; v < program.vnodes.size(); ++v) {
-    for (const lang::PortRef& port : program.vnodes[v].ports) {
+    for (std::size_t portIndex = 0; portIndex < program.vnodes[v].ports.size(); ++portIndex) {
+      const lang::PortRef& port = program.vnodes[v].ports[portIndex];
       if (port.pipeIndex < 0) continue;
       lang::PipeModel& pipe = program.pipes[static_cast<std::size_t>(port.pipeIndex)];
       int& end = port.direction == lang::PortDirection::Out ? pipe.writer : pipe.reader;
       if (end >= 0 && end != static_cast<int>(v)) {
         Diag diag = port.direction == lang::PortDirection::Out ? Diag::PipeTwoWriters : Diag::PipeTwoReaders;
-        diags_.report(vnodeLocation(static_cast<int>(v)), diag)
-            << pipe.name << program.vnodes[static_cast<std::size_t>(end)].name << program.vnodes[v].name;
-        diags_.report(state_.pipes[static_cast<std::size_t>(port.pipeIndex)].decl->getLocation(), Diag::NotePipeDeclared)
-            << pipe.name;
+        // An element is reported at its index expression, which decides it; a pipe at the VNODE.
+        const clang::SourceLocation at =
+            pipe.index >= 0 ? portLocations_[v][portIndex] : expansionBegin(state_.vnodes[declOf_[v]].decl);
+        diags_.report(at, diag) << pipe.name << program.vnodes[static_cast<std::size_t>(end)].name << program.vnodes[v].name;
+        diags_.report(pipeDecls_[static_cast<std::size_t>(port.pipeIndex)]->getLocation(), Diag::NotePipeDeclared) << pipe.name;
         continue;
       }
       end = static_cast<int>(v);
@@ -246,7 +383,8 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
   }
   for (std::size_t p = 0; p < program.pipes.size(); ++p) {
     lang::PipeModel& pipe = program.pipes[p];
-    clang::SourceLocation declared = state_.pipes[p].decl->getLocation();
+    clang::SourceLocation declared = pipeDecls_[p]->getLocation();
+    if (arraysWithIndexErrors_.count(pipeDecls_[p])) continue;  // its ends are unknown, not missing
     if (pipe.writer < 0) diags_.report(declared, Diag::PipeWithoutWriter) << pipe.name;
     if (pipe.reader < 0) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
     // Any replica counts may meet: the logical-stream rule (dispar_lang/LogicalStream.h) connects them.
@@ -271,9 +409,7 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
         auto start = std::find(stack.begin(), stack.end(), w);
         for (auto it = start; it != stack.end(); ++it) path += program.vnodes[static_cast<std::size_t>(*it)].name + " -> ";
         path += program.vnodes[static_cast<std::size_t>(w)].name;
-        for (const VnodeDecl& decl : state_.vnodes)
-          if (decl.name == program.vnodes[static_cast<std::size_t>(w)].name)
-            diags_.report(expansionBegin(decl.decl), Diag::GraphCycle) << path;
+        diags_.report(expansionBegin(state_.vnodes[declOf_[static_cast<std::size_t>(w)]].decl), Diag::GraphCycle) << path;
         return true;
       }
       if (mark[static_cast<std::size_t>(w)] == Mark::White && visit(w)) return true;

@@ -7,6 +7,11 @@
 #include "frontend/DisparDiagnostics.h"
 
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+#include <vector>
 
 #include <string>
 
@@ -30,6 +35,12 @@ class ProgramAssembler {
 
   void collectPipes(lang::ProgramModel& program);
   void collectVnodes(lang::ProgramModel& program);
+  /// Every use of a pipe in a statement: inside a VNODE that declares it, in the direction declared.
+  void checkPipeUses(const lang::ProgramModel& program);
+  /// The pipe model a port declaration or use names (an element: evaluated for `member`, whose index
+  /// parameter is `indexParam`); nullopt when `expr` names no pipe, -1 when an index error was reported.
+  std::optional<int> resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, int member,
+                                 const std::string& vnodeName);
   void applyDirectives(lang::ProgramModel& program);
   void classifyVnodes(lang::ProgramModel& program);
   void connectPipes(lang::ProgramModel& program);
@@ -40,6 +51,13 @@ class ProgramAssembler {
   const clang::SourceManager& sm_;
   AnalysisState& state_;
   DisparDiagnostics& diags_;
+  // Filled by collectPipes / collectVnodes, parallel to the model's pipes and vnodes.
+  llvm::DenseMap<const clang::VarDecl*, int> firstPipeOf_;  // a PIPE's model, or a PIPE_ARRAY's element 0
+  std::vector<const clang::VarDecl*> pipeDecls_;            // per pipe model
+  std::vector<std::size_t> declOf_;                          // per vnode model: its VnodeDecl in state_
+  std::vector<std::vector<clang::SourceLocation>> portLocations_;  // per vnode model, per port
+  llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;             // index expressions already reported
+  llvm::SmallPtrSet<const clang::VarDecl*, 8> arraysWithIndexErrors_;
 };
 
 }  // namespace dispar::frontend

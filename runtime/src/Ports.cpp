@@ -75,6 +75,16 @@ void portPeek(PortState& port, std::size_t index, void* item) { port.peek(index,
 void portPop(PortState& port, void* item) { port.pop(item); }
 void portDrop(PortState& port, std::size_t count) { port.drop(count); }
 
+void throwUndeclaredPipe(const char* name, int index) {
+  const std::string pipe = std::string(name) + (index >= 0 ? "[" + std::to_string(index) + "]" : "");
+  throw rt::PipeError("pipe '" + pipe + "' is not one of its ports; declare IN(" + pipe + ") or OUT(" + pipe + ")");
+}
+
+void throwPipeIndexOutOfRange(const char* name, long long index, int size) {
+  throw rt::PipeError("pipe array '" + std::string(name) + "' has " + std::to_string(size) + " pipes; index " +
+                      std::to_string(index) + " is out of range");
+}
+
 void portWriteDevice(PortState& port, const void* data, std::size_t count) {
   if (gpu::Device* device = gpu::detail::activeDevice())
     port.writeDevice(data, count, *device);

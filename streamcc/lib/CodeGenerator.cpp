@@ -81,15 +81,14 @@ void emitDispatch(Emitter& out, const lang::ProgramModel& program) {
     int first = program.firstRank(static_cast<int>(v));
     out << "    case " << static_cast<long long>(v) << ": {  // vnode '" << vnode.name << "', ranks " << static_cast<long long>(first)
         << ".." << static_cast<long long>(first + vnode.replicas - 1) << "\n";
-    std::string arguments;
+    // Each declared pipe becomes this instance's port, then the VNODE runs (a member gets its index).
     for (const lang::PortRef& port : vnode.ports) {
       const lang::PipeModel& pipe = program.pipes[static_cast<std::size_t>(port.pipeIndex)];
-      const char* end = port.direction == lang::PortDirection::Out ? "out" : "in";
-      out << "      auto " << pipe.name << " = instance." << end << "<decltype(" << pipe.qualifiedName << ")::element_type>("
-          << static_cast<long long>(port.pipeIndex) << ");\n";
-      arguments += (arguments.empty() ? "" : ", ") + pipe.name;
+      out << "      " << lang::pipeExpression(pipe) << ".dispar_bind(instance.port(" << static_cast<long long>(port.pipeIndex)
+          << "));\n";
     }
-    out << "      " << vnode.functionName << "(" << arguments << ");\n"
+    out << "      " << vnode.functionName << "(" << (vnode.member >= 0 ? std::to_string(vnode.member) : std::string())
+        << ");\n"
         << "      break;\n"
         << "    }\n";
   }

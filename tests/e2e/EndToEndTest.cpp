@@ -269,6 +269,65 @@ VNODE(sink, IN(halves)) {
       << run.output;
 }
 
+// A family of VNODEs over a pipe array: src -> stage[0..4] -> sink, each member adding i + 1, every
+// member replicated twice by the one directive before the family. The RTG names the members.
+TEST(EndToEnd, VnodeAndPipeArrays) {
+  ScratchDir dir;
+  dir.write("chain.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+constexpr int kStages = 5;
+PIPE_ARRAY(long, chain, kStages + 1);
+VNODE(src, OUT(chain[0])) { for (long v = 0; v < 100; ++v) chain[0].write(v); }
+#pragma streamap resource(cpu) replicas(2)
+VNODE_ARRAY(stage, kStages, i, IN(chain[i]), OUT(chain[i + 1])) {
+  long v;
+  while (chain[i].read(v)) chain[i + 1].write(v + i + 1);
+}
+VNODE(sink, IN(chain[kStages])) {
+  long v, total = 0, count = 0;
+  while (chain[kStages].read(v)) { total += v; ++count; }
+  std::printf("count=%ld total=%ld\n", count, total);
+}
+)dsp");
+  ProcessResult built = compile(dir, {"chain.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  lang::Rtg rtg;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(dir.file("chain.rtg.json")), rtg, error)) << error;
+  ASSERT_EQ(rtg.vertices.size(), 12u);  // src, 5 members x 2 replicas, sink
+  EXPECT_EQ(rtg.vertices[5].vnode, "stage[2]");
+  EXPECT_EQ(rtg.vertices[5].family, "stage");
+  EXPECT_EQ(rtg.vertices[5].member, 2);
+  EXPECT_EQ(rtg.vertices[5].replicas, 2);
+  ProcessResult run = mpirun(dir, 12, {"./chain"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  long total = 0;
+  for (long v = 0; v < 100; ++v) total += v + 1 + 2 + 3 + 4 + 5;
+  EXPECT_NE(run.output.find("count=100 total=" + std::to_string(total) + "\n"), std::string::npos) << run.output;
+}
+
+// An element chosen at run time that the member did not declare is a run-time error naming it.
+TEST(EndToEnd, UndeclaredElementAtRunTimeIsAnErrorNamingIt) {
+  ScratchDir dir;
+  dir.write("wrong.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdlib>
+PIPE_ARRAY(int, lanes, 3);
+VNODE_ARRAY(producer, 3, i, OUT(lanes[i])) {
+  const int target = std::atoi("2") - i;  // the frontend cannot evaluate this one
+  lanes[target].write(i);
+}
+VNODE_ARRAY(consumer, 3, i, IN(lanes[i])) { int v; while (lanes[i].read(v)) {} }
+)dsp");
+  ProcessResult built = compile(dir, {"wrong.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 6, {"./wrong"});
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("vnode 'producer[0]' (replica 0, rank 0) failed: pipe 'lanes[2]' is not one of its ports; "
+                            "declare IN(lanes[2]) or OUT(lanes[2])"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");

@@ -29,8 +29,10 @@ struct PortRef {
 };
 
 struct VnodeModel {
-  std::string name;
-  std::string functionName;  // qualified: ::dispar_vnode_<name>_L<line>
+  std::string name;          // "stage[3]" for a member of a VNODE_ARRAY
+  std::string functionName;  // qualified: ::dispar_vnode_<name>_L<line> (::dispar_vnode_array_<family>_L<line>)
+  std::string family;        // the VNODE_ARRAY's name; empty for a VNODE
+  int member = -1;           // the member's index in its family; -1 for a VNODE
   std::vector<PortRef> ports;  // in declaration order (the function's parameter order)
   int replicas = 1;
   double cost = 1.0;
@@ -41,8 +43,9 @@ struct VnodeModel {
 };
 
 struct PipeModel {
-  std::string name;
-  std::string qualifiedName;  // ::name, or ::ns::name
+  std::string name;           // "chain[3]" for an element of a PIPE_ARRAY
+  std::string qualifiedName;  // ::name, or ::ns::name (of the array, for an element)
+  int index = -1;             // the element's index in its PIPE_ARRAY; -1 for a PIPE
   std::string elementType;
   std::uint64_t elementBytes = 0;
   int writer = -1;  // vnode index
@@ -64,6 +67,11 @@ struct LaunchSiteModel {
   std::string enclosingFunction;
   SourceLocation location;
 };
+
+/// The C++ expression naming a pipe or an element: ::chain[3].
+inline std::string pipeExpression(const PipeModel& pipe) {
+  return pipe.index < 0 ? pipe.qualifiedName : pipe.qualifiedName + "[" + std::to_string(pipe.index) + "]";
+}
 
 struct ProgramModel {
   std::string name;        // program name (output stem)

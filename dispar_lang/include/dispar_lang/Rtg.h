@@ -21,7 +21,9 @@ const char* requirementName(Requirement r);  // "CO" / "CG"
 struct RtgVertex {
   int id = 0;  // equals rank
   int rank = 0;
-  std::string vnode;
+  std::string vnode;   // "stage[3]" for a member of a VNODE_ARRAY
+  std::string family;  // that VNODE_ARRAY's name ("stage"); empty for a VNODE
+  int member = -1;     // the member's index in its family
   int replica = 0;
   int replicas = 1;
   Requirement type = Requirement::CO;

@@ -158,6 +158,16 @@ bool InPort<T>::read(device_vector<T>& values) {
 }
 
 template <class T>
+void Pipe<T>::write(const device_vector<T>& values) const {
+  out().write(values);
+}
+
+template <class T>
+bool Pipe<T>::read(device_vector<T>& values) const {
+  return in().read(values);
+}
+
+template <class T>
 void* InPort<T>::resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode) {
   // Never offers its storage as is: it may be in another memory space than the read would choose.
   if (mode == detail::DestinationMode::AlreadySized) return nullptr;

@@ -1,13 +1,19 @@
 // The DISPAR language: what a .dsp file includes.
 //
 //   PIPE(T, name);                                  a typed one-way channel between two VNODEs
+//   PIPE_ARRAY(T, name, N);                         pipes name[0] ... name[N-1]
 //   VNODE(name, IN(p)..., OUT(q)...) { body }        a unit of computation and the ports it uses
+//   VNODE_ARRAY(name, N, i, IN(p[i])...) { body }    VNODEs name[0] ... name[N-1]; `i` is the member's index
 //   #pragma streamap resource(cpu|gpu) ...          see docs/language.md
 //
 // The macros expand to ordinary C++ so that Clang sees a normal AST: a PIPE is a file-scope object of
-// type dispar::Pipe<T>, a VNODE is a function `dispar_vnode_<name>_L<line>` whose parameters are references to
-// dispar::InPort<T> / dispar::OutPort<T> named after the pipes (shadowing them inside the body). The
-// frontend recognises exactly these shapes; StreamCC generates the code that calls the functions.
+// type dispar::Pipe<T> (a PIPE_ARRAY, of dispar::PipeArray<T, N>), a VNODE is a function
+// `dispar_vnode_<name>_L<line>` (a VNODE_ARRAY, `dispar_vnode_array_<name>_L<line>(const int i, ...)`)
+// whose parameters are unnamed declarations: IN(x) / OUT(x) name the pipe or element `x` through
+// decltype. The body uses the pipes themselves; the generated code binds each declared pipe to this
+// rank's end of it before calling the VNODE (one VNODE instance per process). The frontend recognises
+// exactly these shapes, checks every use of a pipe against the declarations, and StreamCC generates the
+// code that binds the ports and calls the functions.
 #ifndef DISPAR_DISPAR_H
 #define DISPAR_DISPAR_H
 
@@ -87,6 +93,7 @@ template <class T>
 class OutPort {
  public:
   using element_type = T;
+  OutPort() = default;
   explicit OutPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
 
   /// One message of one element.
@@ -133,8 +140,8 @@ class OutPort {
   }
 
  private:
-  detail::PortState* state_;
-  detail::ItemWindow* items_;
+  detail::PortState* state_ = nullptr;
+  detail::ItemWindow* items_ = nullptr;
 };
 
 /// The reading end of a pipe inside the VNODE that declares IN(pipe).
@@ -142,6 +149,7 @@ template <class T>
 class InPort {
  public:
   using element_type = T;
+  InPort() = default;
   explicit InPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
 
   /// Receives a one-element message; false at end of stream. A message of another size is an error.
@@ -206,49 +214,149 @@ class InPort {
     return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());
   }
   static void* resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode);
-  detail::PortState* state_;
-  detail::ItemWindow* items_;
+  detail::PortState* state_ = nullptr;
+  detail::ItemWindow* items_ = nullptr;
 };
 
-/// A file-scope pipe declaration. It carries no state: the runtime creates the port ends. Using a
-/// pipe directly (not through a port a VNODE declared) is rejected by the frontend.
+namespace detail {
+enum class PortDirection { In, Out };
+/// What IN(x) / OUT(x) declare: an unnamed VNODE parameter (defaulted) whose type records the direction
+/// and, through decltype, the pipe or pipe-array element `x`.
+template <PortDirection Direction, class PipeType>
+struct PortDecl {};
+/// The member count of a VNODE_ARRAY, as the type of its second (unnamed, defaulted) parameter.
+template <int Count>
+struct FamilySize {};
+/// Thrown when a VNODE uses a pipe (or element) it did not declare; `index` is -1 for a plain pipe.
+[[noreturn]] void throwUndeclaredPipe(const char* name, int index);
+/// Thrown for an element index outside a PIPE_ARRAY.
+[[noreturn]] void throwPipeIndexOutOfRange(const char* name, long long index, int size);
+}  // namespace detail
+
+/// A file-scope pipe (or one element of a PIPE_ARRAY). Inside a VNODE that declares it with IN or OUT,
+/// it is that VNODE's port: the calls of InPort<T> or OutPort<T> on this rank's end. Using a pipe the
+/// VNODE did not declare is a compile-time error where the frontend can decide it, else a run-time error
+/// naming the pipe.
 template <class T>
 class Pipe {
   static_assert(std::is_trivially_copyable<T>::value, "dispar: a PIPE's element type must be trivially copyable");
 
  public:
   using element_type = T;
-  explicit constexpr Pipe(const char* name) : name_(name) {}
-  constexpr const char* name() const { return name_; }
+  Pipe() = default;
+  explicit Pipe(const char* name, int index = -1) : name_(name), index_(index) {}
+  /// The pipe's name; for an element of a PIPE_ARRAY, the array's name (see index()).
+  const char* name() const { return name_; }
+  /// The element's index in its PIPE_ARRAY; -1 for a plain PIPE.
+  int index() const { return index_; }
 
-#ifdef DISPAR_FRONTEND
-  // Declared so that a misuse parses and the frontend can say which port declaration is missing.
-  template <class... A> void write(A&&...) const;
-  template <class... A> bool read(A&&...) const;
-  template <class... A> void push(A&&...) const;
-  template <class... A> T pop(A&&...) const;
-  template <class... A> T peek(A&&...) const;
-  template <class... A> bool wait_items(A&&...) const;
-  void flush() const;
-  std::size_t buffered() const;
+  // OutPort<T>'s calls (OUT).
+  void write(const T& value) const { out().write(value); }
+  void write(const std::vector<T>& values) const { out().write(values); }
+  void write(const T* data, std::size_t count) const { out().write(data, count); }
+  void write(const device_vector<T>& values) const;  // <dispar/device_vector.h>
+  void close() const { out().close(); }
+  void push(const T& item) const { out().push(item); }
+  void flush() const { out().flush(); }
+  // InPort<T>'s calls (IN).
+  bool read(T& value) const { return in().read(value); }
+  bool read(std::vector<T>& values) const { return in().read(values); }
+  bool read(device_vector<T>& values) const;  // <dispar/device_vector.h>
+  bool wait_items(std::size_t count) const { return in().wait_items(count); }
+  std::size_t buffered() const { return in().buffered(); }
+  T peek(std::size_t index) const { return in().peek(index); }
+  T pop() const { return in().pop(); }
+  void pop(std::size_t count) const { in().pop(count); }
+  /// For helper functions written against ports: `void send(dispar::OutPort<float>& out)`.
+  operator InPort<T>&() const { return in(); }
+  operator OutPort<T>&() const { return out(); }
+
+  // Element-type mismatches: the frontend reports them with the pipe's name and location.
+  template <class U>
+  void write(const std::vector<U>&) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: vector element type does not match the pipe's element type");
 #endif
+  }
+  template <class U>
+  void write(const U*, std::size_t) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pointer element type does not match the pipe's element type");
+#endif
+  }
+  template <class U>
+  void push(const U&) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pushed item type does not match the pipe's element type");
+#endif
+  }
+  template <class U>
+  bool read(U&) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>, "dispar: read target type does not match the pipe's element type");
+#endif
+    return false;
+  }
+
+  /// Generated code: makes this pipe the running VNODE's port on `state` (its end on this rank).
+  void dispar_bind(detail::PortState& state) const {
+    in_ = InPort<T>(state);
+    out_ = OutPort<T>(state);
+    bound_ = true;
+  }
 
  private:
-  const char* name_;
+  InPort<T>& in() const {
+    if (!bound_) detail::throwUndeclaredPipe(name_, index_);
+    return in_;
+  }
+  OutPort<T>& out() const {
+    if (!bound_) detail::throwUndeclaredPipe(name_, index_);
+    return out_;
+  }
+
+  const char* name_ = "";
+  int index_ = -1;
+  mutable InPort<T> in_;
+  mutable OutPort<T> out_;
+  mutable bool bound_ = false;
 };
 
-template <class P> using InPortOf = InPort<typename P::element_type>;
-template <class P> using OutPortOf = OutPort<typename P::element_type>;
+/// `PIPE_ARRAY(T, name, N)`: N pipes, `name[0]` ... `name[N-1]`, each a Pipe<T>.
+template <class T, int N>
+class PipeArray {
+  static_assert(N > 0, "dispar: a PIPE_ARRAY needs at least one pipe");
+
+ public:
+  using element_type = T;
+  explicit PipeArray(const char* name) {
+    for (int k = 0; k < N; ++k) elements_[k] = Pipe<T>(name, k);
+  }
+  static constexpr int size() { return N; }
+  const Pipe<T>& operator[](long long index) const {
+    if (index < 0 || index >= N) detail::throwPipeIndexOutOfRange(elements_[0].name(), index, N);
+    return elements_[index];
+  }
+
+ private:
+  Pipe<T> elements_[N];
+};
 
 }  // namespace dispar
 
 #define PIPE(T, name) ::dispar::Pipe<T> name{#name}
-#define IN(pipe) ::dispar::InPortOf<decltype(pipe)>& pipe
-#define OUT(pipe) ::dispar::OutPortOf<decltype(pipe)>& pipe
+#define PIPE_ARRAY(T, name, count) ::dispar::PipeArray<T, (count)> name{#name}
+#define IN(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::In, decltype(pipe)> = {}
+#define OUT(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::Out, decltype(pipe)> = {}
 // The line number keeps a second VNODE of the same name from being a C++ redefinition, so that the
 // frontend can report it as a DISPAR error naming the VNODE.
 #define VNODE(name, ...) DISPAR_VNODE_AT_LINE(name, __LINE__, __VA_ARGS__)
 #define DISPAR_VNODE_AT_LINE(name, line, ...) DISPAR_VNODE_FUNCTION(name, line, __VA_ARGS__)
 #define DISPAR_VNODE_FUNCTION(name, line, ...) void dispar_vnode_##name##_L##line(__VA_ARGS__)
+#define VNODE_ARRAY(name, count, index, ...) DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, __LINE__, __VA_ARGS__)
+#define DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, line, ...) \
+  DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, __VA_ARGS__)
+#define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...) \
+  void dispar_vnode_array_##name##_L##line(const int index, ::dispar::detail::FamilySize<(count)> = {}, ##__VA_ARGS__)
 
 #endif  // DISPAR_DISPAR_H
