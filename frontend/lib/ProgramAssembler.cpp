@@ -232,6 +232,27 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   }
 }
 
+std::optional<int> ProgramAssembler::replicasConstant(const ParsedDirective& directive) {
+  for (const clang::Decl* decl : state_.topLevelDecls) {
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!var || var->getName() != directive.replicasConstant) continue;
+    clang::Expr::EvalResult result;
+    const clang::Expr* init = var->getInit();
+    if (!var->getType().isConstQualified() || !var->getType()->isIntegerType() || !init ||
+        !init->EvaluateAsInt(result, context_))
+      break;
+    const long long value = result.Val.getInt().getExtValue();
+    if (value < 1 || value > (1 << 20)) {
+      diags_.report(directive.replicasLocation, Diag::ClauseOutOfRange)
+          << directive.replicasConstant + " = " + std::to_string(value) << "replicas" << "a positive integer";
+      return std::nullopt;
+    }
+    return static_cast<int>(value);
+  }
+  diags_.report(directive.replicasLocation, Diag::ReplicasNotAConstant) << directive.replicasConstant;
+  return std::nullopt;
+}
+
 void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
   // Top-level declarations of the main file, in source order, to find what follows each directive.
   std::vector<const clang::Decl*>& decls = state_.topLevelDecls;
@@ -318,13 +339,18 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       diags_.report(directive.location, Diag::DirectiveNotBeforeVnode);
       continue;
     }
+    std::optional<int> replicas = directive.replicas;
+    if (!directive.replicasConstant.empty()) {
+      replicas = replicasConstant(directive);
+      if (!replicas) continue;  // reported
+    }
     for (std::size_t target : targets) {
       lang::VnodeModel& model = program.vnodes[target];
       if (directive.resource) {
         model.requirement = *directive.resource;
         model.requirementDeclared = true;
       }
-      if (directive.replicas) model.replicas = *directive.replicas;
+      if (replicas) model.replicas = *replicas;
       if (directive.cost) model.cost = *directive.cost;
       model.memoryBytes = directive.memoryBytes;
     }

@@ -37,6 +37,8 @@ class ProgramAssembler {
   void collectVnodes(lang::ProgramModel& program);
   /// Every use of a pipe in a statement: inside a VNODE that declares it, in the direction declared.
   void checkPipeUses(const lang::ProgramModel& program);
+  /// The value of replicas(kName): a file-scope integer constant declared before the directive.
+  std::optional<int> replicasConstant(const ParsedDirective& directive);
   /// The pipe model a port declaration or use names (an element: evaluated for `member`, whose index
   /// parameter is `indexParam`); nullopt when `expr` names no pipe, -1 when an index error was reported.
   std::optional<int> resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, int member,

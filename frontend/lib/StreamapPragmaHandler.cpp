@@ -132,6 +132,12 @@ class DirectiveParser {
     return true;
   }
 
+  static bool isIdentifier(const std::string& text) {
+    bool identifier = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    for (char c : text) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    return identifier;
+  }
+
   bool parseClause(const ClauseSpec& spec, ParsedDirective& out) {
     std::string text;
     clang::SourceLocation loc;
@@ -144,6 +150,12 @@ class DirectiveParser {
         else return bad(loc, text, spec);
         return true;
       case ClauseArgKind::PositiveInt: {
+        // replicas(kBands): a file-scope constant, evaluated once the AST is complete.
+        if (spec.name == "replicas" && isIdentifier(text)) {
+          out.replicasConstant = text;
+          out.replicasLocation = loc;
+          return true;
+        }
         if (!isInteger(text)) return bad(loc, text, spec);
         errno = 0;
         long long value = std::strtoll(text.c_str(), nullptr, 10);
@@ -182,9 +194,7 @@ class DirectiveParser {
         else return bad(loc, text, spec);
         return true;
       case ClauseArgKind::Identifier: {
-        bool identifier = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
-        for (char c : text) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-        if (!identifier) return bad(loc, text, spec);
+        if (!isIdentifier(text)) return bad(loc, text, spec);
         out.pipe = text;
         out.pipeLocation = loc;
         return true;

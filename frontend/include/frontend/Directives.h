@@ -21,6 +21,8 @@ struct ParsedDirective {
   // resource(...)
   std::optional<lang::Requirement> resource;
   std::optional<int> replicas;
+  std::string replicasConstant;  // replicas(kName): a file-scope integer constant, resolved after parsing
+  clang::SourceLocation replicasLocation;
   std::optional<double> cost;
   std::optional<std::uint64_t> memoryBytes;
   // communication(...)
