@@ -130,6 +130,7 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
     // A VNODE_ARRAY's function takes (const int i, FamilySize<N>, ports...); a VNODE's, its ports.
     const clang::ParmVarDecl* indexParam = vnode.family ? vnode.decl->getParamDecl(0) : nullptr;
     const int members = vnode.family ? familySize(vnode.decl->getParamDecl(1)).value_or(0) : 1;
+    if (members < 1) diags_.report(expansionBegin(vnode.decl), Diag::EmptyVnodeArray) << vnode.name << members;
     for (int member = 0; member < members; ++member) {
       lang::VnodeModel model;
       model.name = vnode.family ? vnode.name + "[" + std::to_string(member) + "]" : vnode.name;
@@ -168,7 +169,8 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
         model.ports.push_back(port);
         locations.push_back(at);
       }
-      if (model.ports.empty()) diags_.report(expansionBegin(vnode.decl), Diag::VnodeWithoutPorts) << model.name;
+      if (model.ports.empty() && member == 0)  // once for a family
+        diags_.report(expansionBegin(vnode.decl), Diag::VnodeWithoutPorts) << model.name;
       program.vnodes.push_back(std::move(model));
       declOf_.push_back(i);
       portLocations_.push_back(std::move(locations));
