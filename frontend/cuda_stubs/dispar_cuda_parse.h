@@ -174,13 +174,7 @@ template <class T>
 cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x01);
 
 // Flags: macros, as in CUDA's driver_types.h.
-#define cudaStreamDefault 0x00
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaMemAttachGlobal 0x01
-#define cudaMemAttachHost 0x02
+#include <dispar/hostk/FlagMacros.h>
 
 // The device builtins, one global function per Function row of Builtins.def, taking and returning what
 // the host-kernel function it is rewritten into takes and returns. Index and Constant rows (threadIdx,

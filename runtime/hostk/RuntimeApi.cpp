@@ -3,6 +3,7 @@
 
 #include "HostDevice.h"
 
+#include <dispar/hostk/FlagMacros.h>
 #include <dispar/hostk/Launch.h>
 
 #include <unistd.h>
@@ -14,6 +15,12 @@
 #include <new>
 
 namespace dispar::hostk {
+
+// The macros user code spells and the constants this file checks are one set of values.
+static_assert(cudaStreamDefault == kCudaStreamDefault && cudaStreamNonBlocking == kCudaStreamNonBlocking);
+static_assert(cudaEventDefault == kCudaEventDefault && cudaEventBlockingSync == kCudaEventBlockingSync &&
+              cudaEventDisableTiming == kCudaEventDisableTiming);
+static_assert(cudaMemAttachGlobal == kCudaMemAttachGlobal && cudaMemAttachHost == kCudaMemAttachHost);
 
 struct StreamState {};
 

@@ -55,13 +55,7 @@ using cudaEvent_t = ::dispar::hostk::cudaEvent_t;
 using cudaDeviceProp = ::dispar::hostk::cudaDeviceProp;
 
 // Flags: macros, as in CUDA's driver_types.h.
-#define cudaStreamDefault 0x00
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaMemAttachGlobal 0x01
-#define cudaMemAttachHost 0x02
+#include <dispar/hostk/FlagMacros.h>
 
 // float3, int2, uint4, ... and make_float3, ... as vector_types.h and vector_functions.h have them.
 #include <dispar/hostk/VectorTypes.h>
