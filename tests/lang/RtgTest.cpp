@@ -48,6 +48,44 @@ TEST(Rtg, EqualReplicasConnectPairwise) {
   EXPECT_EQ(rtg.edges[1].to, 3);
 }
 
+// The logical-stream rule: 2 writers, 3 readers; writer r sends to readers (r + 2j) mod 3.
+TEST(Rtg, OtherReplicaCountsFollowTheLogicalStream) {
+  Rtg rtg = buildRtg(fanProgram(2, 3), {});
+  ASSERT_EQ(rtg.edges.size(), 6u);
+  const int expected[][2] = {{0, 2}, {0, 4}, {0, 3}, {1, 3}, {1, 2}, {1, 4}};
+  for (std::size_t e = 0; e < 6; ++e) {
+    EXPECT_EQ(rtg.edges[e].from, expected[e][0]) << e;
+    EXPECT_EQ(rtg.edges[e].to, expected[e][1]) << e;
+  }
+  ProgramModel broadcast = fanProgram(2, 2);
+  broadcast.pipes[0].split = SplitMode::Duplicate;
+  EXPECT_EQ(buildRtg(broadcast, {}).edges.size(), 4u);  // every writer to every reader
+}
+
+TEST(Rtg, FamiliesRoundTrip) {
+  ProgramModel p = fanProgram(1, 1);
+  p.vnodes[1].name = "stage[0]";
+  p.vnodes[1].family = "stage";
+  p.vnodes[1].member = 0;
+  Rtg rtg = buildRtg(p, {});
+  const std::string text = writeRtgJson(rtg);
+  // Written for the member only, absent for the plain VNODE.
+  const std::size_t family = text.find(R"("family")");
+  ASSERT_NE(family, std::string::npos) << text;
+  EXPECT_EQ(text.find(R"("family")", family + 1), std::string::npos) << text;
+  EXPECT_GT(family, text.find(R"("stage[0]")")) << text;
+  Rtg back;
+  std::string error;
+  ASSERT_TRUE(parseRtgJson(text, back, error)) << error;
+  EXPECT_EQ(back.vertices[1].family, "stage");
+  EXPECT_EQ(back.vertices[1].member, 0);
+  EXPECT_EQ(back.vertices[0].member, -1);
+  EXPECT_FALSE(parseRtgJson(
+      R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a[0]","type":"CO","family":"a"}],"edges":[]})",
+      back, error));
+  EXPECT_NE(error.find("'family' and 'member' go together"), std::string::npos) << error;
+}
+
 TEST(Rtg, JsonRoundTrip) {
   Rtg rtg = buildRtg(fanProgram(3, 1), {"sm_80", "sm_90"});
   std::string text = writeRtgJson(rtg);
