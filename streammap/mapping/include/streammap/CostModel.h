@@ -1,4 +1,4 @@
-// The mapper's cost model (docs/mapping.md, "Cost model").
+// The mapper's cost model (docs/streammap.md, "The cost model").
 //
 // A vertex v of cost w on node n takes t_v = w / s, s being n's GPU speed for a CG vertex on a node with
 // GPUs and n's CPU speed otherwise. Per node:

@@ -1,4 +1,4 @@
-// The files a mapping is written to (docs/mapping.md, "File formats"): app.map.json, the MPICH
+// The files a mapping is written to (docs/streammap.md, "File formats"): app.map.json, the MPICH
 // machinefile, the Open MPI hostfile and rankfile, and the Graphviz drawing.
 #ifndef STREAMMAP_MAP_FILE_H
 #define STREAMMAP_MAP_FILE_H

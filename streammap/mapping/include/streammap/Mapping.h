@@ -6,7 +6,7 @@
 
 namespace dispar::streammap {
 
-/// The rule that placed a vertex (docs/mapping.md, "Explain").
+/// The rule that placed a vertex (docs/streammap.md, "--explain").
 enum class PlacementRule {
   CrtPointer,       // paper step 4: the node under the CRT pointer
   GrtPointer,       // paper step 3: the node under the GRT pointer (CG vertex)

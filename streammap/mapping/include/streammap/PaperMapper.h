@@ -1,5 +1,5 @@
 // The DISPAR paper's greedy mapper (background.md section 1), with every choice the paper leaves open
-// fixed as documented in docs/mapping.md ("The paper's algorithm").
+// fixed as documented in docs/streammap.md ("--algorithm paper").
 #ifndef STREAMMAP_PAPER_MAPPER_H
 #define STREAMMAP_PAPER_MAPPER_H
 

@@ -11,7 +11,7 @@
 namespace dispar::streammap {
 
 struct RefineOptions {
-  /// Improvement passes per start; 0 picks automatically (docs/mapping.md, "Refine").
+  /// Improvement passes per start; 0 picks automatically (docs/streammap.md, "--algorithm refine").
   int maxPasses = 0;
   /// Seeds the extra random starts used on small instances.
   std::uint64_t seed = 0;
