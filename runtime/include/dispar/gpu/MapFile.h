@@ -1,5 +1,5 @@
-// The ranks of a "dispar-map" file (written by `streammap map`, docs/streammap.md "File formats"): which host and GPU
-// each rank was given. Only what a running program needs is read; unknown fields are ignored.
+// The ranks of a "dispar-map" file (written by `streammap map`, docs/streammap.md "File formats"): which
+// host and GPU each rank was given. Only what a running program needs is read; unknown fields are ignored.
 #ifndef DISPAR_GPU_MAPFILE_H
 #define DISPAR_GPU_MAPFILE_H
 
