@@ -67,7 +67,7 @@ bool portRead(PortState& port, DestinationFn destination, void* ctx, const char*
 }
 bool portReadElement(PortState& port, void* element) { return port.readElement(element); }
 void portClose(PortState& port) { port.close(); }
-ItemWindow& portItemWindow(PortState& port) { return port.itemWindow(); }
+ItemWindow& portItemWindow(PortState& port, bool forPush) { return port.itemWindow(forPush); }
 void portMakeRoom(PortState& port) { port.makeRoom(); }
 void portFlush(PortState& port) { port.flush(); }
 bool portWaitItems(PortState& port, std::size_t count) { return port.waitItems(count); }
@@ -129,6 +129,7 @@ OutPortEnd::OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std
                        const std::vector<int>& peers)
     : PortState(pipe, comm, window, std::move(owner)),
       batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes) {
+  isOutput_ = true;
   links_.reserve(peers.size());
   for (int rank : peers) links_.emplace_back(rank);
 }
@@ -228,6 +229,7 @@ void OutPortEnd::close() {
   if (closed_) return;
   flush();
   closed_ = true;
+  itemWindow_ = {};  // a push after this takes the slow path, which reports it
   // Non-blocking, so a writer never waits on a reader merely to say it is done.
   for (Link& link : links_) DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kEndTag, comm_, link.endOfStream.slot());
 }

@@ -41,7 +41,10 @@ struct PortState {
   // Item-level access (StreamIt's push/peek/pop, docs/language.md "Items"). A port is used either by
   // messages or by items: the first call fixes which, and the other kind is then an error. The typed
   // ports work on itemWindow inline and call these when it is exhausted.
-  detail::ItemWindow& itemWindow() { return itemWindow_; }
+  /// The window the typed port of that role works on: this end's own for its role (pushing on an
+  /// output, popping on an input), an always-empty one for the other, so that a misused port reaches
+  /// the slow path and its error instead of another role's memory.
+  detail::ItemWindow& itemWindow(bool forPush) { return forPush == isOutput_ ? itemWindow_ : noItems_; }
   virtual void makeRoom();
   virtual void flush();
   virtual bool waitItems(std::size_t count);
@@ -69,7 +72,9 @@ struct PortState {
   std::string owner_;  // "vnode 'square' replica 1", for messages
   std::unique_ptr<gpu::CopyEngine> engine_;
   Access access_ = Access::Unset;
+  bool isOutput_ = false;
   detail::ItemWindow itemWindow_;
+  detail::ItemWindow noItems_;
 };
 
 }  // namespace dispar::detail

@@ -328,6 +328,25 @@ VNODE_ARRAY(consumer, 3, i, IN(lanes[i])) { int v; while (lanes[i].read(v)) {} }
       << run.output;
 }
 
+// A helper that pops from what is the VNODE's output (the frontend cannot see through the helper):
+// the error names the pipe, never items of the output's batch read back.
+TEST(EndToEnd, PoppingAnOutputThroughAHelperIsAnError) {
+  ScratchDir dir;
+  dir.write("misuse.dsp", R"dsp(#include <dispar/dispar.h>
+PIPE(float, a);
+float take(dispar::InPort<float>& in) { return in.pop(); }
+VNODE(w, OUT(a)) { a.push(1.0f); take(a); }
+VNODE(r, IN(a)) { while (a.wait_items(1)) a.pop(); }
+)dsp");
+  ProcessResult built = compile(dir, {"misuse.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 2, {"./misuse"});
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.output.find("vnode 'w' (replica 0, rank 0) failed: pipe 'a' (float): vnode 'w' pops from an output port"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");

@@ -69,7 +69,7 @@ struct ItemWindow {
   unsigned char* next = nullptr;
   unsigned char* end = nullptr;
 };
-ItemWindow& portItemWindow(PortState& port);
+ItemWindow& portItemWindow(PortState& port, bool forPush);
 void portMakeRoom(PortState& port);  // output: fixes item access; sends the batch if it is full
 void portFlush(PortState& port);
 bool portWaitItems(PortState& port, std::size_t count);
@@ -94,7 +94,7 @@ class OutPort {
  public:
   using element_type = T;
   OutPort() = default;
-  explicit OutPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
+  explicit OutPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state, true)) {}
 
   /// One message of one element.
   void write(const T& value) { detail::portWrite(*state_, &value, 1); }
@@ -150,7 +150,7 @@ class InPort {
  public:
   using element_type = T;
   InPort() = default;
-  explicit InPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state)) {}
+  explicit InPort(detail::PortState& state) : state_(&state), items_(&detail::portItemWindow(state, false)) {}
 
   /// Receives a one-element message; false at end of stream. A message of another size is an error.
   bool read(T& value) { return detail::portReadElement(*state_, &value); }
