@@ -222,11 +222,37 @@ TEST(ResourceDb, UnwritablePathIsAnError) {
   writeFile(dir.file("plainfile"), "x");
   EXPECT_FALSE(ResourceDb::open(dir.file("plainfile") + "/sub/r.db", ResourceDb::OpenMode::CreateIfMissing, error));
   EXPECT_EQ(error.rfind(dir.file("plainfile") + "/sub/r.db: ", 0), 0u) << error;
+}
+
+// A directory the user may not write to. Root writes anywhere, so as root (CI runs as root) the check
+// runs in a child process that has given up root for the 'nobody' user and group.
+TEST(ResourceDb, ReadOnlyDirectoryIsAnError) {
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);  // 'nobody' must reach ro/ to be refused there
+  ASSERT_EQ(::mkdir(dir.file("ro").c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir.file("ro").c_str(), 0555), 0);
+  auto refused = [&] {
+    std::string error;
+    return !ResourceDb::open(dir.file("ro/r.db"), ResourceDb::OpenMode::CreateIfMissing, error) &&
+           error.find("cannot create database") != std::string::npos;
+  };
   if (geteuid() != 0) {
-    ::mkdir(dir.file("ro").c_str(), 0555);
-    EXPECT_FALSE(ResourceDb::open(dir.file("ro/r.db"), ResourceDb::OpenMode::CreateIfMissing, error));
-    EXPECT_NE(error.find("cannot create database"), std::string::npos) << error;
+    EXPECT_TRUE(refused());
+    return;
   }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    constexpr uid_t kNobody = 65534;
+    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) ::_exit(2);
+    ::_exit(refused() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 2) << "could not drop root for the check";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the read-only directory was not refused";
+  EXPECT_NE(::access(dir.file("ro/r.db").c_str(), F_OK), 0) << "nothing may be created there";
 }
 
 TEST(ResourceDb, DefaultPathHonoursEnvironment) {
