@@ -26,6 +26,16 @@ bool scoreLess(const Score& a, const Score& b) {
   return !nearlyEqual(a.crossBytes, b.crossBytes) && a.crossBytes < b.crossBytes;
 }
 
+// The model's one formula for a node (kCostModelSummary states it).
+NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
+                    double netBytes) {
+  NodeCost c;
+  c.cpu = std::max(cpuMax, cpuSum / node.cores) / node.cpuSpeed;
+  c.gpu = node.gpus ? std::max(gpuMax, gpuSum / node.gpus) / node.gpuSpeed : 0.0;
+  c.net = netBytes / node.bandwidth;
+  return c;
+}
+
 double vertexTime(const MappingProblem& p, int v, int n) {
   const ProblemNode& node = p.nodes[n];
   return p.vertices[v].cost / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
@@ -57,12 +67,8 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
   }
   result.nodes.resize(nodeCount);
   for (int n = 0; n < nodeCount; ++n) {
-    const ProblemNode& node = p.nodes[n];
-    NodeCost& c = result.nodes[n];
-    c.cpu = std::max(cpuMax[n], cpuSum[n] / node.cores) / node.cpuSpeed;
-    c.gpu = node.gpus ? std::max(gpuMax[n], gpuSum[n] / node.gpus) / node.gpuSpeed : 0.0;
-    c.net = netBytes[n] / node.bandwidth;
-    result.score.period = std::max(result.score.period, c.value());
+    result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n]);
+    result.score.period = std::max(result.score.period, result.nodes[n].value());
   }
   return result;
 }
@@ -96,12 +102,7 @@ Score IncrementalCost::score() const { return Score{byValue_.rbegin()->first, cr
 
 NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
                                  double netBytes) const {
-  const ProblemNode& node = p_.nodes[n];
-  NodeCost c;
-  c.cpu = std::max(cpuMax, cpuSum / node.cores) / node.cpuSpeed;
-  c.gpu = node.gpus ? std::max(gpuMax, gpuSum / node.gpus) / node.gpuSpeed : 0.0;
-  c.net = netBytes / node.bandwidth;
-  return c;
+  return nodeCostOf(p_.nodes[n], cpuSum, cpuMax, gpuSum, gpuMax, netBytes);
 }
 
 NodeCost IncrementalCost::nodeCost(int n) const {
@@ -131,16 +132,6 @@ double IncrementalCost::maxExcept(int a, int b) const {
   for (auto it = byValue_.rbegin(); it != byValue_.rend(); ++it)
     if (it->second != a && it->second != b) return it->first;
   return 0.0;
-}
-
-double IncrementalCost::crossDeltaOfMove(int v, int to) const {
-  const int from = nodeOf_[v];
-  double delta = 0;
-  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
-    const int c = nodeOf_[it->vertex];
-    delta += it->bytes * ((c != to) - (c != from));
-  }
-  return delta;
 }
 
 Score IncrementalCost::evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta,

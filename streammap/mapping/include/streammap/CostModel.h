@@ -30,6 +30,11 @@ struct NodeCost {
   const char* dominantTerm() const;
 };
 
+/// The cost of a node from its loads: cpu = max(largest CPU vertex, CPU sum / cores) / CPU speed, gpu
+/// likewise over its GPUs (0 without GPUs), net = crossing bytes / bandwidth.
+NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
+                    double netBytes);
+
 struct Score {
   double period = 0;
   double crossBytes = 0;
@@ -92,7 +97,6 @@ class IncrementalCost {
   void setValue(int n);
   void removeVertex(int v);
   void addVertex(int v, int n);
-  double crossDeltaOfMove(int v, int to) const;
   Score evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta, double* touchedMax) const;
 
   const MappingProblem& p_;
