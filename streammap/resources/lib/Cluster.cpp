@@ -1,6 +1,14 @@
 #include "streammap/Cluster.h"
 
+#include <cstdio>
+
 namespace dispar::streammap {
+
+std::string formatGiB(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return text;
+}
 
 const char* nodeStatusName(NodeStatus s) {
   switch (s) {

@@ -32,11 +32,6 @@ struct MpiFailure : std::runtime_error {
     }                                                                                              \
   } while (0)
 
-std::string gib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-  return buf;
-}
 
 std::string plural(int n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -46,7 +41,7 @@ std::string plural(int n, const char* word) {
 
 std::string summarizeNode(const NodeInfo& node) {
   std::string s = node.host + ": " + plural(node.sockets, "socket") + ", " + plural(node.cores, "core") +
-                  ", " + plural(node.threads, "thread") + ", " + gib(node.memoryBytes) + ", " +
+                  ", " + plural(node.threads, "thread") + ", " + formatGiB(node.memoryBytes) + ", " +
                   plural(static_cast<int>(node.numa.size()), "NUMA node") + ", " +
                   plural(static_cast<int>(node.gpus.size()), "GPU");
   if (!node.gpus.empty()) {

@@ -71,18 +71,13 @@ const CommandSpec kClusterSpec = {
     "export: prints the recorded cluster in the same format.",
     kClusterOptions, std::size(kClusterOptions)};
 
-std::string formatMemory(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-  return buf;
-}
 
 std::string gpuSummary(const NodeInfo& node) {
   if (node.gpus.empty()) return "-";
   std::map<std::string, int> models;
   for (const GpuInfo& g : node.gpus)
     ++models[g.name + " (cc " + std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor) + ", " +
-             formatMemory(g.memoryBytes) + ")"];
+             formatGiB(g.memoryBytes) + ")"];
   std::string out;
   for (const auto& [model, count] : models) out += (out.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
   return out;
@@ -98,7 +93,7 @@ int printNodeTable(const Cluster& cluster, std::int64_t now) {
   for (const NodeInfo& n : cluster.nodes) {
     std::string age = n.lastHeartbeat ? std::to_string(now - *n.lastHeartbeat) + "s ago" : "-";
     std::printf("%-16s %-8s %-7s %7d %5d %7d %10s %9s  %s\n", n.host.c_str(), nodeStatusName(n.status),
-                recordSourceName(n.source), n.sockets, n.cores, n.threads, formatMemory(n.memoryBytes).c_str(),
+                recordSourceName(n.source), n.sockets, n.cores, n.threads, formatGiB(n.memoryBytes).c_str(),
                 age.c_str(), gpuSummary(n).c_str());
   }
   return 0;

@@ -123,11 +123,6 @@ bool checkSqliteHeader(const std::string& path, std::string& error) {
   return true;
 }
 
-std::string gib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-  return buf;
-}
 
 std::string describeGpu(const GpuInfo& g) {
   return "gpu " + std::to_string(g.index) + " (" + (g.name.empty() ? "unnamed" : g.name) + ")";
@@ -141,7 +136,7 @@ void diffNodes(const NodeInfo& before, const NodeInfo& after, std::vector<std::s
   number("cores", before.cores, after.cores);
   number("threads", before.threads, after.threads);
   if (before.memoryBytes != after.memoryBytes)
-    out.push_back("memory " + gib(before.memoryBytes) + " -> " + gib(after.memoryBytes));
+    out.push_back("memory " + formatGiB(before.memoryBytes) + " -> " + formatGiB(after.memoryBytes));
   number("numa nodes", static_cast<std::int64_t>(before.numa.size()),
          static_cast<std::int64_t>(after.numa.size()));
   std::map<int, const GpuInfo*> old, now;
@@ -154,8 +149,8 @@ void diffNodes(const NodeInfo& before, const NodeInfo& after, std::vector<std::s
     } else if (g->uuid != it->second->uuid || g->name != it->second->name) {
       out.push_back(describeGpu(*g) + " replaced by " + describeGpu(*it->second));
     } else if (g->memoryBytes != it->second->memoryBytes) {
-      out.push_back(describeGpu(*g) + " memory " + gib(g->memoryBytes) + " -> " +
-                    gib(it->second->memoryBytes));
+      out.push_back(describeGpu(*g) + " memory " + formatGiB(g->memoryBytes) + " -> " +
+                    formatGiB(it->second->memoryBytes));
     }
   }
   for (const auto& [index, g] : now)

@@ -18,6 +18,9 @@ const char* nodeStatusName(NodeStatus s);  // "up" / "down" / "drained"
 enum class RecordSource { Probe, Import };
 const char* recordSourceName(RecordSource s);  // "probe" / "import"
 
+/// A memory size as the resource commands print it: "31.3 GiB".
+std::string formatGiB(std::uint64_t bytes);
+
 struct GpuInfo {
   int index = 0;                 // CUDA device ordinal on its node
   std::string name;
