@@ -32,7 +32,6 @@ struct MpiFailure : std::runtime_error {
     }                                                                                              \
   } while (0)
 
-
 std::string plural(int n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }

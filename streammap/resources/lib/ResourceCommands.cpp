@@ -71,7 +71,6 @@ const CommandSpec kClusterSpec = {
     "export: prints the recorded cluster in the same format.",
     kClusterOptions, std::size(kClusterOptions)};
 
-
 std::string gpuSummary(const NodeInfo& node) {
   if (node.gpus.empty()) return "-";
   std::map<std::string, int> models;

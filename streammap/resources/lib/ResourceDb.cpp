@@ -123,7 +123,6 @@ bool checkSqliteHeader(const std::string& path, std::string& error) {
   return true;
 }
 
-
 std::string describeGpu(const GpuInfo& g) {
   return "gpu " + std::to_string(g.index) + " (" + (g.name.empty() ? "unnamed" : g.name) + ")";
 }
