@@ -27,4 +27,24 @@ const char* recordSourceName(RecordSource s) {
   return "probe";
 }
 
+bool parseNodeStatus(const std::string& word, NodeStatus& out) {
+  for (NodeStatus s : {NodeStatus::Up, NodeStatus::Down, NodeStatus::Drained}) {
+    if (word == nodeStatusName(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parseRecordSource(const std::string& word, RecordSource& out) {
+  for (RecordSource s : {RecordSource::Probe, RecordSource::Import}) {
+    if (word == recordSourceName(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace dispar::streammap

@@ -312,26 +312,6 @@ std::string write(const Cluster& cluster, std::optional<std::int64_t> now) {
 
 }  // namespace
 
-bool parseNodeStatus(const std::string& word, NodeStatus& out) {
-  for (NodeStatus s : {NodeStatus::Up, NodeStatus::Down, NodeStatus::Drained}) {
-    if (word == nodeStatusName(s)) {
-      out = s;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool parseRecordSource(const std::string& word, RecordSource& out) {
-  for (RecordSource s : {RecordSource::Probe, RecordSource::Import}) {
-    if (word == recordSourceName(s)) {
-      out = s;
-      return true;
-    }
-  }
-  return false;
-}
-
 std::string writeClusterJson(const Cluster& cluster) { return write(cluster, std::nullopt); }
 
 std::string writeClusterJson(const Cluster& cluster, std::int64_t now) { return write(cluster, now); }

@@ -13,10 +13,14 @@ namespace dispar::streammap {
 
 enum class NodeStatus { Up, Down, Drained };
 const char* nodeStatusName(NodeStatus s);  // "up" / "down" / "drained"
+/// The inverse of nodeStatusName; false for any other word.
+bool parseNodeStatus(const std::string& word, NodeStatus& out);
 
 /// How a record got into the database.
 enum class RecordSource { Probe, Import };
 const char* recordSourceName(RecordSource s);  // "probe" / "import"
+/// The inverse of recordSourceName; false for any other word.
+bool parseRecordSource(const std::string& word, RecordSource& out);
 
 /// A memory size as the resource commands print it: "31.3 GiB".
 std::string formatGiB(std::uint64_t bytes);

@@ -23,10 +23,6 @@ std::string writeClusterJson(const Cluster& cluster, std::int64_t now);
 /// Reads and parses a cluster description file; errors start with the file name.
 bool readClusterJsonFile(const std::string& path, Cluster& out, std::string& error);
 
-/// "up" / "down" / "drained" and "probe" / "import"; false for any other word.
-bool parseNodeStatus(const std::string& word, NodeStatus& out);
-bool parseRecordSource(const std::string& word, RecordSource& out);
-
 }  // namespace dispar::streammap
 
 #endif
