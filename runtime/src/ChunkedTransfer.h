@@ -9,6 +9,8 @@
 #ifndef DISPAR_RUNTIME_CHUNKEDTRANSFER_H
 #define DISPAR_RUNTIME_CHUNKEDTRANSFER_H
 
+#include "WireTags.h"
+
 #include <dispar/gpu/Device.h>
 #include <mpi.h>
 
@@ -16,9 +18,6 @@
 #include <cstdint>
 
 namespace dispar::rt {
-
-inline constexpr int kChunkedTag = 3;  // a ChunkHeader: a chunked message follows
-inline constexpr int kChunkTag = 4;    // one chunk of it
 
 /// Messages below this many bytes never go through the pipeline: one copy and one send.
 inline constexpr std::size_t kSmallMessageBytes = 64 * 1024;

@@ -11,6 +11,7 @@
 #define DISPAR_RUNTIME_PORTS_H
 
 #include "ChunkedTransfer.h"
+#include "WireTags.h"
 #include "MpiHandles.h"
 #include "Program.h"
 
@@ -80,11 +81,6 @@ struct PortState {
 }  // namespace dispar::detail
 
 namespace dispar::rt {
-
-inline constexpr int kDataTag = 0;
-inline constexpr int kEndTag = 1;
-inline constexpr int kCreditTag = 2;
-inline constexpr int kSizeChangeTag = 5;  // empty: the next message is not plain data of the last size
 
 /// Pushed items travel in messages of this many bytes (rounded down to whole items, at least one item).
 inline constexpr std::size_t kItemBatchBytes = 4096;
