@@ -28,6 +28,7 @@ struct VnodeDecl {
   const clang::FunctionDecl* decl = nullptr;
   std::string name;     // from dispar_vnode_<name>_L<line> / dispar_vnode_array_<name>_L<line>
   bool family = false;  // a VNODE_ARRAY
+  int members = 1;      // its member count (as written: may be < 1, which is reported)
 };
 
 /// A use of a pipe or pipe array in a statement, checked against the ports of the VNODE it is in once

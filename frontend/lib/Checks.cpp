@@ -52,9 +52,9 @@ void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
 void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
   const auto* fn = result.Nodes.getNodeAs<clang::FunctionDecl>("vnode");
   // A VNODE_ARRAY's function takes its index, then its FamilySize.
-  const bool family = fn->getNumParams() >= 2 && familySize(fn->getParamDecl(1)).has_value();
-  std::string name = vnodeNameFromFunction(fn->getName(), family);
-  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name, family});
+  const std::optional<int> members = fn->getNumParams() >= 2 ? familySize(fn->getParamDecl(1)) : std::nullopt;
+  std::string name = vnodeNameFromFunction(fn->getName(), members.has_value());
+  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name, members.has_value(), members.value_or(1)});
 }
 
 void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {

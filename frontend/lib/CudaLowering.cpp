@@ -75,16 +75,19 @@ bool isDispatched(llvm::StringRef name) {
   return symbolCall(name) != nullptr;
 }
 
-// "::ns::dispar_host::": where the host clone of a kernel (or the host copy of a variable) declared in
-// namespace `ns` lives.
-std::string hostNamespace(const clang::Decl* decl) {
+// "::ns::": the named namespaces `decl` is declared in (anonymous ones are reached from their parent).
+std::string enclosingNamespace(const clang::Decl* decl) {
   std::string prefix = "::";
   for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx && !ctx->isTranslationUnit(); ctx = ctx->getParent()) {
     if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && !ns->isAnonymousNamespace())
       prefix.insert(2, ns->getName().str() + "::");
   }
-  return prefix + "dispar_host::";
+  return prefix;
 }
+
+// "::ns::dispar_host::": where the host clone of a kernel (or the host copy of a variable) declared in
+// namespace `ns` lives.
+std::string hostNamespace(const clang::Decl* decl) { return enclosingNamespace(decl) + "dispar_host::"; }
 
 bool isDeviceVariable(const clang::VarDecl* var) {
   const clang::SourceManager& sm = var->getASTContext().getSourceManager();
@@ -528,12 +531,14 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
     clang::PrintingPolicy policy = context_.getPrintingPolicy();
     policy.SuppressScope = false;
     const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
-    const std::string original = hostOnly ? "" : hostNamespace(fn).substr(0, hostNamespace(fn).size() - std::string("dispar_host::").size());
+    const std::string clone = hostNamespace(fn) + fn->getNameAsString();
+    const std::string original = hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString();  // same without a GPU build
+    auto address = [&](const std::string& function) {
+      return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
+    };
     block += "static const bool dispar_registered_" + fn->getNameAsString() + "_L" +
              std::to_string(sm_.getPresumedLoc(begin).getLine()) + " = ::dispar::hostk::detail::registerKernel(" +
-             "reinterpret_cast<const void*>(" + pointer + "(&" + (hostOnly ? hostNamespace(fn) : original) +
-             fn->getNameAsString() + ")), reinterpret_cast<const void*>(" + pointer + "(&" + hostNamespace(fn) +
-             fn->getNameAsString() + ")), ::dispar::hostk::detail::CloneForm::" +
+             address(original) + ", " + address(clone) + ", ::dispar::hostk::detail::CloneForm::" +
              (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
   }
   block += "}  // namespace dispar_host\n";
@@ -721,10 +726,9 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     lAngle = lookup->getLAngleLoc();
     rAngle = lookup->getRAngleLoc();
   }
-  if (!kernel) {
-  } else if (lAngle.isValid()) {
+  if (kernel && lAngle.isValid()) {
     host += text(clang::SourceRange(lAngle, rAngle));
-  } else if (const clang::TemplateArgumentList* args = kernel->getTemplateSpecializationArgs()) {
+  } else if (const clang::TemplateArgumentList* args = kernel ? kernel->getTemplateSpecializationArgs() : nullptr) {
     std::string printed;
     llvm::raw_string_ostream out(printed);
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());

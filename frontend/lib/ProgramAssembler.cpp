@@ -81,39 +81,73 @@ void ProgramAssembler::collectPipes(lang::ProgramModel& program) {
   }
 }
 
+namespace {
+// A VNODE_ARRAY's index parameter (its function's first); null for a VNODE.
+const clang::ParmVarDecl* familyIndex(const VnodeDecl& vnode) {
+  return vnode.family ? vnode.decl->getParamDecl(0) : nullptr;
+}
+}  // namespace
+
+ProgramAssembler::Element ProgramAssembler::element(const clang::VarDecl* var, const clang::Expr* index,
+                                                    const clang::ParmVarDecl* indexParam, int member) const {
+  Element result;
+  auto first = var ? firstPipeOf_.find(var) : firstPipeOf_.end();
+  if (first == firstPipeOf_.end()) return result;
+  const int count = pipeArraySize(var->getType());
+  if ((count < 0) != (index == nullptr)) return result;  // a PIPE subscripted, or a PIPE_ARRAY named whole
+  if (count < 0) {
+    result.status = Element::Status::Ok;
+    result.pipe = first->second;
+    return result;
+  }
+  std::optional<long long> value = evaluateIndex(index, indexParam, member, context_);
+  if (!value) {
+    result.status = Element::Status::NotConstant;
+    return result;
+  }
+  result.value = *value;
+  result.status = *value < 0 || *value >= count ? Element::Status::OutOfRange : Element::Status::Ok;
+  if (result.status == Element::Status::Ok) result.pipe = first->second + static_cast<int>(*value);
+  return result;
+}
+
+void ProgramAssembler::reportOutOfRange(const clang::VarDecl* var, const clang::Expr* index, long long value,
+                                        const std::string& vnodeName) {
+  diags_.report(index->getBeginLoc(), Diag::PortIndexOutOfRange)
+      << std::to_string(value) << var->getName() << pipeArraySize(var->getType()) << vnodeName;
+}
+
 std::optional<int> ProgramAssembler::resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam,
                                                  int member, const std::string& vnodeName) {
   if (!expr) return std::nullopt;
   expr = expr->IgnoreParenImpCasts();
   const clang::Expr* index = nullptr;
-  if (const auto* element = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr);
-      element && element->getOperator() == clang::OO_Subscript && element->getNumArgs() == 2) {
-    index = element->getArg(1);
-    expr = element->getArg(0)->IgnoreParenImpCasts();
+  if (const auto* subscript = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr);
+      subscript && subscript->getOperator() == clang::OO_Subscript && subscript->getNumArgs() == 2) {
+    index = subscript->getArg(1);
+    expr = subscript->getArg(0)->IgnoreParenImpCasts();
   }
   const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr);
   const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
-  auto first = var ? firstPipeOf_.find(var) : firstPipeOf_.end();
-  if (first == firstPipeOf_.end()) return std::nullopt;
-  const int count = pipeArraySize(var->getType());
-  if (count < 0) return index ? std::nullopt : std::optional<int>(first->second);
-  if (!index) return std::nullopt;
-  std::optional<long long> value = evaluateIndex(index, indexParam, member, context_);
-  if (!value) {
-    // Once per declaration, not per member; its elements' missing ends would only repeat it.
-    if (indexErrors_.insert(index).second)
-      diags_.report(index->getBeginLoc(), Diag::PortIndexNotConstant)
-          << var->getName() << (indexParam ? indexParam->getName() : llvm::StringRef("the VNODE_ARRAY's index"));
-    arraysWithIndexErrors_.insert(var);
-    return -1;
+  const Element found = element(var, index, indexParam, member);
+  switch (found.status) {
+    case Element::Status::NotAPipe:
+      return std::nullopt;
+    case Element::Status::NotConstant:
+      // Once per declaration, not per member; its elements' missing ends would only repeat it.
+      if (indexErrors_.insert(index).second)
+        diags_.report(index->getBeginLoc(), Diag::PortIndexNotConstant)
+            << var->getName() << (indexParam ? indexParam->getName() : llvm::StringRef("the VNODE_ARRAY's index"));
+      arraysWithIndexErrors_.insert(var);
+      return -1;
+    case Element::Status::OutOfRange:
+      reportOutOfRange(var, index, found.value, vnodeName);
+      arraysWithIndexErrors_.insert(var);
+      return -1;
+    case Element::Status::Ok:
+      break;
   }
-  if (*value < 0 || *value >= count) {
-    diags_.report(index->getBeginLoc(), Diag::PortIndexOutOfRange)
-        << std::to_string(*value) << var->getName() << count << vnodeName;
-    arraysWithIndexErrors_.insert(var);
-    return -1;
-  }
-  return first->second + static_cast<int>(*value);
+  return found.pipe;
 }
 
 void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
@@ -128,10 +162,9 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
     }
     if (duplicate) continue;
     // A VNODE_ARRAY's function takes (const int i, FamilySize<N>, ports...); a VNODE's, its ports.
-    const clang::ParmVarDecl* indexParam = vnode.family ? vnode.decl->getParamDecl(0) : nullptr;
-    const int members = vnode.family ? familySize(vnode.decl->getParamDecl(1)).value_or(0) : 1;
-    if (members < 1) diags_.report(expansionBegin(vnode.decl), Diag::EmptyVnodeArray) << vnode.name << members;
-    for (int member = 0; member < members; ++member) {
+    const clang::ParmVarDecl* indexParam = familyIndex(vnode);
+    if (vnode.members < 1) diags_.report(expansionBegin(vnode.decl), Diag::EmptyVnodeArray) << vnode.name << vnode.members;
+    for (int member = 0; member < vnode.members; ++member) {
       lang::VnodeModel model;
       model.name = vnode.family ? vnode.name + "[" + std::to_string(member) + "]" : vnode.name;
       model.functionName = "::" + vnode.decl->getQualifiedNameAsString();
@@ -190,8 +223,7 @@ bool writesPort(const std::string& call) {
 
 void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   for (const PipeUse& use : state_.pipeUses) {
-    auto first = firstPipeOf_.find(use.pipe);
-    if (first == firstPipeOf_.end()) continue;
+    if (!firstPipeOf_.count(use.pipe)) continue;
     std::vector<std::size_t> members;
     for (std::size_t v = 0; v < program.vnodes.size(); ++v)
       if (use.function && state_.vnodes[declOf_[v]].decl == use.function) members.push_back(v);
@@ -199,23 +231,18 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
       diags_.report(use.location, Diag::PipeUsedOutsideVnode) << use.pipe->getName();
       continue;
     }
-    const bool isArray = pipeArraySize(use.pipe->getType()) >= 0;
-    if (isArray && !use.index) continue;  // the array as a whole (its size, say): no port is used
+    if (pipeArraySize(use.pipe->getType()) >= 0 && !use.index) continue;  // the array whole (its size, say)
     for (std::size_t v : members) {
       const lang::VnodeModel& model = program.vnodes[v];
       const VnodeDecl& decl = state_.vnodes[declOf_[v]];
-      int pipe = first->second;
-      if (isArray) {
-        std::optional<long long> index =
-            evaluateIndex(use.index, decl.family ? decl.decl->getParamDecl(0) : nullptr, model.member, context_);
-        if (!index) break;  // decided at run time: an undeclared element is an error naming it there
-        if (*index < 0 || *index >= pipeArraySize(use.pipe->getType())) {
-          diags_.report(use.index->getBeginLoc(), Diag::PortIndexOutOfRange)
-              << std::to_string(*index) << use.pipe->getName() << pipeArraySize(use.pipe->getType()) << model.name;
-          break;
-        }
-        pipe += static_cast<int>(*index);
+      const Element found = element(use.pipe, use.index, familyIndex(decl), model.member);
+      if (found.status == Element::Status::NotConstant) break;  // checked at run time, naming the element
+      if (found.status == Element::Status::OutOfRange) {
+        reportOutOfRange(use.pipe, use.index, found.value, model.name);
+        break;
       }
+      if (found.status != Element::Status::Ok) break;
+      const int pipe = found.pipe;
       const lang::PortRef* port = nullptr;
       for (const lang::PortRef& p : model.ports)
         if (p.pipeIndex == pipe) port = &p;

@@ -39,6 +39,16 @@ class ProgramAssembler {
   void checkPipeUses(const lang::ProgramModel& program);
   /// The value of replicas(kName): a file-scope integer constant declared before the directive.
   std::optional<int> replicasConstant(const ParsedDirective& directive);
+  /// What `var` (a PIPE) or `var[index]` (an element of a PIPE_ARRAY) names for member `member` of a
+  /// family whose index parameter is `indexParam` (null outside one). Reports nothing.
+  struct Element {
+    enum class Status { NotAPipe, NotConstant, OutOfRange, Ok } status = Status::NotAPipe;
+    int pipe = -1;         // the pipe model, when Ok
+    long long value = 0;   // the evaluated index, when OutOfRange
+  };
+  Element element(const clang::VarDecl* var, const clang::Expr* index, const clang::ParmVarDecl* indexParam,
+                  int member) const;
+  void reportOutOfRange(const clang::VarDecl* var, const clang::Expr* index, long long value, const std::string& vnodeName);
   /// The pipe model a port declaration or use names (an element: evaluated for `member`, whose index
   /// parameter is `indexParam`); nullopt when `expr` names no pipe, -1 when an index error was reported.
   std::optional<int> resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, int member,

@@ -15,33 +15,30 @@ namespace dispar::lang {
 
 enum class SplitMode { RoundRobin, Duplicate };
 
+namespace detail {
+/// start, start + step, start + 2 step, ... (mod modulus), up to where it repeats (modulus / gcd(step,
+/// modulus) values); every replica 0 .. modulus-1 once, in order, when the split duplicates.
+inline std::vector<int> replicaCycle(int start, int step, int modulus, SplitMode split) {
+  std::vector<int> cycle;
+  const int length = split == SplitMode::Duplicate ? modulus : modulus / std::gcd(step, modulus);
+  for (int k = 0; k < length; ++k)
+    cycle.push_back(split == SplitMode::Duplicate ? k : static_cast<int>((start + static_cast<long long>(k) * step) % modulus));
+  return cycle;
+}
+}  // namespace detail
+
 /// The reader replicas that writer replica `writer` (of `writers`) sends to, in the order its
-/// messages go to them: its j-th message goes to element j mod size(). Under split(duplicate) each
-/// message goes to all of them.
+/// messages go to them: its j-th message (n = j*K + writer) goes to element j mod size(). Under
+/// split(duplicate) each message goes to all of them.
 inline std::vector<int> writerPeers(int writer, int writers, int readers, SplitMode split) {
-  std::vector<int> peers;
-  if (split == SplitMode::Duplicate) {
-    for (int reader = 0; reader < readers; ++reader) peers.push_back(reader);
-    return peers;
-  }
-  // (writer + j*K) mod M repeats after M / gcd(K, M) messages.
-  const int cycle = readers / std::gcd(writers, readers);
-  for (int j = 0; j < cycle; ++j) peers.push_back(static_cast<int>((writer + static_cast<long long>(j) * writers) % readers));
-  return peers;
+  return detail::replicaCycle(writer, writers, readers, split);
 }
 
 /// The writer replicas that reader replica `reader` (of `readers`) receives from, in logical order:
 /// its i-th message (n = reader + i*M under split(rr); n = i under split(duplicate)) comes from
 /// element i mod size().
 inline std::vector<int> readerPeers(int reader, int writers, int readers, SplitMode split) {
-  std::vector<int> peers;
-  if (split == SplitMode::Duplicate) {
-    for (int writer = 0; writer < writers; ++writer) peers.push_back(writer);
-    return peers;
-  }
-  const int cycle = writers / std::gcd(writers, readers);
-  for (int i = 0; i < cycle; ++i) peers.push_back(static_cast<int>((reader + static_cast<long long>(i) * readers) % writers));
-  return peers;
+  return detail::replicaCycle(reader, readers, writers, split);
 }
 
 }  // namespace dispar::lang
