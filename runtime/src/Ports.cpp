@@ -330,12 +330,18 @@ std::size_t InPortEnd::bufferedItems() const {
 bool InPortEnd::waitItems(std::size_t count) {
   useFor(Access::Items);
   while (bufferedItems() < count) {
-    ElementBytes target{incoming_, pipe_.elementBytes};
-    if (!receive(&ElementBytes::destination, &target, "a message of any length", nullptr)) return false;
-    // Keep only what is not popped yet, then append: the window moves with the vector.
-    const auto popped = itemWindow_.next == nullptr ? 0 : static_cast<std::size_t>(itemWindow_.next - items_.data());
-    items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(popped));
-    items_.insert(items_.end(), incoming_.begin(), incoming_.end());
+    if (bufferedItems() == 0) {
+      // Everything was popped: the message becomes the buffer, received straight into it (same-size
+      // messages then take the no-probe path, as the buffer keeps the last message's size).
+      ElementBytes target{items_, pipe_.elementBytes};
+      if (!receive(&ElementBytes::destination, &target, "a message of any length", nullptr)) return false;
+    } else {
+      // Keep what is not popped yet, then append the message after it.
+      ElementBytes target{incoming_, pipe_.elementBytes};
+      if (!receive(&ElementBytes::destination, &target, "a message of any length", nullptr)) return false;
+      items_.erase(items_.begin(), items_.begin() + (itemWindow_.next - items_.data()));
+      items_.insert(items_.end(), incoming_.begin(), incoming_.end());
+    }
     itemWindow_ = {items_.data(), items_.data() + items_.size()};
   }
   return true;
