@@ -42,6 +42,18 @@ pkg_check_modules(FFTW3 QUIET IMPORTED_TARGET fftw3)
 dispar_require(FFTW3_FOUND "FFTW 3" "libfftw3-dev")
 pkg_check_modules(OPENBLAS QUIET IMPORTED_TARGET openblas)
 dispar_require(OPENBLAS_FOUND "OpenBLAS" "libopenblas-dev")
+pkg_check_modules(LIBPQ QUIET IMPORTED_TARGET libpq)
+dispar_require(LIBPQ_FOUND "libpq (PostgreSQL client library)" "libpq-dev")
+# The PostgreSQL server, for the tests of the resource database's PostgreSQL backend (they start their
+# own server). Not required to build: without it those tests fail, naming the package.
+file(GLOB DISPAR_POSTGRESQL_BINDIRS LIST_DIRECTORIES true /usr/lib/postgresql/*/bin)
+find_program(DISPAR_PG_CTL NAMES pg_ctl PATHS ${DISPAR_POSTGRESQL_BINDIRS} NO_DEFAULT_PATH)
+if(DISPAR_PG_CTL)
+  get_filename_component(DISPAR_POSTGRESQL_BINDIR "${DISPAR_PG_CTL}" DIRECTORY)
+else()
+  set(DISPAR_POSTGRESQL_BINDIR "")
+  message(STATUS "DISPAR: no PostgreSQL server (Debian package postgresql); the postgresql tests will fail")
+endif()
 
 find_package(nlohmann_json 3 QUIET)
 dispar_require(nlohmann_json_FOUND "nlohmann/json" "nlohmann-json3-dev")

@@ -1,6 +1,7 @@
 #include "streammap/Daemon.h"
 #include "streammap/ResourceDb.h"
 
+#include "BackendTest.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 using namespace dispar::streammap;
+using dispar::streammap::test::BackendTest;
 using dispar::streammap::test::readFile;
 using dispar::streammap::test::TempDir;
 
@@ -25,6 +27,8 @@ using Clock = std::chrono::steady_clock;
 pid_t startDaemon(const DaemonOptions& options, const std::string& logPath) {
   pid_t pid = fork();
   if (pid == 0) {
+    // The lock of a PostgreSQL-backed daemon lives in $TMPDIR: keep it in the test's directory.
+    ::setenv("TMPDIR", logPath.substr(0, logPath.rfind('/')).c_str(), 1);
     int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0 || dup2(log, STDERR_FILENO) < 0) _exit(100);
     int status = runDaemon(options);
@@ -54,10 +58,13 @@ NodeRecord readNode(const std::string& db, const std::string& host, bool& found)
 
 }  // namespace
 
-TEST(Daemon, HeartbeatsRefusesSecondInstanceStopsOnSigtermAndGoesDownAfterTtl) {
-  TempDir dir;
+// Every test of this suite runs against both backends: an SQLite file and a PostgreSQL database.
+class DaemonBackend : public BackendTest {};
+DISPAR_INSTANTIATE_BACKENDS(DaemonBackend);
+
+TEST_P(DaemonBackend, HeartbeatsRefusesSecondInstanceStopsOnSigtermAndGoesDownAfterTtl) {
   DaemonOptions options;
-  options.dbPath = dir.file("d.db");
+  options.dbPath = freshDatabase("d.db");
   options.intervalSeconds = 1;
   options.ttlSeconds = 1;
   options.pidFile = dir.file("daemon.pid");
@@ -109,10 +116,9 @@ TEST(Daemon, HeartbeatsRefusesSecondInstanceStopsOnSigtermAndGoesDownAfterTtl) {
       << error;
 }
 
-TEST(Daemon, SigintStopsItAndANewDaemonMayStartAfterwards) {
-  TempDir dir;
+TEST_P(DaemonBackend, SigintStopsItAndANewDaemonMayStartAfterwards) {
   DaemonOptions options;
-  options.dbPath = dir.file("d.db");
+  options.dbPath = freshDatabase("d.db");
   options.intervalSeconds = 60;  // the wait must end on the signal, not on the interval
   options.probe.hostName = "h";
   pid_t pid = startDaemon(options, dir.file("a.log"));

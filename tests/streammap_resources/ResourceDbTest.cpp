@@ -1,6 +1,7 @@
 #include "streammap/ClusterJson.h"
 #include "streammap/ResourceDb.h"
 
+#include "BackendTest.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,9 @@
 #include <thread>
 
 using namespace dispar::streammap;
+using dispar::streammap::test::BackendTest;
 using dispar::streammap::test::makeNode;
+using dispar::streammap::test::PostgresServer;
 using dispar::streammap::test::readFile;
 using dispar::streammap::test::TempDir;
 using dispar::streammap::test::writeFile;
@@ -45,9 +48,13 @@ std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
 }  // namespace
 
-TEST(ResourceDb, RecordReadRoundTrip) {
-  TempDir dir;
-  auto db = openDb(dir.file("r.db"));
+// Every test of this suite runs against both backends: an SQLite file and a PostgreSQL database.
+class ResourceDbBackend : public BackendTest {};
+DISPAR_INSTANTIATE_BACKENDS(ResourceDbBackend);
+
+TEST_P(ResourceDbBackend, RecordReadRoundTrip) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
   ASSERT_TRUE(db);
   EXPECT_EQ(db->openedSchemaVersion(), 0);
   Cluster described;
@@ -59,16 +66,15 @@ TEST(ResourceDb, RecordReadRoundTrip) {
   std::string error;
   ASSERT_TRUE(db->recordNodes(described.nodes, false, nullptr, error)) << error;
   Cluster loaded;
-  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, loaded, error)) << error;
+  ASSERT_TRUE(loadClusterFromDatabase(path, 0, loaded, error)) << error;
   EXPECT_EQ(writeClusterJson(loaded), writeClusterJson(described));
   std::string integrity;
   ASSERT_TRUE(db->integrityCheck(integrity, error));
   EXPECT_EQ(integrity, "ok");
 }
 
-TEST(ResourceDb, ReRecordingReplacesGpusAndReportsChanges) {
-  TempDir dir;
-  auto db = openDb(dir.file("r.db"));
+TEST_P(ResourceDbBackend, ReRecordingReplacesGpusAndReportsChanges) {
+  auto db = openDb(freshDatabase());
   NodeInfo node = makeNode("n1", 16, 2);
   node.source = RecordSource::Probe;
   NodeChanges changes;
@@ -90,26 +96,26 @@ TEST(ResourceDb, ReRecordingReplacesGpusAndReportsChanges) {
   EXPECT_EQ(record.heartbeatTtlSeconds, 30);
 }
 
-TEST(ResourceDb, DrainSurvivesReprobeAndResumeRestores) {
-  TempDir dir;
-  auto db = openDb(dir.file("r.db"));
+TEST_P(ResourceDbBackend, DrainSurvivesReprobeAndResumeRestores) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
   std::string error;
   ASSERT_TRUE(db->recordNode(makeNode("n1", 4, 0), std::nullopt, nullptr, error)) << error;
   ASSERT_TRUE(db->setStatus("n1", NodeStatus::Drained, error)) << error;
   ASSERT_TRUE(db->recordNode(makeNode("n1", 4, 0), std::nullopt, nullptr, error)) << error;
   Cluster c;
-  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  ASSERT_TRUE(loadClusterFromDatabase(path, 0, c, error));
   EXPECT_EQ(c.nodes[0].status, NodeStatus::Drained);
   ASSERT_TRUE(db->setStatus("n1", NodeStatus::Up, error));
-  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  ASSERT_TRUE(loadClusterFromDatabase(path, 0, c, error));
   EXPECT_EQ(c.nodes[0].status, NodeStatus::Up);
   EXPECT_FALSE(db->setStatus("nope", NodeStatus::Drained, error));
   EXPECT_NE(error.find("no node 'nope'"), std::string::npos) << error;
 }
 
-TEST(ResourceDb, AbsentNodesAreMarkedDown) {
-  TempDir dir;
-  auto db = openDb(dir.file("r.db"));
+TEST_P(ResourceDbBackend, AbsentNodesAreMarkedDown) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
   std::string error;
   ASSERT_TRUE(db->recordNodes({makeNode("a", 1, 0), makeNode("b", 1, 0), makeNode("c", 1, 0)}, true, nullptr, error));
   ASSERT_TRUE(db->setStatus("c", NodeStatus::Drained, error));
@@ -117,7 +123,7 @@ TEST(ResourceDb, AbsentNodesAreMarkedDown) {
   ASSERT_TRUE(db->recordNodes({makeNode("a", 1, 0)}, true, &down, error)) << error;
   EXPECT_EQ(down, std::vector<std::string>{"b"});  // drained c stays drained
   Cluster c;
-  ASSERT_TRUE(loadClusterFromDatabase(dir.file("r.db"), 0, c, error));
+  ASSERT_TRUE(loadClusterFromDatabase(path, 0, c, error));
   EXPECT_EQ(c.nodes[1].status, NodeStatus::Down);
   EXPECT_EQ(c.nodes[2].status, NodeStatus::Drained);
 }
@@ -135,11 +141,10 @@ TEST(ResourceDb, HeartbeatTtlRule) {
   EXPECT_EQ(effectiveStatus(r, 9999, 0), NodeStatus::Drained);
 }
 
-TEST(ResourceDb, MigratesVersionOneFile) {
-  TempDir dir;
-  const std::string path = dir.file("v1.db");
+TEST_P(ResourceDbBackend, MigratesVersionOneFile) {
+  const std::string path = freshDatabase("v1.db");
   // A version-1 database as streammap 0.1 wrote it (before cpu_speed, bandwidth and measured rates).
-  rawExec(path, R"sql(
+  std::string v1 = R"sql(
 CREATE TABLE nodes(host TEXT PRIMARY KEY NOT NULL, sockets INTEGER NOT NULL, cores INTEGER NOT NULL,
   threads INTEGER NOT NULL, memory_bytes INTEGER NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('up', 'down', 'drained')),
@@ -156,9 +161,16 @@ CREATE TABLE gpus(host TEXT NOT NULL REFERENCES nodes(host) ON DELETE CASCADE, i
   pci_bus_id TEXT NOT NULL, numa_node INTEGER NOT NULL, PRIMARY KEY (host, idx));
 INSERT INTO nodes VALUES ('old1', 2, 8, 16, 1073741824, 'drained', 'probe', 77, 90, 5, 77);
 INSERT INTO gpus VALUES ('old1', 0, 'GeForce GTX 480', 'GPU-x', 2, 0, 1610612736, 15, 1401000, '0000:03:00.0', 0);
-PRAGMA application_id = 1146310738;
-PRAGMA user_version = 1;
-)sql");
+)sql";
+  if (GetParam() == dispar::streammap::test::Backend::Sqlite) {
+    v1 += "PRAGMA application_id = 1146310738;\nPRAGMA user_version = 1;\n";
+  } else {
+    // PostgreSQL's INTEGER is 32-bit; identity and version live in dispar_meta.
+    for (std::size_t at; (at = v1.find("INTEGER")) != std::string::npos;) v1.replace(at, 7, "BIGINT");
+    v1 += "CREATE TABLE dispar_meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);\n"
+          "INSERT INTO dispar_meta VALUES ('application_id', '1146310738'), ('schema_version', '1');\n";
+  }
+  rawExec(v1);
   std::string error;
   auto db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
   ASSERT_TRUE(db) << error;
@@ -260,6 +272,8 @@ TEST(ResourceDb, DefaultPathHonoursEnvironment) {
   std::string keep = saved ? saved : "";
   setenv("DISPAR_RESOURCE_DB", "/some/where.db", 1);
   EXPECT_EQ(defaultDatabasePath(), "/some/where.db");
+  setenv("DISPAR_RESOURCE_DB", "postgresql://dispar@db.cluster:5432/resources", 1);
+  EXPECT_EQ(defaultDatabasePath(), "postgresql://dispar@db.cluster:5432/resources");
   unsetenv("DISPAR_RESOURCE_DB");
   const std::string fallback = defaultDatabasePath();
   EXPECT_EQ(fallback.size() > 0 && fallback.find("/dispar/resources.db") != std::string::npos, true) << fallback;
@@ -268,9 +282,8 @@ TEST(ResourceDb, DefaultPathHonoursEnvironment) {
 
 // Eight processes heartbeat a shared node and their own, and rewrite a shared record whose fields all
 // derive from one value, for about two seconds. Every committed update must be counted and no row torn.
-TEST(ResourceDb, ConcurrentWritersLoseNoUpdates) {
-  TempDir dir;
-  const std::string path = dir.file("c.db");
+TEST_P(ResourceDbBackend, ConcurrentWritersLoseNoUpdates) {
+  const std::string path = freshDatabase("c.db");
   {
     auto db = openDb(path);
     std::vector<NodeInfo> nodes = {makeNode("shared", 1, 0), makeNode("torn", 1, 0)};
@@ -332,9 +345,8 @@ TEST(ResourceDb, ConcurrentWritersLoseNoUpdates) {
 }
 
 // A writer killed with SIGKILL in the middle of its loop leaves a healthy file holding its last commit.
-TEST(ResourceDb, WriterKilledMidLoopLeavesLastCommittedState) {
-  TempDir dir;
-  const std::string path = dir.file("k.db");
+TEST_P(ResourceDbBackend, WriterKilledMidLoopLeavesLastCommittedState) {
+  const std::string path = freshDatabase("k.db");
   { auto db = openDb(path); }
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
@@ -378,4 +390,68 @@ TEST(ResourceDb, WriterKilledMidLoopLeavesLastCommittedState) {
     EXPECT_EQ(r.node.threads, 2 * cores);
     EXPECT_EQ(r.node.gpus.size(), records[0].node.gpus.size());
   }
+}
+
+TEST(ResourceDb, ConnectionStringsAreShownWithoutPassword) {
+  EXPECT_TRUE(isDatabaseUrl("postgresql://u@h/db"));
+  EXPECT_TRUE(isDatabaseUrl("postgres://u@h/db"));
+  EXPECT_FALSE(isDatabaseUrl("/var/lib/dispar/resources.db"));
+  EXPECT_FALSE(isDatabaseUrl("postgresql.db"));
+  EXPECT_EQ(displayDatabaseName("/a/b.db"), "/a/b.db");
+  EXPECT_EQ(displayDatabaseName("postgresql://dispar:s3cret@db:5432/resources"), "postgresql://dispar@db:5432/resources");
+  EXPECT_EQ(displayDatabaseName("postgres://dispar@db/resources?password=s3cret&sslmode=require"),
+            "postgres://dispar@db/resources?sslmode=require");
+  EXPECT_EQ(displayDatabaseName("postgresql://db/resources?password=s3cret"), "postgresql://db/resources");
+  EXPECT_EQ(displayDatabaseName("postgresql://:pw@db"), "postgresql://@db");
+}
+
+namespace {
+
+// "t_3" from "postgresql://postgres@/t_3?host=...".
+std::string databaseOf(const std::string& url) {
+  const std::size_t begin = url.find("@/") + 2;
+  return url.substr(begin, url.find('?') - begin);
+}
+
+}  // namespace
+
+// PostgreSQL's counterpart of the refusals above: a database of another application, or of a newer
+// schema, is refused with an error naming it (without password) and left as it was.
+TEST(PostgresResourceDb, RefusesForeignAndNewerDatabasesWithoutTouchingThem) {
+  PostgresServer& server = PostgresServer::instance();
+  std::string error;
+  // Another application's tables, no dispar_meta.
+  const std::string foreign = server.createDatabase();
+  const std::string foreignName = databaseOf(foreign);
+  server.exec(foreignName, "CREATE TABLE t(x int); INSERT INTO t VALUES (1);");
+  EXPECT_FALSE(ResourceDb::open(foreign, ResourceDb::OpenMode::CreateIfMissing, error));
+  EXPECT_EQ(error.rfind(foreign + ": ", 0), 0u) << error;
+  EXPECT_NE(error.find("another application"), std::string::npos) << error;
+  // Untouched: no dispar_meta was created (creating it again succeeds).
+  server.exec(foreignName, "CREATE TABLE dispar_meta(k int); DROP TABLE dispar_meta;");
+  // dispar_meta naming another application.
+  const std::string other = server.createDatabase();
+  const std::string otherName = databaseOf(other);
+  server.exec(otherName, "CREATE TABLE dispar_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                         "INSERT INTO dispar_meta VALUES ('application_id', '42'), ('schema_version', '1');");
+  EXPECT_FALSE(ResourceDb::open(other, ResourceDb::OpenMode::CreateIfMissing, error));
+  EXPECT_NE(error.find("another application (dispar_meta application_id '42')"), std::string::npos) << error;
+  // A newer schema.
+  const std::string newer = server.createDatabase();
+  const std::string newerName = databaseOf(newer);
+  { ASSERT_TRUE(ResourceDb::open(newer, ResourceDb::OpenMode::CreateIfMissing, error)) << error; }
+  server.exec(newerName, "UPDATE dispar_meta SET value = '99' WHERE key = 'schema_version'");
+  EXPECT_FALSE(ResourceDb::open(newer, ResourceDb::OpenMode::Existing, error));
+  EXPECT_NE(error.find("schema version 99 is newer"), std::string::npos) << error;
+  EXPECT_FALSE(ResourceDb::open(newer, ResourceDb::OpenMode::CreateIfMissing, error));
+  // An empty database when one must exist.
+  const std::string empty = server.createDatabase();
+  EXPECT_FALSE(ResourceDb::open(empty, ResourceDb::OpenMode::Existing, error));
+  EXPECT_NE(error.find("no resource database"), std::string::npos) << error;
+  // An unreachable database: the error names the connection string, never the password.
+  const std::string withPassword = "postgresql://postgres:s3cret@/no_such_db?host=" + server.directory() +
+                                   "&password=s3cret2&" + other.substr(other.find("port="));
+  EXPECT_FALSE(ResourceDb::open(withPassword, ResourceDb::OpenMode::Existing, error));
+  EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
+  EXPECT_EQ(error.rfind("postgresql://postgres@/no_such_db?host=", 0), 0u) << error;
 }

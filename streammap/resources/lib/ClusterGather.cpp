@@ -62,7 +62,7 @@ int discoverLocalNode(const std::string& dbPath, const ProbeOptions& options) {
   std::string error;
   std::unique_ptr<ResourceDb> db = ResourceDb::open(dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
   if (!db || !db->recordNode(probe.node, std::nullopt, nullptr, error)) return reportError(error);
-  std::printf("discovered %s -> %s\n", summarizeNode(probe.node).c_str(), dbPath.c_str());
+  std::printf("discovered %s -> %s\n", summarizeNode(probe.node).c_str(), displayDatabaseName(dbPath).c_str());
   return 0;
 }
 
@@ -130,7 +130,7 @@ int discoverClusterCollective(const std::string& dbPath, const ProbeOptions& opt
           for (const NodeInfo& n : nodes) std::printf("discovered %s\n", summarizeNode(n).c_str());
           std::string downList;
           for (const std::string& h : down) downList += (downList.empty() ? "" : ", ") + h;
-          std::printf("recorded %zu nodes in %s%s\n", nodes.size(), dbPath.c_str(),
+          std::printf("recorded %zu nodes in %s%s\n", nodes.size(), displayDatabaseName(dbPath).c_str(),
                       down.empty() ? "" : ("; marked down (did not answer): " + downList).c_str());
         }
       }

@@ -79,6 +79,24 @@ std::optional<int> CommandLine::intValue(const std::string& option, int fallback
   return static_cast<int>(v);
 }
 
+std::optional<double> CommandLine::doubleValue(const std::string& option, double fallback, double min,
+                                               double max) const {
+  auto it = values_.find(option);
+  if (it == values_.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  // `!(v >= min)` also refuses NaN.
+  if (text.empty() || *end || errno || !(v >= min) || v > max) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%g to %g", min, max);
+    reportError("option " + option + ": expected a number from " + range + ", got '" + text + "'");
+    return std::nullopt;
+  }
+  return v;
+}
+
 std::string CommandLine::databasePath() const {
   return has("--db") ? value("--db") : defaultDatabasePath();
 }
@@ -91,8 +109,10 @@ void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
     std::fprintf(out, "  %-22s %s\n", left.c_str(), o.help);
   }
   std::fprintf(out, "  %-22s %s\n", "--help", "print this help");
-  std::fprintf(out, "\nThe database is --db PATH, else $DISPAR_RESOURCE_DB, else %s.\n",
-               defaultDatabasePath().c_str());
+  std::fprintf(out,
+               "\nThe database is --db PATH, else $DISPAR_RESOURCE_DB, else %s.\n"
+               "PATH is an SQLite file or a PostgreSQL connection string (postgresql://USER@HOST:PORT/DB).\n",
+               displayDatabaseName(defaultDatabasePath()).c_str());
 }
 
 int reportError(const std::string& message) {

@@ -39,8 +39,10 @@ class CommandLine {
 
   /// Reads an integer option in [min, max]; prints an error and returns nullopt when malformed.
   std::optional<int> intValue(const std::string& option, int fallback, int min, int max) const;
+  /// Reads a number option (e.g. "0.1") in [min, max]; prints an error and returns nullopt when malformed.
+  std::optional<double> doubleValue(const std::string& option, double fallback, double min, double max) const;
 
-  /// The database path: --db, else defaultDatabasePath().
+  /// The database (file path or postgresql:// connection string): --db, else defaultDatabasePath().
   std::string databasePath() const;
 
   static void printHelp(const CommandSpec& spec, std::FILE* out);

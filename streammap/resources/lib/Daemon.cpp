@@ -11,8 +11,12 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -135,12 +139,22 @@ class StopSignals {
 }  // namespace
 
 std::string daemonLockPath(const std::string& dbPath, const std::string& host) {
-  return dbPath + ".daemon." + host + ".lock";
+  if (!isDatabaseUrl(dbPath)) return dbPath + ".daemon." + host + ".lock";
+  // FNV-1a: a stable name for the database that keeps the password out of the file system.
+  std::uint64_t hash = 14695981039346656037ull;
+  for (char c : displayDatabaseName(dbPath)) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/streammap-daemon." + hex + "." + host + ".lock";
 }
 
 int runDaemon(const DaemonOptions& options) {
   const std::string host = options.probe.hostName.empty() ? localHostName() : options.probe.hostName;
-  const int ttl = options.ttlSeconds > 0 ? options.ttlSeconds : 3 * options.intervalSeconds;
+  const int ttl = options.ttlSeconds > 0 ? options.ttlSeconds
+                                         : std::max(1, static_cast<int>(std::ceil(3 * options.intervalSeconds)));
+  const int waitMs = std::max(1, static_cast<int>(std::lround(options.intervalSeconds * 1000)));
+  const std::string dbName = displayDatabaseName(options.dbPath);
   ProbeOptions probeOptions = options.probe;
   probeOptions.hostName = host;
 
@@ -155,15 +169,22 @@ int runDaemon(const DaemonOptions& options) {
   StopSignals signals;
   if (!signals.install(error)) return reportError(error);
 
-  log("keeping " + host + " in " + options.dbPath + " (interval " + std::to_string(options.intervalSeconds) +
-      " s, ttl " + std::to_string(ttl) + " s)");
+  char interval[32];
+  std::snprintf(interval, sizeof interval, "%g", options.intervalSeconds);
+  log("keeping " + host + " in " + dbName + " (interval " + interval + " s, ttl " + std::to_string(ttl) + " s)");
   bool first = true;
   for (;;) {
     ProbeResult probe = probeLocalNode(probeOptions);
     NodeChanges changes;
-    if (!db->recordNode(probe.node, ttl, &changes, error) ||
-        !db->heartbeat(host, probe.node.lastHeartbeat.value_or(std::time(nullptr)), error)) {
-      // Transient (e.g. the disk is full): keep running, the next interval retries.
+    bool reconnected = false;
+    const bool connected = db->reconnectIfLost(reconnected, error);
+    if (reconnected) log("reconnected to " + dbName);
+    if (!connected) {
+      // The server is still away: keep running, the next interval tries again.
+      log("warning: " + error);
+    } else if (!db->recordNode(probe.node, ttl, &changes, error) ||
+               !db->heartbeat(host, probe.node.lastHeartbeat.value_or(std::time(nullptr)), error)) {
+      // Transient (a full disk, a server that went away): keep running, the next interval retries.
       log("warning: " + error);
     } else if (first) {
       log((changes.isNew ? "recorded " : "refreshed ") + summarizeNode(probe.node));
@@ -174,7 +195,7 @@ int runDaemon(const DaemonOptions& options) {
         for (const std::string& w : probe.warnings) log("warning: " + w);
     }
     first = false;
-    if (const char* signal = signals.wait(options.intervalSeconds * 1000)) {
+    if (const char* signal = signals.wait(waitMs)) {
       log(std::string("received ") + signal + ", stopping");
       return 0;
     }

@@ -33,7 +33,7 @@ const CommandSpec kDiscoverSpec = {
 
 const OptionSpec kDaemonOptions[] = {
     kDbOption,
-    {"--interval", "SECONDS", "re-probe and heartbeat period (default 30)"},
+    {"--interval", "SECONDS", "re-probe and heartbeat period, may be fractional (default 30, minimum 0.05)"},
     {"--ttl", "SECONDS", "heartbeat age after which the node counts as down (default 3 intervals)"},
     {"--pidfile", "PATH", "write the daemon's pid to PATH (removed on exit)"},
     {"--host", "NAME", "keep the record of this node under NAME instead of its host name"},
@@ -137,7 +137,7 @@ int daemonCommand(const Args& args) {
   if (!cl.positional().empty()) return reportError("daemon: unexpected argument '" + cl.positional()[0] + "'");
   DaemonOptions options;
   options.dbPath = cl.databasePath();
-  std::optional<int> interval = cl.intValue("--interval", 30, 1, 86400);
+  std::optional<double> interval = cl.doubleValue("--interval", 30, 0.05, 86400);
   std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
   if (!interval || !ttl) return 1;
   options.intervalSeconds = *interval;

@@ -1,5 +1,7 @@
 #include "streammap/ResourceDb.h"
 
+#include "Postgres.h"
+#include "ResourceDbBackend.h"
 #include "Sqlite.h"
 #include "streammap/ClusterJson.h"
 
@@ -7,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +29,8 @@ using sqlite::Statement;
 using sqlite::WriteTransaction;
 
 constexpr int kBusyTimeoutMs = 30000;
+
+}  // namespace
 
 // Version 1: nodes, NUMA nodes, caches, GPUs, status, heartbeat and provenance.
 const char* const kSchemaV1 = R"sql(
@@ -68,7 +73,7 @@ CREATE TABLE gpus(
 )sql";
 
 // Migrations as data: kMigrations[i] takes the schema from version i + 1 to version i + 2.
-const char* const kMigrations[] = {
+const char* const kMigrations[kResourceDbSchemaVersion - 1] = {
     // 1 -> 2: relative speeds and network bandwidth (described or measured).
     R"sql(
 ALTER TABLE nodes ADD COLUMN cpu_speed REAL NOT NULL DEFAULT 1.0;
@@ -78,6 +83,25 @@ ALTER TABLE gpus ADD COLUMN measured_rate REAL;
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kResourceDbSchemaVersion - 1,
               "one migration per schema version after the first");
+
+std::string postgresDialect(const std::string& sql) {
+  auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (std::size_t i = 0; i < sql.size();) {
+    if (isWordChar(sql[i])) {
+      std::size_t end = i;
+      while (end < sql.size() && isWordChar(sql[end])) ++end;
+      const std::string word = sql.substr(i, end - i);
+      out += word == "INTEGER" ? "BIGINT" : word == "REAL" ? "DOUBLE PRECISION" : word;
+      i = end;
+    } else {
+      out += sql[i++];
+    }
+  }
+  return out;
+}
+
+namespace {
 
 std::int64_t unixNow() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
@@ -179,15 +203,16 @@ NodeStatus effectiveStatus(const NodeRecord& record, std::int64_t now, int ttlOv
   return NodeStatus::Up;
 }
 
-// The connection and the statements of one open database.
-class ResourceDb::Impl {
+namespace {
+
+// SQLite: one file; writers are serialized by BEGIN IMMEDIATE, so every write scope is the same.
+class SqliteBackend final : public ResourceDb::Impl {
  public:
-  explicit Impl(const std::string& path, int flags) : connection(path, flags, kBusyTimeoutMs) {}
+  SqliteBackend(const std::string& path, int flags) : connection(path, flags, kBusyTimeoutMs) {}
 
   Connection connection;
 
-  // Validates the file and brings its schema to the current version; returns the version found.
-  int prepareSchema() {
+  int prepareSchema(bool /*create*/) override {
     // Reads only: nothing is written until the file is known to be ours.
     const std::int64_t appId = connection.queryInt("PRAGMA application_id");
     const std::int64_t version = connection.queryInt("PRAGMA user_version");
@@ -224,190 +249,104 @@ class ResourceDb::Impl {
     if (connection.queryText("PRAGMA journal_mode") != "wal") connection.queryText("PRAGMA journal_mode = WAL");
   }
 
-  std::vector<std::string> allHosts() {
+  void write(WriteScope, const std::function<void()>& body) override {
+    // BEGIN IMMEDIATE waits (busy timeout) instead of failing, so there is nothing to retry.
+    WriteTransaction transaction(connection);
+    body();
+    transaction.commit();
+  }
+
+  void read(const std::function<void()>& body) override {
+    connection.exec("BEGIN");
+    try {
+      body();
+    } catch (...) {
+      sqlite3_exec(connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    connection.exec("COMMIT");
+  }
+
+  void lockNode(const std::string&) override {}  // the transaction holds the database's write lock
+
+  void readRecords(const std::string* host, std::vector<NodeRecord>& out) override {
+    readNodeRecords<Statement>(connection, host, "rowid", out);
+  }
+
+  void writeNodes(const NodeInfo* nodes, std::size_t count, std::optional<int> ttl, std::int64_t now) override {
+    NodeWriter<Statement, Connection> writer(connection);
+    for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
+  }
+
+  std::vector<std::string> allHosts() override {
     std::vector<std::string> hosts;
     Statement s(connection, "SELECT host FROM nodes ORDER BY host");
     while (s.step()) hosts.push_back(s.columnText(0));
     return hosts;
   }
 
-  bool readRecord(const std::string& host, NodeRecord& out) {
-    std::vector<NodeRecord> records;
-    readRecords(&host, records);
-    if (records.empty()) return false;
-    out = std::move(records.front());
-    return true;
+  bool markDown(const std::string& host, std::int64_t now) override {
+    return changeRow("UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'",
+                     host, now);
   }
 
-  // All records, or only `host`'s. Four queries in total, joined in memory, so that a 10,000-node
-  // database reads in milliseconds.
-  void readRecords(const std::string* host, std::vector<NodeRecord>& out) {
-    const std::string where = host ? " WHERE host = ?1" : "";
-    std::map<std::string, std::size_t> byHost;
-    {
-      Statement s(connection, ("SELECT host, sockets, cores, threads, memory_bytes, status, source, "
-                               "last_heartbeat, heartbeat_ttl_s, heartbeat_count, updated_at, cpu_speed, "
-                               "bandwidth_bytes_per_s FROM nodes" + where + " ORDER BY host")
-                                  .c_str());
-      if (host) s.bind(1, *host);
-      while (s.step()) {
-        NodeRecord r;
-        r.node.host = s.columnText(0);
-        r.node.sockets = static_cast<int>(s.columnInt(1));
-        r.node.cores = static_cast<int>(s.columnInt(2));
-        r.node.threads = static_cast<int>(s.columnInt(3));
-        r.node.memoryBytes = static_cast<std::uint64_t>(s.columnInt(4));
-        if (!parseNodeStatus(s.columnText(5), r.node.status) ||
-            !parseRecordSource(s.columnText(6), r.node.source))
-          throw SqliteError("node '" + r.node.host + "' has an invalid status or source", SQLITE_CORRUPT);
-        if (!s.columnIsNull(7)) r.node.lastHeartbeat = s.columnInt(7);
-        if (!s.columnIsNull(8)) r.heartbeatTtlSeconds = static_cast<int>(s.columnInt(8));
-        r.heartbeatCount = s.columnInt(9);
-        r.updatedAt = s.columnInt(10);
-        r.node.cpuSpeed = s.columnDouble(11);
-        if (!s.columnIsNull(12)) r.node.bandwidthBytesPerSec = s.columnDouble(12);
-        byHost[r.node.host] = out.size();
-        out.push_back(std::move(r));
-      }
-    }
-    auto recordFor = [&](const std::string& h) -> NodeInfo* {
-      auto it = byHost.find(h);
-      return it == byHost.end() ? nullptr : &out[it->second].node;
-    };
-    {
-      Statement s(connection, ("SELECT host, idx, memory_bytes FROM numa_nodes" + where + " ORDER BY host, idx").c_str());
-      if (host) s.bind(1, *host);
-      while (s.step())
-        if (NodeInfo* n = recordFor(s.columnText(0)))
-          n->numa.push_back({static_cast<int>(s.columnInt(1)), static_cast<std::uint64_t>(s.columnInt(2))});
-    }
-    {
-      Statement s(connection, ("SELECT host, level, bytes, count FROM caches" + where + " ORDER BY host, level, rowid").c_str());
-      if (host) s.bind(1, *host);
-      while (s.step())
-        if (NodeInfo* n = recordFor(s.columnText(0)))
-          n->caches.push_back({static_cast<int>(s.columnInt(1)), static_cast<std::uint64_t>(s.columnInt(2)),
-                               static_cast<int>(s.columnInt(3))});
-    }
-    {
-      Statement s(connection, ("SELECT host, idx, name, uuid, cc_major, cc_minor, memory_bytes, multiprocessors, "
-                               "clock_khz, pci_bus_id, numa_node, measured_rate FROM gpus" + where +
-                               " ORDER BY host, idx")
-                                  .c_str());
-      if (host) s.bind(1, *host);
-      while (s.step()) {
-        NodeInfo* n = recordFor(s.columnText(0));
-        if (!n) continue;
-        GpuInfo g;
-        g.index = static_cast<int>(s.columnInt(1));
-        g.name = s.columnText(2);
-        g.uuid = s.columnText(3);
-        g.ccMajor = static_cast<int>(s.columnInt(4));
-        g.ccMinor = static_cast<int>(s.columnInt(5));
-        g.memoryBytes = static_cast<std::uint64_t>(s.columnInt(6));
-        g.multiprocessors = static_cast<int>(s.columnInt(7));
-        g.clockKHz = static_cast<int>(s.columnInt(8));
-        g.pciBusId = s.columnText(9);
-        g.numaNode = static_cast<int>(s.columnInt(10));
-        if (!s.columnIsNull(11)) g.measuredRate = s.columnDouble(11);
-        n->gpus.push_back(std::move(g));
-      }
-    }
+  void removeNode(const std::string& host) override {
+    Statement s(connection, "DELETE FROM nodes WHERE host = ?1");
+    s.bind(1, host);
+    s.run();
   }
 
-};
-
-namespace {
-
-// The statements that write one node, prepared once per transaction.
-class NodeWriter {
- public:
-  explicit NodeWriter(Connection& c)
-      : upsert_(c, R"sql(
-INSERT INTO nodes(host, sockets, cores, threads, memory_bytes, status, source, last_heartbeat,
-                  heartbeat_ttl_s, heartbeat_count, updated_at, cpu_speed, bandwidth_bytes_per_s)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?12)
-ON CONFLICT(host) DO UPDATE SET
-  sockets = excluded.sockets, cores = excluded.cores, threads = excluded.threads,
-  memory_bytes = excluded.memory_bytes,
-  status = CASE WHEN nodes.status = 'drained' THEN 'drained' ELSE excluded.status END,
-  source = excluded.source,
-  last_heartbeat = excluded.last_heartbeat,
-  heartbeat_ttl_s = CASE WHEN excluded.source = 'probe'
-                         THEN coalesce(excluded.heartbeat_ttl_s, nodes.heartbeat_ttl_s)
-                         ELSE excluded.heartbeat_ttl_s END,
-  updated_at = excluded.updated_at,
-  cpu_speed = excluded.cpu_speed, bandwidth_bytes_per_s = excluded.bandwidth_bytes_per_s)sql"),
-        deleteNuma_(c, "DELETE FROM numa_nodes WHERE host = ?1"),
-        deleteCaches_(c, "DELETE FROM caches WHERE host = ?1"),
-        deleteGpus_(c, "DELETE FROM gpus WHERE host = ?1"),
-        insertNuma_(c, "INSERT INTO numa_nodes(host, idx, memory_bytes) VALUES (?1, ?2, ?3)"),
-        insertCache_(c, "INSERT INTO caches(host, level, bytes, count) VALUES (?1, ?2, ?3, ?4)"),
-        insertGpu_(c, "INSERT INTO gpus(host, idx, name, uuid, cc_major, cc_minor, memory_bytes, "
-                      "multiprocessors, clock_khz, pci_bus_id, numa_node, measured_rate) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)") {}
-
-  void write(const NodeInfo& n, std::optional<int> ttl, std::int64_t now) {
-    upsert_.bind(1, n.host)
-        .bind(2, n.sockets)
-        .bind(3, n.cores)
-        .bind(4, n.threads)
-        .bind(5, static_cast<std::int64_t>(n.memoryBytes))
-        .bind(6, std::string(nodeStatusName(n.status)))
-        .bind(7, std::string(recordSourceName(n.source)))
-        .bindOptional(8, n.lastHeartbeat)
-        .bindOptional(9, ttl)
-        .bind(10, now)
-        .bind(11, n.cpuSpeed)
-        .bindOptional(12, n.bandwidthBytesPerSec);
-    upsert_.run();
-    for (Statement* s : {&deleteNuma_, &deleteCaches_, &deleteGpus_}) {
-      s->bind(1, n.host);
-      s->run();
-    }
-    for (const NumaInfo& numa : n.numa) {
-      insertNuma_.bind(1, n.host).bind(2, numa.index).bind(3, static_cast<std::int64_t>(numa.memoryBytes));
-      insertNuma_.run();
-    }
-    for (const CacheInfo& cache : n.caches) {
-      insertCache_.bind(1, n.host).bind(2, cache.level).bind(3, static_cast<std::int64_t>(cache.bytes))
-          .bind(4, cache.count);
-      insertCache_.run();
-    }
-    for (const GpuInfo& g : n.gpus) {
-      insertGpu_.bind(1, n.host)
-          .bind(2, g.index)
-          .bind(3, g.name)
-          .bind(4, g.uuid)
-          .bind(5, g.ccMajor)
-          .bind(6, g.ccMinor)
-          .bind(7, static_cast<std::int64_t>(g.memoryBytes))
-          .bind(8, g.multiprocessors)
-          .bind(9, g.clockKHz)
-          .bind(10, g.pciBusId)
-          .bind(11, g.numaNode)
-          .bindOptional(12, g.measuredRate);
-      insertGpu_.run();
-    }
+  bool heartbeat(const std::string& host, std::int64_t now) override {
+    return changeRow("UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1",
+                     host, now);
   }
+
+  bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
+    Statement s(connection, "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
+    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
+    s.run();
+    return sqlite3_changes(connection.get()) > 0;
+  }
+
+  std::string integrityCheck() override { return connection.queryText("PRAGMA integrity_check"); }
+
+  bool reconnectIfLost() override { return false; }  // a file does not go away between calls
 
  private:
-  Statement upsert_, deleteNuma_, deleteCaches_, deleteGpus_, insertNuma_, insertCache_, insertGpu_;
+  bool changeRow(const char* sql, const std::string& host, std::int64_t now) {
+    Statement s(connection, sql);
+    s.bind(1, host).bind(2, now);
+    s.run();
+    return sqlite3_changes(connection.get()) > 0;
+  }
 };
 
-// Runs `body`, turning any SQLite failure into "PATH: message".
+// Runs `body`, turning any backend failure into "NAME: message". Both backends' errors (SqliteError,
+// PostgresError) are std::runtime_errors.
 template <typename Body>
-bool guarded(const std::string& path, std::string& error, Body&& body) {
+bool guarded(const std::string& name, std::string& error, Body&& body) {
   try {
     body();
     return true;
-  } catch (const SqliteError& e) {
-    error = path + ": " + e.what();
+  } catch (const std::runtime_error& e) {
+    error = name + ": " + e.what();
     return false;
   }
 }
 
 }  // namespace
+
+std::unique_ptr<ResourceDb::Impl> openSqliteBackend(const std::string& path, bool create) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (create) flags |= SQLITE_OPEN_CREATE;
+  return std::make_unique<SqliteBackend>(path, flags);
+}
+
+bool isDatabaseUrl(const std::string& location) { return postgres::isConnectionUri(location); }
+
+std::string displayDatabaseName(const std::string& location) {
+  return isDatabaseUrl(location) ? postgres::redactConnectionString(location) : location;
+}
 
 ResourceDb::ResourceDb(std::string path, std::unique_ptr<Impl> impl, int openedVersion)
     : path_(std::move(path)), impl_(std::move(impl)), openedVersion_(openedVersion) {}
@@ -418,6 +357,20 @@ std::unique_ptr<ResourceDb> ResourceDb::open(const std::string& path, OpenMode m
   if (path.empty()) {
     error = "empty resource database path";
     return nullptr;
+  }
+  if (isDatabaseUrl(path)) {
+    // A server: the database itself is the administrator's to create; its schema is ours.
+    const std::string name = displayDatabaseName(path);
+    std::unique_ptr<Impl> impl;
+    int version = 0;
+    try {
+      impl = openPostgresBackend(path);
+      version = impl->prepareSchema(mode == OpenMode::CreateIfMissing);
+    } catch (const std::runtime_error& e) {
+      error = name + ": " + e.what();
+      return nullptr;
+    }
+    return std::unique_ptr<ResourceDb>(new ResourceDb(name, std::move(impl), version));
   }
   const bool exists = fileExists(path);
   if (!exists && mode == OpenMode::Existing) {
@@ -434,13 +387,11 @@ std::unique_ptr<ResourceDb> ResourceDb::open(const std::string& path, OpenMode m
     error = path + ": " + reason;
     return nullptr;
   }
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-  if (!exists) flags |= SQLITE_OPEN_CREATE;
   std::unique_ptr<Impl> impl;
   int version = 0;
   try {
-    impl = std::make_unique<Impl>(path, flags);
-    version = impl->prepareSchema();
+    impl = openSqliteBackend(path, !exists);
+    version = impl->prepareSchema(!exists);
   } catch (const SqliteError& e) {
     error = path + ": " + (exists ? "" : "cannot create database: ") + e.what();
     return nullptr;
@@ -451,69 +402,57 @@ std::unique_ptr<ResourceDb> ResourceDb::open(const std::string& path, OpenMode m
 bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTtlSeconds,
                             NodeChanges* changes, std::string& error) {
   return guarded(path_, error, [&] {
-    WriteTransaction transaction(impl_->connection);
-    if (changes) {
-      NodeRecord before;
-      changes->descriptions.clear();
-      changes->isNew = !impl_->readRecord(node.host, before);
-      if (!changes->isNew) diffNodes(before.node, node, changes->descriptions);
-    }
-    NodeWriter(impl_->connection).write(node, heartbeatTtlSeconds, unixNow());
-    transaction.commit();
+    impl_->write(Impl::WriteScope::Node, [&] {
+      impl_->lockNode(node.host);  // the record read for `changes` must be the one replaced
+      if (changes) {
+        std::vector<NodeRecord> before;
+        changes->descriptions.clear();
+        impl_->readRecords(&node.host, before);
+        changes->isNew = before.empty();
+        if (!changes->isNew) diffNodes(before.front().node, node, changes->descriptions);
+      }
+      impl_->writeNodes(&node, 1, heartbeatTtlSeconds, unixNow());
+    });
   });
 }
 
 bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
                              std::vector<std::string>* markedDown, std::string& error) {
+  const std::size_t reported = markedDown ? markedDown->size() : 0;
   return guarded(path_, error, [&] {
-    WriteTransaction transaction(impl_->connection);
-    const std::int64_t now = unixNow();
-    NodeWriter writer(impl_->connection);
-    std::set<std::string> recorded;
-    for (const NodeInfo& node : nodes) {
-      writer.write(node, std::nullopt, now);
-      recorded.insert(node.host);
-    }
-    if (markOthersDown) {
-      Statement down(impl_->connection,
-                     "UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'");
-      for (const std::string& host : impl_->allHosts()) {
-        if (recorded.count(host)) continue;
-        down.bind(1, host).bind(2, now);
-        down.run();
-        if (sqlite3_changes(impl_->connection.get()) > 0 && markedDown) markedDown->push_back(host);
-      }
-    }
-    transaction.commit();
+    impl_->write(Impl::WriteScope::Table, [&] {
+      if (markedDown) markedDown->resize(reported);  // a repeated transaction reports afresh
+      const std::int64_t now = unixNow();
+      impl_->writeNodes(nodes.data(), nodes.size(), std::nullopt, now);
+      if (!markOthersDown) return;
+      std::set<std::string> recorded;
+      for (const NodeInfo& node : nodes) recorded.insert(node.host);
+      for (const std::string& host : impl_->allHosts())
+        if (!recorded.count(host) && impl_->markDown(host, now) && markedDown) markedDown->push_back(host);
+    });
   });
 }
 
 bool ResourceDb::removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed,
                                    std::string& error) {
+  const std::size_t reported = removed ? removed->size() : 0;
   return guarded(path_, error, [&] {
-    WriteTransaction transaction(impl_->connection);
-    std::set<std::string> kept(keep.begin(), keep.end());
-    Statement remove(impl_->connection, "DELETE FROM nodes WHERE host = ?1");
-    for (const std::string& host : impl_->allHosts()) {
-      if (kept.count(host)) continue;
-      remove.bind(1, host);
-      remove.run();
-      if (removed) removed->push_back(host);
-    }
-    transaction.commit();
+    impl_->write(Impl::WriteScope::Table, [&] {
+      if (removed) removed->resize(reported);
+      std::set<std::string> kept(keep.begin(), keep.end());
+      for (const std::string& host : impl_->allHosts()) {
+        if (kept.count(host)) continue;
+        impl_->removeNode(host);
+        if (removed) removed->push_back(host);
+      }
+    });
   });
 }
 
 bool ResourceDb::heartbeat(const std::string& host, std::int64_t now, std::string& error) {
   bool found = false;
   bool ok = guarded(path_, error, [&] {
-    WriteTransaction transaction(impl_->connection);
-    Statement s(impl_->connection,
-                "UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1");
-    s.bind(1, host).bind(2, now);
-    s.run();
-    found = sqlite3_changes(impl_->connection.get()) > 0;
-    transaction.commit();
+    impl_->write(Impl::WriteScope::Node, [&] { found = impl_->heartbeat(host, now); });
   });
   if (ok && !found) error = path_ + ": no node '" + host + "' recorded";
   return ok && found;
@@ -522,12 +461,7 @@ bool ResourceDb::heartbeat(const std::string& host, std::int64_t now, std::strin
 bool ResourceDb::setStatus(const std::string& host, NodeStatus status, std::string& error) {
   bool found = false;
   bool ok = guarded(path_, error, [&] {
-    WriteTransaction transaction(impl_->connection);
-    Statement s(impl_->connection, "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
-    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, unixNow());
-    s.run();
-    found = sqlite3_changes(impl_->connection.get()) > 0;
-    transaction.commit();
+    impl_->write(Impl::WriteScope::Node, [&] { found = impl_->setStatus(host, status, unixNow()); });
   });
   if (ok && !found) error = path_ + ": no node '" + host + "' recorded";
   return ok && found;
@@ -537,33 +471,32 @@ bool ResourceDb::readRecords(std::vector<NodeRecord>& out, std::string& error) {
   out.clear();
   return guarded(path_, error, [&] {
     // One read transaction, so that the four queries see one snapshot.
-    impl_->connection.exec("BEGIN");
-    try {
+    impl_->read([&] {
+      out.clear();
       impl_->readRecords(nullptr, out);
-    } catch (...) {
-      sqlite3_exec(impl_->connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
-    impl_->connection.exec("COMMIT");
+    });
   });
 }
 
 bool ResourceDb::readRecord(const std::string& host, NodeRecord& out, bool& found, std::string& error) {
   found = false;
   return guarded(path_, error, [&] {
-    impl_->connection.exec("BEGIN");
-    try {
-      found = impl_->readRecord(host, out);
-    } catch (...) {
-      sqlite3_exec(impl_->connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
-    impl_->connection.exec("COMMIT");
+    impl_->read([&] {
+      std::vector<NodeRecord> records;
+      impl_->readRecords(&host, records);
+      found = !records.empty();
+      if (found) out = std::move(records.front());
+    });
   });
 }
 
 bool ResourceDb::integrityCheck(std::string& result, std::string& error) {
-  return guarded(path_, error, [&] { result = impl_->connection.queryText("PRAGMA integrity_check"); });
+  return guarded(path_, error, [&] { result = impl_->integrityCheck(); });
+}
+
+bool ResourceDb::reconnectIfLost(bool& reconnected, std::string& error) {
+  reconnected = false;
+  return guarded(path_, error, [&] { reconnected = impl_->reconnectIfLost(); });
 }
 
 bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& out, std::string& error) {

@@ -10,18 +10,22 @@
 namespace dispar::streammap {
 
 struct DaemonOptions {
-  std::string dbPath;
-  int intervalSeconds = 30;
-  int ttlSeconds = 0;       // 0: three intervals; recorded with the node (see loadClusterFromDatabase)
+  std::string dbPath;            // SQLite file or postgresql:// connection string
+  double intervalSeconds = 30;   // may be fractional (at least 0.05)
+  int ttlSeconds = 0;       // 0: three intervals, rounded up to whole seconds; recorded with the node
   std::string pidFile;      // empty: none
   ProbeOptions probe;       // probe.hostName empty: localHostName()
 };
 
 /// Runs until SIGTERM/SIGINT (handled through a signalfd, so the wait ends at once). Refuses to start
-/// when another daemon holds `<db>.daemon.<host>.lock`, naming its pid. Returns the exit status.
+/// when another daemon holds daemonLockPath(db, host), naming its pid. A failed update is logged and
+/// retried at the next interval; a lost connection to a PostgreSQL server is re-established at the next
+/// interval (and logged). Returns the exit status.
 int runDaemon(const DaemonOptions& options);
 
-/// The lock file that keeps one daemon per node and database.
+/// The lock file that keeps one daemon per node and database: `<db>.daemon.<host>.lock` beside an SQLite
+/// file; for a PostgreSQL database, which has no directory here, $TMPDIR (default /tmp)
+/// /streammap-daemon.<hash>.<host>.lock with <hash> derived from the connection string without password.
 std::string daemonLockPath(const std::string& dbPath, const std::string& host);
 
 }  // namespace dispar::streammap

@@ -1,11 +1,17 @@
-// The resource database: an SQLite file holding the cluster's nodes, their GPUs, status and
-// heartbeats (docs/streammap.md, "The resource database").
+// The resource database: the cluster's nodes, their GPUs, status and heartbeats (docs/streammap.md,
+// "The resource database"), in an SQLite file (one machine) or, for a location that is a
+// postgresql:// or postgres:// connection string, in a PostgreSQL database (the whole cluster).
+// Both backends have the same schema, versioning, transactions and error semantics.
 //
 // Safety rules: a file that is not an SQLite database, or an SQLite database of another application
 // (PRAGMA application_id), or of a newer schema (PRAGMA user_version) is refused with an error naming
 // the file and is never written. Older schemas are migrated forward in one transaction. Every update
 // is one BEGIN IMMEDIATE transaction; concurrent writers wait on a busy timeout; the database runs in
-// WAL mode, so a writer killed mid-transaction leaves the last committed state.
+// WAL mode, so a writer killed mid-transaction leaves the last committed state. On PostgreSQL the
+// identity and version live in the table dispar_meta, node updates lock the node's row (updates that
+// change the set of nodes lock out all writers), serialization failures and deadlocks are retried, and
+// reads run in one REPEATABLE READ snapshot. Messages name a server by its connection string without
+// the password.
 #ifndef STREAMMAP_RESOURCE_DB_H
 #define STREAMMAP_RESOURCE_DB_H
 
@@ -24,13 +30,21 @@ namespace dispar::streammap {
 /// $XDG_STATE_HOME/dispar/resources.db, with XDG_STATE_HOME defaulting to ~/.local/state.
 std::string defaultDatabasePath();
 
+/// True when `location` is a PostgreSQL connection string (postgresql://... or postgres://...) rather
+/// than an SQLite file's path.
+bool isDatabaseUrl(const std::string& location);
+
+/// `location` as messages and logs may show it: a path as is, a connection string without its password.
+std::string displayDatabaseName(const std::string& location);
+
 /// Reads the database's current cluster (nodes sorted by host). Liveness rule: a node kept alive by a
 /// daemon (one that recorded a heartbeat TTL) whose last heartbeat is older than its TTL counts as Down;
 /// `ttlSeconds` > 0 replaces every such node's recorded TTL. Nodes without a recorded TTL — imported
 /// nodes and nodes recorded by a one-shot `--discover` — are exempt. Drained nodes stay Drained.
 bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& out, std::string& error);
 
-/// The schema version this build writes (PRAGMA user_version) and its application id.
+/// The schema version this build writes (PRAGMA user_version; dispar_meta.schema_version on PostgreSQL)
+/// and its application id (PRAGMA application_id; dispar_meta.application_id).
 constexpr int kResourceDbSchemaVersion = 2;
 constexpr std::int32_t kResourceDbApplicationId = 0x44535052;  // "DSPR"
 
@@ -59,12 +73,14 @@ class ResourceDb {
   };
 
   /// Opens, validates and, when older, migrates the database. On failure returns null and sets
-  /// `error` to a message that starts with the path.
+  /// `error` to a message that starts with the path (displayDatabaseName). For PostgreSQL the database
+  /// must exist; CreateIfMissing creates the schema in it, Existing requires it.
   static std::unique_ptr<ResourceDb> open(const std::string& path, OpenMode mode, std::string& error);
   ~ResourceDb();
   ResourceDb(const ResourceDb&) = delete;
   ResourceDb& operator=(const ResourceDb&) = delete;
 
+  /// The file's path, or the connection string without its password.
   const std::string& path() const { return path_; }
   /// The version the file had when opened (before migration) — 0 for a new file.
   int openedSchemaVersion() const { return openedVersion_; }
@@ -95,8 +111,13 @@ class ResourceDb {
   /// `found` is false when the host is not recorded.
   bool readRecord(const std::string& host, NodeRecord& out, bool& found, std::string& error);
 
-  /// PRAGMA integrity_check's first line ("ok" when healthy).
+  /// PRAGMA integrity_check's first line ("ok" when healthy). On PostgreSQL, which checks its own
+  /// storage, "ok" once the metadata and every table of the schema are in place.
   bool integrityCheck(std::string& result, std::string& error);
+
+  /// When the connection to a server was lost since the last call, reconnects (`reconnected` true).
+  /// False with an error when the server still cannot be reached. Always true for SQLite.
+  bool reconnectIfLost(bool& reconnected, std::string& error);
 
   class Impl;
 
