@@ -4,6 +4,7 @@
 
 #include "CudaDevice.h"
 
+#include <dispar/dispar.h>
 #include <dispar/gpu/MapFile.h>
 #include <dispar/gpu/Selection.h>
 #include <dispar/gpu/Settings.h>
@@ -43,14 +44,6 @@ void queryDevices(SelectionInput& input) {
   }
 }
 
-/// The host name this rank runs on, as MPICH would name it.
-std::string hostName() {
-  if (const char* name = std::getenv("MPIR_CVAR_CH3_INTERFACE_HOSTNAME"); name != nullptr && *name != '\0') return name;
-  char buffer[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
-}
-
 std::string binaryPath() {
   std::error_code error;
   const std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -83,12 +76,16 @@ std::unique_ptr<Device> CudaBackend::start(const RankInfo& rank) const {
   input.vnode = rank.vnode;
   input.rank = rank.rank;
   input.localRank = rank.localRank;
-  input.host = hostName();
+  input.host = node_name();
   input.compiledArchs = compiledArchs_;
   TransferSettings transfers;
   std::optional<MapFile> mapping;
   try {
     input.request = parseDeviceRequest(std::getenv("DISPAR_DEVICE"));
+    // srun numbers the tasks of each Slurm node; MPI's shared-memory split cannot tell apart several
+    // Slurm nodes on one machine.
+    if (const std::optional<int> slurmLocal = parseLocalId(std::getenv("SLURM_LOCALID"))) input.localRank = *slurmLocal;
+    input.visibleOrdinals = parseVisibleDevices(std::getenv("CUDA_VISIBLE_DEVICES"));
     transfers.chunkBytes = parseChunkBytes(std::getenv("DISPAR_CHUNK_BYTES"));
     transfers.mpiAddressable = parseCudaAwareMpi(std::getenv("DISPAR_CUDA_AWARE_MPI"), mpiReportsCudaSupport());
     mapping = loadMapping();

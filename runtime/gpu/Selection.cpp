@@ -2,12 +2,20 @@
 
 #include <dispar/gpu/CudaArch.h>
 
+#include <algorithm>
+
 namespace dispar::gpu {
 namespace {
 
 std::string joined(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+std::string joined(const std::vector<int>& ordinals) {
+  std::string text;
+  for (int ordinal : ordinals) text += (text.empty() ? "" : ",") + std::to_string(ordinal);
   return text;
 }
 
@@ -96,6 +104,23 @@ Selection selectDevice(const SelectionInput& input) {
     const std::string source = "the mapping file '" + input.mapping->path + "'";
     if (mapped->mode == "host-fallback") return useHost("mode host-fallback in " + source, selection);
     if (mapped->mode == "cpu") return useHost("mode cpu in " + source, selection);
+    if (input.visibleOrdinals) {
+      // The mapping names the node's GPU; CUDA numbers only the visible ones (srun's gres binding).
+      const std::vector<int>& visible = *input.visibleOrdinals;
+      const auto at = std::find(visible.begin(), visible.end(), *mapped->device);
+      if (at == visible.end()) {
+        selection.error = who(input) + " is mapped to GPU " + std::to_string(*mapped->device) + " of host '" +
+                          input.host + "' by " + source + " but CUDA_VISIBLE_DEVICES=" + joined(visible) +
+                          " hides it (was the job given that GPU?); remap inside the allocation or run with "
+                          "DISPAR_DEVICE=host";
+        return selection;
+      }
+      const int cudaIndex = static_cast<int>(at - visible.begin());
+      return useDevice(input, cudaIndex,
+                       "GPU " + std::to_string(*mapped->device) + " of the node from " + source +
+                           ", CUDA device " + std::to_string(cudaIndex) + " under CUDA_VISIBLE_DEVICES",
+                       selection);
+    }
     return useDevice(input, *mapped->device, "from " + source, selection);
   }
   if (input.devices.empty())

@@ -59,4 +59,30 @@ bool parseCudaAwareMpi(const char* text, bool mpiSays) {
 
 bool parseVerbose(const char* text) { return text != nullptr && std::string(text) == "1"; }
 
+std::optional<int> parseLocalId(const char* text) {
+  if (isUnset(text)) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const long long id = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || id < 0 || id > INT_MAX)
+    throw std::runtime_error("SLURM_LOCALID must be a non-negative integer, got '" + std::string(text) + "'");
+  return static_cast<int>(id);
+}
+
+std::optional<std::vector<int>> parseVisibleDevices(const char* text) {
+  if (isUnset(text)) return std::nullopt;
+  std::vector<int> ordinals;
+  const char* cursor = text;
+  while (true) {
+    errno = 0;
+    char* end = nullptr;
+    const long long ordinal = std::strtoll(cursor, &end, 10);
+    if (errno != 0 || end == cursor || ordinal < 0 || ordinal > INT_MAX) return std::nullopt;
+    ordinals.push_back(static_cast<int>(ordinal));
+    if (*end == '\0') return ordinals;
+    if (*end != ',') return std::nullopt;
+    cursor = end + 1;
+  }
+}
+
 }  // namespace dispar::gpu

@@ -6,8 +6,10 @@
 #include <dispar/gpu/Settings.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -169,6 +171,21 @@ TEST(Settings, CudaAwareMpiAndVerbose) {
   EXPECT_FALSE(parseVerbose(nullptr));
 }
 
+TEST(Settings, SlurmLocalIdAndVisibleDevices) {
+  EXPECT_EQ(parseLocalId(nullptr), std::nullopt);
+  EXPECT_EQ(parseLocalId(""), std::nullopt);
+  EXPECT_EQ(parseLocalId("3"), 3);
+  EXPECT_THROW(parseLocalId("-1"), std::runtime_error);
+  EXPECT_THROW(parseLocalId("x"), std::runtime_error);
+  EXPECT_EQ(parseVisibleDevices(nullptr), std::nullopt);
+  EXPECT_EQ(parseVisibleDevices("2,0"), (std::vector<int>{2, 0}));
+  EXPECT_EQ(parseVisibleDevices("1"), (std::vector<int>{1}));
+  // UUIDs and MIG names cannot be translated: CUDA's numbering is taken as the node's.
+  EXPECT_EQ(parseVisibleDevices("GPU-8f4a2c1e-0000"), std::nullopt);
+  EXPECT_EQ(parseVisibleDevices("MIG-GPU-1/0/0"), std::nullopt);
+  EXPECT_EQ(parseVisibleDevices("0,"), std::nullopt);
+}
+
 // --- Selection ---------------------------------------------------------------------------------------
 
 const VisibleDevice kA100{"NVIDIA A100", 8, 0};
@@ -194,6 +211,25 @@ TEST(Selection, MappingGivesTheDevice) {
   EXPECT_EQ(s.device, 1);
   EXPECT_EQ(s.reason, "GPU 1 (NVIDIA H100, compute capability 9.0), from the mapping file 'fir.map.json'");
   EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(Selection, MappedGpuIsFoundAmongTheVisibleOnes) {
+  // srun gave this task the node's GPUs 3 and 1 (CUDA_VISIBLE_DEVICES=3,1): the node's GPU 1 of the
+  // mapping is CUDA device 1 here.
+  const MapFile map = parseMapFile(kMap, "fir.map.json");
+  SelectionInput input = fir();
+  input.mapping = &map;
+  input.visibleOrdinals = std::vector<int>{3, 1};
+  Selection s = selectDevice(input);
+  EXPECT_EQ(s.error, "");
+  EXPECT_EQ(s.device, 1);
+  EXPECT_EQ(s.reason, "GPU 1 (NVIDIA H100, compute capability 9.0), GPU 1 of the node from the mapping file "
+                      "'fir.map.json', CUDA device 1 under CUDA_VISIBLE_DEVICES");
+  input.visibleOrdinals = std::vector<int>{0};
+  s = selectDevice(input);
+  EXPECT_EQ(s.error, "vnode 'fir' (rank 1) is mapped to GPU 1 of host 'node1' by the mapping file 'fir.map.json' "
+                     "but CUDA_VISIBLE_DEVICES=0 hides it (was the job given that GPU?); remap inside the "
+                     "allocation or run with DISPAR_DEVICE=host");
 }
 
 TEST(Selection, HostFallbackAndCpuModesRunOnTheHost) {

@@ -23,7 +23,8 @@ constexpr Subcommand kSubcommands[] = {
     {"cluster", dispar::streammap::clusterCommand, "import or export a cluster description"},
     {"map", dispar::streammap::mapCommand, "place an RTG's vertices on nodes and write the machinefile"},
     {"check", dispar::streammap::checkCommand, "check a mapping against the current resources and the binary"},
-    {"run", dispar::streammap::runCommand, "map if needed, check, and launch with mpiexec"},
+    {"run", dispar::streammap::runCommand, "map if needed, check, and launch (mpiexec, or srun under Slurm)"},
+    {"sbatch", dispar::streammap::sbatchCommand, "map for a Slurm batch job and write its script"},
 };
 
 void printUsage(std::FILE* out) {

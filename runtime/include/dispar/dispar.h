@@ -31,6 +31,10 @@ const std::vector<std::string>& args();
 int replica();
 /// Number of replicas of the running VNODE (`replicas(K)` in its resource directive, default 1).
 int replicas();
+/// The node this instance runs on, as the launcher and the mapping file name it: SLURMD_NODENAME under
+/// srun (several Slurm nodes may share one machine), MPICH's MPIR_CVAR_CH3_INTERFACE_HOSTNAME, else the
+/// machine's host name.
+std::string node_name();
 
 namespace gpu {
 /// Whether this rank's kernels run on the host (their host clones) rather than on a GPU. Decided once

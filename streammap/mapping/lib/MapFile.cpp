@@ -287,6 +287,12 @@ std::string formatMpichMachinefile(const std::vector<std::string>& hostOfRank) {
   return text;
 }
 
+std::string formatSlurmHostfile(const std::vector<std::string>& hostOfRank) {
+  std::string text;
+  for (const std::string& host : hostOfRank) text += host + "\n";
+  return text;
+}
+
 std::string formatOpenMpiHostfile(const std::vector<std::string>& hostOfRank) {
   std::vector<std::string> order;
   std::map<std::string, int> slots;

@@ -6,9 +6,11 @@
 #include "streammap/Daemon.h"
 #include "streammap/Discovery.h"
 #include "streammap/ResourceDb.h"
+#include "streammap/Slurm.h"
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -61,13 +63,18 @@ const CommandSpec kNodeSpec = {"streammap node drain|resume HOST [--db PATH]",
 
 const OptionSpec kClusterOptions[] = {
     kDbOption,
-    {"--replace", nullptr, "import: remove recorded nodes that the file does not describe"},
+    {"--slurm", nullptr, "import: read the nodes from Slurm (sinfo --json, else scontrol show node -o)"},
+    {"--replace", nullptr, "import: remove recorded nodes that the file (or Slurm) does not describe"},
     {"-o", "FILE", "export: write to FILE (atomically) instead of standard output"},
     {"--ttl", "SECONDS", "export: as for 'streammap nodes'"},
 };
 const CommandSpec kClusterSpec = {
-    "streammap cluster import FILE.json [--replace] [--db PATH]\n       streammap cluster export [-o FILE] [--db PATH]",
+    "streammap cluster import FILE.json|--slurm [--replace] [--db PATH]\n"
+    "       streammap cluster export [-o FILE] [--db PATH]",
     "import: records the nodes a cluster description describes (source 'import'), in one transaction.\n"
+    "With --slurm, the nodes Slurm knows: CPUs, memory, GPUs from gres (count and type), and state\n"
+    "(idle/mixed/allocated: up; drain: drained; down, not responding: down). A node already recorded by a\n"
+    "probe keeps the probe's details (topology, GPU models, compute capability); Slurm's state wins.\n"
     "export: prints the recorded cluster in the same format.",
     kClusterOptions, std::size(kClusterOptions)};
 
@@ -110,6 +117,48 @@ class MpiSession {
  private:
   bool ok_ = false;
 };
+
+// Records imported nodes in one transaction; with --replace removes the others. `stateWins`: a node the
+// database holds as drained takes the imported status (Slurm's drain and resume are the truth).
+int recordImport(const CommandLine& cl, const std::vector<NodeInfo>& nodes, const std::string& from,
+                 bool stateWins = false) {
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
+  if (!db || !db->recordNodes(nodes, false, nullptr, error)) return reportError(error);
+  std::vector<std::string> hosts;
+  for (const NodeInfo& n : nodes) {
+    hosts.push_back(n.host);
+    if (stateWins && n.status != NodeStatus::Drained && !db->setStatus(n.host, n.status, error)) return reportError(error);
+  }
+  std::vector<std::string> removed;
+  if (cl.has("--replace") && !db->removeNodesExcept(hosts, &removed, error)) return reportError(error);
+  std::printf("imported %zu nodes from %s into %s", nodes.size(), from.c_str(),
+              displayDatabaseName(cl.databasePath()).c_str());
+  if (!removed.empty()) std::printf("; removed %zu", removed.size());
+  std::printf("\n");
+  return 0;
+}
+
+int importFromSlurm(const CommandLine& cl) {
+  std::vector<NodeInfo> fromSlurm;
+  std::string how, error;
+  if (!slurm::queryNodes(fromSlurm, how, error)) return reportError(error);
+  std::vector<NodeRecord> stored;
+  {
+    std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
+    if (!db || !db->readRecords(stored, error)) return reportError(error);
+  }
+  std::vector<NodeInfo> merged;
+  for (const NodeInfo& n : fromSlurm) {
+    auto it = std::find_if(stored.begin(), stored.end(), [&](const NodeRecord& r) { return r.node.host == n.host; });
+    merged.push_back(slurm::mergeNode(it != stored.end() ? &it->node : nullptr, n));
+    const NodeInfo& m = merged.back();
+    std::printf("%-16s %-8s %3d CPUs %10s  %s%s\n", m.host.c_str(), nodeStatusName(m.status), m.threads,
+                formatGiB(m.memoryBytes).c_str(), gpuSummary(m).c_str(),
+                it != stored.end() && it->node.source == RecordSource::Probe ? "  (merged with the probed record)" : "");
+  }
+  return recordImport(cl, merged, "Slurm (" + how + ")", /*stateWins=*/true);
+}
 
 }  // namespace
 
@@ -188,24 +237,12 @@ int clusterCommand(const Args& args) {
   if (cl.helpRequested()) return 0;
   const auto& words = cl.positional();
   std::string error;
-  if (words.size() == 2 && words[0] == "import") {
+  if (words.size() == 1 && words[0] == "import" && cl.has("--slurm")) return importFromSlurm(cl);
+  if (words.size() == 2 && words[0] == "import" && !cl.has("--slurm")) {
     Cluster cluster;
     if (!readClusterJsonFile(words[1], cluster, error)) return reportError(error);
-    std::vector<std::string> hosts;
-    for (NodeInfo& n : cluster.nodes) {
-      n.source = RecordSource::Import;
-      hosts.push_back(n.host);
-    }
-    std::unique_ptr<ResourceDb> db =
-        ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
-    if (!db || !db->recordNodes(cluster.nodes, false, nullptr, error)) return reportError(error);
-    std::vector<std::string> removed;
-    if (cl.has("--replace") && !db->removeNodesExcept(hosts, &removed, error)) return reportError(error);
-    std::printf("imported %zu nodes from %s into %s", cluster.nodes.size(), words[1].c_str(),
-                cl.databasePath().c_str());
-    if (!removed.empty()) std::printf("; removed %zu", removed.size());
-    std::printf("\n");
-    return 0;
+    for (NodeInfo& n : cluster.nodes) n.source = RecordSource::Import;
+    return recordImport(cl, cluster.nodes, words[1]);
   }
   if (words.size() == 1 && words[0] == "export") {
     std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
@@ -221,7 +258,7 @@ int clusterCommand(const Args& args) {
     return 0;
   }
   CommandLine::printHelp(kClusterSpec, stderr);
-  return reportError("cluster: expected 'import FILE.json' or 'export'");
+  return reportError("cluster: expected 'import FILE.json', 'import --slurm' or 'export'");
 }
 
 }  // namespace dispar::streammap

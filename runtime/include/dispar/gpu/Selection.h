@@ -22,7 +22,8 @@ struct SelectionInput {
   std::string vnode;
   int rank = 0;
   std::string host;                        // the host this rank runs on
-  int localRank = 0;                       // among the job's ranks on this host
+  int localRank = 0;                       // among the job's ranks on this node
+  std::optional<std::vector<int>> visibleOrdinals;  // CUDA_VISIBLE_DEVICES as node ordinals, when a list
   const MapFile* mapping = nullptr;        // null: no mapping file
   std::vector<VisibleDevice> devices;      // what cudaGetDeviceCount / cudaGetDeviceProperties report
   std::string deviceQueryError;            // why none are visible, when the query failed

@@ -4,7 +4,9 @@
 #define DISPAR_GPU_SETTINGS_H
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dispar::gpu {
 
@@ -28,6 +30,15 @@ bool parseCudaAwareMpi(const char* text, bool mpiSays);
 
 /// DISPAR_VERBOSE=1.
 bool parseVerbose(const char* text);
+
+/// SLURM_LOCALID (srun's task index on its node): unset gives nullopt; anything but a non-negative
+/// integer throws std::runtime_error.
+std::optional<int> parseLocalId(const char* text);
+
+/// CUDA_VISIBLE_DEVICES as the node's device ordinals in CUDA's numbering ("2,0" -> {2, 0}: CUDA device
+/// 0 is the node's GPU 2). nullopt when unset or not a list of ordinals (UUIDs, MIG names): then CUDA's
+/// numbering is taken as the node's.
+std::optional<std::vector<int>> parseVisibleDevices(const char* text);
 
 }  // namespace dispar::gpu
 

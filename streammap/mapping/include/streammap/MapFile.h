@@ -67,6 +67,8 @@ std::string formatMpichMachinefile(const std::vector<std::string>& hostOfRank);
 std::string formatOpenMpiHostfile(const std::vector<std::string>& hostOfRank);
 /// Open MPI rankfile: "rank R=host slot=S", S counting each host's ranks from 0, modulo its cores.
 std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank);
+/// Slurm's SLURM_HOSTFILE for `srun --distribution=arbitrary`: one node name per rank, in rank order.
+std::string formatSlurmHostfile(const std::vector<std::string>& hostOfRank);
 
 /// The path beside `machinefile` with its stem and `suffix`: ("out/app.machinefile", ".map.json") ->
 /// "out/app.map.json".

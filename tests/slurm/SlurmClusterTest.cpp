@@ -1,0 +1,230 @@
+// streammap with a real Slurm 22.05 cluster of four nodes on this machine (slurm_cluster.sh, started once
+// for the whole binary and stopped at the end): import, mapping in and out of an allocation, launching
+// with srun, every rank on the node its mapping names (as the ranks themselves report it), a drained node
+// never used, and a generated batch script run by sbatch. Needs root (slurmd runs jobs as their users).
+#include "Process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kScript = std::string(DISPAR_SOURCE_DIR) + "/tests/slurm/slurm_cluster.sh";
+
+class SlurmCluster : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    ASSERT_EQ(::geteuid(), 0u) << "the Slurm tests need root (label 'slurm'): slurmd runs jobs as their users";
+    dir_ = std::make_unique<ScratchDir>();
+    const ProcessResult started = runProcess({"bash", kScript, "start", dir_->file("cluster")}, ".", {}, 60);
+    ASSERT_EQ(started.status, 0) << started.output;
+    ::setenv("SLURM_CONF", dir_->file("cluster/slurm.conf").c_str(), 1);
+  }
+  void TearDown() override {
+    if (dir_) runProcess({"bash", kScript, "stop", dir_->file("cluster")}, ".", {}, 60);
+    dir_.reset();
+  }
+
+ private:
+  std::unique_ptr<ScratchDir> dir_;
+};
+
+const auto* const kCluster = ::testing::AddGlobalTestEnvironment(new SlurmCluster);
+
+ProcessResult streammap(const std::vector<std::string>& args, const std::string& dir) {
+  std::vector<std::string> argv = {STREAMMAP_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv, dir);
+}
+
+ProcessResult scontrol(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"scontrol"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv);
+}
+
+/// Resumes a drained node and waits until Slurm reports it idle again (right after `resume` it is
+/// "not responding" until its slurmd registers again, about a second).
+void resume(const std::string& node) {
+  ASSERT_EQ(scontrol({"update", "nodename=" + node, "state=resume"}).status, 0);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const ProcessResult state = runProcess({"sinfo", "-h", "-N", "-n", node, "-o", "%T"});
+    if (state.status == 0 && state.output == "idle\n") return;
+    ::usleep(100 * 1000);
+  }
+  FAIL() << node << " did not come back after resume";
+}
+
+std::map<std::string, nlohmann::json> nodesOf(const std::string& db, const std::string& dir) {
+  const ProcessResult listed = streammap({"nodes", "--json", "--db", db}, dir);
+  EXPECT_EQ(listed.status, 0) << listed.output;
+  std::map<std::string, nlohmann::json> nodes;
+  const nlohmann::json listing = nlohmann::json::parse(listed.output);
+  for (const nlohmann::json& n : listing.at("nodes")) nodes[n.at("host").get<std::string>()] = n;
+  return nodes;
+}
+
+/// Builds the placement program (six CPU instances that report their node) into `dir`.
+void buildPlacement(const ScratchDir& dir) {
+  dir.write("placement.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp"));
+  const ProcessResult built = runProcess({DISPARCC_PATH, "placement.dsp", "-o", "placement"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+}
+
+/// Where each (vnode, replica) ran by the ranks' own report, compared with the mapping file; the
+/// hosts used.
+std::set<std::string> expectPlacedAsMapped(const std::string& output, const std::string& mapPath) {
+  long expected = 0;
+  for (long i = 0; i < 1000; ++i) expected += i * i;
+  EXPECT_NE(output.find("sum=" + std::to_string(expected)), std::string::npos) << output;
+  std::map<std::pair<std::string, int>, std::string> actual;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string tag, vnode, host;
+    int replica = -1;
+    if (words >> tag >> vnode >> replica >> host && tag == "placed") actual[{vnode, replica}] = host;
+  }
+  const nlohmann::json map = nlohmann::json::parse(readFile(mapPath));
+  std::set<std::string> hosts;
+  EXPECT_EQ(map.at("ranks").size(), 6u);
+  for (const nlohmann::json& rank : map.at("ranks")) {
+    const auto key = std::make_pair(rank.at("vnode").get<std::string>(), rank.at("replica").get<int>());
+    EXPECT_TRUE(actual.count(key)) << key.first << " " << key.second << " did not report\n" << output;
+    EXPECT_EQ(actual[key], rank.at("host").get<std::string>()) << key.first << " replica " << key.second;
+    hosts.insert(actual[key]);
+  }
+  return hosts;
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(SlurmCluster, ImportReadsNodesGpusAndStates) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  ProcessResult imported = streammap({"cluster", "import", "--slurm", "--db", db}, dir.path());
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  EXPECT_NE(imported.output.find("imported 4 nodes from Slurm (sinfo --json)"), std::string::npos) << imported.output;
+  auto nodes = nodesOf(db, dir.path());
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_EQ(nodes["gpu1"]["gpus"].size(), 2u);
+  EXPECT_EQ(nodes["gpu1"]["gpus"][0]["name"], "NVIDIA A100");
+  EXPECT_EQ(nodes["gpu1"]["gpus"][0]["compute_capability"], "8.0");
+  EXPECT_EQ(nodes["gpu2"]["gpus"].size(), 1u);
+  EXPECT_EQ(nodes["gpu2"]["gpus"][0]["name"], "Tesla V100");
+  EXPECT_EQ(nodes["cpu1"]["gpus"].size(), 0u);
+  EXPECT_EQ(nodes["cpu1"]["cpu"]["threads"], 2);
+  for (auto& [host, n] : nodes) EXPECT_EQ(n["status"], "up") << host;
+
+  // Slurm's drain and resume are the truth on every import.
+  ASSERT_EQ(scontrol({"update", "nodename=cpu2", "state=drain", "reason=dispar-test"}).status, 0);
+  imported = streammap({"cluster", "import", "--slurm", "--db", db}, dir.path());
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  EXPECT_EQ(nodesOf(db, dir.path())["cpu2"]["status"], "drained");
+  resume("cpu2");
+  imported = streammap({"cluster", "import", "--slurm", "--db", db}, dir.path());
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  EXPECT_EQ(nodesOf(db, dir.path())["cpu2"]["status"], "up");
+}
+
+TEST(SlurmCluster, ImportMergesWithRecordedDetails) {
+  // A record with the details a probe finds (GPU model, memory, topology) keeps them; Slurm's state and
+  // GPU count win.
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  dir.write("probed.json", R"({"format": "dispar-cluster", "version": 1, "nodes": [
+    {"host": "gpu1", "cpu": {"sockets": 2, "cores": 16, "threads": 32}, "memory_bytes": 68719476736,
+     "status": "down",
+     "gpus": [{"index": 0, "name": "NVIDIA A100-SXM4-80GB", "compute_capability": "8.0", "memory_bytes": 85899345920},
+              {"index": 1, "name": "NVIDIA A100-SXM4-80GB", "compute_capability": "8.0", "memory_bytes": 85899345920},
+              {"index": 2, "name": "NVIDIA A100-SXM4-80GB", "compute_capability": "8.0", "memory_bytes": 85899345920}]}]})");
+  ASSERT_EQ(streammap({"cluster", "import", "probed.json", "--db", db}, dir.path()).status, 0);
+  const ProcessResult imported = streammap({"cluster", "import", "--slurm", "--db", db}, dir.path());
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  auto gpu1 = nodesOf(db, dir.path())["gpu1"];
+  EXPECT_EQ(gpu1["status"], "up");
+  EXPECT_EQ(gpu1["cpu"]["cores"], 16);
+  ASSERT_EQ(gpu1["gpus"].size(), 2u);
+  EXPECT_EQ(gpu1["gpus"][1]["name"], "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(gpu1["gpus"][1]["memory_bytes"], 85899345920LL);
+}
+
+TEST(SlurmCluster, MapAvoidsDrainedNodeAndRunPlacesEveryRank) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  buildPlacement(dir);
+  ASSERT_EQ(scontrol({"update", "nodename=cpu2", "state=drain", "reason=dispar-test"}).status, 0);
+  ProcessResult imported = streammap({"cluster", "import", "--slurm", "--db", db}, dir.path());
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  const ProcessResult mapped = streammap({"map", "placement.rtg.json", "--format", "slurm", "--db", db}, dir.path());
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  EXPECT_NE(mapped.output.find("run: SLURM_HOSTFILE=placement.slurm-hostfile srun --mpi=pmi2 -n 6 "
+                               "--distribution=arbitrary "),
+            std::string::npos)
+      << mapped.output;
+  const std::vector<std::string> hostfile = linesOf(readFile(dir.file("placement.slurm-hostfile")));
+  EXPECT_EQ(hostfile.size(), 6u);
+  for (const std::string& host : hostfile) EXPECT_NE(host, "cpu2") << "drained node used";
+
+  const ProcessResult run = streammap({"run", "--launcher", "slurm", "--db", db, "./placement"}, dir.path());
+  resume("cpu2");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::set<std::string> hosts = expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  EXPECT_EQ(hosts.count("cpu2"), 0u);
+  EXPECT_GE(hosts.size(), 2u);  // six instances on 2- and 4-CPU nodes: the check is not vacuous
+}
+
+TEST(SlurmCluster, InsideAnAllocationOnlyItsNodes) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  buildPlacement(dir);
+  ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
+  // salloc runs streammap inside the allocation; `run` then defaults to srun.
+  const ProcessResult run = runProcess({"salloc", "-w", "gpu2,cpu1", "-N", "2", "--exclusive", STREAMMAP_PATH, "run",
+                                        "--db", db, "./placement"},
+                                       dir.path());
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("inside Slurm job "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("mapping onto its 2 nodes only"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("gpu2: 4 CPUs, 1 GPU (recorded)"), std::string::npos) << run.output;
+  const std::set<std::string> hosts = expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  for (const std::string& h : hosts) EXPECT_TRUE(h == "gpu2" || h == "cpu1") << h << " is not in the allocation";
+  const nlohmann::json map = nlohmann::json::parse(readFile(dir.file("placement.map.json")));
+  EXPECT_EQ(map.at("launcher"), "slurm");
+}
+
+TEST(SlurmCluster, SbatchScriptRunsTheMappedJob) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  buildPlacement(dir);
+  ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
+  const ProcessResult written =
+      streammap({"sbatch", "placement.rtg.json", "--db", db, "--time", "5:00", "-o", "job.sbatch"}, dir.path());
+  ASSERT_EQ(written.status, 0) << written.output;
+  EXPECT_NE(written.output.find("wrote job.sbatch; submit with: sbatch job.sbatch"), std::string::npos) << written.output;
+  const std::string script = readFile(dir.file("job.sbatch"));
+  EXPECT_NE(script.find("#SBATCH --ntasks=6\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --time=5:00\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --exclusive\n"), std::string::npos) << script;
+  const ProcessResult submitted =
+      runProcess({"sbatch", "--wait", "-o", dir.file("job.out"), "job.sbatch"}, dir.path(), {}, 120);
+  ASSERT_EQ(submitted.status, 0) << submitted.output << readFile(dir.file("job.out"));
+  expectPlacedAsMapped(readFile(dir.file("job.out")), dir.file("placement.map.json"));
+
+  EXPECT_NE(streammap({"sbatch", "placement.rtg.json", "--db", db, "--time", "soon"}, dir.path()).status, 0);
+}
+
+}  // namespace
+}  // namespace dispar::testing
