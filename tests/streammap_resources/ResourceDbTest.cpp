@@ -455,3 +455,29 @@ TEST(PostgresResourceDb, RefusesForeignAndNewerDatabasesWithoutTouchingThem) {
   EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
   EXPECT_EQ(error.rfind("postgresql://postgres@/no_such_db?host=", 0), 0u) << error;
 }
+
+// The commands accept a connection string wherever they accept a path, and never print its password.
+TEST(PostgresResourceDb, CommandsTakeConnectionStringsAndNeverPrintThePassword) {
+  PostgresServer& server = PostgresServer::instance();
+  const std::string url = server.createDatabase();
+  const std::string withPassword = "postgresql://postgres:s3cret@/" + url.substr(url.find("@/") + 2);
+  const std::string cli = std::string(DISPAR_RESOURCES_CLI) + " ";
+  int status = 0;
+  std::string out = dispar::streammap::test::runCommand(
+      cli + "cluster import " + DISPAR_EXAMPLES_DIR + "/paper4.json --db '" + withPassword + "' 2>&1", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("imported 4 nodes"), std::string::npos) << out;
+  EXPECT_NE(out.find("into " + url), std::string::npos) << out;
+  EXPECT_EQ(out.find("s3cret"), std::string::npos) << out;
+  out = dispar::streammap::test::runCommand(
+      "DISPAR_RESOURCE_DB='" + withPassword + "' " + cli + "nodes 2>&1", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("node4"), std::string::npos) << out;
+  out = dispar::streammap::test::runCommand(cli + "node drain nosuchnode --db '" + withPassword + "' 2>&1", &status);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(out.find("streammap: error: " + url + ": no node 'nosuchnode' recorded"), std::string::npos) << out;
+  EXPECT_EQ(out.find("s3cret"), std::string::npos) << out;
+  out = dispar::streammap::test::runCommand(cli + "daemon --interval 0.01 --db '" + withPassword + "' 2>&1", &status);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(out.find("--interval: expected a number from 0.05 to 86400, got '0.01'"), std::string::npos) << out;
+}
