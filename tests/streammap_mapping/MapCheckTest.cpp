@@ -1,4 +1,4 @@
-// `check`: a changed cluster, a missing CUDA architecture, a GPU too small.
+// `check`: a changed cluster, a missing CUDA architecture, a GPU too small, a GPU of unknown model.
 #include "TestSupport.h"
 #include "streammap/MapCheck.h"
 #include "streammap/MapPlanner.h"
@@ -89,6 +89,19 @@ TEST(MapCheck, DetectsGpuTooSmall) {
   rtg.vertices[0].memory = rtg.vertices[1].memory = 30ull << 30;
   const CheckReport shared = checkMapping(mapped(rtg, oneGpuCluster()), oneGpuCluster());
   EXPECT_TRUE(mentions(shared.problems, "the ranks mapped to it need 64424509440 bytes"));
+}
+
+TEST(MapCheck, GpuKnownOnlyByCountIsCheckedAtStartUp) {
+  // Slurm's "gpu:2" without a model: no compute capability or memory on record. The mapping stands, with
+  // a note, and the runtime checks the real device.
+  lang::Rtg rtg = gpuProgram();
+  rtg.vertices[1].memory = 1ull << 30;
+  Cluster counted = oneGpuCluster();
+  counted.nodes[1].gpus[0].ccMajor = counted.nodes[1].gpus[0].ccMinor = 0;
+  counted.nodes[1].gpus[0].memoryBytes = 0;
+  const CheckReport report = checkMapping(mapped(rtg, counted), counted);
+  EXPECT_TRUE(report.ok());
+  EXPECT_TRUE(mentions(report.notes, "gpu1 gpu 0: model unknown (no probe recorded it)"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "streammap/ResourceDb.h"
 
 #include <map>
+#include <set>
 
 namespace dispar::streammap {
 
@@ -47,6 +48,7 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
 
   std::map<std::pair<std::string, int>, std::uint64_t> memoryOnDevice;
   bool gpuRanks = false;
+  std::set<std::string> unknownGpus;
   for (const RankRecord& k : record.ranks) {
     auto it = nodes.find(k.host);
     if (it == nodes.end()) {
@@ -70,10 +72,17 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
     }
     const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name + ", compute capability " +
                               std::to_string(gpu->ccMajor) + "." + std::to_string(gpu->ccMinor) + ")";
-    if (!record.cudaArchs.empty() && !gpu::anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
+    // A GPU known only by a scheduler's count (Slurm's "gpu:4") has no compute capability or memory on
+    // record: those checks wait for the runtime's, at start-up.
+    const bool capabilityKnown = gpu->ccMajor > 0;
+    if (!capabilityKnown && !record.cudaArchs.empty())
+      unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
+    if (capabilityKnown && !record.cudaArchs.empty() &&
+        !gpu::anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
       report.problems.push_back(rankLabel(k) + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
                                 ") runs on " + where);
-    if (k.memory) {
+    if (k.memory && gpu->memoryBytes == 0) unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
+    if (k.memory && gpu->memoryBytes > 0) {
       if (*k.memory > gpu->memoryBytes)
         report.problems.push_back(rankLabel(k) + ": needs " + std::to_string(*k.memory) + " bytes of device memory, " +
                                   where + " has " + std::to_string(gpu->memoryBytes));
@@ -83,11 +92,13 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
   for (const auto& [device, bytes] : memoryOnDevice) {
     const NodeInfo& node = *nodes[device.first];
     for (const GpuInfo& g : node.gpus)
-      if (g.index == device.second && bytes > g.memoryBytes)
+      if (g.index == device.second && g.memoryBytes > 0 && bytes > g.memoryBytes)
         report.problems.push_back(device.first + " gpu " + std::to_string(g.index) + ": the ranks mapped to it need " +
                                   std::to_string(bytes) + " bytes of device memory together, it has " +
                                   std::to_string(g.memoryBytes));
   }
+  for (const std::string& g : unknownGpus)
+    report.notes.push_back(g + ": model unknown (no probe recorded it): architecture and memory checked at start-up");
   if (gpuRanks && record.cudaArchs.empty())
     report.notes.push_back("the rtg records no CUDA architectures (built without device code?): architectures not checked");
   return report;
