@@ -31,6 +31,41 @@ find_package(MPI QUIET COMPONENTS C CXX)
 dispar_require(MPI_CXX_FOUND "MPI (MPICH)" "mpich libmpich-dev")
 dispar_require(DISPAR_MPIEXEC "mpiexec (MPICH)" "mpich")
 
+# Open MPI, optional: where installed (beside MPICH, under its own names) the runtime is also built
+# against it, and `disparcc --mpi=openmpi` builds programs for `mpirun`. Only the compiler wrapper's
+# own answers are used (--showme), nothing of Open MPI's internals.
+find_program(DISPAR_OPENMPI_MPICXX NAMES mpicxx.openmpi)
+find_program(DISPAR_OPENMPI_MPIRUN NAMES mpirun.openmpi)
+if(DISPAR_OPENMPI_MPICXX AND DISPAR_OPENMPI_MPIRUN)
+  execute_process(COMMAND ${DISPAR_OPENMPI_MPICXX} --showme:incdirs OUTPUT_VARIABLE openmpi_incdirs
+                  RESULT_VARIABLE openmpi_status OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${DISPAR_OPENMPI_MPICXX} --showme:libdirs OUTPUT_VARIABLE openmpi_libdirs
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${DISPAR_OPENMPI_MPICXX} --showme:libs OUTPUT_VARIABLE openmpi_libs
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(openmpi_status EQUAL 0)
+    separate_arguments(openmpi_incdirs)
+    separate_arguments(openmpi_libdirs)
+    separate_arguments(openmpi_libs)
+    add_library(DISPAR::OpenMPI INTERFACE IMPORTED)
+    set_target_properties(DISPAR::OpenMPI PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${openmpi_incdirs}")
+    target_link_directories(DISPAR::OpenMPI INTERFACE ${openmpi_libdirs})
+    target_link_libraries(DISPAR::OpenMPI INTERFACE ${openmpi_libs})
+    message(STATUS "DISPAR: Open MPI found (${DISPAR_OPENMPI_MPICXX}): disparcc --mpi=openmpi available")
+  endif()
+endif()
+if(NOT TARGET DISPAR::OpenMPI)
+  message(STATUS "DISPAR: no Open MPI (Debian packages openmpi-bin libopenmpi-dev); disparcc builds for MPICH only")
+endif()
+set(DISPAR_DEFAULT_MPI "mpich" CACHE STRING "MPI that disparcc builds programs for without --mpi: mpich or openmpi")
+set_property(CACHE DISPAR_DEFAULT_MPI PROPERTY STRINGS mpich openmpi)
+if(NOT DISPAR_DEFAULT_MPI MATCHES "^(mpich|openmpi)$")
+  message(FATAL_ERROR "DISPAR: DISPAR_DEFAULT_MPI must be 'mpich' or 'openmpi', not '${DISPAR_DEFAULT_MPI}'")
+endif()
+if(DISPAR_DEFAULT_MPI STREQUAL "openmpi" AND NOT TARGET DISPAR::OpenMPI)
+  message(FATAL_ERROR "DISPAR: DISPAR_DEFAULT_MPI=openmpi but Open MPI is missing (Debian packages openmpi-bin libopenmpi-dev); ${DISPAR_SETUP_HINT}")
+endif()
+
 find_package(SQLite3 QUIET)
 dispar_require(SQLite3_FOUND "SQLite 3" "libsqlite3-dev")
 

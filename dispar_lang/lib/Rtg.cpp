@@ -16,6 +16,7 @@ std::string writeRtgJson(const Rtg& rtg) {
   doc["version"] = kRtgVersion;
   doc["program"] = rtg.program;
   doc["cuda_archs"] = rtg.cudaArchs;
+  doc["mpi"] = rtg.mpi;
   ordered_json vertices = ordered_json::array();
   for (const RtgVertex& v : rtg.vertices) {
     ordered_json j;
@@ -116,6 +117,9 @@ bool parseRtgJson(const std::string& text, Rtg& out, std::string& error) {
   Rtg rtg;
   if (!r.get(doc, "program", "rtg", rtg.program)) return false;
   if (doc.contains("cuda_archs") && !r.get(doc, "cuda_archs", "rtg", rtg.cudaArchs)) return false;
+  // Absent in RTGs written before programs could be built for Open MPI: those are MPICH programs.
+  if (doc.contains("mpi") && !r.get(doc, "mpi", "rtg", rtg.mpi)) return false;
+  if (rtg.mpi != "mpich" && rtg.mpi != "openmpi") return r.fail("rtg.mpi: expected \"mpich\" or \"openmpi\", got \"" + rtg.mpi + "\"");
   auto vertices = doc.find("vertices");
   if (vertices == doc.end() || !vertices->is_array()) return r.fail("rtg.vertices: missing or not an array");
   for (std::size_t i = 0; i < vertices->size(); ++i) {

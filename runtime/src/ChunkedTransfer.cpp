@@ -1,5 +1,6 @@
 #include "ChunkedTransfer.h"
 
+#include "MpiBytes.h"
 #include "MpiHandles.h"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::Cop
   const int slots = engine ? engine->slots() : kDirectSlots;
   std::vector<Request> sends(static_cast<std::size_t>(slots));
   auto send = [&](std::uint64_t k, const void* from) {
-    DISPAR_MPI(MPI_Isend_c, from, static_cast<MPI_Count>(layout.length(k)), MPI_BYTE, dest, kChunkTag, comm,
+    DISPAR_MPI(mpi::isendBytes, from, static_cast<MPI_Count>(layout.length(k)), dest, kChunkTag, comm,
                sends[static_cast<std::size_t>(slotOf(k, slots))].slot());
   };
   if (engine == nullptr) {
@@ -88,7 +89,7 @@ std::uint64_t receiveChunks(void* target, const ChunkHeader& header, gpu::CopyEn
   const int slots = engine ? engine->slots() : kDirectSlots;
   std::vector<Request> receives(static_cast<std::size_t>(slots));
   auto post = [&](std::uint64_t k, void* into) {
-    DISPAR_MPI(MPI_Irecv_c, into, static_cast<MPI_Count>(layout.length(k)), MPI_BYTE, source, kChunkTag, comm,
+    DISPAR_MPI(mpi::irecvBytes, into, static_cast<MPI_Count>(layout.length(k)), source, kChunkTag, comm,
                receives[static_cast<std::size_t>(slotOf(k, slots))].slot());
   };
   if (engine == nullptr) {
@@ -122,7 +123,7 @@ void discardChunks(const ChunkHeader& header, int source, MPI_Comm comm) {
   std::vector<unsigned char> scratch;
   for (std::uint64_t k = 0; k < layout.count(); ++k) {
     scratch.resize(layout.length(k));
-    DISPAR_MPI(MPI_Recv_c, scratch.data(), static_cast<MPI_Count>(scratch.size()), MPI_BYTE, source, kChunkTag, comm,
+    DISPAR_MPI(mpi::recvBytes, scratch.data(), static_cast<MPI_Count>(scratch.size()), source, kChunkTag, comm,
                MPI_STATUS_IGNORE);
   }
 }

@@ -1,5 +1,7 @@
 #include "Ports.h"
 
+#include "MpiBytes.h"
+
 #include <algorithm>
 #include <cstring>
 #include <cstdint>
@@ -185,7 +187,7 @@ void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::De
   } else {
     // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
     if (device != nullptr) device->synchronize();
-    DISPAR_MPI(MPI_Send_c, data, static_cast<MPI_Count>(bytes), MPI_BYTE, link.rank, kDataTag, comm_);
+    DISPAR_MPI(mpi::sendBytes, data, static_cast<MPI_Count>(bytes), link.rank, kDataTag, comm_);
   }
   ++link.sent;
 }
@@ -200,7 +202,7 @@ void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, g
       while (!engine.finished(0)) {
       }
     }
-    DISPAR_MPI(MPI_Send_c, engine.staging(0), static_cast<MPI_Count>(bytes), MPI_BYTE, peer, kDataTag, comm_);
+    DISPAR_MPI(mpi::sendBytes, engine.staging(0), static_cast<MPI_Count>(bytes), peer, kDataTag, comm_);
     return;
   }
   const ChunkHeader header{bytes, chunkBytes};
@@ -371,11 +373,11 @@ void InPortEnd::drop(std::size_t count) {
 
 ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status) {
   MPI_Count bytes = 0;
-  DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+  DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
   ChunkHeader header{0, 0};
   if (bytes != static_cast<MPI_Count>(sizeof header)) {
     std::vector<unsigned char> discard(static_cast<std::size_t>(bytes));
-    DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    DISPAR_MPI(mpi::mrecvBytes, discard.data(), bytes, &message, MPI_STATUS_IGNORE);
   } else {
     DISPAR_MPI(MPI_Mrecv, &header, static_cast<int>(sizeof header), MPI_BYTE, &message, MPI_STATUS_IGNORE);
   }
@@ -388,21 +390,21 @@ ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& sta
 void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device) {
   const auto size = static_cast<std::size_t>(bytes);
   if (device == nullptr || device->transfers().mpiAddressable || size == 0) {
-    DISPAR_MPI(MPI_Mrecv_c, target, bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    DISPAR_MPI(mpi::mrecvBytes, target, bytes, &message, MPI_STATUS_IGNORE);
     return;
   }
   // A plain message into device memory: through a staging buffer, or, when a host writer sent more
   // than one holds, through host memory in one piece (the writer chose not to chunk it).
   gpu::CopyEngine& engine = copyEngine(*device, 0);
   if (size <= engine.capacity()) {
-    DISPAR_MPI(MPI_Mrecv_c, engine.staging(0), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    DISPAR_MPI(mpi::mrecvBytes, engine.staging(0), bytes, &message, MPI_STATUS_IGNORE);
     engine.startToDevice(0, target, size);
     while (!engine.finished(0)) {
     }
     return;
   }
   std::vector<unsigned char> bounce(size);
-  DISPAR_MPI(MPI_Mrecv_c, bounce.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+  DISPAR_MPI(mpi::mrecvBytes, bounce.data(), bytes, &message, MPI_STATUS_IGNORE);
   device->copy(target, bounce.data(), size, gpu::CopyKind::HostToDevice);
 }
 
@@ -416,11 +418,11 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   // Any tag: this data message, end of stream or a size-change marker. The last two are empty, so the
   // caller's buffer is untouched unless data of exactly its size arrives.
   MPI_Status status;
-  const int code = MPI_Recv_c(target, static_cast<MPI_Count>(bytes), MPI_BYTE, source, MPI_ANY_TAG, comm_, &status);
+  const int code = mpi::recvBytes(target, static_cast<MPI_Count>(bytes), source, MPI_ANY_TAG, comm_, &status);
   if (code != MPI_SUCCESS) {
     int errorClass = MPI_SUCCESS;
     MPI_Error_class(code, &errorClass);
-    if (errorClass != MPI_ERR_TRUNCATE) throwMpiFailure(code, "MPI_Recv_c", __FILE__, __LINE__);
+    if (errorClass != MPI_ERR_TRUNCATE) throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
     // A writer always sends a marker before a message of another size, so this is not a size the
     // caller got wrong. The message was received (truncated): count it, and probe from now on.
     link.lastBytes.reset();
@@ -431,7 +433,7 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   switch (status.MPI_TAG) {
     case kDataTag: {
       MPI_Count received = 0;
-      DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &received);
+      DISPAR_MPI(mpi::receivedBytes, &status, &received);
       consumed(index);
       if (received == static_cast<MPI_Count>(bytes)) return SameSize::Received;
       link.lastBytes = static_cast<std::size_t>(received);
@@ -448,7 +450,7 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
       // Only a chunked-message header could get here, and a writer announces those too.
       link.lastBytes.reset();
       MPI_Count received = 0;
-      DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &received);
+      DISPAR_MPI(mpi::receivedBytes, &status, &received);
       ChunkHeader header{0, 0};
       if (status.MPI_TAG == kChunkedTag && received == static_cast<MPI_Count>(sizeof header)) {
         std::memcpy(&header, target, sizeof header);
@@ -504,7 +506,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     }
     // The matched probe told the size: let the caller size its buffer, receive straight into it.
     MPI_Count bytes = 0;
-    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
     const auto size = static_cast<std::size_t>(bytes);
     links_[index].lastBytes = size;  // as the writer's, even if the caller rejects the message
     void* target = size % pipe_.elementBytes == 0
@@ -512,7 +514,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
                        : nullptr;
     if (target == nullptr) {
       std::vector<unsigned char> discard(size);
-      DISPAR_MPI(MPI_Mrecv_c, discard.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      DISPAR_MPI(mpi::mrecvBytes, discard.data(), bytes, &message, MPI_STATUS_IGNORE);
       throwSizeMismatch(expectation, describeReceived(size));
     }
     receivePlain(message, bytes, target, device);
@@ -528,7 +530,7 @@ bool InPortEnd::readElement(void* element) {
   while (!open_.empty()) {
     // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.
     MPI_Status status;
-    const int code = MPI_Recv_c(element, elementBytes, MPI_BYTE, nextSource(), MPI_ANY_TAG, comm_, &status);
+    const int code = mpi::recvBytes(element, elementBytes, nextSource(), MPI_ANY_TAG, comm_, &status);
     if (code != MPI_SUCCESS) {
       int errorClass = MPI_SUCCESS;
       MPI_Error_class(code, &errorClass);
@@ -543,7 +545,7 @@ bool InPortEnd::readElement(void* element) {
         // MPI does not say how long the message was, only that it did not fit.
         throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
       }
-      throwMpiFailure(code, "MPI_Recv_c", __FILE__, __LINE__);
+      throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
     }
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
     if (status.MPI_TAG == kSizeChangeTag) {  // empty: the element is untouched
@@ -564,7 +566,7 @@ bool InPortEnd::readElement(void* element) {
       throwScalarMismatch(describeReceived(static_cast<std::size_t>(header.totalBytes)));
     }
     MPI_Count bytes = 0;
-    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
     links_[index].lastBytes = static_cast<std::size_t>(bytes);
     if (bytes != elementBytes) {
       consumed(index);  // it was received; keep the credit accounting exact
@@ -584,9 +586,9 @@ void InPortEnd::finish() {
     MPI_Status status;
     DISPAR_MPI(MPI_Mprobe, nextSource(), MPI_ANY_TAG, comm_, &message, &status);
     MPI_Count bytes = 0;
-    DISPAR_MPI(MPI_Get_count_c, &status, MPI_BYTE, &bytes);
+    DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
     scratch.resize(static_cast<std::size_t>(bytes));
-    DISPAR_MPI(MPI_Mrecv_c, scratch.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    DISPAR_MPI(mpi::mrecvBytes, scratch.data(), bytes, &message, MPI_STATUS_IGNORE);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
     // Mirror the writer's size as reads do, though nothing reads after this.
     if (status.MPI_TAG == kDataTag)

@@ -16,6 +16,7 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <vector>
@@ -101,7 +102,8 @@ int runCommand(const std::vector<std::string>& command, bool verbose) {
 
 class Disparcc {
  public:
-  Disparcc(DriverOptions options, ToolchainPaths paths) : options_(std::move(options)), paths_(std::move(paths)) {}
+  Disparcc(DriverOptions options, ToolchainPaths paths, MpiToolchain mpi)
+      : options_(std::move(options)), paths_(std::move(paths)), mpi_(std::move(mpi)) {}
 
   int run() {
     if (options_.output.empty()) options_.output = defaultOutput(options_.input);
@@ -123,7 +125,9 @@ class Disparcc {
     std::optional<std::string> generated = lower(parsed);
     if (!generated) return 1;
     if (!options_.emitCpp.empty() && !writeAtomically(options_.emitCpp, *generated)) return 1;
-    return build(*generated, lang::buildRtg(parsed.program, cudaArchs()));
+    lang::Rtg graph = lang::buildRtg(parsed.program, cudaArchs());
+    graph.mpi = mpi_.name;
+    return build(*generated, graph);
   }
 
  private:
@@ -229,7 +233,7 @@ class Disparcc {
   std::vector<std::string> compileCommand(const std::string& sourcePath, const std::string& outputPath) const {
     std::vector<std::string> cmd;
     if (gpuBuild_) {
-      cmd = {paths_.cudaPath + "/bin/nvcc", "-ccbin", paths_.mpicxx, "-std=c++17", options_.optimization,
+      cmd = {paths_.cudaPath + "/bin/nvcc", "-ccbin", mpi_.mpicxx, "-std=c++17", options_.optimization,
              "-Xcompiler", "-pthread"};
       for (const std::string& arch : cudaArchs()) {
         std::string number = arch.substr(arch.find('_') + 1);
@@ -237,7 +241,7 @@ class Disparcc {
         cmd.push_back("-gencode=arch=compute_" + number + ",code=" + (ptx ? "compute_" : "sm_") + number);
       }
     } else {
-      cmd = {paths_.mpicxx, "-std=c++17", options_.optimization, "-pthread"};
+      cmd = {mpi_.mpicxx, "-std=c++17", options_.optimization, "-pthread"};
     }
     if (options_.debugInfo) cmd.push_back("-g");
     cmd.push_back("-I" + paths_.runtimeIncludeDir);
@@ -248,8 +252,8 @@ class Disparcc {
     if (gpuBuild_) cmd.push_back(sourcePath);
     else cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none"});
     // Static libraries, users before what they use: dispar_gpu needs the runtime and the host kernels.
-    if (gpuBuild_) cmd.push_back(paths_.gpuLibrary);
-    cmd.push_back(paths_.runtimeLibrary);
+    if (gpuBuild_) cmd.push_back(mpi_.gpuLibrary);
+    cmd.push_back(mpi_.runtimeLibrary);
     if (isCudaProgram_) cmd.push_back(paths_.hostKernelLibrary);
     for (const std::string& dir : options_.libraryDirs) cmd.push_back("-L" + dir);
     for (const std::string& lib : options_.libraries) cmd.push_back("-l" + lib);
@@ -260,6 +264,7 @@ class Disparcc {
 
   DriverOptions options_;
   ToolchainPaths paths_;
+  MpiToolchain mpi_;
   bool isCudaProgram_ = false;
   bool gpuBuild_ = false;
 };
@@ -268,17 +273,27 @@ class Disparcc {
 
 ToolchainPaths ToolchainPaths::detect() {
   ToolchainPaths paths;
-  paths.mpicxx = envOr("DISPAR_MPICXX", DISPAR_DEFAULT_MPICXX);
+  paths.mpis.push_back({"mpich", DISPAR_DEFAULT_MPICXX, DISPAR_RUNTIME_LIBRARY, DISPAR_GPU_LIBRARY});
+#ifdef DISPAR_OPENMPI_MPICXX
+  paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX, DISPAR_OPENMPI_RUNTIME_LIBRARY, DISPAR_OPENMPI_GPU_LIBRARY});
+#endif
+  // The build's default first.
+  std::stable_partition(paths.mpis.begin(), paths.mpis.end(),
+                        [](const MpiToolchain& m) { return m.name == DISPAR_DEFAULT_MPI; });
   paths.runtimeIncludeDir = DISPAR_RUNTIME_INCLUDE_DIR;
-  paths.runtimeLibrary = DISPAR_RUNTIME_LIBRARY;
   paths.hostKernelLibrary = DISPAR_HOSTK_LIBRARY;
-  paths.gpuLibrary = DISPAR_GPU_LIBRARY;
   paths.hostOnlyIncludeDir = DISPAR_HOST_ONLY_INCLUDE_DIR;
   paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;
   paths.cudaStubIncludeDir = DISPAR_CUDA_STUB_INCLUDE_DIR;
   paths.cudaPath = envOr("DISPAR_CUDA_PATH", DISPAR_DEFAULT_CUDA_PATH);
   if (!paths.cudaPath.empty() && !llvm::sys::fs::exists(paths.cudaPath + "/bin/nvcc")) paths.cudaPath.clear();
   return paths;
+}
+
+const MpiToolchain* ToolchainPaths::mpi(const std::string& name) const {
+  for (const MpiToolchain& m : mpis)
+    if (name.empty() || m.name == name) return &m;
+  return nullptr;
 }
 
 int disparccMain(int argc, const char* const* argv) {
@@ -299,7 +314,17 @@ int disparccMain(int argc, const char* const* argv) {
   }
   ToolchainPaths paths = ToolchainPaths::detect();
   if (!options.cudaPath.empty()) paths.cudaPath = options.cudaPath;
-  return Disparcc(std::move(options), std::move(paths)).run();
+  const MpiToolchain* mpi = paths.mpi(options.mpi);
+  if (mpi == nullptr) {
+    std::string known;
+    for (const MpiToolchain& m : paths.mpis) known += (known.empty() ? "'" : ", '") + m.name + "'";
+    reportError("--mpi " + options.mpi + ": this disparcc was built with runtimes for " + known +
+                (options.mpi == "openmpi" ? " only (install openmpi-bin and libopenmpi-dev, then rebuild DISPAR)" : ""));
+    return 1;
+  }
+  MpiToolchain chosen = *mpi;
+  chosen.mpicxx = envOr("DISPAR_MPICXX", chosen.mpicxx.c_str());
+  return Disparcc(std::move(options), std::move(paths), std::move(chosen)).run();
 }
 
 }  // namespace dispar::streamcc

@@ -53,6 +53,8 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string&) { o.keepGenerated = true; }},
     {"-fsyntax-only", ArgStyle::Flag, nullptr, "check the program and stop; write nothing",
      [](DriverOptions& o, const std::string&) { o.syntaxOnly = true; }},
+    {"--mpi", ArgStyle::Separate, "mpich|openmpi", "MPI library to build the program for (default: the build's, see --version)",
+     [](DriverOptions& o, const std::string& v) { o.mpi = v; }},
     {"--cuda-arch", ArgStyle::Separate, "ARCH[,ARCH]", "GPU targets, e.g. sm_80,sm_90,compute_90 (repeatable)",
      [](DriverOptions& o, const std::string& v) { splitCommaList(v, o.cudaArchs); }},
     {"--cuda-path", ArgStyle::Separate, "DIR", "CUDA toolkit to use (default /usr/local/cuda)",

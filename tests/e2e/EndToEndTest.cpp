@@ -28,16 +28,38 @@ void copyExample(const ScratchDir& dir, const std::string& relative, const std::
   dir.write(name, readFile(kSourceDir + "/" + relative));
 }
 
-ProcessResult compile(const ScratchDir& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), kDisparcc);
-  return runProcess(args, dir.path());
-}
+// Every test runs once per MPI this build has a runtime for: MPICH (mpiexec's fork launcher) and, where
+// installed, Open MPI (mpirun, as root allowed by its environment variables, more ranks than cores).
+class EndToEnd : public ::testing::TestWithParam<std::string> {
+ protected:
+  bool openMpi() const { return GetParam() == "openmpi"; }
 
-ProcessResult mpirun(const ScratchDir& dir, int ranks, std::vector<std::string> program) {
-  std::vector<std::string> args = {kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks)};
-  args.insert(args.end(), program.begin(), program.end());
-  return runProcess(args, dir.path());
-}
+  ProcessResult compile(const ScratchDir& dir, std::vector<std::string> args) const {
+    args.insert(args.begin(), {kDisparcc, "--mpi", GetParam()});
+    return runProcess(args, dir.path());
+  }
+
+  ProcessResult mpirun(const ScratchDir& dir, int ranks, std::vector<std::string> program) const {
+    std::vector<std::string> args = {kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks)};
+    std::vector<std::string> env;
+#ifdef OPENMPI_MPIRUN_PATH
+    if (openMpi()) {
+      args = {OPENMPI_MPIRUN_PATH, "--oversubscribe", "-n", std::to_string(ranks)};
+      env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl=self,vader,tcp"};
+    }
+#endif
+    args.insert(args.end(), program.begin(), program.end());
+    return runProcess(args, dir.path(), env);
+  }
+};
+
+#ifdef OPENMPI_MPIRUN_PATH
+INSTANTIATE_TEST_SUITE_P(Mpi, EndToEnd, ::testing::Values("mpich", "openmpi"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+#else
+INSTANTIATE_TEST_SUITE_P(Mpi, EndToEnd, ::testing::Values("mpich"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+#endif
 
 double pipelineTotal() {
   constexpr int N = 1024;
@@ -53,7 +75,7 @@ double pipelineTotal() {
   return total;
 }
 
-TEST(EndToEnd, PipelineExampleComputesTheExpectedTotal) {
+TEST_P(EndToEnd, PipelineExampleComputesTheExpectedTotal) {
   ScratchDir dir;
   copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
   ProcessResult built = compile(dir, {"pipeline.dsp", "-o", "pipeline"});
@@ -63,7 +85,7 @@ TEST(EndToEnd, PipelineExampleComputesTheExpectedTotal) {
   EXPECT_NE(run.output.find("frames=64 total=" + formatFixed(pipelineTotal())), std::string::npos) << run.output;
 }
 
-TEST(EndToEnd, PipelineRtgDescribesEveryInstance) {
+TEST_P(EndToEnd, PipelineRtgDescribesEveryInstance) {
   ScratchDir dir;
   copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
   ASSERT_EQ(compile(dir, {"pipeline.dsp", "-o", "pipeline"}).status, 0);
@@ -92,7 +114,7 @@ TEST(EndToEnd, PipelineRtgDescribesEveryInstance) {
   }
 }
 
-TEST(EndToEnd, FanOutFanInWithLibraries) {
+TEST_P(EndToEnd, FanOutFanInWithLibraries) {
   ScratchDir dir;
   copyExample(dir, "examples/fanout/fanout.dsp", "fanout.dsp");
   ProcessResult built = compile(dir, {"fanout.dsp", "-o", "fanout", "-lfftw3", "-lopenblas"});
@@ -114,7 +136,7 @@ TEST(EndToEnd, FanOutFanInWithLibraries) {
   EXPECT_NEAR(std::stod(match[3]), expected, 1e-6 * expected);
 }
 
-TEST(EndToEnd, WrongRankCountIsOneClearError) {
+TEST_P(EndToEnd, WrongRankCountIsOneClearError) {
   ScratchDir dir;
   copyExample(dir, "examples/pipeline/pipeline.dsp", "pipeline.dsp");
   ASSERT_EQ(compile(dir, {"pipeline.dsp", "-o", "pipeline"}).status, 0);
@@ -123,7 +145,7 @@ TEST(EndToEnd, WrongRankCountIsOneClearError) {
   EXPECT_NE(run.output.find("launched with 3 ranks but needs 5"), std::string::npos) << run.output;
 }
 
-TEST(EndToEnd, ThrowingVnodeAbortsWithItsName) {
+TEST_P(EndToEnd, ThrowingVnodeAbortsWithItsName) {
   ScratchDir dir;
   dir.write("throws.dsp", R"(#include <dispar/dispar.h>
 #include <stdexcept>
@@ -144,7 +166,7 @@ VNODE(worker, IN(numbers)) {
 
 // Issue 11's program: stages built by a macro whose _Pragma gives each two replicas. The sum of
 // 2 * 3 * i over 0..9 is 270, printed once by a sink with one replica.
-TEST(EndToEnd, DirectivesFromMacrosReplicateTheirOwnStage) {
+TEST_P(EndToEnd, DirectivesFromMacrosReplicateTheirOwnStage) {
   ScratchDir dir;
   dir.write("stages.dsp", R"dsp(#include <dispar/dispar.h>
 #include <cstdio>
@@ -169,7 +191,7 @@ VNODE(snk, IN(c)) { long s = 0; int x; while (c.read(x)) s += x; std::printf("s=
 
 // Replica counts that differ (1 -> 2 -> 3 -> 2 -> 1) and a broadcast pipe: every 'check' replica gets
 // every square, in order; each reports once, through two 'relay' replicas, to one sink.
-TEST(EndToEnd, AnyReplicaShapesAndBroadcast) {
+TEST_P(EndToEnd, AnyReplicaShapesAndBroadcast) {
   ScratchDir dir;
   dir.write("shapes.dsp", R"dsp(#include <dispar/dispar.h>
 #include <cstdio>
@@ -213,7 +235,7 @@ VNODE(sink, IN(relayed)) {
 
 // Item-level ports: messages of 1..10 values read as items across their boundaries by a 4-tap moving
 // sum (peek), a 2:1 decimator (pop(2)), the leftovers at the end of the stream, and a sink that pops.
-TEST(EndToEnd, ItemLevelPortsAcrossMessageBoundaries) {
+TEST_P(EndToEnd, ItemLevelPortsAcrossMessageBoundaries) {
   ScratchDir dir;
   dir.write("items.dsp", R"dsp(#include <dispar/dispar.h>
 #include <cstdio>
@@ -271,7 +293,7 @@ VNODE(sink, IN(halves)) {
 
 // A family of VNODEs over a pipe array: src -> stage[0..4] -> sink, each member adding i + 1, every
 // member replicated twice by the one directive before the family. The RTG names the members.
-TEST(EndToEnd, VnodeAndPipeArrays) {
+TEST_P(EndToEnd, VnodeAndPipeArrays) {
   ScratchDir dir;
   dir.write("chain.dsp", R"dsp(#include <dispar/dispar.h>
 #include <cstdio>
@@ -307,7 +329,7 @@ VNODE(sink, IN(chain[kStages])) {
 }
 
 // An element chosen at run time that the member did not declare is a run-time error naming it.
-TEST(EndToEnd, UndeclaredElementAtRunTimeIsAnErrorNamingIt) {
+TEST_P(EndToEnd, UndeclaredElementAtRunTimeIsAnErrorNamingIt) {
   ScratchDir dir;
   dir.write("wrong.dsp", R"dsp(#include <dispar/dispar.h>
 #include <cstdlib>
@@ -330,7 +352,7 @@ VNODE_ARRAY(consumer, 3, i, IN(lanes[i])) { int v; while (lanes[i].read(v)) {} }
 
 // A helper that pops from what is the VNODE's output (the frontend cannot see through the helper):
 // the error names the pipe, never items of the output's batch read back.
-TEST(EndToEnd, PoppingAnOutputThroughAHelperIsAnError) {
+TEST_P(EndToEnd, PoppingAnOutputThroughAHelperIsAnError) {
   ScratchDir dir;
   dir.write("misuse.dsp", R"dsp(#include <dispar/dispar.h>
 PIPE(float, a);
@@ -347,7 +369,7 @@ VNODE(r, IN(a)) { while (a.wait_items(1)) a.pop(); }
       << run.output;
 }
 
-TEST(EndToEnd, BadProgramLeavesNothingBehind) {
+TEST_P(EndToEnd, BadProgramLeavesNothingBehind) {
   ScratchDir dir;
   dir.write("bad.dsp", "#include <dispar/dispar.h>\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(1); }\n");
   ProcessResult built = compile(dir, {"bad.dsp", "-o", "bad"});
@@ -357,7 +379,7 @@ TEST(EndToEnd, BadProgramLeavesNothingBehind) {
   EXPECT_EQ(listing.output, "bad.dsp\n");
 }
 
-TEST(EndToEnd, CompilerOptions) {
+TEST_P(EndToEnd, CompilerOptions) {
   ScratchDir dir;
   dir.write("scaled.dsp", R"(#include <dispar/dispar.h>
 #include <cstdio>

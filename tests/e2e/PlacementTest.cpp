@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -54,6 +55,60 @@ TEST(Placement, RanksRunWhereTheMappingPutThem) {
   // Six instances on three two-core hosts: the mapping spreads them, so the check is not vacuous.
   EXPECT_GE(hostsUsed.size(), 2u);
 }
+
+#ifdef OPENMPI_MPIRUN_PATH
+// Open MPI cannot start ranks on made-up hosts: map onto this machine alone and check that `streammap
+// run` launches with the rankfile it wrote — every rank bound to the slot the rankfile gives it.
+TEST(Placement, OpenMpiRankfileBindsEveryRankToItsSlot) {
+  ScratchDir dir;
+  const std::string source = std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/";
+  dir.write("placement.dsp", readFile(source + "placement.dsp"));
+  const std::string host = runProcess({"hostname"}).output.substr(0, runProcess({"hostname"}).output.find('\n'));
+  dir.write("here.json", R"({"format": "dispar-cluster", "version": 1, "nodes": [{"host": ")" + host +
+                             R"(", "cpu": {"sockets": 1, "cores": 2, "threads": 2}}]})");
+  ProcessResult built = runProcess({DISPARCC_PATH, "--mpi", "openmpi", "placement.dsp", "-o", "placement"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const std::vector<std::string> rootOk = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                           "OMPI_MCA_btl=self,vader,tcp"};
+  ProcessResult run = runProcess({STREAMMAP_PATH, "run", "--cluster", "here.json", "./placement"}, dir.path(), rootOk);
+  ASSERT_EQ(run.status, 0) << run.output;
+  long expected = 0;
+  for (long i = 0; i < 1000; ++i) expected += i * i;
+  EXPECT_NE(run.output.find("sum=" + std::to_string(expected)), std::string::npos) << run.output;
+  const nlohmann::json map = nlohmann::json::parse(readFile(dir.file("placement.map.json")));
+  EXPECT_EQ(map.at("launcher"), "openmpi");
+  EXPECT_EQ(map.at("mpi"), "openmpi");
+
+  // rankfile: "rank R=host slot=S"; the ranks report their vnode, replica and allowed CPUs.
+  std::map<int, int> slotOfRank;
+  std::istringstream rankfile(readFile(dir.file("placement.rankfile")));
+  for (std::string line; std::getline(rankfile, line);) {
+    int rank = -1, slot = -1;
+    char hostName[256];
+    ASSERT_EQ(std::sscanf(line.c_str(), "rank %d=%255[^ ] slot=%d", &rank, hostName, &slot), 3) << line;
+    slotOfRank[rank] = slot;
+  }
+  std::map<std::pair<std::string, int>, std::string> cpusOf;
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string tag, vnode, node, cpus;
+    int replica = -1;
+    if (words >> tag >> vnode >> replica >> node >> cpus && tag == "placed") cpusOf[{vnode, replica}] = cpus;
+  }
+  std::map<int, std::set<std::string>> cpusOfSlot;
+  for (const nlohmann::json& rank : map.at("ranks")) {
+    const auto key = std::make_pair(rank.at("vnode").get<std::string>(), rank.at("replica").get<int>());
+    ASSERT_TRUE(cpusOf.count(key)) << key.first << " did not report\n" << run.output;
+    cpusOfSlot[slotOfRank.at(rank.at("rank").get<int>())].insert(cpusOf[key]);
+  }
+  // Six ranks on two slots: each slot's ranks share one binding, and the two bindings differ.
+  ASSERT_EQ(cpusOfSlot.size(), 2u) << run.output;
+  EXPECT_EQ(cpusOfSlot[0].size(), 1u) << run.output;
+  EXPECT_EQ(cpusOfSlot[1].size(), 1u) << run.output;
+  EXPECT_NE(*cpusOfSlot[0].begin(), *cpusOfSlot[1].begin()) << run.output;
+}
+#endif
 
 }  // namespace
 }  // namespace dispar::testing

@@ -90,6 +90,9 @@ host=$(hostname -s)
   echo "SlurmdSpoolDir=$dir/spool/%n"
   echo "SlurmdPidFile=$dir/run/slurmd-%n.pid"
   echo "SlurmdLogFile=$dir/log/slurmd-%n.log"
+  # Per node: PMIx (srun --mpi=pmix, Open MPI) puts its client directories here; one /tmp for every
+  # emulated node would make them collide.
+  echo "TmpFS=$dir/tmp/%n"
   echo "JobCompType=jobcomp/none"
   echo "AccountingStorageType=accounting_storage/none"
   echo "JobAcctGatherType=jobacct_gather/none"
@@ -122,7 +125,7 @@ fail() {
 export SLURM_CONF="$dir/slurm.conf"
 "$dir/bin/slurmctld" -i -f "$SLURM_CONF" || fail "slurmctld did not start"
 for n in "${nodes[@]}"; do
-  mkdir -p "$dir/spool/$n"
+  mkdir -p "$dir/spool/$n" "$dir/tmp/$n"
   "$dir/bin/slurmd" -N "$n" -f "$SLURM_CONF" || fail "slurmd -N $n did not start"
 done
 

@@ -3,23 +3,33 @@
 #define DISPAR_STREAMCC_DRIVER_H
 
 #include <string>
+#include <vector>
 
 namespace dispar::streamcc {
 
-/// Where the toolchain's pieces are. Defaults come from the build; the environment may override
-/// the MPI compiler (DISPAR_MPICXX) and the CUDA toolkit (DISPAR_CUDA_PATH).
-struct ToolchainPaths {
+/// An MPI library programs can be built for: its compiler wrapper and the runtime libraries built
+/// against its mpi.h.
+struct MpiToolchain {
+  std::string name;            // "mpich" / "openmpi" (disparcc --mpi)
   std::string mpicxx;
-  std::string runtimeIncludeDir;
   std::string runtimeLibrary;
-  std::string hostKernelLibrary;
   std::string gpuLibrary;
+};
+
+/// Where the toolchain's pieces are. Defaults come from the build; the environment may override
+/// the MPI compiler (DISPAR_MPICXX, for the MPI chosen) and the CUDA toolkit (DISPAR_CUDA_PATH).
+struct ToolchainPaths {
+  std::vector<MpiToolchain> mpis;  // every MPI this build has a runtime for; the default first
+  std::string runtimeIncludeDir;
+  std::string hostKernelLibrary;
   std::string hostOnlyIncludeDir;  // cuda_runtime.h stand-in for builds without a toolkit
   std::string clangResourceDir;
   std::string cudaStubIncludeDir;
   std::string cudaPath;  // empty when no toolkit was found
 
   static ToolchainPaths detect();
+  /// The MPI named `name` (empty: the default), or null when this build has none of that name.
+  const MpiToolchain* mpi(const std::string& name) const;
 };
 
 int disparccMain(int argc, const char* const* argv);

@@ -23,6 +23,7 @@ struct DriverOptions {
   bool syntaxOnly = false;                // -fsyntax-only: frontend checks only
   std::vector<std::string> cudaArchs;     // --cuda-arch (repeatable or comma-separated)
   std::string cudaPath;                   // --cuda-path
+  std::string mpi;                        // --mpi: "mpich" / "openmpi"; empty: the build's default
   bool noHostPath = false;                // --no-host-path: GPU VNODEs require a GPU
   bool showHelp = false;
   bool showVersion = false;

@@ -139,6 +139,7 @@ std::string writeMapJson(const MapRecord& r) {
   json.string("rtg", r.rtgPath);
   json.string("machinefile", r.machinefile);
   json.string("launcher", r.launcher);
+  json.string("mpi", r.mpi);
   json.string("algorithm", r.algorithm);
   json.optional("seed", r.seed);
   json.beginObject("cluster_source");
@@ -217,6 +218,8 @@ bool parseMapJson(const std::string& text, MapRecord& out, std::string& error) {
     r.machinefile = doc.at("machinefile").get<std::string>();
     field = "launcher";
     r.launcher = doc.at("launcher").get<std::string>();
+    field = "mpi";  // absent in maps written before Open MPI builds: MPICH
+    if (doc.contains("mpi")) r.mpi = doc.at("mpi").get<std::string>();
     field = "algorithm";
     r.algorithm = doc.at("algorithm").get<std::string>();
     field = "seed";

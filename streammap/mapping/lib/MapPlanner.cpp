@@ -190,6 +190,7 @@ MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const Mapp
   r.clusterDigest = clusterDigest(cluster);
   r.cluster = cluster;
   r.cudaArchs = rtg.cudaArchs;
+  r.mpi = rtg.mpi;
   r.costModel = kCostModelSummary;
   r.period = o.evaluation.score.period;
   r.crossBytes = o.evaluation.score.crossBytes;

@@ -39,7 +39,7 @@ constexpr const char* kSbatchUsage =
 constexpr const char* kCheckUsage =
     "usage: streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n";
 constexpr const char* kRunUsage =
-    "usage: streammap run [--launcher mpich|fork|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "usage: streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper] [--allow-host-fallback] ./APP [ARGS...]\n";
 
 int fail(const char* command, const std::string& message) {
@@ -174,7 +174,7 @@ struct MapInvocation {
   std::string dotPath;
   ClusterSource source;
   MapSettings settings;
-  Launcher format = Launcher::Mpich;
+  std::optional<Launcher> format;  // unset: the program's MPI's
   bool explain = false;
   bool printTable = true;
   bool wholeCluster = false;  // sbatch: map for a job yet to be submitted, not the one this runs in
@@ -198,12 +198,13 @@ std::string joinedWords(const std::vector<std::string>& words) {
   return text;
 }
 
-/// srun's words for running the mapped ranks (SLURM_HOSTFILE names each rank's node): MPICH's PMI-2,
-/// the rank count, the hostfile's order; --overcommit where the mapping puts more ranks on a node than
-/// it has cores (srun refuses that otherwise).
+/// srun's words for running the mapped ranks (SLURM_HOSTFILE names each rank's node): the program's
+/// MPI's process-management interface (MPICH: PMI-2, Open MPI: PMIx), the rank count, the hostfile's
+/// order; --overcommit where the mapping puts more ranks on a node than it has cores (srun refuses that
+/// otherwise).
 std::vector<std::string> srunArguments(const MapRecord& record) {
-  std::vector<std::string> words = {"srun", "--mpi=pmi2", "-n", std::to_string(record.ranks.size()),
-                                    "--distribution=arbitrary"};
+  std::vector<std::string> words = {"srun", record.mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2", "-n",
+                                    std::to_string(record.ranks.size()), "--distribution=arbitrary"};
   std::map<std::string, int> ranksOnHost;
   for (const RankRecord& k : record.ranks) ++ranksOnHost[k.host];
   for (const NodeInfo& n : record.cluster.nodes)
@@ -221,6 +222,8 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   if (!readFile(m.rtgPath, text, error)) return fail("map", error);
   lang::Rtg rtg;
   if (!lang::parseRtgJson(text, rtg, error)) return fail("map", m.rtgPath + ": " + error);
+  // Without --format: the files of the MPI the program was built for.
+  const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
   Cluster cluster;
   if (preloaded != nullptr) {
     cluster = *preloaded;
@@ -231,12 +234,12 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   MappingOutcome outcome;
   if (!planMapping(rtg, cluster, m.settings, outcome, error)) return fail("map", error);
 
-  const std::string output = m.output.empty() ? programStem(m.rtgPath) + info(m.format).placementSuffix : m.output;
+  const std::string output = m.output.empty() ? programStem(m.rtgPath) + info(format).placementSuffix : m.output;
   const std::string mapPath = siblingPath(output, ".map.json");
   MapRecord record = makeMapRecord(rtg, cluster, outcome, m.settings);
   record.rtgPath = m.rtgPath;
   record.machinefile = output;
-  record.launcher = info(m.format).name;
+  record.launcher = info(format).name;
   record.source = m.source;
 
   std::vector<std::string> hostOfRank;
@@ -247,7 +250,7 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   }
   AtomicFileSet files;
   const std::string rankfile = siblingPath(output, ".rankfile");
-  switch (m.format) {
+  switch (format) {
     case Launcher::OpenMpi:
       files.add(output, formatOpenMpiHostfile(hostOfRank));
       files.add(rankfile, formatOpenMpiRankfile(hostOfRank, coresOfRank));
@@ -274,11 +277,11 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   }
   std::printf("\nalgorithm: %s\ncost model: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
               algorithmName(m.settings.algorithm), kCostModelSummary, record.period, record.crossBytes);
-  const bool openmpi = m.format == Launcher::OpenMpi;
+  const bool openmpi = format == Launcher::OpenMpi;
   std::printf("wrote %s and %s%s\n", output.c_str(), mapPath.c_str(), openmpi ? (" and " + rankfile).c_str() : "");
   const std::string program = launchProgram(programStem(m.rtgPath));
   const std::string ranks = std::to_string(record.ranks.size());
-  switch (m.format) {
+  switch (format) {
     case Launcher::OpenMpi:
       std::printf("run: mpirun --hostfile %s --rankfile %s -n %s %s\n", output.c_str(), rankfile.c_str(), ranks.c_str(),
                   program.c_str());
@@ -339,6 +342,22 @@ bool olderThan(const FileTimes& a, const FileTimes& b) {
          (a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec < b.modified.tv_nsec);
 }
 
+/// The MPI the program of `rtgPath` was built for ("mpich" / "openmpi").
+bool programMpi(const std::string& rtgPath, std::string& mpi, std::string& error) {
+  std::string text;
+  lang::Rtg rtg;
+  if (!readFile(rtgPath, text, error)) {
+    error = rtgPath + ": not found (was the program built with disparcc?)";
+    return false;
+  }
+  if (!lang::parseRtgJson(text, rtg, error)) {
+    error = rtgPath + ": " + error;
+    return false;
+  }
+  mpi = rtg.mpi;
+  return true;
+}
+
 void printReport(const char* path, const CheckReport& report) {
   for (const std::string& c : report.changes) std::printf("changed: %s\n", c.c_str());
   for (const std::string& p : report.problems) std::printf("problem: %s\n", p.c_str());
@@ -373,8 +392,10 @@ int mapCommand(const Args& args) {
       m.output = v;
     } else if (r.is("--format")) {
       if (!r.value(v, error)) return fail("map", error);
-      if (!parseLauncher(v, m.format))
+      Launcher format = Launcher::Mpich;
+      if (!parseLauncher(v, format))
         return fail("map", "option --format: expected 'mpich', 'openmpi' or 'slurm', got '" + v + "'");
+      m.format = format;
     } else if (r.is("--dot")) {
       if (!r.value(v, error)) return fail("map", error);
       m.dotPath = v;
@@ -435,9 +456,7 @@ int runCommand(const Args& args) {
   MapInvocation m;
   SourceOptions source;
   bool forkLauncher = false;
-  // Inside an allocation srun is the way to start ranks (no ssh between nodes).
-  const char* jobId = std::getenv("SLURM_JOB_ID");
-  m.format = jobId && *jobId ? Launcher::Slurm : Launcher::Mpich;
+  std::optional<Launcher> requested;
   std::string error;
   std::size_t programIndex = args.size();
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -455,12 +474,10 @@ int runCommand(const Args& args) {
     } else if (r.is("--launcher")) {
       if (!r.value(v, error)) return fail("run", error);
       forkLauncher = v == "fork";
-      if (v == "openmpi")
-        return fail("run", "option --launcher openmpi: not available yet: programs are built against MPICH "
-                           "(use 'streammap map --format openmpi' for the files)");
-      if (!forkLauncher && !parseLauncher(v, m.format))
-        return fail("run", "option --launcher: expected 'mpich', 'fork' or 'slurm', got '" + v + "'");
-      if (forkLauncher) m.format = Launcher::Mpich;
+      Launcher launcher = Launcher::Mpich;
+      if (!forkLauncher && !parseLauncher(v, launcher))
+        return fail("run", "option --launcher: expected 'mpich', 'fork', 'openmpi' or 'slurm', got '" + v + "'");
+      requested = launcher;
     } else if (!a.empty() && a[0] == '-') {
       return fail("run", "unknown option '" + a + "'");
     } else {
@@ -475,7 +492,21 @@ int runCommand(const Args& args) {
   if (!source.resolve(m.source, error)) return fail("run", error);
   const std::string program = args[programIndex];
   m.rtgPath = program + ".rtg.json";
-  m.output = program + info(m.format).placementSuffix;
+  std::string mpi;
+  if (!programMpi(m.rtgPath, mpi, error)) return fail("run", error);
+  // Inside an allocation srun is the way to start ranks (no ssh between nodes); elsewhere the
+  // launcher of the MPI the program was built for.
+  const char* jobId = std::getenv("SLURM_JOB_ID");
+  m.format = requested ? *requested
+             : jobId && *jobId ? Launcher::Slurm
+             : mpi == "openmpi" ? Launcher::OpenMpi
+                                : Launcher::Mpich;
+  const Launcher launcher = *m.format;
+  if (launcher != Launcher::Slurm && info(launcher).name != mpi)
+    return fail("run", program + " was built for " + mpi + " (its rtg says so) but --launcher " +
+                           (forkLauncher ? std::string("fork") : info(launcher).name) + " starts " + info(launcher).name +
+                           " programs; rebuild with disparcc --mpi=" + info(launcher).name + " or use --launcher " + mpi);
+  m.output = program + info(*m.format).placementSuffix;
   m.printTable = false;
   const std::string mapPath = program + ".map.json";
 
@@ -494,7 +525,7 @@ int runCommand(const Args& args) {
   else if (olderThan(mapTime, rtgTime)) reason = "mapping older than " + m.rtgPath;
   else if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) reason = "mapping unreadable: " + error;
   else if (record.source.kind != m.source.kind || record.source.path != m.source.path) reason = "other resource source";
-  else if (record.launcher != info(m.format).name) reason = "mapping written for launcher " + record.launcher;
+  else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
   if (!reason.empty()) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
@@ -510,11 +541,15 @@ int runCommand(const Args& args) {
   std::vector<std::string> argv;
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) environment.push_back(*e);
-  if (m.format == Launcher::Slurm) {
+  if (launcher == Launcher::Slurm) {
     argv = srunArguments(record);
     const char* srun = std::getenv("DISPAR_SRUN");
     if (srun && *srun) argv[0] = srun;
     environment.push_back("SLURM_HOSTFILE=" + m.output);
+  } else if (launcher == Launcher::OpenMpi) {
+    const char* mpirun = std::getenv("DISPAR_MPIRUN");
+    argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH, "--hostfile", m.output,
+            "--rankfile", siblingPath(m.output, ".rankfile"), "-n", std::to_string(record.ranks.size())};
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};

@@ -44,7 +44,8 @@ struct MapRecord {
   std::string program;
   std::string rtgPath;
   std::string machinefile;
-  std::string launcher = "mpich";       // "mpich" / "openmpi"
+  std::string launcher = "mpich";       // "mpich" / "openmpi" / "slurm": the placement file written for
+  std::string mpi = "mpich";            // the MPI the program was built for (from the RTG)
   std::string algorithm;                // "paper" / "refine"
   std::optional<std::uint64_t> seed;
   ClusterSource source;

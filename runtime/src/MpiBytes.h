@@ -1,0 +1,49 @@
+// Point-to-point calls for byte messages of any size, on MPI-4 libraries (MPICH 4: the large-count
+// `_c` functions) and on MPI-3 ones (Open MPI 4.1: int counts). Every call of the runtime that moves
+// bytes goes through here, so that one build of the runtime source serves both.
+#ifndef DISPAR_RUNTIME_MPIBYTES_H
+#define DISPAR_RUNTIME_MPIBYTES_H
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace dispar::rt::mpi {
+
+/// MPI_Send / MPI_Recv / MPI_Mrecv / MPI_Isend / MPI_Irecv of `bytes` bytes; MPI error codes as returned.
+int sendBytes(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm);
+int recvBytes(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Status* status);
+int mrecvBytes(void* buffer, MPI_Count bytes, MPI_Message* message, MPI_Status* status);
+int isendBytes(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm, MPI_Request* request);
+int irecvBytes(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Request* request);
+/// The byte length of a received or probed message.
+int receivedBytes(const MPI_Status* status, MPI_Count* bytes);
+
+/// `bytes` bytes as (count, datatype) for MPI-3's int counts: MPI_BYTE up to INT_MAX, beyond it one
+/// element of a committed derived type of 1 GiB blocks plus the rest (the technique of BigMPI, Hammond
+/// et al., "To INT_MAX... and beyond!", ExaMPI 2014). Frees the type it made. Used by the MPI-3 path;
+/// compiled on every MPI so that it is tested everywhere.
+class ByteRun {
+ public:
+  explicit ByteRun(MPI_Count bytes);
+  ~ByteRun();
+  ByteRun(const ByteRun&) = delete;
+  ByteRun& operator=(const ByteRun&) = delete;
+
+  /// MPI_SUCCESS, or the code of the failed type construction (count() and type() are then unusable).
+  int status() const { return status_; }
+  int count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+
+  static constexpr MPI_Count kBlockBytes = MPI_Count{1} << 30;
+
+ private:
+  int status_ = MPI_SUCCESS;
+  int count_ = 0;
+  MPI_Datatype type_ = MPI_BYTE;
+  bool owned_ = false;
+};
+
+}  // namespace dispar::rt::mpi
+
+#endif  // DISPAR_RUNTIME_MPIBYTES_H
