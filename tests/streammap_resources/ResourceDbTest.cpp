@@ -113,6 +113,57 @@ TEST_P(ResourceDbBackend, DrainSurvivesReprobeAndResumeRestores) {
   EXPECT_NE(error.find("no node 'nope'"), std::string::npos) << error;
 }
 
+TEST_P(ResourceDbBackend, ImportMergesInsideItsTransactionAndItsStatusMayWin) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
+  std::string error;
+  NodeInfo probed = makeNode("n1", 16, 2);
+  probed.source = RecordSource::Probe;  // as a daemon records it
+  probed.gpus[0].name = "probed model";
+  ASSERT_TRUE(db->recordNode(probed, 60, nullptr, error)) << error;
+  ASSERT_TRUE(db->setStatus("n1", NodeStatus::Drained, error)) << error;
+  ASSERT_TRUE(db->recordNode(makeNode("gone", 4, 0), std::nullopt, nullptr, error)) << error;
+
+  NodeInfo imported = makeNode("n1", 8, 1);
+  imported.status = NodeStatus::Up;
+  ResourceDb::ImportRules rules;
+  std::vector<const NodeInfo*> storedSeen;
+  rules.merge = [&](const NodeInfo* stored, const NodeInfo& in) {
+    storedSeen.push_back(stored);
+    NodeInfo merged = stored ? *stored : in;
+    merged.status = in.status;
+    merged.gpus.resize(in.gpus.size());
+    return merged;
+  };
+  rules.importedStatusWins = true;
+  rules.removeOthers = true;
+  std::vector<NodeInfo> recorded;
+  std::vector<std::string> removed;
+  ASSERT_TRUE(db->importNodes({imported, makeNode("new", 2, 0)}, rules, &recorded, &removed, error)) << error;
+  ASSERT_EQ(storedSeen.size(), 2u);
+  EXPECT_NE(storedSeen[0], nullptr);
+  EXPECT_EQ(storedSeen[1], nullptr);
+  EXPECT_EQ(removed, std::vector<std::string>{"gone"});
+  ASSERT_EQ(recorded.size(), 2u);
+
+  std::vector<NodeRecord> records;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].node.host, "n1");
+  EXPECT_EQ(records[0].node.status, NodeStatus::Up);  // the imported status won over the drain
+  EXPECT_EQ(records[0].node.cores, 16);               // the stored details stayed
+  ASSERT_EQ(records[0].node.gpus.size(), 1u);
+  EXPECT_EQ(records[0].node.gpus[0].name, "probed model");
+  EXPECT_EQ(records[0].heartbeatTtlSeconds, 60);  // a merged probe record: still kept alive by its daemon
+
+  // Without the rule a drain survives an import, as it survives a re-probe.
+  ASSERT_TRUE(db->setStatus("n1", NodeStatus::Drained, error)) << error;
+  ASSERT_TRUE(db->importNodes({imported}, ResourceDb::ImportRules{}, nullptr, nullptr, error)) << error;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  EXPECT_EQ(records[0].node.status, NodeStatus::Drained);
+  EXPECT_EQ(records.size(), 2u);  // nothing removed without removeOthers
+}
+
 TEST_P(ResourceDbBackend, AbsentNodesAreMarkedDown) {
   const std::string path = freshDatabase();
   auto db = openDb(path);

@@ -10,7 +10,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -118,20 +117,19 @@ class MpiSession {
   bool ok_ = false;
 };
 
-// Records imported nodes in one transaction; with --replace removes the others. `stateWins`: a node the
-// database holds as drained takes the imported status (Slurm's drain and resume are the truth).
+// Records imported nodes in one transaction (with --replace, removing the others in it too) and says so.
 int recordImport(const CommandLine& cl, const std::vector<NodeInfo>& nodes, const std::string& from,
-                 bool stateWins = false) {
+                 ResourceDb::ImportRules rules, std::vector<NodeInfo>* recorded = nullptr) {
   std::string error;
-  std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
-  if (!db || !db->recordNodes(nodes, false, nullptr, error)) return reportError(error);
-  std::vector<std::string> hosts;
-  for (const NodeInfo& n : nodes) {
-    hosts.push_back(n.host);
-    if (stateWins && n.status != NodeStatus::Drained && !db->setStatus(n.host, n.status, error)) return reportError(error);
-  }
+  rules.removeOthers = cl.has("--replace");
   std::vector<std::string> removed;
-  if (cl.has("--replace") && !db->removeNodesExcept(hosts, &removed, error)) return reportError(error);
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
+  if (!db || !db->importNodes(nodes, rules, recorded, &removed, error)) return reportError(error);
+  if (recorded)
+    for (const NodeInfo& m : *recorded)
+      std::printf("%-16s %-8s %3d CPUs %10s  %s%s\n", m.host.c_str(), nodeStatusName(m.status), m.threads,
+                  formatGiB(m.memoryBytes).c_str(), gpuSummary(m).c_str(),
+                  m.source == RecordSource::Probe ? "  (merged with the probed record)" : "");
   std::printf("imported %zu nodes from %s into %s", nodes.size(), from.c_str(),
               displayDatabaseName(cl.databasePath()).c_str());
   if (!removed.empty()) std::printf("; removed %zu", removed.size());
@@ -143,21 +141,11 @@ int importFromSlurm(const CommandLine& cl) {
   std::vector<NodeInfo> fromSlurm;
   std::string how, error;
   if (!slurm::queryNodes(fromSlurm, how, error)) return reportError(error);
-  std::vector<NodeRecord> stored;
-  {
-    std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
-    if (!db || !db->readRecords(stored, error)) return reportError(error);
-  }
-  std::vector<NodeInfo> merged;
-  for (const NodeInfo& n : fromSlurm) {
-    auto it = std::find_if(stored.begin(), stored.end(), [&](const NodeRecord& r) { return r.node.host == n.host; });
-    merged.push_back(slurm::mergeNode(it != stored.end() ? &it->node : nullptr, n));
-    const NodeInfo& m = merged.back();
-    std::printf("%-16s %-8s %3d CPUs %10s  %s%s\n", m.host.c_str(), nodeStatusName(m.status), m.threads,
-                formatGiB(m.memoryBytes).c_str(), gpuSummary(m).c_str(),
-                it != stored.end() && it->node.source == RecordSource::Probe ? "  (merged with the probed record)" : "");
-  }
-  return recordImport(cl, merged, "Slurm (" + how + ")", /*stateWins=*/true);
+  ResourceDb::ImportRules rules;
+  rules.merge = slurm::mergeNode;
+  rules.importedStatusWins = true;
+  std::vector<NodeInfo> recorded;
+  return recordImport(cl, fromSlurm, "Slurm (" + how + ")", rules, &recorded);
 }
 
 }  // namespace
@@ -242,7 +230,7 @@ int clusterCommand(const Args& args) {
     Cluster cluster;
     if (!readClusterJsonFile(words[1], cluster, error)) return reportError(error);
     for (NodeInfo& n : cluster.nodes) n.source = RecordSource::Import;
-    return recordImport(cl, cluster.nodes, words[1]);
+    return recordImport(cl, cluster.nodes, words[1], ResourceDb::ImportRules{});
   }
   if (words.size() == 1 && words[0] == "export") {
     std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);

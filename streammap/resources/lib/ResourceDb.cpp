@@ -433,6 +433,42 @@ bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthers
   });
 }
 
+bool ResourceDb::importNodes(const std::vector<NodeInfo>& nodes, const ImportRules& rules,
+                             std::vector<NodeInfo>* recorded, std::vector<std::string>* removed, std::string& error) {
+  const std::size_t reported = removed ? removed->size() : 0;
+  return guarded(path_, error, [&] {
+    impl_->write(Impl::WriteScope::Table, [&] {
+      if (removed) removed->resize(reported);  // a repeated transaction reports afresh
+      std::vector<NodeInfo> written = nodes;
+      if (rules.merge) {
+        // Merged with what is stored now, inside the transaction: no daemon's update in between is lost.
+        std::vector<NodeRecord> stored;
+        impl_->readRecords(nullptr, stored);
+        std::map<std::string, const NodeInfo*> storedOf;
+        for (const NodeRecord& r : stored) storedOf[r.node.host] = &r.node;
+        for (NodeInfo& node : written) {
+          auto it = storedOf.find(node.host);
+          node = rules.merge(it == storedOf.end() ? nullptr : it->second, node);
+        }
+      }
+      const std::int64_t now = unixNow();
+      impl_->writeNodes(written.data(), written.size(), std::nullopt, now);
+      if (recorded) *recorded = written;
+      std::set<std::string> imported;
+      for (const NodeInfo& node : written) {
+        imported.insert(node.host);
+        if (rules.importedStatusWins) impl_->setStatus(node.host, node.status, now);
+      }
+      if (!rules.removeOthers) return;
+      for (const std::string& host : impl_->allHosts()) {
+        if (imported.count(host)) continue;
+        impl_->removeNode(host);
+        if (removed) removed->push_back(host);
+      }
+    });
+  });
+}
+
 bool ResourceDb::removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed,
                                    std::string& error) {
   const std::size_t reported = removed ? removed->size() : 0;

@@ -18,6 +18,7 @@
 #include "streammap/Cluster.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +96,19 @@ class ResourceDb {
   /// and not drained becomes Down; their hosts are appended to `markedDown`.
   bool recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
                    std::vector<std::string>* markedDown, std::string& error);
+
+  /// `streammap cluster import` in one transaction: records `nodes` (source as given), each first passed
+  /// through `merge` with the record stored for its host (null when none) when `merge` is set; with
+  /// `importedStatusWins` a node stored as drained takes the imported status too (Slurm's drain and
+  /// resume are the truth); with `removeOthers` every stored node not in `nodes` is removed, its host
+  /// appended to `removed`. `recorded`, when given, receives the nodes as written.
+  struct ImportRules {
+    std::function<NodeInfo(const NodeInfo* stored, const NodeInfo& imported)> merge;
+    bool importedStatusWins = false;
+    bool removeOthers = false;
+  };
+  bool importNodes(const std::vector<NodeInfo>& nodes, const ImportRules& rules, std::vector<NodeInfo>* recorded,
+                   std::vector<std::string>* removed, std::string& error);
 
   /// Removes every node whose host is not in `keep` (cluster import --replace).
   bool removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed,
