@@ -65,6 +65,25 @@ TEST(MapJson, RoundTrip) {
   EXPECT_NE(error.find("map.program"), std::string::npos) << error;
 }
 
+TEST(MapJson, OpenMpiProgramsSlurmHostfileAndNoPassword) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "sink", Requirement::CO)}, {edge(0, 1)});
+  rtg.mpi = "openmpi";
+  const Cluster cluster = paperCluster();
+  MappingOutcome outcome;
+  std::string error;
+  ASSERT_TRUE(planMapping(rtg, cluster, MapSettings{}, outcome, error)) << error;
+  MapRecord record = makeMapRecord(rtg, cluster, outcome, MapSettings{});
+  record.source.kind = ClusterSource::Kind::Database;
+  record.source.path = "postgresql://dispar:s3cret@db.cluster/resources?sslmode=require";
+  const std::string text = writeMapJson(record);
+  EXPECT_EQ(text.find("s3cret"), std::string::npos) << text;
+  MapRecord back;
+  ASSERT_TRUE(parseMapJson(text, back, error)) << error;
+  EXPECT_EQ(back.source.path, "postgresql://dispar@db.cluster/resources?sslmode=require");
+  EXPECT_EQ(back.mpi, "openmpi");
+  EXPECT_EQ(formatSlurmHostfile({"gpu1", "cpu1", "gpu1"}), "gpu1\ncpu1\ngpu1\n");
+}
+
 TEST(ClusterDigest, IgnoresHeartbeatsAndNamesChanges) {
   Cluster a = paperCluster();
   Cluster b = a;

@@ -1,5 +1,7 @@
 #include "streammap/MapFile.h"
 
+#include "streammap/ResourceDb.h"
+
 #include "streammap/ClusterJson.h"
 
 #include <nlohmann/json.hpp>
@@ -144,7 +146,9 @@ std::string writeMapJson(const MapRecord& r) {
   json.optional("seed", r.seed);
   json.beginObject("cluster_source");
   json.string("kind", sourceKindName(r.source.kind));
-  json.string("path", r.source.path);
+  // Never a password: a PostgreSQL connection string is written without it (pass it through ~/.pgpass).
+  json.string("path", r.source.kind == ClusterSource::Kind::Database ? displayDatabaseName(r.source.path)
+                                                                       : r.source.path);
   json.integer("ttl_seconds", r.source.ttlSeconds);
   json.endObject();
   json.string("cluster_digest", r.clusterDigest);

@@ -524,7 +524,8 @@ int runCommand(const Args& args) {
   if (!mapTime.exists) reason = "no mapping yet";
   else if (olderThan(mapTime, rtgTime)) reason = "mapping older than " + m.rtgPath;
   else if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) reason = "mapping unreadable: " + error;
-  else if (record.source.kind != m.source.kind || record.source.path != m.source.path) reason = "other resource source";
+  else if (record.source.kind != m.source.kind || record.source.path != displayDatabaseName(m.source.path))
+    reason = "other resource source";
   else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
   if (!reason.empty()) {
