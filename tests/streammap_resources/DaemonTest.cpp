@@ -140,3 +140,52 @@ TEST_P(DaemonBackend, SigintStopsItAndANewDaemonMayStartAfterwards) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_EQ(readNode(options.dbPath, "h", found).heartbeatTtlSeconds, 180);  // default: 3 intervals
 }
+
+TEST_P(DaemonBackend, HeartbeatsBetweenProbesAndRecordsAgainWhenTheRecordWent) {
+  DaemonOptions options;
+  options.dbPath = freshDatabase("p.db");
+  options.intervalSeconds = 0.1;
+  options.probeIntervalSeconds = 1000;  // no second probe during the test
+  options.ttlSeconds = 5;
+  options.probe.hostName = "probe-host";
+  pid_t pid = startDaemon(options, dir.file("probe.log"));
+  ASSERT_GT(pid, 0);
+  bool found = false;
+  ASSERT_TRUE(waitFor([&] { return readNode(options.dbPath, "probe-host", found).heartbeatCount >= 1; },
+                      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("probe.log"));
+
+  // A change behind the daemon's back stays while only heartbeats come (a probe would undo it).
+  std::string error;
+  NodeInfo edited = readNode(options.dbPath, "probe-host", found).node;
+  edited.cores = 999;
+  {
+    auto db = ResourceDb::open(options.dbPath, ResourceDb::OpenMode::Existing, error);
+    ASSERT_TRUE(db && db->recordNode(edited, 5, nullptr, error)) << error;
+  }
+  const std::int64_t before = readNode(options.dbPath, "probe-host", found).heartbeatCount;
+  ASSERT_TRUE(waitFor([&] { return readNode(options.dbPath, "probe-host", found).heartbeatCount >= before + 3; },
+                      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("probe.log"));
+  EXPECT_EQ(readNode(options.dbPath, "probe-host", found).node.cores, 999);
+
+  // The record removed (an import with --replace): the failed heartbeat makes the daemon probe and record
+  // the node again at once, whatever the probe interval.
+  {
+    auto db = ResourceDb::open(options.dbPath, ResourceDb::OpenMode::Existing, error);
+    ASSERT_TRUE(db && db->removeNodesExcept({}, nullptr, error)) << error;
+  }
+  ASSERT_TRUE(waitFor(
+      [&] {
+        const NodeRecord r = readNode(options.dbPath, "probe-host", found);
+        return found && r.node.cores != 999;
+      },
+      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("probe.log"));
+  EXPECT_NE(readFile(dir.file("probe.log")).find("probe every 1000 s"), std::string::npos)
+      << readFile(dir.file("probe.log"));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}

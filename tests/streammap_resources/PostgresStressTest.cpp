@@ -62,8 +62,9 @@ class Daemons {
         const int log = ::open(logPath(i).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (log < 0 || ::dup2(log, STDERR_FILENO) < 0) ::_exit(100);
         const std::string ttlText = std::to_string(ttl);
+        // Heartbeats every 100 ms; a full probe (hwloc) every 5 s, as a node's hardware rarely changes.
         ::execl(DISPAR_RESOURCES_CLI, DISPAR_RESOURCES_CLI, "daemon", "--db", url.c_str(), "--host", host.c_str(),
-                "--interval", "0.1", "--ttl", ttlText.c_str(), static_cast<char*>(nullptr));
+                "--interval", "0.1", "--probe-interval", "5", "--ttl", ttlText.c_str(), static_cast<char*>(nullptr));
         ::_exit(101);
       }
       pids_.push_back(pid);

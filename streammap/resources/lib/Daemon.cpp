@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -171,30 +172,53 @@ int runDaemon(const DaemonOptions& options) {
 
   char interval[32];
   std::snprintf(interval, sizeof interval, "%g", options.intervalSeconds);
-  log("keeping " + host + " in " + dbName + " (interval " + interval + " s, ttl " + std::to_string(ttl) + " s)");
+  std::string probeText;
+  if (options.probeIntervalSeconds > 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", options.probeIntervalSeconds);
+    probeText = std::string(", probe every ") + text + " s";
+  }
+  log("keeping " + host + " in " + dbName + " (interval " + interval + " s" + probeText + ", ttl " +
+      std::to_string(ttl) + " s)");
+  const double probeInterval = options.probeIntervalSeconds > 0 ? options.probeIntervalSeconds : options.intervalSeconds;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point lastProbe{};
   bool first = true;
+  bool recorded = false;  // the record is written: heartbeats alone keep it alive until the next probe
   for (;;) {
-    ProbeResult probe = probeLocalNode(probeOptions);
-    NodeChanges changes;
     bool reconnected = false;
     const bool connected = db->reconnectIfLost(reconnected, error);
     if (reconnected) log("reconnected to " + dbName);
+    const bool probeDue = !recorded || Clock::now() - lastProbe >= std::chrono::duration<double>(probeInterval);
     if (!connected) {
       // The server is still away: keep running, the next interval tries again.
       log("warning: " + error);
-    } else if (!db->recordNode(probe.node, ttl, &changes, error) ||
-               !db->heartbeat(host, probe.node.lastHeartbeat.value_or(std::time(nullptr)), error)) {
-      // Transient (a full disk, a server that went away): keep running, the next interval retries.
-      log("warning: " + error);
-    } else if (first) {
-      log((changes.isNew ? "recorded " : "refreshed ") + summarizeNode(probe.node));
-      for (const std::string& w : probe.warnings) log("warning: " + w);
+      recorded = false;
+    } else if (!probeDue) {
+      if (!db->heartbeat(host, std::time(nullptr), error)) {
+        // The record went (an import with --replace) or the update failed: probe and record next time.
+        log("warning: " + error);
+        recorded = false;
+      }
     } else {
-      for (const std::string& change : changes.descriptions) log(host + " changed: " + change);
-      if (!changes.descriptions.empty())
+      const ProbeResult probe = probeLocalNode(probeOptions);
+      lastProbe = Clock::now();
+      NodeChanges changes;
+      recorded = db->recordNode(probe.node, ttl, &changes, error) &&
+                 db->heartbeat(host, probe.node.lastHeartbeat.value_or(std::time(nullptr)), error);
+      if (!recorded) {
+        // Transient (a full disk, a server that went away): keep running, the next interval retries.
+        log("warning: " + error);
+      } else if (first) {
+        log((changes.isNew ? "recorded " : "refreshed ") + summarizeNode(probe.node));
         for (const std::string& w : probe.warnings) log("warning: " + w);
+        first = false;
+      } else {
+        for (const std::string& change : changes.descriptions) log(host + " changed: " + change);
+        if (!changes.descriptions.empty())
+          for (const std::string& w : probe.warnings) log("warning: " + w);
+      }
     }
-    first = false;
     if (const char* signal = signals.wait(waitMs)) {
       log(std::string("received ") + signal + ", stopping");
       return 0;

@@ -34,15 +34,17 @@ const CommandSpec kDiscoverSpec = {
 
 const OptionSpec kDaemonOptions[] = {
     kDbOption,
-    {"--interval", "SECONDS", "re-probe and heartbeat period, may be fractional (default 30, minimum 0.05)"},
+    {"--interval", "SECONDS", "heartbeat period, may be fractional (default 30, minimum 0.05)"},
+    {"--probe-interval", "SECONDS", "re-probe period (default: every interval); probes cost far more than heartbeats"},
     {"--ttl", "SECONDS", "heartbeat age after which the node counts as down (default 3 intervals)"},
     {"--pidfile", "PATH", "write the daemon's pid to PATH (removed on exit)"},
     {"--host", "NAME", "keep the record of this node under NAME instead of its host name"},
 };
 const CommandSpec kDaemonSpec = {
-    "streammap daemon [--db PATH] [--interval SECONDS] [--ttl SECONDS] [--pidfile PATH] [--host NAME]",
-    "Keeps this node's record current: re-probes every interval, logs and records what changed, and\n"
-    "refreshes the heartbeat. Stops on SIGTERM or SIGINT. One daemon per node and database.",
+    "streammap daemon [--db PATH] [--interval SECONDS] [--probe-interval SECONDS] [--ttl SECONDS]\n"
+    "                 [--pidfile PATH] [--host NAME]",
+    "Keeps this node's record current: re-probes every probe interval, logs and records what changed, and\n"
+    "refreshes the heartbeat every interval. Stops on SIGTERM or SIGINT. One daemon per node and database.",
     kDaemonOptions, std::size(kDaemonOptions)};
 
 const OptionSpec kNodesOptions[] = {
@@ -175,9 +177,11 @@ int daemonCommand(const Args& args) {
   DaemonOptions options;
   options.dbPath = cl.databasePath();
   std::optional<double> interval = cl.doubleValue("--interval", 30, 0.05, 86400);
+  std::optional<double> probeInterval = cl.doubleValue("--probe-interval", 0, 0.05, 30 * 86400);
   std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
-  if (!interval || !ttl) return 1;
+  if (!interval || !probeInterval || !ttl) return 1;
   options.intervalSeconds = *interval;
+  options.probeIntervalSeconds = *probeInterval;
   options.ttlSeconds = *ttl;
   options.pidFile = cl.value("--pidfile");
   options.probe.hostName = cl.value("--host");

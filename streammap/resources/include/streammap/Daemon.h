@@ -1,5 +1,5 @@
-// `streammap daemon`: keeps one node's record current — re-probes every interval, records what changed,
-// refreshes the heartbeat — until SIGTERM or SIGINT.
+// `streammap daemon`: keeps one node's record current — re-probes every probe interval, records what
+// changed, refreshes the heartbeat every interval — until SIGTERM or SIGINT.
 #ifndef STREAMMAP_DAEMON_H
 #define STREAMMAP_DAEMON_H
 
@@ -11,7 +11,9 @@ namespace dispar::streammap {
 
 struct DaemonOptions {
   std::string dbPath;            // SQLite file or postgresql:// connection string
-  double intervalSeconds = 30;   // may be fractional (at least 0.05)
+  double intervalSeconds = 30;   // heartbeat period; may be fractional (at least 0.05)
+  double probeIntervalSeconds = 0;  // re-probe period; 0: every interval. A probe costs far more than a
+                                    // heartbeat (hwloc, the CUDA driver), so fast heartbeats want rarer probes
   int ttlSeconds = 0;       // 0: three intervals, rounded up to whole seconds; recorded with the node
   std::string pidFile;      // empty: none
   ProbeOptions probe;       // probe.hostName empty: localHostName()
