@@ -209,8 +209,12 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   Cluster c;
   c.nodes = {node("hostA", 2), node("hostB", 2, {a100(0)}), node("hostC", 2, {a100(0)})};
   writeInputs(pipeline(), c);
-  // The "program": a script that reports where each rank ran.
-  write("app", "#!/bin/sh\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> '" + path("ran") + "'\nexit 3\n");
+  // The "program": a script that reports where each rank ran, then fails with status 3 once all four
+  // ranks have reported (MPICH ends the other ranks as soon as one exits non-zero: a slow rank would
+  // otherwise never report on a loaded machine).
+  write("app", "#!/bin/sh\nran='" + path("ran") + "'\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> \"$ran\"\n"
+               "i=0\nwhile [ \"$(wc -l < \"$ran\")\" -lt 4 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n"
+               "exit 3\n");
   ASSERT_EQ(::chmod(path("app").c_str(), 0755), 0);
   ::testing::internal::CaptureStderr();
   const int status = runCommand({"--launcher", "fork", "--cluster", path("cluster.json"), path("app")});
@@ -230,6 +234,7 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   // A changed cluster triggers a remap before launching.
   c.nodes[2].status = NodeStatus::Drained;
   write("cluster.json", writeClusterJson(c));
+  ASSERT_EQ(::unlink(path("ran").c_str()), 0);
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(runCommand({"--launcher", "fork", "--cluster", path("cluster.json"), path("app")}), 3);
   EXPECT_NE(::testing::internal::GetCapturedStderr().find("resources changed since mapping"), std::string::npos);
@@ -237,6 +242,35 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   std::string error;
   ASSERT_TRUE(parseMapJson(read("app.map.json"), remapped, error)) << error;
   for (const RankRecord& rank : remapped.ranks) EXPECT_NE(rank.host, "hostC") << "rank " << rank.rank;
+}
+
+// Every streammap command's options (as its --help prints them from its option table) appear in
+// docs/streammap.md, so the reference cannot fall behind the tool.
+TEST(StreammapDocs, EveryCommandsOptionsAreDocumented) {
+  std::string docs, error;
+  ASSERT_TRUE(readFile(std::string(DISPAR_SOURCE_DIR) + "/docs/streammap.md", docs, error)) << error;
+  const std::pair<const char*, int (*)(const Args&)> commands[] = {
+      {"--discover", discoverCommand}, {"daemon", daemonCommand}, {"nodes", nodesCommand},
+      {"node", nodeCommand},           {"cluster", clusterCommand}, {"map", mapCommand},
+      {"check", checkCommand},         {"run", runCommand},       {"sbatch", sbatchCommand}};
+  int options = 0;
+  for (const auto& [name, command] : commands) {
+    ::testing::internal::CaptureStdout();
+    const int status = command({"--help"});
+    const std::string help = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(status, 0) << name;
+    EXPECT_EQ(help.rfind("usage: streammap " + std::string(name), 0), 0u) << help;
+    std::istringstream lines(help);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("  -", 0) != 0) continue;
+      const std::string option = line.substr(2, line.find(' ', 2) - 2);
+      if (option == "--help") continue;
+      ++options;
+      EXPECT_NE(docs.find(option), std::string::npos) << "streammap " << name << " " << option
+                                                       << " is not in docs/streammap.md";
+    }
+  }
+  EXPECT_GT(options, 30);
 }
 
 }  // namespace

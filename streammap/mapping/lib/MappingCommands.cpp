@@ -2,6 +2,7 @@
 // MapPlanner and MapCheck.
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
+#include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
 #include "streammap/MapCheck.h"
 #include "streammap/MapFile.h"
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <set>
 #include <map>
 #include <spawn.h>
@@ -28,103 +30,101 @@ namespace dispar::streammap {
 
 namespace {
 
-constexpr const char* kMapUsage =
-    "usage: streammap map APP.rtg.json [-o APP.machinefile] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--format mpich|openmpi|slurm] [--dot FILE] [--explain]\n";
-constexpr const char* kSbatchUsage =
-    "usage: streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                        [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                        [--time LIMIT] [--partition NAME] [--job-name NAME]\n";
-constexpr const char* kCheckUsage =
-    "usage: streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n";
-constexpr const char* kRunUsage =
-    "usage: streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                     [--algorithm refine|paper] [--allow-host-fallback] ./APP [ARGS...]\n";
-
 int fail(const char* command, const std::string& message) {
   std::fprintf(stderr, "streammap %s: error: %s\n", command, message.c_str());
   return 1;
 }
 
-// Reads options one at a time: `--name VALUE` or `--name=VALUE`.
-class OptionReader {
- public:
-  OptionReader(const Args& args, std::size_t& index) : args_(args), index_(index) {}
-
-  /// True when the current argument is option `name`; a value, if wanted, goes to `value`.
-  bool is(const char* name) const {
-    const std::string& a = args_[index_];
-    return a == name || a.rfind(std::string(name) + "=", 0) == 0;
-  }
-  bool value(std::string& out, std::string& error) {
-    const std::string& a = args_[index_];
-    const std::size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      out = a.substr(eq + 1);
-      return true;
-    }
-    if (index_ + 1 >= args_.size()) {
-      error = "option " + a + " needs a value";
-      return false;
-    }
-    out = args_[++index_];
-    return true;
-  }
-
- private:
-  const Args& args_;
-  std::size_t& index_;
+// Option groups the commands share (docs/streammap.md lists them from the --help these tables print).
+const std::vector<OptionSpec> kSourceOptions = {
+    {"--db", "PATH", "resource database: SQLite file or postgresql:// connection string"},
+    {"--cluster", "FILE.json", "a cluster description instead of the database"},
+    {"--ttl", "SECONDS", "count daemon-kept nodes with an older heartbeat as down (default: each node's own)"},
+};
+const std::vector<OptionSpec> kMappingOptions = {
+    {"--algorithm", "refine|paper", "refine (default: cost-model local search) or paper (the paper's steps)"},
+    {"--seed", "N", "seed of the paper's step 7 and of refine's random starts (default: deterministic)"},
+    {"--passes", "N", "refine: improvement passes per start (default automatic)"},
+    {"--allow-host-fallback", nullptr, "a CG vertex may run on a CPU (mode host-fallback, with a warning)"},
 };
 
-bool parseNumber(const std::string& text, const char* option, long long min, long long& out, std::string& error) {
-  char* end = nullptr;
-  errno = 0;
-  const long long x = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno || x < min) {
-    error = std::string("option ") + option + ": expected an integer >= " + std::to_string(min) + ", got '" + text + "'";
-    return false;
-  }
-  out = x;
+const CommandSpec kMapSpec = {
+    "streammap map APP.rtg.json [-o FILE] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                     [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
+    "Places the RTG's vertices on the nodes and writes what the launcher needs: the placement file, and\n"
+    "APP.map.json beside it. Inside a Slurm allocation only the allocation's nodes are used.",
+    joinOptions({{{"-o", "FILE", "placement file (default: the RTG's stem + .machinefile, or .slurm-hostfile)"},
+                  {"--format", "mpich|openmpi|slurm", "the launcher's files (default: the program's MPI's)"},
+                  {"--dot", "FILE", "also draw the mapped RTG (Graphviz), vertices grouped by node"},
+                  {"--explain", nullptr, "per vertex: the rule or cost term that decided, and the runner-up"}},
+                 kSourceOptions, kMappingOptions})};
+const CommandSpec kCheckSpec = {
+    "streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]",
+    "Checks a mapping against the current resources (those it was made from, unless --db or --cluster\n"
+    "says otherwise) and the binary's CUDA architectures. Exit status 1 when it no longer fits.",
+    kSourceOptions};
+const CommandSpec kRunSpec = {
+    "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N] ./APP [ARGS...]",
+    "Maps ./APP when needed (no mapping, older than the RTG, other resources or launcher), checks the\n"
+    "mapping, and launches the program with its arguments.",
+    joinOptions({{{"--launcher", "mpich|fork|openmpi|slurm",
+                   "default: slurm inside an allocation, else the program's MPI's"}},
+                 kSourceOptions, kMappingOptions}),
+    /*firstArgumentEndsOptions=*/true};
+const CommandSpec kSbatchSpec = {
+    "streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
+    "                        [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                        [--time LIMIT] [--partition NAME] [--job-name NAME]",
+    "Maps for a Slurm batch job (onto the whole cluster) and writes its script: whole nodes, every rank\n"
+    "where the mapping puts it.",
+    joinOptions({{{"-o", "FILE", "the script (default: the RTG's stem + .sbatch)"},
+                  {"--time", "LIMIT", "Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]], UNLIMITED)"},
+                  {"--partition", "NAME", "Slurm partition"},
+                  {"--job-name", "NAME", "job name (default: the program's)"}},
+                 kSourceOptions, kMappingOptions})};
+
+/// Where the resources come from: --db, --cluster (exclusive), --ttl. `given` says whether either was.
+/// Prints its own errors.
+bool readSource(const CommandLine& cl, ClusterSource& out, bool& given) {
+  given = cl.has("--db") || cl.has("--cluster");
+  if (cl.has("--db") && cl.has("--cluster")) return reportError("--db and --cluster are mutually exclusive") == 0;
+  const std::optional<int> ttl = cl.intValue("--ttl", 0, 0, 30 * 86400);
+  if (!ttl) return false;
+  out.kind = cl.has("--cluster") ? ClusterSource::Kind::File : ClusterSource::Kind::Database;
+  out.path = cl.has("--cluster") ? cl.value("--cluster") : cl.databasePath();
+  out.ttlSeconds = *ttl;
   return true;
 }
 
-// Options shared by map, check and run: where the resources come from.
-struct SourceOptions {
-  std::optional<std::string> db, clusterFile;
-  int ttl = 0;
+/// The mapping options (algorithm, seed, passes, host fallback); prints its own errors.
+bool readMapSettings(const CommandLine& cl, MapSettings& settings) {
+  const std::string algorithm = cl.value("--algorithm", "refine");
+  if (algorithm == "paper") settings.algorithm = Algorithm::Paper;
+  else if (algorithm == "refine") settings.algorithm = Algorithm::Refine;
+  else return reportError("option --algorithm: expected 'refine' or 'paper', got '" + algorithm + "'") == 0;
+  const std::optional<long long> seed = cl.integerValue("--seed", 0, 0, std::numeric_limits<long long>::max());
+  const std::optional<int> passes = cl.intValue("--passes", 1, 1, 1000000);
+  if (!seed || !passes) return false;
+  if (cl.has("--seed")) settings.seed = static_cast<std::uint64_t>(*seed);
+  if (cl.has("--passes")) settings.maxPasses = *passes;
+  settings.allowHostFallback = cl.has("--allow-host-fallback");
+  return true;
+}
 
-  /// Consumes the current argument if it is one of these options; `handled` tells whether it was.
-  bool consume(OptionReader& r, bool& handled, std::string& error) {
-    handled = true;
-    std::string v;
-    long long n = 0;
-    if (r.is("--db")) {
-      if (!r.value(v, error)) return false;
-      db = v;
-    } else if (r.is("--cluster")) {
-      if (!r.value(v, error)) return false;
-      clusterFile = v;
-    } else if (r.is("--ttl")) {
-      if (!r.value(v, error) || !parseNumber(v, "--ttl", 0, n, error)) return false;
-      ttl = static_cast<int>(n);
-    } else {
-      handled = false;
-    }
+/// The one argument a command takes (an rtg or map file): an error naming the command otherwise.
+bool oneArgument(const char* command, const CommandSpec& spec, const CommandLine& cl, const char* what,
+                 std::string& out) {
+  if (cl.positional().size() == 1) {
+    out = cl.positional()[0];
     return true;
   }
-  bool any() const { return db || clusterFile; }
-  bool resolve(ClusterSource& out, std::string& error) const {
-    if (db && clusterFile) {
-      error = "--db and --cluster are mutually exclusive";
-      return false;
-    }
-    out.kind = clusterFile ? ClusterSource::Kind::File : ClusterSource::Kind::Database;
-    out.path = clusterFile ? *clusterFile : db ? *db : defaultDatabasePath();
-    out.ttlSeconds = ttl;
-    return true;
-  }
-};
+  std::fprintf(stderr, "usage: %s\n", spec.usage);
+  fail(command, cl.positional().empty() ? std::string("no ") + what + " given"
+                                        : "unexpected argument '" + cl.positional()[1] + "' (one " + what + " expected)");
+  return false;
+}
 
 // The launchers a mapping is written for (`map --format`, `run --launcher`): the name recorded in
 // app.map.json and the suffix of the file that places the ranks.
@@ -295,33 +295,6 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   return 0;
 }
 
-// Consumes one mapping option (algorithm, seed, passes, host fallback) into `m`; used by map and run.
-bool parseMapSettings(const std::string& a, OptionReader& r, MapInvocation& m, bool& handled, std::string& error) {
-  handled = true;
-  std::string v;
-  long long n = 0;
-  if (r.is("--algorithm")) {
-    if (!r.value(v, error)) return false;
-    if (v == "paper") m.settings.algorithm = Algorithm::Paper;
-    else if (v == "refine") m.settings.algorithm = Algorithm::Refine;
-    else {
-      error = "option --algorithm: expected 'refine' or 'paper', got '" + v + "'";
-      return false;
-    }
-  } else if (r.is("--seed")) {
-    if (!r.value(v, error) || !parseNumber(v, "--seed", 0, n, error)) return false;
-    m.settings.seed = static_cast<std::uint64_t>(n);
-  } else if (r.is("--passes")) {
-    if (!r.value(v, error) || !parseNumber(v, "--passes", 1, n, error)) return false;
-    m.settings.maxPasses = static_cast<int>(n);
-  } else if (a == "--allow-host-fallback") {
-    m.settings.allowHostFallback = true;
-  } else {
-    handled = false;
-  }
-  return true;
-}
-
 struct FileTimes {
   bool exists = false;
   struct timespec modified {};
@@ -372,78 +345,41 @@ void printReport(const char* path, const CheckReport& report) {
 }  // namespace
 
 int mapCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kMapSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
   MapInvocation m;
-  SourceOptions source;
+  if (!oneArgument("map", kMapSpec, cl, "rtg file", m.rtgPath)) return 1;
+  if (!readMapSettings(cl, m.settings)) return 1;
+  m.output = cl.value("-o");
+  m.dotPath = cl.value("--dot");
+  m.explain = cl.has("--explain");
+  if (cl.has("--format")) {
+    Launcher format = Launcher::Mpich;
+    if (!parseLauncher(cl.value("--format"), format))
+      return fail("map", "option --format: expected 'mpich', 'openmpi' or 'slurm', got '" + cl.value("--format") + "'");
+    m.format = format;
+  }
   std::string error;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    OptionReader r(args, i);
-    const std::string& a = args[i];
-    bool handled = false;
-    if (!source.consume(r, handled, error)) return fail("map", error);
-    if (handled) continue;
-    if (!parseMapSettings(a, r, m, handled, error)) return fail("map", error);
-    if (handled) continue;
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::printf("%s", kMapUsage);
-      return 0;
-    } else if (r.is("-o") || r.is("--output")) {
-      if (!r.value(v, error)) return fail("map", error);
-      m.output = v;
-    } else if (r.is("--format")) {
-      if (!r.value(v, error)) return fail("map", error);
-      Launcher format = Launcher::Mpich;
-      if (!parseLauncher(v, format))
-        return fail("map", "option --format: expected 'mpich', 'openmpi' or 'slurm', got '" + v + "'");
-      m.format = format;
-    } else if (r.is("--dot")) {
-      if (!r.value(v, error)) return fail("map", error);
-      m.dotPath = v;
-    } else if (a == "--explain") {
-      m.explain = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "%s", kMapUsage);
-      return fail("map", "unknown option '" + a + "'");
-    } else if (m.rtgPath.empty()) {
-      m.rtgPath = a;
-    } else {
-      return fail("map", "unexpected argument '" + a + "' (one rtg file expected)");
-    }
-  }
-  if (m.rtgPath.empty()) {
-    std::fprintf(stderr, "%s", kMapUsage);
-    return fail("map", "no rtg file given");
-  }
-  if (!source.resolve(m.source, error)) return fail("map", error);
+  bool given = false;
+  if (!readSource(cl, m.source, given)) return 1;
   return executeMap(m);
 }
 
 int checkCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kCheckSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
   std::string mapPath, error;
-  SourceOptions source;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    OptionReader r(args, i);
-    bool handled = false;
-    if (!source.consume(r, handled, error)) return fail("check", error);
-    if (handled) continue;
-    if (args[i] == "--help" || args[i] == "-h") {
-      std::printf("%s", kCheckUsage);
-      return 0;
-    }
-    if (args[i][0] == '-') return fail("check", "unknown option '" + args[i] + "'");
-    if (!mapPath.empty()) return fail("check", "unexpected argument '" + args[i] + "' (one map file expected)");
-    mapPath = args[i];
-  }
-  if (mapPath.empty()) {
-    std::fprintf(stderr, "%s", kCheckUsage);
-    return fail("check", "no map file given");
-  }
+  if (!oneArgument("check", kCheckSpec, cl, "map file", mapPath)) return 1;
+  ClusterSource requested;
+  bool given = false;
+  if (!readSource(cl, requested, given)) return 1;
   std::string text;
   MapRecord record;
   if (!readFile(mapPath, text, error)) return fail("check", error);
   if (!parseMapJson(text, record, error)) return fail("check", mapPath + ": " + error);
-  ClusterSource where = record.source;
-  if (source.any() && !source.resolve(where, error)) return fail("check", error);
+  const ClusterSource where = given ? requested : record.source;
   Cluster current;
   if (!loadClusterSource(where, current, error)) return fail("check", error);
   if (!restrictToSlurmAllocation("check", current, error)) return fail("check", error);
@@ -453,44 +389,28 @@ int checkCommand(const Args& args) {
 }
 
 int runCommand(const Args& args) {
-  MapInvocation m;
-  SourceOptions source;
-  bool forkLauncher = false;
-  std::optional<Launcher> requested;
-  std::string error;
-  std::size_t programIndex = args.size();
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    OptionReader r(args, i);
-    const std::string& a = args[i];
-    bool handled = false;
-    if (!source.consume(r, handled, error)) return fail("run", error);
-    if (handled) continue;
-    if (!parseMapSettings(a, r, m, handled, error)) return fail("run", error);
-    if (handled) continue;
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::printf("%s", kRunUsage);
-      return 0;
-    } else if (r.is("--launcher")) {
-      if (!r.value(v, error)) return fail("run", error);
-      forkLauncher = v == "fork";
-      Launcher launcher = Launcher::Mpich;
-      if (!forkLauncher && !parseLauncher(v, launcher))
-        return fail("run", "option --launcher: expected 'mpich', 'fork', 'openmpi' or 'slurm', got '" + v + "'");
-      requested = launcher;
-    } else if (!a.empty() && a[0] == '-') {
-      return fail("run", "unknown option '" + a + "'");
-    } else {
-      programIndex = i;
-      break;
-    }
-  }
-  if (programIndex == args.size()) {
-    std::fprintf(stderr, "%s", kRunUsage);
+  CommandLine cl;
+  if (!cl.parse(kRunSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  if (cl.positional().empty()) {
+    std::fprintf(stderr, "usage: %s\n", kRunSpec.usage);
     return fail("run", "no program given");
   }
-  if (!source.resolve(m.source, error)) return fail("run", error);
-  const std::string program = args[programIndex];
+  MapInvocation m;
+  std::string error;
+  if (!readMapSettings(cl, m.settings)) return 1;
+  bool given = false;
+  if (!readSource(cl, m.source, given)) return 1;
+  const bool forkLauncher = cl.value("--launcher") == "fork";
+  std::optional<Launcher> requested;
+  if (cl.has("--launcher")) {
+    Launcher launcher = Launcher::Mpich;
+    if (!forkLauncher && !parseLauncher(cl.value("--launcher"), launcher))
+      return fail("run", "option --launcher: expected 'mpich', 'fork', 'openmpi' or 'slurm', got '" +
+                             cl.value("--launcher") + "'");
+    requested = launcher;
+  }
+  const std::string program = cl.positional()[0];
   m.rtgPath = program + ".rtg.json";
   std::string mpi;
   if (!programMpi(m.rtgPath, mpi, error)) return fail("run", error);
@@ -557,7 +477,7 @@ int runCommand(const Args& args) {
     if (forkLauncher) argv.insert(argv.end(), {"-launcher", "fork"});
     argv.insert(argv.end(), {"-f", m.output, "-n", std::to_string(record.ranks.size())});
   }
-  argv.insert(argv.end(), args.begin() + static_cast<long>(programIndex), args.end());
+  argv.insert(argv.end(), cl.positional().begin(), cl.positional().end());
   std::vector<char*> cargv, cenv;
   for (std::string& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
@@ -654,50 +574,22 @@ std::string formatBatchScript(const MapRecord& record, const BatchSettings& batc
 }  // namespace
 
 int sbatchCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kSbatchSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
   MapInvocation m;
-  SourceOptions source;
-  BatchSettings batch;
+  if (!oneArgument("sbatch", kSbatchSpec, cl, "rtg file", m.rtgPath)) return 1;
+  if (!readMapSettings(cl, m.settings)) return 1;
   std::string error;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    OptionReader r(args, i);
-    const std::string& a = args[i];
-    bool handled = false;
-    if (!source.consume(r, handled, error)) return fail("sbatch", error);
-    if (handled) continue;
-    if (!parseMapSettings(a, r, m, handled, error)) return fail("sbatch", error);
-    if (handled) continue;
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::printf("%s", kSbatchUsage);
-      return 0;
-    } else if (r.is("-o") || r.is("--output")) {
-      if (!r.value(v, error)) return fail("sbatch", error);
-      batch.script = v;
-    } else if (r.is("--time")) {
-      if (!r.value(v, error)) return fail("sbatch", error);
-      if (!isSlurmTime(v))
-        return fail("sbatch", "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + v + "'");
-      batch.time = v;
-    } else if (r.is("--partition")) {
-      if (!r.value(v, error)) return fail("sbatch", error);
-      batch.partition = v;
-    } else if (r.is("--job-name")) {
-      if (!r.value(v, error)) return fail("sbatch", error);
-      batch.jobName = v;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "%s", kSbatchUsage);
-      return fail("sbatch", "unknown option '" + a + "'");
-    } else if (m.rtgPath.empty()) {
-      m.rtgPath = a;
-    } else {
-      return fail("sbatch", "unexpected argument '" + a + "' (one rtg file expected)");
-    }
-  }
-  if (m.rtgPath.empty()) {
-    std::fprintf(stderr, "%s", kSbatchUsage);
-    return fail("sbatch", "no rtg file given");
-  }
-  if (!source.resolve(m.source, error)) return fail("sbatch", error);
+  bool given = false;
+  if (!readSource(cl, m.source, given)) return 1;
+  BatchSettings batch;
+  batch.script = cl.value("-o");
+  batch.time = cl.value("--time");
+  batch.partition = cl.value("--partition");
+  batch.jobName = cl.value("--job-name");
+  if (cl.has("--time") && !isSlurmTime(batch.time))
+    return fail("sbatch", "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
   const std::string stem = programStem(m.rtgPath);
   if (batch.script.empty()) batch.script = stem + ".sbatch";
   const std::string name = stem.substr(stem.rfind('/') == std::string::npos ? 0 : stem.rfind('/') + 1);

@@ -1,6 +1,6 @@
 #include "streammap/Discovery.h"
 
-#include "CommandLine.h"
+#include "streammap/CommandLine.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/ResourceDb.h"
 

@@ -1,4 +1,4 @@
-#include "CommandLine.h"
+#include "streammap/CommandLine.h"
 
 #include "streammap/ResourceDb.h"
 
@@ -12,6 +12,12 @@
 
 namespace dispar::streammap {
 
+std::vector<OptionSpec> joinOptions(std::initializer_list<std::vector<OptionSpec>> groups) {
+  std::vector<OptionSpec> all;
+  for (const std::vector<OptionSpec>& group : groups) all.insert(all.end(), group.begin(), group.end());
+  return all;
+}
+
 bool CommandLine::parse(const CommandSpec& spec, const Args& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -21,6 +27,10 @@ bool CommandLine::parse(const CommandSpec& spec, const Args& args) {
       return true;
     }
     if (arg.size() < 2 || arg[0] != '-') {
+      if (spec.firstArgumentEndsOptions) {
+        positional_.assign(args.begin() + static_cast<long>(i), args.end());
+        return true;
+      }
       positional_.push_back(arg);
       continue;
     }
@@ -32,8 +42,8 @@ bool CommandLine::parse(const CommandSpec& spec, const Args& args) {
       hasInline = true;
     }
     const OptionSpec* option = nullptr;
-    for (std::size_t k = 0; k < spec.optionCount; ++k)
-      if (name == spec.options[k].name) option = &spec.options[k];
+    for (const OptionSpec& candidate : spec.options)
+      if (name == candidate.name) option = &candidate;
     if (!option) {
       reportError("unknown option '" + name + "'");
       std::fprintf(stderr, "usage: %s\n", spec.usage);
@@ -65,18 +75,24 @@ std::string CommandLine::value(const std::string& option, const std::string& fal
 }
 
 std::optional<int> CommandLine::intValue(const std::string& option, int fallback, int min, int max) const {
+  const std::optional<long long> v = integerValue(option, fallback, min, max);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+std::optional<long long> CommandLine::integerValue(const std::string& option, long long fallback, long long min,
+                                                   long long max) const {
   auto it = values_.find(option);
   if (it == values_.end()) return fallback;
   const std::string& text = it->second;
   char* end = nullptr;
   errno = 0;
-  long v = std::strtol(text.c_str(), &end, 10);
+  const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end || errno || v < min || v > max) {
     reportError("option " + option + ": expected an integer from " + std::to_string(min) + " to " +
                 std::to_string(max) + ", got '" + text + "'");
     return std::nullopt;
   }
-  return static_cast<int>(v);
+  return v;
 }
 
 std::optional<double> CommandLine::doubleValue(const std::string& option, double fallback, double min,
@@ -103,12 +119,18 @@ std::string CommandLine::databasePath() const {
 
 void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
   std::fprintf(out, "usage: %s\n\n%s\n\noptions:\n", spec.usage, spec.summary);
-  for (std::size_t k = 0; k < spec.optionCount; ++k) {
-    const OptionSpec& o = spec.options[k];
+  bool database = false;
+  for (const OptionSpec& o : spec.options) {
+    database = database || std::string(o.name) == "--db";
     std::string left = std::string(o.name) + (o.valueName ? std::string(" ") + o.valueName : "");
-    std::fprintf(out, "  %-22s %s\n", left.c_str(), o.help);
+    // A long option and value get a line of their own, the help under the others'.
+    if (left.size() > 22)
+      std::fprintf(out, "  %s\n  %-22s %s\n", left.c_str(), "", o.help);
+    else
+      std::fprintf(out, "  %-22s %s\n", left.c_str(), o.help);
   }
   std::fprintf(out, "  %-22s %s\n", "--help", "print this help");
+  if (!database) return;
   std::fprintf(out,
                "\nThe database is --db PATH, else $DISPAR_RESOURCE_DB, else %s.\n"
                "PATH is an SQLite file or a PostgreSQL connection string (postgresql://USER@HOST:PORT/DB).\n",
@@ -122,29 +144,6 @@ int reportError(const std::string& message) {
 
 void reportWarning(const std::string& message) {
   std::fprintf(stderr, "streammap: warning: %s\n", message.c_str());
-}
-
-bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
-  std::string temp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) {
-    error = path + ": cannot write: " + std::strerror(errno);
-    return false;
-  }
-  std::size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    written += static_cast<std::size_t>(n);
-  }
-  bool ok = written == text.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
-  int savedErrno = errno;
-  ok = (::close(fd) == 0) && ok;
-  if (ok && ::rename(temp.c_str(), path.c_str()) == 0) return true;
-  error = path + ": cannot write: " + std::strerror(ok ? errno : savedErrno);
-  ::unlink(temp.c_str());
-  return false;
 }
 
 }  // namespace dispar::streammap

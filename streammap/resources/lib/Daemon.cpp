@@ -1,6 +1,7 @@
 #include "streammap/Daemon.h"
 
-#include "CommandLine.h"
+#include "streammap/AtomicFiles.h"
+#include "streammap/CommandLine.h"
 #include "streammap/Discovery.h"
 #include "streammap/ResourceDb.h"
 

@@ -1,7 +1,8 @@
 // The resources half of the streammap tool: --discover, daemon, nodes, node, cluster.
 #include "streammap/Commands.h"
 
-#include "CommandLine.h"
+#include "streammap/AtomicFiles.h"
+#include "streammap/CommandLine.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/Daemon.h"
 #include "streammap/Discovery.h"
@@ -20,7 +21,7 @@ namespace {
 
 const OptionSpec kDbOption = {"--db", "PATH", "resource database"};
 
-const OptionSpec kDiscoverOptions[] = {
+const std::vector<OptionSpec> kDiscoverOptions = {
     {"--cluster", nullptr, "gather every MPI rank's node to rank 0 (run under mpiexec, one rank per node)"},
     kDbOption,
     {"--host", "NAME", "record this node under NAME instead of its host name"},
@@ -30,9 +31,9 @@ const CommandSpec kDiscoverSpec = {
     "Probes this node (hwloc, CUDA driver) and records it in the resource database. With --cluster,\n"
     "launched as 'mpiexec -f hosts -ppn 1 streammap --discover --cluster', every rank probes its node,\n"
     "rank 0 records them all in one transaction and marks recorded nodes that did not answer as down.",
-    kDiscoverOptions, std::size(kDiscoverOptions)};
+    kDiscoverOptions};
 
-const OptionSpec kDaemonOptions[] = {
+const std::vector<OptionSpec> kDaemonOptions = {
     kDbOption,
     {"--interval", "SECONDS", "heartbeat period, may be fractional (default 30, minimum 0.05)"},
     {"--probe-interval", "SECONDS", "re-probe period (default: every interval); probes cost far more than heartbeats"},
@@ -45,24 +46,24 @@ const CommandSpec kDaemonSpec = {
     "                 [--pidfile PATH] [--host NAME]",
     "Keeps this node's record current: re-probes every probe interval, logs and records what changed, and\n"
     "refreshes the heartbeat every interval. Stops on SIGTERM or SIGINT. One daemon per node and database.",
-    kDaemonOptions, std::size(kDaemonOptions)};
+    kDaemonOptions};
 
-const OptionSpec kNodesOptions[] = {
+const std::vector<OptionSpec> kNodesOptions = {
     kDbOption,
     {"--json", nullptr, "print the cluster description format (docs/streammap.md) instead of a table"},
     {"--ttl", "SECONDS", "count daemon-kept nodes with an older heartbeat as down (default: each node's own)"},
 };
 const CommandSpec kNodesSpec = {"streammap nodes [--json] [--db PATH] [--ttl SECONDS]",
                                 "Lists the recorded nodes: CPUs, memory, GPUs, status and heartbeat age.",
-                                kNodesOptions, std::size(kNodesOptions)};
+                                kNodesOptions};
 
-const OptionSpec kNodeOptions[] = {kDbOption};
+const std::vector<OptionSpec> kNodeOptions = {kDbOption};
 const CommandSpec kNodeSpec = {"streammap node drain|resume HOST [--db PATH]",
                                "drain: the mapper places nothing on HOST until it is resumed.\n"
                                "resume: HOST is up again (a daemon's heartbeat decides from then on).",
-                               kNodeOptions, std::size(kNodeOptions)};
+                               kNodeOptions};
 
-const OptionSpec kClusterOptions[] = {
+const std::vector<OptionSpec> kClusterOptions = {
     kDbOption,
     {"--slurm", nullptr, "import: read the nodes from Slurm (sinfo --json, else scontrol show node -o)"},
     {"--replace", nullptr, "import: remove recorded nodes that the file (or Slurm) does not describe"},
@@ -77,7 +78,7 @@ const CommandSpec kClusterSpec = {
     "(idle/mixed/allocated: up; drain: drained; down, not responding: down). A node already recorded by a\n"
     "probe keeps the probe's details (topology, GPU models, compute capability); Slurm's state wins.\n"
     "export: prints the recorded cluster in the same format.",
-    kClusterOptions, std::size(kClusterOptions)};
+    kClusterOptions};
 
 std::string gpuSummary(const NodeInfo& node) {
   if (node.gpus.empty()) return "-";

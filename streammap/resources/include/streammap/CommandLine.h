@@ -1,11 +1,13 @@
-// Option parsing for the resources subcommands: each command describes its options as a table, and
-// gets `--help` text and errors ("unknown option", "missing value") from it.
-#ifndef STREAMMAP_LIB_COMMAND_LINE_H
-#define STREAMMAP_LIB_COMMAND_LINE_H
+// The one option-parsing layer of every streammap command: each command describes its options as a
+// table, and gets `--help` text and errors ("unknown option", "missing value") from it. Options are
+// `--name VALUE` or `--name=VALUE`; tables may be joined from shared groups (joinOptions).
+#ifndef STREAMMAP_COMMAND_LINE_H
+#define STREAMMAP_COMMAND_LINE_H
 
 #include "streammap/Commands.h"
 
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,9 +24,14 @@ struct OptionSpec {
 struct CommandSpec {
   const char* usage;    // "streammap nodes [options]"
   const char* summary;  // one paragraph
-  const OptionSpec* options;
-  std::size_t optionCount;
+  std::vector<OptionSpec> options;
+  /// `run ./APP ARGS...`: the first argument that is not an option ends the options; it and everything
+  /// after it are positional, dashes included.
+  bool firstArgumentEndsOptions = false;
 };
+
+/// Concatenates option groups (a command's own options and shared ones) into one table.
+std::vector<OptionSpec> joinOptions(std::initializer_list<std::vector<OptionSpec>> groups);
 
 class CommandLine {
  public:
@@ -39,6 +46,8 @@ class CommandLine {
 
   /// Reads an integer option in [min, max]; prints an error and returns nullopt when malformed.
   std::optional<int> intValue(const std::string& option, int fallback, int min, int max) const;
+  std::optional<long long> integerValue(const std::string& option, long long fallback, long long min,
+                                        long long max) const;
   /// Reads a number option (e.g. "0.1") in [min, max]; prints an error and returns nullopt when malformed.
   std::optional<double> doubleValue(const std::string& option, double fallback, double min, double max) const;
 
@@ -57,10 +66,6 @@ class CommandLine {
 int reportError(const std::string& message);
 void reportWarning(const std::string& message);
 
-/// Writes `text` to `path` through a temporary file in the same directory and rename(), so that readers
-/// never see a half-written file.
-bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error);
-
 }  // namespace dispar::streammap
 
-#endif
+#endif  // STREAMMAP_COMMAND_LINE_H

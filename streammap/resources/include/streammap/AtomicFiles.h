@@ -20,6 +20,9 @@ class AtomicFileSet {
   std::vector<std::pair<std::string, std::string>> files_;
 };
 
+/// One file, all or nothing (an AtomicFileSet of one): readers never see it half-written.
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error);
+
 /// Reads a whole file; false with `error` naming the path and reason.
 bool readFile(const std::string& path, std::string& out, std::string& error);
 

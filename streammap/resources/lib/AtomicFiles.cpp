@@ -100,4 +100,10 @@ bool readFile(const std::string& path, std::string& out, std::string& error) {
   return true;
 }
 
+bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error) {
+  AtomicFileSet file;
+  file.add(path, text);
+  return file.commit(error);
+}
+
 }  // namespace dispar::streammap
