@@ -244,6 +244,34 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   for (const RankRecord& rank : remapped.ranks) EXPECT_NE(rank.host, "hostC") << "rank " << rank.rank;
 }
 
+TEST_F(Commands, HostNamesThatWouldRewriteALauncherFileAreRefused) {
+  // `#n1` would be a comment in a machinefile (every rank then runs locally); `n1:4` a slot count.
+  const lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "sink", Requirement::CO)}, {edge(0, 1)});
+  for (const char* bad : {"#n1", "n1:4"}) {
+    Cluster c;
+    c.nodes = {node(bad, 4)};
+    writeInputs(rtg, c);
+    EXPECT_EQ(map({}), 1) << bad;
+    EXPECT_NE(err_.find("host name '" + std::string(bad) + "' has"), std::string::npos) << err_;
+    EXPECT_FALSE(exists("app.machinefile")) << bad;
+    EXPECT_FALSE(exists("app.map.json")) << bad;
+  }
+  // Names from elsewhere than the resource source (a Slurm allocation's environment) meet the same rule
+  // before any launcher file is written.
+  Cluster c;
+  c.nodes = {node("n1", 4)};
+  writeInputs(rtg, c);
+  ::setenv("SLURM_JOB_ID", "7", 1);
+  ::setenv("SLURM_JOB_NODELIST", "evil#1", 1);
+  ::setenv("SLURM_JOB_CPUS_PER_NODE", "2", 1);
+  const int status = map({});
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_CPUS_PER_NODE"}) ::unsetenv(name);
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(err_.find("host name 'evil#1' has '#'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("nothing written"), std::string::npos) << err_;
+  EXPECT_FALSE(exists("app.machinefile"));
+}
+
 // Every streammap command's options (as its --help prints them from its option table) appear in
 // docs/streammap.md, so the reference cannot fall behind the tool.
 TEST(StreammapDocs, EveryCommandsOptionsAreDocumented) {

@@ -164,6 +164,38 @@ TEST_P(ResourceDbBackend, ImportMergesInsideItsTransactionAndItsStatusMayWin) {
   EXPECT_EQ(records.size(), 2u);  // nothing removed without removeOthers
 }
 
+TEST(HostNames, OneRuleForEveryName) {
+  std::string why;
+  for (const char* good : {"n1", "node-07.cluster.org", "gpu_a100_3", "10.0.0.1", "X"})
+    EXPECT_TRUE(checkHostName(good, why)) << good << ": " << why;
+  EXPECT_FALSE(checkHostName("n1\nevil:64", why));
+  EXPECT_EQ(why, "host name 'n1\\nevil:64' has '\\n': only letters, digits, '.', '-' and '_' are allowed");
+  EXPECT_FALSE(checkHostName("#n1", why));
+  EXPECT_EQ(why, "host name '#n1' has '#': only letters, digits, '.', '-' and '_' are allowed");
+  EXPECT_FALSE(checkHostName("-n1", why));
+  EXPECT_EQ(why, "host name '-n1' must start with a letter or a digit");
+  EXPECT_FALSE(checkHostName(std::string("n1\0x", 4), why));
+  EXPECT_EQ(why, "host name 'n1\\x00x' has '\\x00': only letters, digits, '.', '-' and '_' are allowed");
+  EXPECT_FALSE(checkHostName("", why));
+  EXPECT_FALSE(checkHostName(std::string(254, 'a'), why));
+  EXPECT_FALSE(checkHostName("n1:4", why));
+  EXPECT_FALSE(checkHostName("n\xc3\xa9", why));
+}
+
+TEST_P(ResourceDbBackend, NamesOutsideTheRuleNeverEnterTheStore) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
+  std::string error;
+  EXPECT_FALSE(db->recordNode(makeNode("n1\nevil:64", 4, 0), std::nullopt, nullptr, error));
+  EXPECT_NE(error.find("host name 'n1\\nevil:64' has '\\n'"), std::string::npos) << error;
+  EXPECT_FALSE(db->recordNodes({makeNode("ok", 4, 0), makeNode("#n1", 4, 0)}, false, nullptr, error));
+  EXPECT_NE(error.find("host name '#n1'"), std::string::npos) << error;
+  EXPECT_FALSE(db->importNodes({makeNode("bad name", 2, 0)}, ResourceDb::ImportRules{}, nullptr, nullptr, error));
+  std::vector<NodeRecord> records;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  EXPECT_TRUE(records.empty());  // all or nothing: not even "ok"
+}
+
 TEST_P(ResourceDbBackend, AbsentNodesAreMarkedDown) {
   const std::string path = freshDatabase();
   auto db = openDb(path);

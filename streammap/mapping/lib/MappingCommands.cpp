@@ -4,25 +4,25 @@
 #include "streammap/ClusterDigest.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
+#include "streammap/Launch.h"
 #include "streammap/MapCheck.h"
 #include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
 #include "streammap/ResourceDb.h"
 #include "streammap/Slurm.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <set>
 #include <map>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
+#include <set>
 
 extern char** environ;
 
@@ -245,6 +245,8 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   std::vector<std::string> hostOfRank;
   std::vector<int> coresOfRank;
   for (const RankRecord& k : record.ranks) {
+    // Whatever the source (a cluster file, Slurm's environment), no name may rewrite a launcher file.
+    if (std::string why; !checkHostName(k.host, why)) return fail("map", why + "; nothing written");
     hostOfRank.push_back(k.host);
     coresOfRank.push_back(outcome.problem.nodes[outcome.result.nodeOf[k.rank]].cores);
   }
@@ -478,20 +480,11 @@ int runCommand(const Args& args) {
     argv.insert(argv.end(), {"-f", m.output, "-n", std::to_string(record.ranks.size())});
   }
   argv.insert(argv.end(), cl.positional().begin(), cl.positional().end());
-  std::vector<char*> cargv, cenv;
-  for (std::string& s : argv) cargv.push_back(s.data());
-  cargv.push_back(nullptr);
-  for (std::string& s : environment) cenv.push_back(s.data());
-  cenv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), cenv.data());
-  if (rc != 0) return fail("run", std::string("cannot start ") + argv[0] + ": " + std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return fail("run", std::string("waitpid: ") + std::strerror(errno));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  // streammap stays the job's supervisor: ^C or a timeout's SIGTERM reaches the launcher, which stops
+  // every rank.
+  const int status = runLauncher(argv, environment, error);
+  if (status < 0) return fail("run", error);
+  return status;
 }
 
 namespace {

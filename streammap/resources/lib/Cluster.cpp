@@ -1,8 +1,54 @@
 #include "streammap/Cluster.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace dispar::streammap {
+
+namespace {
+
+/// `name` printable: control and non-ASCII bytes as \n, \t or \xHH.
+std::string escaped(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\\') out += "\\\\";
+    else if (c < 0x20 || c >= 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool checkHostName(const std::string& name, std::string& why) {
+  const auto alnum = [](unsigned char c) { return std::isalnum(c) != 0 && c < 0x80; };
+  if (name.empty()) {
+    why = "empty host name";
+    return false;
+  }
+  if (name.size() > 253) {
+    why = "host name '" + escaped(name.substr(0, 40)) + "...' is longer than 253 characters";
+    return false;
+  }
+  for (unsigned char c : name)
+    if (!alnum(c) && c != '.' && c != '-' && c != '_') {
+      why = "host name '" + escaped(name) + "' has '" + escaped(std::string(1, static_cast<char>(c))) +
+            "': only letters, digits, '.', '-' and '_' are allowed";
+      return false;
+    }
+  if (!alnum(static_cast<unsigned char>(name[0]))) {
+    why = "host name '" + escaped(name) + "' must start with a letter or a digit";
+    return false;
+  }
+  return true;
+}
 
 std::string formatGiB(std::uint64_t bytes) {
   char text[32];

@@ -167,8 +167,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   if (!host->is_string() || host->get<std::string>().empty())
     fail(join(path, "host"), "expected a non-empty string");
   node.host = host->get<std::string>();
-  if (node.host.find_first_of(" \t\r\n:") != std::string::npos)
-    fail(join(path, "host"), "host name '" + node.host + "' contains white space or ':'");
+  if (std::string why; !checkHostName(node.host, why)) fail(join(path, "host"), why);
 
   const std::string status = readString(json, "status", path, "up");
   if (!parseNodeStatus(status, node.status))

@@ -160,6 +160,7 @@ int discoverCommand(const Args& args) {
   if (!cl.positional().empty()) return reportError("--discover: unexpected argument '" + cl.positional()[0] + "'");
   ProbeOptions options;
   options.hostName = cl.value("--host");
+  if (std::string why; cl.has("--host") && !checkHostName(options.hostName, why)) return reportError("--host: " + why);
   if (!cl.has("--cluster")) return discoverLocalNode(cl.databasePath(), options);
   if (cl.has("--host")) return reportError("--discover --cluster: --host is taken from each MPI rank");
   int argc = 0;
@@ -186,6 +187,8 @@ int daemonCommand(const Args& args) {
   options.ttlSeconds = *ttl;
   options.pidFile = cl.value("--pidfile");
   options.probe.hostName = cl.value("--host");
+  if (std::string why; cl.has("--host") && !checkHostName(options.probe.hostName, why))
+    return reportError("--host: " + why);
   return runDaemon(options);
 }
 

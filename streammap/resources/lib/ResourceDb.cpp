@@ -399,8 +399,25 @@ std::unique_ptr<ResourceDb> ResourceDb::open(const std::string& path, OpenMode m
   return std::unique_ptr<ResourceDb>(new ResourceDb(path, std::move(impl), version));
 }
 
+namespace {
+
+/// Every name that enters the store passes the host-name rule (Cluster.h).
+bool checkHostNames(const NodeInfo* nodes, std::size_t count, const std::string& where, std::string& error) {
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string why;
+    if (!checkHostName(nodes[i].host, why)) {
+      error = where + ": " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTtlSeconds,
                             NodeChanges* changes, std::string& error) {
+  if (!checkHostNames(&node, 1, displayDatabaseName(path_), error)) return false;
   return guarded(path_, error, [&] {
     impl_->write(Impl::WriteScope::Node, [&] {
       impl_->lockNode(node.host);  // the record read for `changes` must be the one replaced
@@ -418,6 +435,7 @@ bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTt
 
 bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
                              std::vector<std::string>* markedDown, std::string& error) {
+  if (!checkHostNames(nodes.data(), nodes.size(), displayDatabaseName(path_), error)) return false;
   const std::size_t reported = markedDown ? markedDown->size() : 0;
   return guarded(path_, error, [&] {
     impl_->write(Impl::WriteScope::Table, [&] {
@@ -435,6 +453,7 @@ bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthers
 
 bool ResourceDb::importNodes(const std::vector<NodeInfo>& nodes, const ImportRules& rules,
                              std::vector<NodeInfo>* recorded, std::vector<std::string>* removed, std::string& error) {
+  if (!checkHostNames(nodes.data(), nodes.size(), displayDatabaseName(path_), error)) return false;
   const std::size_t reported = removed ? removed->size() : 0;
   return guarded(path_, error, [&] {
     impl_->write(Impl::WriteScope::Table, [&] {

@@ -22,6 +22,12 @@ const char* recordSourceName(RecordSource s);  // "probe" / "import"
 /// The inverse of recordSourceName; false for any other word.
 bool parseRecordSource(const std::string& word, RecordSource& out);
 
+/// The one host-name rule, applied wherever a name enters (probe, --host, cluster files, Slurm, the
+/// database) and before any launcher file is written: 1 to 253 characters of letters, digits, '.', '-'
+/// and '_', starting with a letter or digit. Anything else could change what a machinefile, hostfile or
+/// rankfile says (`n1\nevil:64`, `#n1`). False with `why` saying what is wrong, the name escaped.
+bool checkHostName(const std::string& name, std::string& why);
+
 /// A memory size as the resource commands print it: "31.3 GiB".
 std::string formatGiB(std::uint64_t bytes);
 
