@@ -189,3 +189,34 @@ TEST_P(DaemonBackend, HeartbeatsBetweenProbesAndRecordsAgainWhenTheRecordWent) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
+
+TEST_P(DaemonBackend, ASecondDaemonNeverTakesOverAPidFileInUse) {
+  DaemonOptions first;
+  first.dbPath = freshDatabase("pid.db");
+  first.intervalSeconds = 1;
+  first.pidFile = dir.file("shared.pid");
+  first.probe.hostName = "node-a";
+  const pid_t a = startDaemon(first, dir.file("a.log"));
+  ASSERT_GT(a, 0);
+  ASSERT_TRUE(waitFor([&] { return readFile(first.pidFile) == std::to_string(a) + "\n"; },
+                      std::chrono::milliseconds(5000)))
+      << readFile(dir.file("a.log"));
+
+  // Another node's daemon given the same pid file: refused, the file left to the first.
+  DaemonOptions second = first;
+  second.probe.hostName = "node-b";
+  const pid_t b = startDaemon(second, dir.file("b.log"));
+  int status = 0;
+  ASSERT_EQ(waitpid(b, &status, 0), b);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(readFile(dir.file("b.log")).find("another daemon (pid " + std::to_string(a) + ") already owns the pid file " +
+                                             first.pidFile),
+            std::string::npos)
+      << readFile(dir.file("b.log"));
+  EXPECT_EQ(readFile(first.pidFile), std::to_string(a) + "\n");
+
+  ASSERT_EQ(kill(a, SIGTERM), 0);
+  ASSERT_EQ(waitpid(a, &status, 0), a);
+  EXPECT_EQ(access(first.pidFile.c_str(), F_OK), -1);  // removed by its owner
+}

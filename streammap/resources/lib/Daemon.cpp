@@ -46,11 +46,12 @@ class FileDescriptor {
   int fd_;
 };
 
-// One daemon per node and database: an flock held for the daemon's lifetime (the kernel drops it when
-// the process dies, however it dies). The file holds the owner's pid, for the refusal message.
+// One daemon per node and database (and per pid file): an flock held for the daemon's lifetime (the
+// kernel drops it when the process dies, however it dies). The file holds the owner's pid, for the
+// refusal message, which says what the other daemon holds (`holding`).
 class InstanceLock {
  public:
-  bool acquire(const std::string& path, std::string& error) {
+  bool acquire(const std::string& path, const std::string& holding, std::string& error) {
     fd_ = std::make_unique<FileDescriptor>(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (fd_->get() < 0) {
       error = path + ": cannot open lock file: " + std::strerror(errno);
@@ -65,7 +66,7 @@ class InstanceLock {
       ssize_t n = ::pread(fd_->get(), buf, sizeof buf - 1, 0);
       std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "unknown";
       while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-      error = "another daemon (pid " + pid + ") already keeps this node's record (lock " + path + ")";
+      error = "another daemon (pid " + pid + ") already " + holding + " (lock " + path + ")";
       return false;
     }
     std::string pid = std::to_string(getpid()) + "\n";
@@ -81,19 +82,23 @@ class InstanceLock {
   std::unique_ptr<FileDescriptor> fd_;
 };
 
-// The --pidfile, written atomically and removed on exit.
+// The --pidfile, written atomically and removed on exit. Its own lock (PATH.lock) keeps a second daemon
+// given the same pid file (for another node) from overwriting it, and from removing it on exit while the
+// first one still runs.
 class PidFile {
  public:
   bool write(const std::string& path, std::string& error) {
+    if (!lock_.acquire(path + ".lock", "owns the pid file " + path, error)) return false;
     if (!writeFileAtomically(path, std::to_string(getpid()) + "\n", error)) return false;
     path_ = path;
     return true;
   }
   ~PidFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
+    if (!path_.empty()) ::unlink(path_.c_str());  // ours: we hold its lock
   }
 
  private:
+  InstanceLock lock_;
   std::string path_;
 };
 
@@ -165,7 +170,7 @@ int runDaemon(const DaemonOptions& options) {
       ResourceDb::open(options.dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
   if (!db) return reportError(error);
   InstanceLock lock;
-  if (!lock.acquire(daemonLockPath(options.dbPath, host), error)) return reportError(error);
+  if (!lock.acquire(daemonLockPath(options.dbPath, host), "keeps this node's record", error)) return reportError(error);
   PidFile pidFile;
   if (!options.pidFile.empty() && !pidFile.write(options.pidFile, error)) return reportError(error);
   StopSignals signals;
