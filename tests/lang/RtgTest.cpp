@@ -103,7 +103,7 @@ TEST(Rtg, RejectsBadFiles) {
   Rtg out;
   std::string error;
   EXPECT_FALSE(parseRtgJson("{", out, error));
-  EXPECT_NE(error.find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(error.rfind("line 1:2: invalid JSON: ", 0), 0u) << error;
   EXPECT_FALSE(parseRtgJson(R"({"format":"dispar-rtg","version":7,"program":"p","vertices":[],"edges":[]})", out, error));
   EXPECT_NE(error.find("version 7"), std::string::npos);
   EXPECT_FALSE(parseRtgJson(
@@ -115,6 +115,79 @@ TEST(Rtg, RejectsBadFiles) {
           "edges":[{"from":0,"to":3}]})",
       out, error));
   EXPECT_NE(error.find("edges[0].to"), std::string::npos);
+}
+
+// One vertex "a" (and a second, "b", when edges need an end), with `field` spliced into vertex 0 or
+// edge 0.
+std::string rtgWithVertexField(const std::string& field) {
+  return R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO",)" +
+         field + R"(}],"edges":[]})";
+}
+
+std::string rtgWithEdgeField(const std::string& field) {
+  return R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO"},
+             {"id":1,"vnode":"b","type":"CO"}],"edges":[{"from":0,"to":1,)" +
+         field + "}]}";
+}
+
+std::string parseErrorOf(const std::string& text) {
+  Rtg out;
+  std::string error;
+  EXPECT_FALSE(parseRtgJson(text, out, error)) << text;
+  return error;
+}
+
+TEST(Rtg, NumbersBeyondDoubleRangeNameTheirField) {
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": 1e999)")), "vertices[0].cost: number out of range, got 1e999");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("memory": -1e999)")),
+            "vertices[0].memory: number out of range, got -1e999");
+  EXPECT_EQ(parseErrorOf(rtgWithEdgeField(R"("volume": 2e400)")), "edges[0].volume: number out of range, got 2e400");
+  EXPECT_EQ(parseErrorOf(R"({"format":"dispar-rtg","version":1,"program":"p","cuda_archs":["sm_80", 1e999]})"),
+            "cuda_archs[1]: number out of range, got 1e999");
+}
+
+TEST(Rtg, EveryFieldIsCheckedForTypeAndRange) {
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": -1)")), "vertices[0].cost: must be positive, got -1");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": "fast")")),
+            "vertices[0].cost: expected a number, got \"fast\"");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("replica": 7, "replicas": 3)")),
+            "vertices[0].replica: must be less than replicas (3), got 7");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("replicas": 0)")), "vertices[0].replicas: must be at least 1, got 0");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("memory": 1.5)")), "vertices[0].memory: expected an integer, got 1.5");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("family": "f", "member": -2)")),
+            "vertices[0].member: must be at least 0, got -2");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("location": 12)")), "vertices[0].location: expected a string, got 12");
+  EXPECT_EQ(parseErrorOf(rtgWithEdgeField(R"("element_bytes": -4)")),
+            "edges[0].element_bytes: must be at least 0, got -4");
+  EXPECT_EQ(parseErrorOf(rtgWithEdgeField(R"("volume": "big")")), "edges[0].volume: expected an integer, got \"big\"");
+  EXPECT_EQ(parseErrorOf(rtgWithEdgeField(R"("pipe": ["x"])")), "edges[0].pipe: expected a string, got an array");
+  EXPECT_EQ(parseErrorOf(R"({"format":"dispar-rtg","version":1.5,"program":"p","vertices":[],"edges":[]})"),
+            "rtg.version: expected an integer, got 1.5");
+  EXPECT_EQ(parseErrorOf(R"({"format":"dispar-rtg","version":1,"program":"p","cuda_archs":[80]})"),
+            "rtg.cuda_archs[0]: expected a string, got 80");
+  EXPECT_EQ(parseErrorOf("[1, 2]"), "top level: expected an object, got an array");
+}
+
+TEST(Rtg, IdsMustBeIntegersInRange) {
+  const std::string head = R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO"},
+      {"id":1,"vnode":"b","type":"CO"},{"id":)";
+  const std::string tail = R"(,"vnode":"c","type":"CO"}],"edges":[]})";
+  EXPECT_EQ(parseErrorOf(head + "1.5" + tail), "vertices[2].id: expected an integer, got 1.5");
+  EXPECT_EQ(parseErrorOf(head + "1e23" + tail), "vertices[2].id: must be at most 2147483647, got 1e+23");
+  EXPECT_EQ(parseErrorOf(head + "18446744073709551615" + tail),
+            "vertices[2].id: must be at most 2147483647, got 18446744073709551615");
+  EXPECT_EQ(parseErrorOf(head + "3" + tail), "vertices[2].id: expected 2 (ids are dense and in order), got 3");
+  // An integral number is an integer.
+  Rtg out;
+  std::string error;
+  EXPECT_TRUE(parseRtgJson(head + "2.0" + tail, out, error)) << error;
+  EXPECT_EQ(parseErrorOf(rtgWithEdgeField(R"("element_bytes": 4, "to": 1e23)")),
+            "edges[0].to: must be at most 2147483647, got 1e+23");
+}
+
+TEST(Rtg, DeepNestingIsRefused) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(parseErrorOf(deep).rfind("line 1:130: invalid JSON: nested deeper than", 0), 0u) << parseErrorOf(deep);
 }
 
 }  // namespace

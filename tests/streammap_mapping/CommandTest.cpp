@@ -79,6 +79,7 @@ class Commands : public ::testing::Test {
     lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 4.0),
                            vertex(2, "fir", Requirement::CG, 4.0, 1), vertex(3, "sink", Requirement::CO)},
                           {edge(0, 1), edge(0, 2), edge(1, 3), edge(2, 3)});
+    rtg.vertices[1].replicas = rtg.vertices[2].replicas = 2;
     rtg.cudaArchs = {"sm_80"};
     return rtg;
   }
@@ -186,6 +187,72 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
   // Bad options.
   EXPECT_EQ(map({"--algorithm", "best"}), 1);
   EXPECT_NE(err_.find("option --algorithm: expected 'refine' or 'paper', got 'best'"), std::string::npos) << err_;
+}
+
+// Replaces the first `from` in `text`, which must hold it.
+std::string replacedOnce(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// A number beyond double range in any input is an error naming the file and the field, never an abort.
+TEST_F(Commands, NumbersBeyondDoubleRangeNameFileAndField) {
+  Cluster c;
+  c.nodes = {node("hostA", 4), node("hostB", 4, {a100(0)})};
+  writeInputs(pipeline(), c);
+  write("app.rtg.json", replacedOnce(read("app.rtg.json"), "\"cost\": 1.0", "\"cost\": 1e999"));
+  EXPECT_EQ(map({}), 1);
+  EXPECT_NE(err_.find(path("app.rtg.json") + ": vertices[0].cost: number out of range, got 1e999"), std::string::npos)
+      << err_;
+  EXPECT_FALSE(exists("app.machinefile"));
+  EXPECT_FALSE(exists("app.map.json"));
+
+  writeInputs(pipeline(), c);
+  write("cluster.json", replacedOnce(read("cluster.json"), "\"speed\": 1.0", "\"speed\": 1e999"));
+  EXPECT_EQ(map({}), 1);
+  EXPECT_NE(err_.find(path("cluster.json") + ": nodes[0].cpu.speed: number out of range, got 1e999"), std::string::npos)
+      << err_;
+  EXPECT_FALSE(exists("app.map.json"));
+
+  writeInputs(pipeline(), c);
+  ASSERT_EQ(map({}), 0) << err_;
+  const std::string mapText = read("app.map.json");
+  const std::size_t period = mapText.find("\"period\": ");
+  ASSERT_NE(period, std::string::npos);
+  const std::size_t comma = mapText.find(',', period);
+  write("app.map.json", mapText.substr(0, period) + "\"period\": 1e999" + mapText.substr(comma));
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(checkCommand({path("app.map.json")}), 1);
+  ::testing::internal::GetCapturedStdout();
+  const std::string checkErr = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(checkErr.find(path("app.map.json") + ": map.predicted.period: number out of range, got 1e999"),
+            std::string::npos)
+      << checkErr;
+}
+
+// Costs so large that the predicted period overflows are refused; no file holds "inf".
+TEST_F(Commands, CostsThatOverflowThePeriodAreRefused) {
+  Cluster c;
+  c.nodes = {node("hostA", 4), node("hostB", 4, {a100(0)})};
+  lang::Rtg rtg = pipeline();
+  for (lang::RtgVertex& v : rtg.vertices) v.cost = 1e308;
+  writeInputs(rtg, c);
+  EXPECT_EQ(map({}), 1);
+  EXPECT_NE(err_.find("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)"), std::string::npos) << err_;
+  EXPECT_FALSE(exists("app.machinefile"));
+  EXPECT_FALSE(exists("app.map.json"));
+  // A slow node makes one large cost overflow too.
+  rtg = pipeline();
+  rtg.vertices[0].cost = 1e300;
+  c.nodes[0].cpuSpeed = 1e-10;
+  writeInputs(rtg, c);
+  EXPECT_EQ(map({}), 1);
+  EXPECT_NE(err_.find("over the slowest speed (1e-10, hostA) overflows the predicted period"), std::string::npos)
+      << err_;
+  EXPECT_FALSE(exists("app.map.json"));
 }
 
 TEST_F(Commands, CheckReportsChangesWithExitStatus) {

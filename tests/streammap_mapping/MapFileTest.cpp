@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 namespace dispar::streammap {
 namespace {
 
@@ -63,6 +66,81 @@ TEST(MapJson, RoundTrip) {
   EXPECT_NE(error.find("unsupported version 9"), std::string::npos) << error;
   EXPECT_FALSE(parseMapJson("{\"format\": \"dispar-map\", \"version\": 1}", back, error));
   EXPECT_NE(error.find("map.program"), std::string::npos) << error;
+}
+
+MapRecord plannedRecord() {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 2.0)}, {edge(0, 1)});
+  MappingOutcome outcome;
+  std::string error;
+  EXPECT_TRUE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error)) << error;
+  return makeMapRecord(rtg, paperCluster(), outcome, MapSettings{});
+}
+
+std::string mapParseError(const std::string& text) {
+  MapRecord back;
+  std::string error;
+  EXPECT_FALSE(parseMapJson(text, back, error));
+  return error;
+}
+
+// The writer never writes inf or nan (JSON has neither): null, which the reader refuses by name.
+TEST(MapJson, NonFiniteNumbersAreNeverWritten) {
+  MapRecord record = plannedRecord();
+  record.period = std::numeric_limits<double>::infinity();
+  record.ranks[1].time = std::nan("");
+  const std::string text = writeMapJson(record);
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_EQ(mapParseError(text), "map.predicted.period: expected a number, got null");
+}
+
+TEST(MapJson, NumbersAreCheckedAndNamed) {
+  const std::string text = writeMapJson(plannedRecord());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    const std::size_t at = changed.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) changed.replace(at, from.size(), to);
+    return changed;
+  };
+  EXPECT_EQ(mapParseError(with("\"cross_bytes\": ", "\"cross_bytes\": 1e999, \"x\": ")),
+            "map.predicted.cross_bytes: number out of range, got 1e999");
+  EXPECT_EQ(mapParseError(with("\"time\": ", "\"time\": -2e308, \"x\": ")),
+            "map.ranks[0].time: number out of range, got -2e308");
+  EXPECT_EQ(mapParseError(with("\"time\": ", "\"time\": -1, \"x\": ")), "map.ranks[0].time: must not be negative, got -1");
+  EXPECT_EQ(mapParseError(with("\"replica\": 0", "\"replica\": 0.5")), "map.ranks[0].replica: expected an integer, got 0.5");
+  EXPECT_EQ(mapParseError(with("\"device\": 0", "\"device\": 1e23")),
+            "map.ranks[1].device: must be at most 2147483647, got 1e+23");
+  EXPECT_EQ(mapParseError(with("\"seed\": null", "\"seed\": -3")), "map.seed: must be at least 0, got -3");
+  EXPECT_EQ(mapParseError(with("\"ttl_seconds\": 0", "\"ttl_seconds\": \"0\"")),
+            "map.cluster_source.ttl_seconds: expected an integer, got \"0\"");
+  EXPECT_EQ(mapParseError(with("\"mode\": \"gpu\"", "\"mode\": \"fast\"")),
+            "map.ranks[1].mode: expected \"gpu\" or \"cpu\" or \"host-fallback\", got \"fast\"");
+  EXPECT_EQ(mapParseError(with("\"cores\": 2", "\"cores\": 1e999")),
+            "map.cluster.nodes[0].cpu.cores: number out of range, got 1e999");
+  EXPECT_EQ(mapParseError("[]"), "map: expected an object, got an array");
+}
+
+TEST(MapPlanner, RefusesPredictionsThatOverflow) {
+  lang::Rtg rtg = rtgOf({vertex(0, "a", Requirement::CO, 1e308), vertex(1, "b", Requirement::CO, 1e308)}, {edge(0, 1)});
+  MappingOutcome outcome;
+  std::string error;
+  EXPECT_FALSE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error));
+  EXPECT_EQ(error.rfind("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)", 0), 0u) << error;
+  // One cost near the limit still maps: every prediction is finite.
+  rtg.vertices[1].cost = 1.0;
+  ASSERT_TRUE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error)) << error;
+  MapRecord back;
+  ASSERT_TRUE(parseMapJson(writeMapJson(makeMapRecord(rtg, paperCluster(), outcome, MapSettings{})), back, error))
+      << error;
+  EXPECT_DOUBLE_EQ(back.period, 1e308);
+  // Edges carrying more bytes than a double's range allows over a slow network.
+  rtg.vertices[0].cost = 1.0;
+  Cluster slow = paperCluster();
+  slow.nodes[0].bandwidthBytesPerSec = 1e-300;
+  rtg.edges[0].volume = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_FALSE(planMapping(rtg, slow, MapSettings{}, outcome, error));
+  EXPECT_NE(error.find("volumes too large"), std::string::npos) << error;
 }
 
 TEST(MapJson, OpenMpiProgramsSlurmHostfileAndNoPassword) {

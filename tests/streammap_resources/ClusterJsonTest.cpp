@@ -84,8 +84,8 @@ TEST(ClusterJson, ErrorsNameTheField) {
             "nodes[2].gpus[0].compute_capability: expected \"MAJOR.MINOR\"");
   EXPECT_EQ(parseError(head + R"({"cpu": {"cores": 2}}]})"), "nodes[0].host: missing required field");
   EXPECT_EQ(parseError(head + R"({"host": "x"}]})"), "nodes[0].cpu.cores: missing required field");
-  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 0}}]})"), "nodes[0].cpu.cores: must be at least 1");
-  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": "4"}}]})"), "nodes[0].cpu.cores: expected an integer");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 0}}]})"), "nodes[0].cpu.cores: must be at least 1, got 0");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": "4"}}]})"), "nodes[0].cpu.cores: expected an integer, got \"4\"");
   EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 1}, "gpu": []}]})"), "nodes[0].gpu: unknown field");
   EXPECT_EQ(parseError(head + R"({"host": "x", "status": "sleeping", "cpu": {"cores": 1}}]})"),
             "nodes[0].status: expected \"up\", \"down\" or \"drained\", got \"sleeping\"");
@@ -93,6 +93,29 @@ TEST(ClusterJson, ErrorsNameTheField) {
             "nodes[1].host: duplicate host 'x'");
   EXPECT_EQ(parseError(R"({"format": "other", "version": 1, "nodes": []})"), "format: expected \"dispar-cluster\"");
   EXPECT_NE(parseError(R"({"format": "dispar-cluster", "version": 2, "nodes": []})").find("newer"), std::string::npos);
+}
+
+TEST(ClusterJson, NumbersAreCheckedForRangeAndNamed) {
+  const std::string head = R"({"format": "dispar-cluster", "version": 1, "nodes": [{"host": "x", )";
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1, "speed": 1e999}}]})"),
+            "nodes[0].cpu.speed: number out of range, got 1e999");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "memory_bytes": -1e999}]})"),
+            "nodes[0].memory_bytes: number out of range, got -1e999");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "gpus": [{}, {"rate": 1E+400}]}]})"),
+            "nodes[0].gpus[1].rate: number out of range, got 1E+400");
+  EXPECT_EQ(parseError(R"({"format": "dispar-cluster", "version": 1e999, "nodes": []})"),
+            "version: number out of range, got 1e999");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 2.5}}]})"), "nodes[0].cpu.cores: expected an integer, got 2.5");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1e23}}]})"),
+            "nodes[0].cpu.cores: must be at most 2147483647, got 1e+23");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "memory_bytes": -4}]})"),
+            "nodes[0].memory_bytes: must be at least 0, got -4");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "memory_bytes": 18446744073709551615}]})"),
+            "nodes[0].memory_bytes: must be at most 9223372036854775807, got 18446744073709551615");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1, "speed": 0}}]})"),
+            "nodes[0].cpu.speed: must be a positive number, got 0");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "numa": [{"memory_bytes": 9e18}, {"memory_bytes": 9e18}]}]})"),
+            "nodes[0].numa[1].memory_bytes: NUMA memory totals more than 9223372036854775807 bytes");
 }
 
 TEST(ClusterJson, SyntaxErrorsGiveLineAndColumn) {

@@ -4,10 +4,15 @@
 
 #include "streammap/ClusterJson.h"
 
+#include "dispar_lang/JsonRead.h"
+
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,7 +51,13 @@ void appendString(std::string& out, const std::string& s) {
   out += '"';
 }
 
+// JSON has no inf or nan: planMapping refuses non-finite predictions, and should one get here anyway
+// it is written as null, which the readers reject by name, rather than as invalid JSON.
 void appendNumber(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", x);
   out += buffer;
@@ -192,91 +203,169 @@ std::string writeMapJson(const MapRecord& r) {
   return out;
 }
 
+namespace {
+
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+
+struct MapParseFailure {
+  std::string message;
+};
+
+// Reads the map's fields by kind, checking type and range; a failure throws MapParseFailure with the
+// field's path ("map.ranks[3].time") and the value found.
+class MapReader {
+ public:
+  [[noreturn]] static void fail(const std::string& path, const std::string& what) {
+    throw MapParseFailure{path + ": " + what};
+  }
+
+  static const ordered_json& member(const ordered_json& object, const char* key, const std::string& path) {
+    if (!object.is_object()) fail(path, "expected an object, got " + lang::shownJson(object));
+    auto it = object.find(key);
+    if (it == object.end()) fail(path + "." + key, "missing");
+    return *it;
+  }
+  static const ordered_json& object(const ordered_json& parent, const char* key, const std::string& path) {
+    const ordered_json& v = member(parent, key, path);
+    if (!v.is_object()) fail(path + "." + key, "expected an object, got " + lang::shownJson(v));
+    return v;
+  }
+  static const ordered_json& array(const ordered_json& parent, const char* key, const std::string& path) {
+    const ordered_json& v = member(parent, key, path);
+    if (!v.is_array()) fail(path + "." + key, "expected an array, got " + lang::shownJson(v));
+    return v;
+  }
+  static std::string string(const ordered_json& object, const char* key, const std::string& path) {
+    const ordered_json& v = member(object, key, path);
+    if (!v.is_string()) fail(path + "." + key, "expected a string, got " + lang::shownJson(v));
+    return v.get<std::string>();
+  }
+  /// One of `choices`, e.g. {"CO", "CG"}.
+  static std::string oneOf(const ordered_json& object, const char* key, const std::string& path,
+                           std::initializer_list<const char*> choices) {
+    const std::string value = string(object, key, path);
+    std::string expected;
+    for (const char* choice : choices) {
+      if (value == choice) return value;
+      expected += std::string(expected.empty() ? "" : " or ") + "\"" + choice + "\"";
+    }
+    fail(path + "." + key, "expected " + expected + ", got \"" + value + "\"");
+  }
+  static std::int64_t integer(const ordered_json& object, const char* key, const std::string& path,
+                              std::int64_t min, std::int64_t max) {
+    std::int64_t v = 0;
+    std::string problem;
+    if (!lang::jsonInteger(member(object, key, path), min, max, v, problem)) fail(path + "." + key, problem);
+    return v;
+  }
+  static std::optional<std::uint64_t> optionalUnsigned(const ordered_json& object, const char* key,
+                                                       const std::string& path) {
+    const ordered_json& v = member(object, key, path);
+    if (v.is_null()) return std::nullopt;
+    std::uint64_t u = 0;
+    std::string problem;
+    if (!lang::jsonUnsigned(v, std::numeric_limits<std::uint64_t>::max(), u, problem)) fail(path + "." + key, problem);
+    return u;
+  }
+  /// A predicted time or byte count: finite and not negative.
+  static double measure(const ordered_json& object, const char* key, const std::string& path) {
+    const ordered_json& v = member(object, key, path);
+    double d = 0;
+    std::string problem;
+    if (!lang::jsonNumber(v, d, problem)) fail(path + "." + key, problem);
+    if (d < 0) fail(path + "." + key, "must not be negative, got " + lang::shownJson(v));
+    return d;
+  }
+};
+
+void readSource(const ordered_json& doc, ClusterSource& source) {
+  const ordered_json& json = MapReader::object(doc, "cluster_source", "map");
+  const std::string path = "map.cluster_source";
+  const std::string kind = MapReader::oneOf(json, "kind", path, {"database", "file"});
+  source.kind = kind == "file" ? ClusterSource::Kind::File : ClusterSource::Kind::Database;
+  source.path = MapReader::string(json, "path", path);
+  source.ttlSeconds = static_cast<int>(MapReader::integer(json, "ttl_seconds", path, 0, kIntMax));
+}
+
+void readPredicted(const ordered_json& doc, MapRecord& r) {
+  const ordered_json& predicted = MapReader::object(doc, "predicted", "map");
+  const std::string path = "map.predicted";
+  r.period = MapReader::measure(predicted, "period", path);
+  r.crossBytes = MapReader::measure(predicted, "cross_bytes", path);
+  const ordered_json& nodes = MapReader::array(predicted, "nodes", path);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string p = path + ".nodes[" + std::to_string(i) + "]";
+    r.nodes.push_back(NodePrediction{MapReader::string(nodes[i], "host", p), MapReader::measure(nodes[i], "cpu", p),
+                                     MapReader::measure(nodes[i], "gpu", p), MapReader::measure(nodes[i], "net", p)});
+  }
+}
+
+RankRecord readRank(const ordered_json& j, std::size_t i) {
+  const std::string path = "map.ranks[" + std::to_string(i) + "]";
+  RankRecord k;
+  k.rank = static_cast<int>(MapReader::integer(j, "rank", path, 0, kIntMax));
+  if (k.rank != static_cast<int>(i)) MapReader::fail(path + ".rank", "expected " + std::to_string(i) + ", got " + std::to_string(k.rank));
+  k.vnode = MapReader::string(j, "vnode", path);
+  k.replica = static_cast<int>(MapReader::integer(j, "replica", path, 0, kIntMax));
+  k.type = MapReader::oneOf(j, "type", path, {"CO", "CG"});
+  k.host = MapReader::string(j, "host", path);
+  if (!MapReader::member(j, "device", path).is_null())
+    k.device = static_cast<int>(MapReader::integer(j, "device", path, 0, kIntMax));
+  k.mode = MapReader::oneOf(j, "mode", path, {"gpu", "cpu", "host-fallback"});
+  if (k.mode == "gpu" && !k.device) MapReader::fail(path + ".device", "mode \"gpu\" needs a device index");
+  k.time = MapReader::measure(j, "time", path);
+  k.memory = MapReader::optionalUnsigned(j, "memory", path);
+  return k;
+}
+
+std::vector<std::string> readStrings(const ordered_json& doc, const char* key) {
+  const ordered_json& list = MapReader::array(doc, key, "map");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string())
+      MapReader::fail("map." + std::string(key) + "[" + std::to_string(i) + "]",
+                      "expected a string, got " + lang::shownJson(list[i]));
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+void readHeader(const ordered_json& doc, MapRecord& r) {
+  if (!doc.is_object()) MapReader::fail("map", "expected an object, got " + lang::shownJson(doc));
+  if (MapReader::string(doc, "format", "map") != kMapFormat) MapReader::fail("map.format", "expected \"dispar-map\"");
+  const std::int64_t version = MapReader::integer(doc, "version", "map", 0, kIntMax);
+  if (version != kMapVersion)
+    MapReader::fail("map.version", "unsupported version " + std::to_string(version) + " (this tool reads version " +
+                                       std::to_string(kMapVersion) + ")");
+  r.program = MapReader::string(doc, "program", "map");
+  r.rtgPath = MapReader::string(doc, "rtg", "map");
+  r.machinefile = MapReader::string(doc, "machinefile", "map");
+  r.launcher = MapReader::string(doc, "launcher", "map");
+  if (doc.contains("mpi")) r.mpi = MapReader::string(doc, "mpi", "map");  // absent before Open MPI builds: MPICH
+  r.algorithm = MapReader::string(doc, "algorithm", "map");
+  r.seed = MapReader::optionalUnsigned(doc, "seed", "map");
+}
+
+}  // namespace
+
 bool parseMapJson(const std::string& text, MapRecord& out, std::string& error) {
   ordered_json doc;
-  try {
-    doc = ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    error = std::string("not valid JSON: ") + e.what();
-    return false;
-  }
+  if (!lang::parseJson(text, doc, error, "map.")) return false;
   MapRecord r;
-  std::string field;
   try {
-    field = "format";
-    if (doc.at("format").get<std::string>() != kMapFormat) {
-      error = "map.format: expected \"dispar-map\"";
-      return false;
-    }
-    field = "version";
-    if (doc.at("version").get<int>() != kMapVersion) {
-      error = "map.version: unsupported version " + doc.at("version").dump() + " (this tool reads version " +
-              std::to_string(kMapVersion) + ")";
-      return false;
-    }
-    field = "program";
-    r.program = doc.at("program").get<std::string>();
-    field = "rtg";
-    r.rtgPath = doc.at("rtg").get<std::string>();
-    field = "machinefile";
-    r.machinefile = doc.at("machinefile").get<std::string>();
-    field = "launcher";
-    r.launcher = doc.at("launcher").get<std::string>();
-    field = "mpi";  // absent in maps written before Open MPI builds: MPICH
-    if (doc.contains("mpi")) r.mpi = doc.at("mpi").get<std::string>();
-    field = "algorithm";
-    r.algorithm = doc.at("algorithm").get<std::string>();
-    field = "seed";
-    if (!doc.at("seed").is_null()) r.seed = doc.at("seed").get<std::uint64_t>();
-    field = "cluster_source";
-    const ordered_json& source = doc.at("cluster_source");
-    const std::string kind = source.at("kind").get<std::string>();
-    if (kind != "file" && kind != "database") {
-      error = "map.cluster_source.kind: expected \"database\" or \"file\", got \"" + kind + "\"";
-      return false;
-    }
-    r.source.kind = kind == "file" ? ClusterSource::Kind::File : ClusterSource::Kind::Database;
-    r.source.path = source.at("path").get<std::string>();
-    r.source.ttlSeconds = source.at("ttl_seconds").get<int>();
-    field = "cluster_digest";
-    r.clusterDigest = doc.at("cluster_digest").get<std::string>();
-    field = "cuda_archs";
-    r.cudaArchs = doc.at("cuda_archs").get<std::vector<std::string>>();
-    field = "cost_model";
-    r.costModel = doc.at("cost_model").get<std::string>();
-    field = "predicted";
-    const ordered_json& predicted = doc.at("predicted");
-    r.period = predicted.at("period").get<double>();
-    r.crossBytes = predicted.at("cross_bytes").get<double>();
-    for (const ordered_json& n : predicted.at("nodes"))
-      r.nodes.push_back(NodePrediction{n.at("host").get<std::string>(), n.at("cpu").get<double>(),
-                                       n.at("gpu").get<double>(), n.at("net").get<double>()});
-    field = "ranks";
-    for (const ordered_json& j : doc.at("ranks")) {
-      RankRecord k;
-      k.rank = j.at("rank").get<int>();
-      if (k.rank != static_cast<int>(r.ranks.size())) {
-        error = "map.ranks[" + std::to_string(r.ranks.size()) + "].rank: expected " + std::to_string(r.ranks.size());
-        return false;
-      }
-      k.vnode = j.at("vnode").get<std::string>();
-      k.replica = j.at("replica").get<int>();
-      k.type = j.at("type").get<std::string>();
-      k.host = j.at("host").get<std::string>();
-      if (!j.at("device").is_null()) k.device = j.at("device").get<int>();
-      k.mode = j.at("mode").get<std::string>();
-      k.time = j.at("time").get<double>();
-      if (!j.at("memory").is_null()) k.memory = j.at("memory").get<std::uint64_t>();
-      r.ranks.push_back(std::move(k));
-    }
-    field = "cluster";
+    readHeader(doc, r);
+    readSource(doc, r.source);
+    r.clusterDigest = MapReader::string(doc, "cluster_digest", "map");
+    r.cudaArchs = readStrings(doc, "cuda_archs");
+    r.costModel = MapReader::string(doc, "cost_model", "map");
+    readPredicted(doc, r);
+    const ordered_json& ranks = MapReader::array(doc, "ranks", "map");
+    for (std::size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(readRank(ranks[i], i));
     std::string clusterError;
-    if (!parseClusterJson(doc.at("cluster").dump(), r.cluster, clusterError)) {
-      error = "map.cluster: " + clusterError;
-      return false;
-    }
-  } catch (const nlohmann::json::exception& e) {
-    error = "map." + field + ": missing or wrong type (" + e.what() + ")";
+    if (!parseClusterJson(MapReader::member(doc, "cluster", "map").dump(), r.cluster, clusterError))
+      MapReader::fail("map.cluster", clusterError);
+  } catch (const MapParseFailure& f) {
+    error = f.message;
     return false;
   }
   out = std::move(r);

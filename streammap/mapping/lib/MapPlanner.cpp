@@ -5,6 +5,7 @@
 #include "streammap/RefineMapper.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -66,6 +67,18 @@ void addFallbackWarnings(const lang::Rtg& rtg, const MappingOutcome& o, std::vec
                        " CG vertex(es) run on a CPU (host-fallback): " + examples + (count > kWarningExamples ? ", ..." : ""));
 }
 
+// buildProblem bounds the inputs so that predictions stay finite; this is the last line before files
+// are written, since JSON has no inf or nan.
+bool checkFinite(const MappingOutcome& o, std::string& error) {
+  bool finite = std::isfinite(o.evaluation.score.period) && std::isfinite(o.evaluation.score.crossBytes);
+  for (const NodeCost& c : o.evaluation.nodes)
+    finite = finite && std::isfinite(c.cpu) && std::isfinite(c.gpu) && std::isfinite(c.net);
+  for (int v = 0; finite && v < o.problem.vertexCount(); ++v)
+    finite = std::isfinite(vertexTime(o.problem, v, o.result.nodeOf[v]));
+  if (!finite) error = "the predicted period is not a finite number (costs, speeds or volumes too large); nothing written";
+  return finite;
+}
+
 }  // namespace
 
 const char* algorithmName(Algorithm a) { return a == Algorithm::Paper ? "paper" : "refine"; }
@@ -114,6 +127,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
     o.result.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
   }
   o.evaluation = evaluate(o.problem, o.result.nodeOf);
+  if (!checkFinite(o, error)) return false;
   o.device = assignDevices(o.problem, o.result.nodeOf);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);

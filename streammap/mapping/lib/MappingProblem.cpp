@@ -3,12 +3,68 @@
 #include "streammap/GpuSpeed.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace dispar::streammap {
 
 double edgeBytes(const lang::RtgEdge& edge) {
   return static_cast<double>(edge.volume ? *edge.volume : edge.elementBytes);
 }
+
+namespace {
+
+std::string formatMagnitude(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+// The cost model adds times (cost / speed) and bytes / bandwidth in doubles. Every node's time is at
+// most the sum of all costs over the slowest speed, and its network time at most all bytes over the
+// lowest bandwidth: refusing inputs whose bounds overflow keeps every prediction finite.
+bool checkMagnitudes(const MappingProblem& p, std::string& error) {
+  double totalCost = 0;
+  for (const ProblemVertex& v : p.vertices) totalCost += v.cost;
+  double slowest = p.nodes[0].cpuSpeed, leastBandwidth = p.nodes[0].bandwidth;
+  const std::string* slowestHost = &p.nodes[0].host;
+  const std::string* leastBandwidthHost = slowestHost;
+  for (const ProblemNode& n : p.nodes) {
+    std::vector<double> speeds = n.gpuSpeeds;
+    speeds.push_back(n.cpuSpeed);
+    if (n.hasGpu()) speeds.push_back(n.gpuSpeed);
+    for (double speed : speeds)
+      if (speed < slowest) {
+        slowest = speed;
+        slowestHost = &n.host;
+      }
+    if (n.bandwidth < leastBandwidth) {
+      leastBandwidth = n.bandwidth;
+      leastBandwidthHost = &n.host;
+    }
+  }
+  if (!std::isfinite(totalCost)) {
+    error = "costs too large: the vertices' costs add up to more than the largest double (" +
+            formatMagnitude(std::numeric_limits<double>::max()) + "); scale the costs down";
+    return false;
+  }
+  if (!std::isfinite(totalCost / slowest)) {
+    error = "costs too large: the vertices' costs add up to " + formatMagnitude(totalCost) +
+            ", which over the slowest speed (" + formatMagnitude(slowest) + ", " + *slowestHost +
+            ") overflows the predicted period; scale the costs down";
+    return false;
+  }
+  if (!std::isfinite(p.totalEdgeBytes / leastBandwidth)) {
+    error = "volumes too large: the edges carry " + formatMagnitude(p.totalEdgeBytes) +
+            " bytes, which over the lowest bandwidth (" + formatMagnitude(leastBandwidth) + " bytes/s, " +
+            *leastBandwidthHost + ") overflows the predicted period";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool MappingProblem::anyGpuNode() const {
   return std::any_of(nodes.begin(), nodes.end(), [](const ProblemNode& n) { return n.hasGpu(); });
@@ -31,8 +87,8 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
               std::to_string(v.rank) + " must both equal " + std::to_string(i);
       return false;
     }
-    if (!(v.cost > 0)) {
-      error = "rtg vertices[" + std::to_string(i) + "].cost: must be positive";
+    if (!(v.cost > 0) || !std::isfinite(v.cost)) {
+      error = "rtg vertices[" + std::to_string(i) + "].cost: must be a positive finite number";
       return false;
     }
     p.vertices.push_back(ProblemVertex{v.type, v.cost});
@@ -100,6 +156,7 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     p.adjacency[fill[e.from]++] = Neighbour{e.to, edgeBytes(e)};
     p.adjacency[fill[e.to]++] = Neighbour{e.from, edgeBytes(e)};
   }
+  if (!checkMagnitudes(p, error)) return false;
   // Neighbours in rank order: the paper mapper's "adjacent vertex" choices follow it.
   for (int v = 0; v < vertexCount; ++v)
     std::stable_sort(p.adjacency.begin() + p.adjacencyOffsets[v], p.adjacency.begin() + p.adjacencyOffsets[v + 1],

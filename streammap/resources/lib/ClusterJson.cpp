@@ -3,6 +3,8 @@
 // names the offending field path in every error.
 #include "streammap/ClusterJson.h"
 
+#include "dispar_lang/JsonRead.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -68,22 +70,8 @@ const Json* member(const Json& object, const char* key) {
 std::int64_t readInteger(const Json& value, const std::string& path, std::int64_t min,
                          std::int64_t max) {
   std::int64_t v = 0;
-  if (value.is_number_unsigned()) {
-    std::uint64_t u = value.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      fail(path, "value out of range");
-    v = static_cast<std::int64_t>(u);
-  } else if (value.is_number_integer()) {
-    v = value.get<std::int64_t>();
-  } else if (value.is_number_float() && std::isfinite(value.get<double>()) &&
-             value.get<double>() == std::floor(value.get<double>()) &&
-             std::fabs(value.get<double>()) < 9.0e18) {
-    v = static_cast<std::int64_t>(value.get<double>());  // e.g. 6.8e10 bytes
-  } else {
-    fail(path, "expected an integer");
-  }
-  if (v < min) fail(path, "must be at least " + std::to_string(min));
-  if (v > max) fail(path, "must be at most " + std::to_string(max));
+  std::string problem;
+  if (!lang::jsonInteger(value, min, max, v, problem)) fail(path, problem);
   return v;
 }
 
@@ -98,17 +86,21 @@ std::uint64_t readBytes(const Json& object, const char* key, const std::string& 
                         std::uint64_t fallback) {
   const Json* v = member(object, key);
   if (!v) return fallback;
-  if (v->is_number_unsigned()) return v->get<std::uint64_t>();
-  return static_cast<std::uint64_t>(
-      readInteger(*v, join(path, key), 0, std::numeric_limits<std::int64_t>::max()));
+  std::uint64_t bytes = 0;
+  std::string problem;
+  // Capped at the largest signed 64-bit value: the resource database stores byte counts as SQL integers.
+  if (!lang::jsonUnsigned(*v, std::numeric_limits<std::int64_t>::max(), bytes, problem))
+    fail(join(path, key), problem);
+  return bytes;
 }
 
 std::optional<double> readPositiveDouble(const Json& object, const char* key, const std::string& path) {
   const Json* v = member(object, key);
   if (!v) return std::nullopt;
-  if (!v->is_number()) fail(join(path, key), "expected a number");
-  double d = v->get<double>();
-  if (!(d > 0) || !std::isfinite(d)) fail(join(path, key), "must be a positive number");
+  double d = 0;
+  std::string problem;
+  if (!lang::jsonNumber(*v, d, problem)) fail(join(path, key), problem);
+  if (!(d > 0)) fail(join(path, key), "must be a positive number, got " + lang::shownJson(*v));
   return d;
 }
 
@@ -116,7 +108,7 @@ std::string readString(const Json& object, const char* key, const std::string& p
                        const std::string& fallback) {
   const Json* v = member(object, key);
   if (!v) return fallback;
-  if (!v->is_string()) fail(join(path, key), "expected a string");
+  if (!v->is_string()) fail(join(path, key), "expected a string, got " + lang::shownJson(*v));
   return v->get<std::string>();
 }
 
@@ -202,6 +194,9 @@ NodeInfo readNode(const Json& json, const std::string& path) {
     info.memoryBytes = readBytes(numa[i], "memory_bytes", p, 0);
     if (!numaIndices.insert(info.index).second)
       fail(join(p, "index"), "duplicate NUMA index " + std::to_string(info.index));
+    if (info.memoryBytes > std::numeric_limits<std::int64_t>::max() - numaTotal)
+      fail(join(p, "memory_bytes"), "NUMA memory totals more than " +
+                                        std::to_string(std::numeric_limits<std::int64_t>::max()) + " bytes");
     numaTotal += info.memoryBytes;
     node.numa.push_back(info);
   }
@@ -237,20 +232,6 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   std::sort(node.gpus.begin(), node.gpus.end(),
             [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
   return node;
-}
-
-std::string lineColumn(const std::string& text, std::size_t byte) {
-  // nlohmann reports the 1-based byte count read when it stopped.
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(column);
 }
 
 Json nodeToJson(const NodeInfo& node, std::optional<std::int64_t> now) {
@@ -317,17 +298,7 @@ std::string writeClusterJson(const Cluster& cluster, std::int64_t now) { return 
 
 bool parseClusterJson(const std::string& text, Cluster& out, std::string& error) {
   Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line L, column C: ..."; keep the
-    // reason, put our own position in front.
-    std::string reason = e.what();
-    std::size_t colon = reason.find(": ");
-    if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    error = "line " + lineColumn(text, e.byte) + ": invalid JSON: " + reason;
-    return false;
-  }
+  if (!lang::parseJson(text, root, error)) return false;
   try {
     checkFields(root, "", kTopFields);
     const Json* format = member(root, "format");

@@ -1,0 +1,268 @@
+// Reading JSON files with the checks every DISPAR reader needs, kept in one place: parsing that reports
+// a number beyond double range (1e999) as an error naming its field instead of throwing, a bound on
+// nesting, and number readers that refuse fractions where integers belong, values out of a field's
+// range and non-finite numbers, quoting the value as written.
+//
+// Header-only (templates over nlohmann::json and nlohmann::ordered_json), so that a reader which links
+// nothing of DISPAR (the runtime's map-file reader) can use it as well.
+#ifndef DISPAR_LANG_JSON_READ_H
+#define DISPAR_LANG_JSON_READ_H
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dispar::lang {
+
+/// Deeper nesting is refused before parsing: nlohmann's dump() and comparisons recurse, and no DISPAR
+/// file nests more than a few levels.
+inline constexpr int kMaxJsonDepth = 128;
+
+namespace json_read_detail {
+
+/// "LINE:COLUMN" of the byte nlohmann reports (the 1-based count of bytes read when it stopped).
+inline std::string lineColumn(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+/// The 1-based offset of the first bracket that opens a level deeper than `limit`, or 0.
+inline std::size_t tooDeepAt(const std::string& text, int limit) {
+  int depth = 0;
+  bool inString = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i + 1;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return 0;
+}
+
+/// A SAX handler that only follows where in the document the parser is, so that an error the DOM
+/// parser throws without a location (a number overflow) can be given the path of its field.
+template <class Json>
+class PathTracker {
+ public:
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(typename Json::number_integer_t) { return value(); }
+  bool number_unsigned(typename Json::number_unsigned_t) { return value(); }
+  bool number_float(typename Json::number_float_t, const typename Json::string_t&) { return value(); }
+  bool string(typename Json::string_t&) { return value(); }
+  bool binary(typename Json::binary_t&) { return value(); }
+  bool start_object(std::size_t) { return open(false); }
+  bool start_array(std::size_t) { return open(true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(typename Json::string_t& k) {
+    frames_.back().key = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string& token, const typename Json::exception&) {
+    // The failing value has not been counted yet: in an array it is the next element.
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    failedPath_ = path();
+    failedToken_ = token;
+    return false;
+  }
+
+  const std::string& failedPath() const { return failedPath_; }
+  const std::string& failedToken() const { return failedToken_; }
+
+ private:
+  struct Frame {
+    bool array = false;
+    long long index = -1;  // arrays: the element being read
+    std::string key;       // objects: the member being read
+  };
+
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    frames_.push_back(Frame{array, -1, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.array) p += "[" + std::to_string(f.index) + "]";
+      else p += (p.empty() ? "" : ".") + f.key;
+    }
+    return p;
+  }
+
+  std::vector<Frame> frames_;
+  std::string failedPath_, failedToken_;
+};
+
+/// The shortest text that reads back as `x` ("1e+23"; nlohmann's dump gives 9.999999999999999e+22).
+inline std::string shortestNumber(double x) {
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, x);
+    if (std::strtod(buffer, nullptr) == x) break;
+  }
+  return buffer;
+}
+
+/// nlohmann's message without its "[json.exception...] parse error at line L, column C: " head.
+inline std::string reasonOf(const std::exception& e) {
+  std::string reason = e.what();
+  const std::size_t colon = reason.find(": ");
+  return colon == std::string::npos ? reason : reason.substr(colon + 2);
+}
+
+}  // namespace json_read_detail
+
+/// Parses `text` into `out`. On failure returns false with `error` set to "LINE:COLUMN: invalid JSON:
+/// REASON" prefixed by "line ", or, for a number beyond double range, "PATH: number out of range, got
+/// 1e999" where PATH is `prefix` followed by the field's path ("vertices[2].cost").
+template <class Json>
+bool parseJson(const std::string& text, Json& out, std::string& error, const std::string& prefix = "") {
+  namespace d = json_read_detail;
+  if (const std::size_t at = d::tooDeepAt(text, kMaxJsonDepth)) {
+    error = "line " + d::lineColumn(text, at + 1) + ": invalid JSON: nested deeper than " +
+            std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
+  try {
+    out = Json::parse(text);
+    return true;
+  } catch (const typename Json::parse_error& e) {
+    error = "line " + d::lineColumn(text, e.byte) + ": invalid JSON: " + d::reasonOf(e);
+  } catch (const typename Json::exception& e) {
+    // Thrown without a position: find the field with a second, tracking pass.
+    d::PathTracker<Json> tracker;
+    Json::sax_parse(text, &tracker);
+    const std::string path = prefix + tracker.failedPath();
+    error = (path.empty() ? std::string("top level") : path) + ": " +
+            (e.id == 406 ? "number out of range, got " + tracker.failedToken() : d::reasonOf(e));
+  }
+  return false;
+}
+
+/// The value as written, for "got ..." in messages: containers by kind, long strings shortened.
+template <class Json>
+std::string shownJson(const Json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  if (value.is_number_float()) return json_read_detail::shortestNumber(value.template get<double>());
+  std::string text = value.dump();
+  constexpr std::size_t kLimit = 60;
+  if (text.size() > kLimit) text = text.substr(0, kLimit) + "...";
+  return text;
+}
+
+/// A finite number. Else false with `problem` set ("expected a number, got \"4\"").
+template <class Json>
+bool jsonNumber(const Json& value, double& out, std::string& problem) {
+  if (!value.is_number() || !std::isfinite(value.template get<double>())) {
+    problem = "expected a number, got " + shownJson(value);
+    return false;
+  }
+  out = value.template get<double>();
+  return true;
+}
+
+/// An integer in [min, max], written as an integer or as an integral number (6.8e10). Else false with
+/// `problem` set: "expected an integer, got 1.5", "must be at least 0, got -4".
+template <class Json>
+bool jsonInteger(const Json& value, std::int64_t min, std::int64_t max, std::int64_t& out,
+                 std::string& problem) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  std::int64_t v = 0;
+  bool below = false, above = false;
+  if (value.is_number_unsigned()) {
+    const std::uint64_t u = value.template get<std::uint64_t>();
+    above = u > static_cast<std::uint64_t>(max);
+    v = above ? max : static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    v = value.template get<std::int64_t>();
+  } else if (value.is_number_float() && std::isfinite(value.template get<double>()) &&
+             value.template get<double>() == std::floor(value.template get<double>())) {
+    const double d = value.template get<double>();
+    below = d < -kTwoTo63;
+    above = d >= kTwoTo63;
+    if (!below && !above) v = static_cast<std::int64_t>(d);
+  } else {
+    problem = "expected an integer, got " + shownJson(value);
+    return false;
+  }
+  if (below || (!above && v < min)) {
+    problem = "must be at least " + std::to_string(min) + ", got " + shownJson(value);
+    return false;
+  }
+  if (above || v > max) {
+    problem = "must be at most " + std::to_string(max) + ", got " + shownJson(value);
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+/// A non-negative integer up to `max` (sizes in bytes, seeds), written as an integer or an integral
+/// number. Else false with `problem` set.
+template <class Json>
+bool jsonUnsigned(const Json& value, std::uint64_t max, std::uint64_t& out, std::string& problem) {
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  std::uint64_t u = 0;
+  bool above = false;
+  bool negative = false;
+  if (value.is_number_unsigned()) {
+    u = value.template get<std::uint64_t>();
+  } else if (value.is_number_integer()) {
+    negative = value.template get<std::int64_t>() < 0;
+    if (!negative) u = static_cast<std::uint64_t>(value.template get<std::int64_t>());
+  } else if (value.is_number_float() && std::isfinite(value.template get<double>()) &&
+             value.template get<double>() == std::floor(value.template get<double>())) {
+    const double d = value.template get<double>();
+    negative = d < 0;
+    above = d >= kTwoTo64;
+    if (!negative && !above) u = static_cast<std::uint64_t>(d);
+  } else {
+    problem = "expected an integer, got " + shownJson(value);
+    return false;
+  }
+  if (negative) {
+    problem = "must be at least 0, got " + shownJson(value);
+    return false;
+  }
+  if (above || u > max) {
+    problem = "must be at most " + std::to_string(max) + ", got " + shownJson(value);
+    return false;
+  }
+  out = u;
+  return true;
+}
+
+}  // namespace dispar::lang
+
+#endif
