@@ -92,6 +92,30 @@ void report(const std::string& message) {
   std::_Exit(kFailureExit);  // MPI_Abort does not return; this is for a broken MPI
 }
 
+/// Names the VNODE whose body is running, for a body that calls exit() before it returns: otherwise the
+/// job ends with the MPI library's "BAD TERMINATION" banner naming some process id, and nothing says
+/// which VNODE left without finishing its pipes. exit() runs atexit handlers; _exit and signals do not.
+class EarlyExitGuard {
+ public:
+  explicit EarlyExitGuard(const std::string& who) {
+    static const bool registered = std::atexit(&EarlyExitGuard::onExit) == 0;
+    (void)registered;
+    running = who;
+  }
+  ~EarlyExitGuard() { running.clear(); }
+  EarlyExitGuard(const EarlyExitGuard&) = delete;
+  EarlyExitGuard& operator=(const EarlyExitGuard&) = delete;
+
+ private:
+  static void onExit() {
+    if (running.empty()) return;
+    const std::string who = std::move(running);
+    abortJob(who + " called exit() before its body returned: its pipes were not finished (return from the "
+                   "VNODE body instead)");
+  }
+  static inline std::string running;
+};
+
 /// The VNODE instance of this rank: one communicator per pipe and the port ends it owns.
 class RankInstance final : public Instance {
  public:
@@ -242,6 +266,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) +
                           ", rank " + std::to_string(rank) + ")";
   try {
+    const EarlyExitGuard guard(who);
     dispatch(*instance);
     instance->finish();
   } catch (const std::exception& error) {

@@ -12,6 +12,7 @@
 //   peek-unbuffered    sink peeks beyond what it waited for
 #include <dispar/runtime.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ void dispar_vnode_square(dispar::InPort<float>& samples, dispar::OutPort<double>
   float x = 0;
   while (samples.read(x)) {
     if (mode() == "throw" && dispar::replica() == 1) throw std::runtime_error("negative sample at index 7");
+    if (mode() == "exit-early" && dispar::replica() == 1) std::exit(0);
     if (mode() == "scalar-long")
       energies.write(std::vector<double>{x, x});
     else if (mode() == "scalar-empty")
