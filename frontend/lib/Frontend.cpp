@@ -126,6 +126,27 @@ std::vector<std::string> compilerArguments(const FrontendOptions& options, bool 
   return args;
 }
 
+/// Clang's caret snippets cost time quadratic in the line's length (minutes for a 1 MB line) and never
+/// end after `#line` numbers past INT_MAX (stock clang behaves the same). Those sources get diagnostics
+/// without snippets; the file:line:col and message are unchanged.
+constexpr std::size_t kLongestLineForCarets = 4096;
+
+bool caretSnippetsAreSafe(llvm::StringRef source) {
+  while (!source.empty()) {
+    auto [line, rest] = source.split('\n');
+    source = rest;
+    if (line.size() > kLongestLineForCarets) return false;
+    llvm::StringRef directive = line.ltrim();
+    if (!directive.consume_front("#")) continue;
+    directive = directive.ltrim();
+    if (!directive.consume_front("line")) continue;
+    unsigned long long number = 0;
+    // consumeInteger fails on overflow as well: such a number is past INT_MAX too.
+    if (directive.ltrim().consumeInteger(10, number) || number > 2147483647ull) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool looksLikeCuda(const std::string& sourceText) {
@@ -152,6 +173,7 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
   auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   diagOptions->ShowColors = options.colorDiagnostics;
+  diagOptions->ShowCarets = caretSnippetsAreSafe((*buffer)->getBuffer());
   clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
   clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options), files.get());
   invocation.setDiagnosticConsumer(&printer);

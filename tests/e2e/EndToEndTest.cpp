@@ -379,6 +379,28 @@ TEST_P(EndToEnd, BadProgramLeavesNothingBehind) {
   EXPECT_EQ(listing.output, "bad.dsp\n");
 }
 
+// Clang's caret snippets take minutes on a line of hundreds of kilobytes and never end after a `#line`
+// past INT_MAX: disparcc reports such errors without the snippet, at once.
+TEST_P(EndToEnd, PathologicalLinesStillGetTheirErrorPromptly) {
+  ScratchDir dir;
+  std::string longLine = "#include <dispar/dispar.h>\nint values[] = {";
+  for (int i = 0; i < 200000; ++i) longLine += "1,";
+  dir.write("long.dsp", longLine + "y};\n");
+  ProcessResult built = runProcess({kDisparcc, "long.dsp"}, dir.path(), {}, 60);
+  EXPECT_EQ(built.status, 1) << built.output.substr(0, 2000);
+  EXPECT_NE(built.output.find("long.dsp:2:400017: error: use of undeclared identifier 'y'"), std::string::npos)
+      << built.output.substr(0, 2000);
+  EXPECT_LT(built.output.size(), 4096u);
+
+  dir.write("line.dsp", "#include <dispar/dispar.h>\n#line 4294967295\nint x = y;\n");
+  built = runProcess({kDisparcc, "line.dsp"}, dir.path(), {}, 60);
+  EXPECT_EQ(built.status, 1) << built.output.substr(0, 2000);
+  EXPECT_NE(built.output.find("error: use of undeclared identifier 'y'"), std::string::npos)
+      << built.output.substr(0, 2000);
+  EXPECT_LT(built.output.size(), 4096u);
+  EXPECT_FALSE(fileExists(dir.file("line")));
+}
+
 TEST_P(EndToEnd, CompilerOptions) {
   ScratchDir dir;
   dir.write("scaled.dsp", R"(#include <dispar/dispar.h>
