@@ -71,10 +71,11 @@ std::map<std::string, nlohmann::json> nodesOf(const std::string& db, const std::
   return nodes;
 }
 
-/// Builds the placement program (six CPU instances that report their node) into `dir`.
-void buildPlacement(const ScratchDir& dir) {
+/// Builds the placement program (six CPU instances that report their node) into `dir`, for `mpi`.
+void buildPlacement(const ScratchDir& dir, const std::string& mpi = "mpich") {
   dir.write("placement.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp"));
-  const ProcessResult built = runProcess({DISPARCC_PATH, "placement.dsp", "-o", "placement"}, dir.path());
+  const ProcessResult built =
+      runProcess({DISPARCC_PATH, "--mpi", mpi, "placement.dsp", "-o", "placement"}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
 }
 
@@ -204,6 +205,22 @@ TEST(SlurmCluster, InsideAnAllocationOnlyItsNodes) {
   const nlohmann::json map = nlohmann::json::parse(readFile(dir.file("placement.map.json")));
   EXPECT_EQ(map.at("launcher"), "slurm");
 }
+
+#ifdef DISPAR_HAVE_OPENMPI
+// An Open MPI program under srun: PMIx instead of PMI-2, the same placement.
+TEST(SlurmCluster, OpenMpiProgramsRunUnderSrunWithPmix) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  buildPlacement(dir, "openmpi");
+  ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
+  const ProcessResult run = streammap({"run", "--launcher", "slurm", "--db", db, "./placement"}, dir.path());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::set<std::string> hosts = expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  EXPECT_GE(hosts.size(), 2u);
+  const nlohmann::json map = nlohmann::json::parse(readFile(dir.file("placement.map.json")));
+  EXPECT_EQ(map.at("mpi"), "openmpi");
+}
+#endif
 
 TEST(SlurmCluster, SbatchScriptRunsTheMappedJob) {
   ScratchDir dir;

@@ -164,6 +164,25 @@ TEST_P(ResourceDbBackend, ImportMergesInsideItsTransactionAndItsStatusMayWin) {
   EXPECT_EQ(records.size(), 2u);  // nothing removed without removeOthers
 }
 
+// A failed call names its place in the sources from the project root, never the build machine's path.
+TEST(ResourceDb, ErrorsNameSourcesWithoutTheBuildMachinesPath) {
+  TempDir dir;
+  const std::string path = dir.file("r.db");
+  {
+    auto db = openDb(path);
+    ASSERT_TRUE(db);
+  }
+  rawExec(path, "DROP TABLE gpus;");
+  auto db = openDb(path);
+  ASSERT_TRUE(db);
+  std::vector<NodeRecord> records;
+  std::string error;
+  EXPECT_FALSE(db->readRecords(records, error));
+  EXPECT_NE(error.find("no such table: gpus"), std::string::npos) << error;
+  EXPECT_NE(error.find(" at streammap/resources/lib/"), std::string::npos) << error;
+  EXPECT_EQ(error.find(DISPAR_SOURCE_DIR), std::string::npos) << error;
+}
+
 TEST(HostNames, OneRuleForEveryName) {
   std::string why;
   for (const char* good : {"n1", "node-07.cluster.org", "gpu_a100_3", "10.0.0.1", "X"})
