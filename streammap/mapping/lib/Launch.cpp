@@ -1,9 +1,10 @@
 #include "streammap/Launch.h"
 
+#include "streammap/FileDescriptor.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <poll.h>
 #include <spawn.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -37,20 +38,6 @@ class BlockedSignals {
  private:
   sigset_t set_{}, previous_{};
   bool ok_ = false;
-};
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 /// posix_spawn attributes: the child starts with the caller's original mask. Dispositions are inherited

@@ -3,6 +3,7 @@
 #include "streammap/AtomicFiles.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Discovery.h"
+#include "streammap/FileDescriptor.h"
 #include "streammap/ResourceDb.h"
 
 #include <fcntl.h>
@@ -31,20 +32,6 @@ void log(const std::string& message) {
   std::fprintf(stderr, "streammap daemon[%d]: %s\n", static_cast<int>(getpid()), message.c_str());
   std::fflush(stderr);
 }
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // One daemon per node and database (and per pid file): an flock held for the daemon's lifetime (the
 // kernel drops it when the process dies, however it dies). The file holds the owner's pid, for the

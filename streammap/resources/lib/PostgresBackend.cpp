@@ -85,34 +85,12 @@ class PostgresBackend final : public ResourceDb::Impl {
     for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
   }
 
-  std::vector<std::string> allHosts() override {
-    std::vector<std::string> hosts;
-    Statement s(connection_, "SELECT host FROM nodes ORDER BY host");
-    while (s.step()) hosts.push_back(s.columnText(0));
-    return hosts;
-  }
-
-  bool markDown(const std::string& host, std::int64_t now) override {
-    return changeRow("UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'",
-                     host, now);
-  }
-
-  void removeNode(const std::string& host) override {
-    Statement s(connection_, "DELETE FROM nodes WHERE host = ?1");
-    s.bind(1, host);
-    s.run();
-  }
-
-  bool heartbeat(const std::string& host, std::int64_t now) override {
-    // One UPDATE: the row lock it takes makes concurrent increments queue, so none is lost.
-    return changeRow("UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1",
-                     host, now);
-  }
-
+  std::vector<std::string> allHosts() override { return Rows::allHosts(connection_); }
+  bool markDown(const std::string& host, std::int64_t now) override { return Rows::markDown(connection_, host, now); }
+  void removeNode(const std::string& host) override { Rows::remove(connection_, host); }
+  bool heartbeat(const std::string& host, std::int64_t now) override { return Rows::heartbeat(connection_, host, now); }
   bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
-    Statement s(connection_, "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
-    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
-    return s.run() > 0;
+    return Rows::setStatus(connection_, host, status, now);
   }
 
   std::string integrityCheck() override {
@@ -187,11 +165,7 @@ class PostgresBackend final : public ResourceDb::Impl {
     transaction.commit();
   }
 
-  bool changeRow(const char* sql, const std::string& host, std::int64_t now) {
-    Statement s(connection_, sql);
-    s.bind(1, host).bind(2, now);
-    return s.run() > 0;
-  }
+  using Rows = NodeRows<Statement, Connection>;
 
   Connection connection_;
 };

@@ -278,34 +278,12 @@ class SqliteBackend final : public ResourceDb::Impl {
     for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
   }
 
-  std::vector<std::string> allHosts() override {
-    std::vector<std::string> hosts;
-    Statement s(connection, "SELECT host FROM nodes ORDER BY host");
-    while (s.step()) hosts.push_back(s.columnText(0));
-    return hosts;
-  }
-
-  bool markDown(const std::string& host, std::int64_t now) override {
-    return changeRow("UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'",
-                     host, now);
-  }
-
-  void removeNode(const std::string& host) override {
-    Statement s(connection, "DELETE FROM nodes WHERE host = ?1");
-    s.bind(1, host);
-    s.run();
-  }
-
-  bool heartbeat(const std::string& host, std::int64_t now) override {
-    return changeRow("UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1",
-                     host, now);
-  }
-
+  std::vector<std::string> allHosts() override { return Rows::allHosts(connection); }
+  bool markDown(const std::string& host, std::int64_t now) override { return Rows::markDown(connection, host, now); }
+  void removeNode(const std::string& host) override { Rows::remove(connection, host); }
+  bool heartbeat(const std::string& host, std::int64_t now) override { return Rows::heartbeat(connection, host, now); }
   bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
-    Statement s(connection, "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
-    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
-    s.run();
-    return sqlite3_changes(connection.get()) > 0;
+    return Rows::setStatus(connection, host, status, now);
   }
 
   std::string integrityCheck() override { return connection.queryText("PRAGMA integrity_check"); }
@@ -313,12 +291,7 @@ class SqliteBackend final : public ResourceDb::Impl {
   bool reconnectIfLost() override { return false; }  // a file does not go away between calls
 
  private:
-  bool changeRow(const char* sql, const std::string& host, std::int64_t now) {
-    Statement s(connection, sql);
-    s.bind(1, host).bind(2, now);
-    s.run();
-    return sqlite3_changes(connection.get()) > 0;
-  }
+  using Rows = NodeRows<Statement, Connection>;
 };
 
 // Runs `body`, turning any backend failure into "NAME: message". Both backends' errors (SqliteError,

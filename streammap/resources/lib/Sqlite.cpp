@@ -66,10 +66,11 @@ Statement& Statement::bindNull(int index) {
 
 bool Statement::step() { return DISPAR_SQLITE_CHECK(db_, sqlite3_step(stmt_)) == SQLITE_ROW; }
 
-void Statement::run() {
+std::int64_t Statement::run() {
   while (step()) {
   }
   reset();
+  return sqlite3_changes64(db_);
 }
 
 void Statement::reset() {

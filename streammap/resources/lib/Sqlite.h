@@ -65,8 +65,8 @@ class Statement {
 
   /// True while a row is available.
   bool step();
-  /// Steps a statement that returns no rows, then resets it for reuse.
-  void run();
+  /// Steps a statement that returns no rows, then resets it for reuse. Returns the rows it changed.
+  std::int64_t run();
   void reset();
 
   std::int64_t columnInt(int column) const;
