@@ -162,7 +162,8 @@ bool readVertex(Reader& r, const Json& j, std::size_t i, RtgVertex& v) {
                   std::to_string(v.id));
   v.rank = v.id;
   if (!r.integer(j, "rank", path, 0, kIntMax, v.rank)) return false;
-  if (v.rank != v.id) return r.fail(path + ".rank: must equal id " + std::to_string(v.id) + ", got " + std::to_string(v.rank));
+  if (v.rank != v.id)
+    return r.fail(path + ".rank: must equal id " + std::to_string(v.id) + ", got " + std::to_string(v.rank));
   if (type == "CO") v.type = Requirement::CO;
   else if (type == "CG") v.type = Requirement::CG;
   else return r.fail(path + ".type: expected \"CO\" or \"CG\", got \"" + type + "\"");

@@ -107,8 +107,10 @@ TEST(MapJson, NumbersAreCheckedAndNamed) {
             "map.predicted.cross_bytes: number out of range, got 1e999");
   EXPECT_EQ(mapParseError(with("\"time\": ", "\"time\": -2e308, \"x\": ")),
             "map.ranks[0].time: number out of range, got -2e308");
-  EXPECT_EQ(mapParseError(with("\"time\": ", "\"time\": -1, \"x\": ")), "map.ranks[0].time: must not be negative, got -1");
-  EXPECT_EQ(mapParseError(with("\"replica\": 0", "\"replica\": 0.5")), "map.ranks[0].replica: expected an integer, got 0.5");
+  EXPECT_EQ(mapParseError(with("\"time\": ", "\"time\": -1, \"x\": ")),
+            "map.ranks[0].time: must not be negative, got -1");
+  EXPECT_EQ(mapParseError(with("\"replica\": 0", "\"replica\": 0.5")),
+            "map.ranks[0].replica: expected an integer, got 0.5");
   EXPECT_EQ(mapParseError(with("\"device\": 0", "\"device\": 1e23")),
             "map.ranks[1].device: must be at most 2147483647, got 1e+23");
   EXPECT_EQ(mapParseError(with("\"seed\": null", "\"seed\": -3")), "map.seed: must be at least 0, got -3");
@@ -126,7 +128,9 @@ TEST(MapPlanner, RefusesPredictionsThatOverflow) {
   MappingOutcome outcome;
   std::string error;
   EXPECT_FALSE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error));
-  EXPECT_EQ(error.rfind("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)", 0), 0u) << error;
+  EXPECT_EQ(error.rfind("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)", 0),
+            0u)
+      << error;
   // One cost near the limit still maps: every prediction is finite.
   rtg.vertices[1].cost = 1.0;
   ASSERT_TRUE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error)) << error;

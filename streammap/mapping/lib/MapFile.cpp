@@ -304,7 +304,8 @@ RankRecord readRank(const ordered_json& j, std::size_t i) {
   const std::string path = "map.ranks[" + std::to_string(i) + "]";
   RankRecord k;
   k.rank = static_cast<int>(MapReader::integer(j, "rank", path, 0, kIntMax));
-  if (k.rank != static_cast<int>(i)) MapReader::fail(path + ".rank", "expected " + std::to_string(i) + ", got " + std::to_string(k.rank));
+  if (k.rank != static_cast<int>(i))
+    MapReader::fail(path + ".rank", "expected " + std::to_string(i) + ", got " + std::to_string(k.rank));
   k.vnode = MapReader::string(j, "vnode", path);
   k.replica = static_cast<int>(MapReader::integer(j, "replica", path, 0, kIntMax));
   k.type = MapReader::oneOf(j, "type", path, {"CO", "CG"});
