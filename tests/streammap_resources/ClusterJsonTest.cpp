@@ -142,6 +142,24 @@ TEST(ClusterJson, ShippedExamplesParseAndAreCanonical) {
   EXPECT_TRUE(paper.nodes[3].gpus.empty());
 }
 
+// `cluster import FILE` with a number beyond double range: exit status 1, the file and field named,
+// nothing imported (it aborted on an uncaught out_of_range).
+TEST(ClusterJson, ImportOfANumberOutOfRangeNamesFileAndField) {
+  dispar::streammap::test::TempDir dir;
+  const std::string file = dir.file("cluster.json");
+  std::string text = readFile(std::string(DISPAR_EXAMPLES_DIR) + "/paper4.json");
+  const std::size_t speed = text.find("\"speed\": 1.0");
+  ASSERT_NE(speed, std::string::npos);
+  text.replace(speed, 13, "\"speed\": 1e999");
+  dispar::streammap::test::writeFile(file, text);
+  int status = 0;
+  const std::string out = dispar::streammap::test::runCommand(
+      std::string(DISPAR_RESOURCES_CLI) + " cluster import " + file + " --db " + dir.file("r.db") + " 2>&1", &status);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find(file + ": nodes[0].cpu.speed: number out of range, got 1e999"), std::string::npos) << out;
+  EXPECT_EQ(out.find("imported"), std::string::npos) << out;
+}
+
 TEST(ClusterJson, MissingFileIsAnErrorNamingIt) {
   Cluster cluster;
   std::string error;
