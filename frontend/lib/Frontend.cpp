@@ -123,6 +123,13 @@ std::vector<std::string> compilerArguments(const FrontendOptions& options, bool 
   for (const std::string& dir : options.includeDirs) args.push_back("-I" + dir);
   for (const std::string& define : options.defines) args.push_back("-D" + define);
   args.push_back(options.colorDiagnostics ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
+  if (!options.dependencyFile.empty()) {
+    // Clang's own dependency collector: every file the parse read, system headers left out.
+    for (const char* arg : {"-MMD", "-MF"}) args.push_back(arg);
+    args.push_back(options.dependencyFile);
+    args.push_back("-MT");
+    args.push_back(options.dependencyTarget);
+  }
   return args;
 }
 

@@ -134,6 +134,8 @@ class Disparcc {
   frontend::FrontendOptions makeFrontendOptions() const {
     frontend::FrontendOptions frontendOptions;
     frontendOptions.sourceFile = options_.input;
+    frontendOptions.dependencyFile = options_.dependencyFile;
+    frontendOptions.dependencyTarget = options_.output;
     frontendOptions.includeDirs = options_.includeDirs;
     frontendOptions.defines = options_.defines;
     frontendOptions.runtimeIncludeDir = paths_.runtimeIncludeDir;
@@ -271,20 +273,47 @@ class Disparcc {
 
 }  // namespace
 
+namespace {
+
+/// The installation prefix when this disparcc runs from an installed tree (PREFIX/bin/disparcc beside
+/// PREFIX/lib/dispar/libdispar_runtime.a, as `cmake --install` lays it out); empty in the build tree.
+/// Installed tools find their headers and libraries relative to themselves, wherever the tree was put.
+std::string installedPrefix() {
+  llvm::SmallString<256> exe;
+  if (llvm::sys::fs::real_path("/proc/self/exe", exe)) return "";
+  llvm::SmallString<256> prefix = llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe));
+  llvm::SmallString<256> runtime = prefix;
+  llvm::sys::path::append(runtime, "lib", "dispar", "libdispar_runtime.a");
+  return llvm::sys::fs::exists(runtime) ? std::string(prefix) : std::string();
+}
+
+/// The library file `name` (e.g. "dispar_runtime") in an installed tree.
+std::string installedLibrary(const std::string& prefix, const std::string& name) {
+  return prefix + "/lib/dispar/lib" + name + ".a";
+}
+
+}  // namespace
+
 ToolchainPaths ToolchainPaths::detect() {
   ToolchainPaths paths;
-  paths.mpis.push_back({"mpich", DISPAR_DEFAULT_MPICXX, DISPAR_RUNTIME_LIBRARY, DISPAR_GPU_LIBRARY});
+  const std::string prefix = installedPrefix();
+  const auto library = [&](const char* buildTreePath, const char* name) {
+    return prefix.empty() ? std::string(buildTreePath) : installedLibrary(prefix, name);
+  };
+  paths.mpis.push_back({"mpich", DISPAR_DEFAULT_MPICXX, library(DISPAR_RUNTIME_LIBRARY, "dispar_runtime"),
+                        library(DISPAR_GPU_LIBRARY, "dispar_gpu")});
 #ifdef DISPAR_OPENMPI_MPICXX
-  paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX, DISPAR_OPENMPI_RUNTIME_LIBRARY, DISPAR_OPENMPI_GPU_LIBRARY});
+  paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX, library(DISPAR_OPENMPI_RUNTIME_LIBRARY, "dispar_runtime_openmpi"),
+                        library(DISPAR_OPENMPI_GPU_LIBRARY, "dispar_gpu_openmpi")});
 #endif
   // The build's default first.
   std::stable_partition(paths.mpis.begin(), paths.mpis.end(),
                         [](const MpiToolchain& m) { return m.name == DISPAR_DEFAULT_MPI; });
-  paths.runtimeIncludeDir = DISPAR_RUNTIME_INCLUDE_DIR;
-  paths.hostKernelLibrary = DISPAR_HOSTK_LIBRARY;
-  paths.hostOnlyIncludeDir = DISPAR_HOST_ONLY_INCLUDE_DIR;
-  paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;
-  paths.cudaStubIncludeDir = DISPAR_CUDA_STUB_INCLUDE_DIR;
+  paths.runtimeIncludeDir = prefix.empty() ? DISPAR_RUNTIME_INCLUDE_DIR : prefix + "/include";
+  paths.hostKernelLibrary = library(DISPAR_HOSTK_LIBRARY, "dispar_hostk");
+  paths.hostOnlyIncludeDir = prefix.empty() ? DISPAR_HOST_ONLY_INCLUDE_DIR : prefix + "/share/dispar/include_host_only";
+  paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;  // Debian's clang-19 package: a system path
+  paths.cudaStubIncludeDir = prefix.empty() ? DISPAR_CUDA_STUB_INCLUDE_DIR : prefix + "/share/dispar/cuda_stubs";
   paths.cudaPath = envOr("DISPAR_CUDA_PATH", DISPAR_DEFAULT_CUDA_PATH);
   if (!paths.cudaPath.empty() && !llvm::sys::fs::exists(paths.cudaPath + "/bin/nvcc")) paths.cudaPath.clear();
   return paths;

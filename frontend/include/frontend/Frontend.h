@@ -28,6 +28,8 @@ struct FrontendOptions {
   std::string cudaStubIncludeDir;         // stand-ins for headers CUDA 13 removed
   CudaTarget cudaTarget = CudaTarget::GpuAndHost;
   bool colorDiagnostics = false;
+  std::string dependencyFile;             // non-empty: write a Make-style depfile there (disparcc -MF)
+  std::string dependencyTarget;           // the rule's target in it
 };
 
 struct FrontendResult {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs DISPAR from a built tree into a temporary prefix, moves the installed tree (it must be
+# relocatable), builds tests/install/project against it with find_package(Dispar) outside the source
+# tree, runs the program, and checks that editing a header the .dsp includes rebuilds it.
+#   install_test.sh BUILD_DIR SOURCE_DIR MPIEXEC
+set -euo pipefail
+build=$1 source=$2 mpiexec=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "install_test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$work/staged" > "$work/install.log" || { cat "$work/install.log"; fail "install failed"; }
+mv "$work/staged" "$work/dispar"   # relocated: nothing may point back into the staging prefix or the build tree
+prefix=$work/dispar
+for f in bin/disparcc bin/streammap include/dispar/dispar.h lib/dispar/libdispar_runtime.a \
+         lib/cmake/Dispar/DisparConfig.cmake share/doc/dispar/streammap.md lib/systemd/system/streammap-daemon.service; do
+  [ -e "$prefix/$f" ] || fail "$f not installed"
+done
+
+cp -r "$source/tests/install/project" "$work/project"
+cmake -S "$work/project" -B "$work/project/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" \
+  || { cat "$work/configure.log"; fail "configure failed"; }
+cmake --build "$work/project/build" -- -v > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build failed"; }
+# The installed disparcc builds against the installed runtime, never the build tree's.
+grep -q -- "-o $work/project/build/bin/squares" "$work/build.log" || { cat "$work/build.log"; fail "disparcc did not run"; }
+"$prefix/bin/disparcc" -v "$work/project/squares.dsp" -I "$work/project/include" -DOFFSET=1 -o "$work/verbose" \
+  > "$work/verbose.log" 2>&1 || { cat "$work/verbose.log"; fail "disparcc -v failed"; }
+grep -q "$prefix/lib/dispar/libdispar_runtime.a" "$work/verbose.log" || { cat "$work/verbose.log"; fail "not the installed runtime"; }
+for tree in "$(cd "$build" && pwd)" "$(cd "$source" && pwd)"; do
+  if grep -q "$tree" "$work/verbose.log"; then cat "$work/verbose.log"; fail "$tree is used by the installed disparcc"; fi
+done
+
+expected() {  # sum of scale * (i + 1)^2, i in [0, 100): computed here, independently of the program
+  local scale=$1 sum=0 i
+  for ((i = 1; i <= 100; ++i)); do sum=$((sum + scale * i * i)); done
+  echo "sum=$sum"
+}
+run() { (cd "$work/project/build/bin" && "$mpiexec" -launcher fork -n 4 ./squares); }
+[ -f "$work/project/build/bin/squares.rtg.json" ] || fail "no RTG written"
+out=$(run) || fail "the program failed: $out"
+[ "$out" = "$(expected 2)" ] || fail "expected $(expected 2), got: $out"
+
+# Editing the included header rebuilds the program (disparcc -MF and the package's DEPFILE).
+sleep 1
+echo "#define SCALE 3" > "$work/project/include/scale.h"
+cmake --build "$work/project/build" > "$work/rebuild.log" 2>&1 || { cat "$work/rebuild.log"; fail "rebuild failed"; }
+grep -q "disparcc squares.dsp" "$work/rebuild.log" || { cat "$work/rebuild.log"; fail "the header change did not rebuild"; }
+out=$(run) || fail "the rebuilt program failed: $out"
+[ "$out" = "$(expected 3)" ] || fail "after the header change expected $(expected 3), got: $out"
+echo "install_test: ok"
