@@ -23,3 +23,25 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/DisparConfigVersion
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/DisparConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/DisparConfigVersion.cmake
   DESTINATION lib/cmake/Dispar)
+
+# A Debian package of the same tree: `cpack -G DEB` in the build directory writes dispar_VERSION_ARCH.deb,
+# which `apt-get install ./dispar_*.deb` installs on Debian 12 with what disparcc and streammap need at
+# run time (the shared libraries found by dpkg-shlibdeps, plus the compilers and MPI that disparcc calls).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME dispar)
+set(CPACK_PACKAGE_VENDOR "DISPAR")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DISPAR: dataflow programs for heterogeneous GPU clusters (disparcc, streammap)")
+set(CPACK_PACKAGE_INSTALL_DIRECTORY dispar)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "DISPAR maintainers <maintainers@dispar.invalid>")
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Called by disparcc (not linked): the MPI compiler wrappers, the C++ compiler behind them, Clang's
+# builtin headers for the frontend's parse.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "mpich, libmpich-dev, g++, libclang-common-19-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin, libopenmpi-dev, libfftw3-dev, libopenblas-dev")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurm-client, postgresql")
+include(CPack)

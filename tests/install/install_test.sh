@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # Installs DISPAR from a built tree into a temporary prefix, moves the installed tree (it must be
 # relocatable), builds tests/install/project against it with find_package(Dispar) outside the source
-# tree, runs the program, and checks that editing a header the .dsp includes rebuilds it.
-#   install_test.sh BUILD_DIR SOURCE_DIR MPIEXEC
+# tree, runs the program, and checks that editing a header the .dsp includes rebuilds it. With --deb,
+# the same from the Debian package `cpack -G DEB` makes, unpacked (dpkg-deb -x) rather than installed
+# (the test must not change the machine), after checking its control data.
+#   install_test.sh [--deb] BUILD_DIR SOURCE_DIR MPIEXEC
 set -euo pipefail
+deb=0
+if [ "${1:-}" = --deb ]; then deb=1; shift; fi
 build=$1 source=$2 mpiexec=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 fail() { echo "install_test: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$work/staged" > "$work/install.log" || { cat "$work/install.log"; fail "install failed"; }
-mv "$work/staged" "$work/dispar"   # relocated: nothing may point back into the staging prefix or the build tree
+if [ $deb = 1 ]; then
+  (cd "$build" && cpack -G DEB -B "$work/deb") > "$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; fail "cpack failed"; }
+  package=$(ls "$work"/deb/dispar_*.deb)
+  control=$(dpkg-deb -f "$package")
+  for dependency in mpich libmpich-dev libclang-cpp19 libsqlite3-0 libpq5 libhwloc15; do
+    grep -q "^Depends:.*\b$dependency\b" <<< "$control" || fail "the package does not depend on $dependency: $control"
+  done
+  listing=$(dpkg-deb -c "$package")
+  grep -q "./usr/lib/systemd/system/streammap-daemon.service" <<< "$listing" || fail "no systemd unit in the package"
+  dpkg-deb -x "$package" "$work/root"
+  mv "$work/root/usr" "$work/dispar"
+else
+  cmake --install "$build" --prefix "$work/staged" > "$work/install.log" || { cat "$work/install.log"; fail "install failed"; }
+  mv "$work/staged" "$work/dispar"   # relocated: nothing may point back into the staging prefix or the build tree
+fi
 prefix=$work/dispar
 for f in bin/disparcc bin/streammap include/dispar/dispar.h lib/dispar/libdispar_runtime.a \
          lib/cmake/Dispar/DisparConfig.cmake share/doc/dispar/streammap.md lib/systemd/system/streammap-daemon.service; do
