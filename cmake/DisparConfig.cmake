@@ -12,6 +12,8 @@
 # directory's bin/ by default: a custom target cannot share its name with a file beside it), again
 # whenever the .dsp or a file it includes changes (disparcc -MF writes the dependencies; CMake 3.20 or
 # later reads them). The target `app` has the properties DISPAR_PROGRAM and DISPAR_RTG (the two paths).
+# Every program's .dsp also gets an entry in the build directory's compile_commands.json (disparcc -MJ,
+# merged after each build with CMake's own entries), so that clangd opens it with DISPAR's declarations.
 # DISPAR_DISPARCC and DISPAR_STREAMMAP name the tools.
 
 get_filename_component(DISPAR_PREFIX "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -42,7 +44,7 @@ function(dispar_add_executable name source)
   endif()
   file(MAKE_DIRECTORY "${directory}")
   set(program "${directory}/${name}")
-  set(args "${input}" -o "${program}" -MF "${program}.d")
+  set(args "${input}" -o "${program}" -MF "${program}.d" -MJ "${program}.compile_commands.json")
   if(ARG_MPI)
     list(APPEND args --mpi "${ARG_MPI}")
   endif()
@@ -71,4 +73,23 @@ function(dispar_add_executable name source)
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS "${program}")
   set_target_properties(${name} PROPERTIES DISPAR_PROGRAM "${program}" DISPAR_RTG "${program}.rtg.json")
+
+  # One merge target for the whole project, run after every program is built.
+  set_property(GLOBAL APPEND PROPERTY DISPAR_COMPILE_COMMANDS "${program}.compile_commands.json")
+  if(NOT TARGET dispar_compile_commands)
+    add_custom_target(dispar_compile_commands ALL
+      COMMAND "${CMAKE_COMMAND}" -D "DATABASE=${CMAKE_BINARY_DIR}/compile_commands.json"
+              -D "FRAGMENTS_FILE=${CMAKE_BINARY_DIR}/dispar_compile_commands.txt"
+              -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/DisparMergeCompileCommands.cmake"
+      COMMENT "compile_commands.json: the .dsp programs"
+      VERBATIM)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _dispar_write_fragment_list)
+  endif()
+  add_dependencies(dispar_compile_commands ${name})
+endfunction()
+
+function(_dispar_write_fragment_list)
+  get_property(fragments GLOBAL PROPERTY DISPAR_COMPILE_COMMANDS)
+  list(JOIN fragments "\n" text)
+  file(WRITE "${CMAKE_BINARY_DIR}/dispar_compile_commands.txt" "${text}\n")
 endfunction()

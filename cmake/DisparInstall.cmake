@@ -21,8 +21,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/streammap-daemon.service DESTINATI
 include(CMakePackageConfigHelpers)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/DisparConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${PROJECT_SOURCE_DIR}/cmake/DisparConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/DisparConfigVersion.cmake
-  DESTINATION lib/cmake/Dispar)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/DisparConfig.cmake ${PROJECT_SOURCE_DIR}/cmake/DisparMergeCompileCommands.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/DisparConfigVersion.cmake DESTINATION lib/cmake/Dispar)
 
 # A Debian package of the same tree: `cpack -G DEB` in the build directory writes dispar_VERSION_ARCH.deb,
 # which `apt-get install ./dispar_*.deb` installs on Debian 12 with what disparcc and streammap need at

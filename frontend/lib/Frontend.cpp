@@ -87,7 +87,31 @@ class DisparAction : public clang::ASTFrontendAction {
 };
 
 
-std::vector<std::string> compilerArguments(const FrontendOptions& options, bool cuda) {
+
+/// Clang's caret snippets cost time quadratic in the line's length (minutes for a 1 MB line) and never
+/// end after `#line` numbers past INT_MAX (stock clang behaves the same). Those sources get diagnostics
+/// without snippets; the file:line:col and message are unchanged.
+constexpr std::size_t kLongestLineForCarets = 4096;
+
+bool caretSnippetsAreSafe(llvm::StringRef source) {
+  while (!source.empty()) {
+    auto [line, rest] = source.split('\n');
+    source = rest;
+    if (line.size() > kLongestLineForCarets) return false;
+    llvm::StringRef directive = line.ltrim();
+    if (!directive.consume_front("#")) continue;
+    directive = directive.ltrim();
+    if (!directive.consume_front("line")) continue;
+    unsigned long long number = 0;
+    // consumeInteger fails on overflow as well: such a number is past INT_MAX too.
+    if (directive.ltrim().consumeInteger(10, number) || number > 2147483647ull) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> parseArguments(const FrontendOptions& options, bool cuda) {
   std::vector<std::string> args;
   if (cuda) {
     args = {"-x", "cuda", "--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version"};
@@ -133,29 +157,6 @@ std::vector<std::string> compilerArguments(const FrontendOptions& options, bool 
   return args;
 }
 
-/// Clang's caret snippets cost time quadratic in the line's length (minutes for a 1 MB line) and never
-/// end after `#line` numbers past INT_MAX (stock clang behaves the same). Those sources get diagnostics
-/// without snippets; the file:line:col and message are unchanged.
-constexpr std::size_t kLongestLineForCarets = 4096;
-
-bool caretSnippetsAreSafe(llvm::StringRef source) {
-  while (!source.empty()) {
-    auto [line, rest] = source.split('\n');
-    source = rest;
-    if (line.size() > kLongestLineForCarets) return false;
-    llvm::StringRef directive = line.ltrim();
-    if (!directive.consume_front("#")) continue;
-    directive = directive.ltrim();
-    if (!directive.consume_front("line")) continue;
-    unsigned long long number = 0;
-    // consumeInteger fails on overflow as well: such a number is past INT_MAX too.
-    if (directive.ltrim().consumeInteger(10, number) || number > 2147483647ull) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 bool looksLikeCuda(const std::string& sourceText) {
   static const std::regex kCudaMarkers(
       R"(__global__|__device__|__shared__|<<<|#\s*include\s*[<"](cuda|cublas|cufft|curand|cusparse|cusolver)\w*(\.h)?[>"])");
@@ -175,7 +176,7 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   // A ToolInvocation (rather than a ClangTool) keeps the file name as the user gave it, so
   // diagnostics and the RTG say "app.dsp:12:1", not an absolute path.
   std::vector<std::string> commandLine = {"disparcc-frontend"};
-  for (std::string& arg : compilerArguments(options, cuda)) commandLine.push_back(std::move(arg));
+  for (std::string& arg : parseArguments(options, cuda)) commandLine.push_back(std::move(arg));
   commandLine.push_back(options.sourceFile);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
   auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();

@@ -10,6 +10,8 @@
 
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -116,6 +118,7 @@ class Disparcc {
     frontend::FrontendResult parsed;
     parsed.program.name = stemOf(options_.output);
     if (!frontend::runFrontend(frontendOptions, parsed, llvm::errs())) return 1;
+    if (!options_.compileCommandsFile.empty() && !writeCompileCommands(frontendOptions, parsed.program.isCuda)) return 1;
     if (options_.syntaxOnly) return 0;
     isCudaProgram_ = parsed.program.isCuda;
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
@@ -204,6 +207,24 @@ class Disparcc {
       return 1;
     }
     return 0;
+  }
+
+  /// A one-entry compilation database for the .dsp: how the frontend parsed it, so that an editor's
+  /// clangd sees the same declarations (dispar.h in parse mode, the CUDA set-up) and no false errors.
+  bool writeCompileCommands(frontend::FrontendOptions parseOptions, bool cuda) const {
+    parseOptions.dependencyFile.clear();
+    llvm::SmallString<256> directory, file(options_.input);
+    llvm::sys::fs::current_path(directory);
+    llvm::sys::fs::make_absolute(file);
+    llvm::json::Array arguments{"clang++"};
+    for (const std::string& arg : frontend::parseArguments(parseOptions, cuda)) arguments.push_back(arg);
+    arguments.push_back(std::string(file));
+    llvm::json::Array database{llvm::json::Object{
+        {"directory", std::string(directory)}, {"file", std::string(file)}, {"arguments", std::move(arguments)}}};
+    std::string text;
+    llvm::raw_string_ostream out(text);
+    out << llvm::formatv("{0:2}", llvm::json::Value(std::move(database))) << "\n";
+    return writeAtomically(options_.compileCommandsFile, out.str());
   }
 
   bool writeAtomically(const std::string& path, const std::string& contents) const {

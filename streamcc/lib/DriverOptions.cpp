@@ -53,6 +53,8 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string&) { o.keepGenerated = true; }},
     {"-MF", ArgStyle::Separate, "FILE", "also write the program's dependencies (the .dsp and what it includes) as a Make rule",
      [](DriverOptions& o, const std::string& v) { o.dependencyFile = v; }},
+    {"-MJ", ArgStyle::Separate, "FILE", "also write a compilation database (compile_commands.json) for the .dsp, for clangd",
+     [](DriverOptions& o, const std::string& v) { o.compileCommandsFile = v; }},
     {"-fsyntax-only", ArgStyle::Flag, nullptr, "check the program and stop; write nothing",
      [](DriverOptions& o, const std::string&) { o.syntaxOnly = true; }},
     {"--mpi", ArgStyle::Separate, "mpich|openmpi", "MPI library to build the program for (default: the build's, see --version)",

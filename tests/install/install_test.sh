@@ -10,7 +10,7 @@ deb=0
 if [ "${1:-}" = --deb ]; then deb=1; shift; fi
 build=$1 source=$2 mpiexec=$3
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 fail() { echo "install_test: $*" >&2; exit 1; }
 
@@ -57,6 +57,16 @@ run() { (cd "$work/project/build/bin" && "$mpiexec" -launcher fork -n 4 ./square
 [ -f "$work/project/build/bin/squares.rtg.json" ] || fail "no RTG written"
 out=$(run) || fail "the program failed: $out"
 [ "$out" = "$(expected 2)" ] || fail "expected $(expected 2), got: $out"
+
+# Editors: the build directory's compile_commands.json has the .dsp, and clangd opens it without errors.
+database=$work/project/build/compile_commands.json
+[ -f "$database" ] || fail "no compile_commands.json"
+grep -Eq "\"file\" *: *\"$work/project/squares.dsp\"" "$database" || { cat "$database"; fail "the .dsp is not in compile_commands.json"; }
+clangd=$(command -v clangd-19 || true)
+[ -n "$clangd" ] || fail "clangd-19 missing (scripts/setup.sh installs it)"
+"$clangd" --check="$work/project/squares.dsp" --compile-commands-dir="$work/project/build" > "$work/clangd.log" 2>&1 \
+  || { tail -40 "$work/clangd.log"; fail "clangd --check failed"; }
+grep -q "All checks completed, 0 errors" "$work/clangd.log" || { tail -40 "$work/clangd.log"; fail "clangd reports errors"; }
 
 # Editing the included header rebuilds the program (disparcc -MF and the package's DEPFILE).
 sleep 1

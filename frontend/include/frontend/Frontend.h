@@ -42,6 +42,11 @@ struct FrontendResult {
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.
 bool looksLikeCuda(const std::string& sourceText);
 
+/// The Clang arguments (without the driver name and the source file) the frontend parses a .dsp with:
+/// language, DISPAR's headers and parse-time definitions, CUDA set-up. `disparcc -MJ` hands the same to
+/// editors (clangd) through a compilation database.
+std::vector<std::string> parseArguments(const FrontendOptions& options, bool cuda);
+
 /// Parses and checks `options.sourceFile`. Diagnostics, Clang's and DISPAR's, are printed to
 /// `diagnostics` in Clang's format. Returns false if any error was reported.
 bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::raw_ostream& diagnostics);

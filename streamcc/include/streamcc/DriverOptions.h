@@ -25,6 +25,7 @@ struct DriverOptions {
   std::string cudaPath;                   // --cuda-path
   std::string mpi;                        // --mpi: "mpich" / "openmpi"; empty: the build's default
   std::string dependencyFile;             // -MF: Make-style dependencies of the program (build systems)
+  std::string compileCommandsFile;        // -MJ: a compilation database for the .dsp (editors, clangd)
   bool noHostPath = false;                // --no-host-path: GPU VNODEs require a GPU
   bool showHelp = false;
   bool showVersion = false;

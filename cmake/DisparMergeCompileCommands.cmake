@@ -1,0 +1,43 @@
+# Merges the .dsp entries disparcc -MJ wrote (one file per program, listed in FRAGMENTS_FILE) into the
+# compilation database DATABASE, keeping CMake's own entries (it rewrites the file at every configure;
+# this runs at every build). Part of the Dispar CMake package (DisparConfig.cmake).
+cmake_minimum_required(VERSION 3.20)
+
+set(entries)
+if(EXISTS "${DATABASE}")
+  file(READ "${DATABASE}" existing)
+  string(JSON count ERROR_VARIABLE problem LENGTH "${existing}")
+  if(problem)
+    set(count 0)
+  endif()
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON entry GET "${existing}" ${i})
+      string(JSON file GET "${entry}" file)
+      if(NOT file MATCHES "\\.dsp$")  # ours are re-added below from their fragments
+        list(APPEND entries "${entry}")
+      endif()
+    endforeach()
+  endif()
+endif()
+
+file(STRINGS "${FRAGMENTS_FILE}" fragments)
+foreach(fragment IN LISTS fragments)
+  if(NOT EXISTS "${fragment}")
+    continue()
+  endif()
+  file(READ "${fragment}" text)
+  string(JSON count LENGTH "${text}")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON entry GET "${text}" ${i})
+      list(APPEND entries "${entry}")
+    endforeach()
+  endif()
+endforeach()
+
+list(JOIN entries ",\n" joined)
+file(WRITE "${DATABASE}.tmp" "[\n${joined}\n]\n")
+file(RENAME "${DATABASE}.tmp" "${DATABASE}")
