@@ -1,5 +1,7 @@
 #include <dispar/gpu/MapFile.h>
 
+#include "dispar_lang/JsonRead.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -28,10 +30,11 @@ std::string stringField(const json& object, const char* key, const std::string& 
 }
 
 int intField(const json& object, const char* key, const std::string& where, const std::string& path) {
-  const json& value = member(object, key, where, path);
-  if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1 << 30)
-    fail(path, where + "." + key + ": expected a non-negative integer");
-  return value.get<int>();
+  std::int64_t value = 0;
+  std::string problem;
+  if (!dispar::lang::jsonInteger(member(object, key, where, path), 0, 1 << 30, value, problem))
+    fail(path, where + "." + key + ": " + problem);
+  return static_cast<int>(value);
 }
 
 }  // namespace
@@ -43,11 +46,9 @@ const MappedRank* MapFile::rank(int rank) const {
 
 MapFile parseMapFile(const std::string& text, const std::string& path) {
   json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& error) {
-    fail(path, std::string("not valid JSON: ") + error.what());
-  }
+  std::string error;
+  // A number beyond double range is named by its field ("ranks[3].time: number out of range, got 1e999").
+  if (!dispar::lang::parseJson(text, doc, error)) fail(path, "not valid JSON: " + error);
   if (!doc.is_object()) fail(path, "expected a JSON object");
   if (stringField(doc, "format", "map", path) != "dispar-map") fail(path, "map.format: expected \"dispar-map\"");
   const json& ranks = member(doc, "ranks", "map", path);

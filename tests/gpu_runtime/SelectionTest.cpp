@@ -104,7 +104,11 @@ TEST(MapFile, BadInputNamesFileAndField) {
             "mapping file 'm.json': ranks[0].rank: expected 0");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 0, "vnode": "a", "replica": 0, "type": "CG",
             "host": "h", "device": "one", "mode": "gpu"}]})"),
-            "mapping file 'm.json': ranks[0].device: expected a non-negative integer");
+            "mapping file 'm.json': ranks[0].device: expected an integer, got \"one\"");
+  // Numbers beyond double range are named by their field, not left to the JSON library's exception.
+  EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 0, "vnode": "a", "replica": 0, "type": "CG",
+            "host": "h", "device": 1e999, "mode": "gpu"}]})"),
+            "mapping file 'm.json': not valid JSON: ranks[0].device: number out of range, got 1e999");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 0, "vnode": "a", "replica": 0, "type": "CG",
             "host": "h", "device": null, "mode": "gpu"}]})"),
             "mapping file 'm.json': ranks[0].device: mode \"gpu\" needs a device index");
