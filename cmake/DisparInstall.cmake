@@ -12,6 +12,9 @@ endif()
 install(TARGETS ${DISPAR_INSTALLED_LIBRARIES} ARCHIVE DESTINATION lib/dispar)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/dispar DESTINATION include)
+# <dispar/gpu/MapFile.h> reads the map through the record and reader it shares with streammap.
+install(FILES ${PROJECT_SOURCE_DIR}/dispar_lang/include/dispar_lang/MapRank.h
+              ${PROJECT_SOURCE_DIR}/dispar_lang/include/dispar_lang/JsonRead.h DESTINATION include/dispar_lang)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include_host_only/ DESTINATION share/dispar/include_host_only)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/frontend/cuda_stubs/ DESTINATION share/dispar/cuda_stubs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/dispar FILES_MATCHING PATTERN "*.md")

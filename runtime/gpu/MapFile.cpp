@@ -29,14 +29,6 @@ std::string stringField(const json& object, const char* key, const std::string& 
   return value.get<std::string>();
 }
 
-int intField(const json& object, const char* key, const std::string& where, const std::string& path) {
-  std::int64_t value = 0;
-  std::string problem;
-  if (!dispar::lang::jsonInteger(member(object, key, where, path), 0, 1 << 30, value, problem))
-    fail(path, where + "." + key + ": " + problem);
-  return static_cast<int>(value);
-}
-
 }  // namespace
 
 const MappedRank* MapFile::rank(int rank) const {
@@ -56,23 +48,9 @@ MapFile parseMapFile(const std::string& text, const std::string& path) {
   MapFile map;
   map.path = path;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const std::string where = "ranks[" + std::to_string(i) + "]";
-    const json& entry = ranks[i];
-    if (!entry.is_object()) fail(path, where + ": expected an object");
     MappedRank rank;
-    rank.rank = intField(entry, "rank", where, path);
-    if (rank.rank != static_cast<int>(i)) fail(path, where + ".rank: expected " + std::to_string(i));
-    rank.vnode = stringField(entry, "vnode", where, path);
-    rank.replica = intField(entry, "replica", where, path);
-    rank.type = stringField(entry, "type", where, path);
-    if (rank.type != "CO" && rank.type != "CG") fail(path, where + ".type: expected \"CO\" or \"CG\", got \"" + rank.type + "\"");
-    rank.host = stringField(entry, "host", where, path);
-    const json& device = member(entry, "device", where, path);
-    if (!device.is_null()) rank.device = intField(entry, "device", where, path);
-    rank.mode = stringField(entry, "mode", where, path);
-    if (rank.mode != "gpu" && rank.mode != "cpu" && rank.mode != "host-fallback")
-      fail(path, where + ".mode: expected \"gpu\", \"cpu\" or \"host-fallback\", got \"" + rank.mode + "\"");
-    if (rank.mode == "gpu" && !rank.device) fail(path, where + ".device: mode \"gpu\" needs a device index");
+    std::string error;
+    if (!lang::readMapRank(ranks[i], i, "ranks[" + std::to_string(i) + "]", rank, error)) fail(path, error);
     map.ranks.push_back(std::move(rank));
   }
   return map;

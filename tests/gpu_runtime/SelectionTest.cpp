@@ -101,7 +101,7 @@ TEST(MapFile, BadInputNamesFileAndField) {
   EXPECT_EQ(parseError(R"({"format": "other", "ranks": []})"), "mapping file 'm.json': map.format: expected \"dispar-map\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map"})"), "mapping file 'm.json': map: missing \"ranks\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 1}]})"),
-            "mapping file 'm.json': ranks[0].rank: expected 0");
+            "mapping file 'm.json': ranks[0].rank: expected 0, got 1");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 0, "vnode": "a", "replica": 0, "type": "CG",
             "host": "h", "device": "one", "mode": "gpu"}]})"),
             "mapping file 'm.json': ranks[0].device: expected an integer, got \"one\"");

@@ -301,21 +301,9 @@ void readPredicted(const ordered_json& doc, MapRecord& r) {
 }
 
 RankRecord readRank(const ordered_json& j, std::size_t i) {
-  const std::string path = "map.ranks[" + std::to_string(i) + "]";
   RankRecord k;
-  k.rank = static_cast<int>(MapReader::integer(j, "rank", path, 0, kIntMax));
-  if (k.rank != static_cast<int>(i))
-    MapReader::fail(path + ".rank", "expected " + std::to_string(i) + ", got " + std::to_string(k.rank));
-  k.vnode = MapReader::string(j, "vnode", path);
-  k.replica = static_cast<int>(MapReader::integer(j, "replica", path, 0, kIntMax));
-  k.type = MapReader::oneOf(j, "type", path, {"CO", "CG"});
-  k.host = MapReader::string(j, "host", path);
-  if (!MapReader::member(j, "device", path).is_null())
-    k.device = static_cast<int>(MapReader::integer(j, "device", path, 0, kIntMax));
-  k.mode = MapReader::oneOf(j, "mode", path, {"gpu", "cpu", "host-fallback"});
-  if (k.mode == "gpu" && !k.device) MapReader::fail(path + ".device", "mode \"gpu\" needs a device index");
-  k.time = MapReader::measure(j, "time", path);
-  k.memory = MapReader::optionalUnsigned(j, "memory", path);
+  std::string error;
+  if (!lang::readMapRank(j, i, "map.ranks[" + std::to_string(i) + "]", k, error)) throw MapParseFailure{error};
   return k;
 }
 

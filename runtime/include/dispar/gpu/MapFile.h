@@ -3,21 +3,16 @@
 #ifndef DISPAR_GPU_MAPFILE_H
 #define DISPAR_GPU_MAPFILE_H
 
+#include "dispar_lang/MapRank.h"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dispar::gpu {
 
-struct MappedRank {
-  int rank = 0;
-  std::string vnode;
-  int replica = 0;
-  std::string type;           // "CO" / "CG"
-  std::string host;
-  std::optional<int> device;  // CUDA device ordinal on the host (mode "gpu")
-  std::string mode;           // "gpu" / "cpu" / "host-fallback"
-};
+/// A rank as streammap wrote it (dispar_lang/MapRank.h: the record and its one reader).
+using MappedRank = lang::MapRank;
 
 struct MapFile {
   std::string path;  // where it was read from, for messages

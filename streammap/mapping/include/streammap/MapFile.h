@@ -3,6 +3,7 @@
 #ifndef STREAMMAP_MAP_FILE_H
 #define STREAMMAP_MAP_FILE_H
 
+#include "dispar_lang/MapRank.h"
 #include "streammap/Cluster.h"
 
 #include <cstdint>
@@ -23,17 +24,8 @@ struct ClusterSource {
   int ttlSeconds = 0;  // database only; 0: the recorded TTLs
 };
 
-struct RankRecord {
-  int rank = 0;
-  std::string vnode;
-  int replica = 0;
-  std::string type;                     // "CO" / "CG"
-  std::string host;
-  std::optional<int> device;            // CUDA device ordinal on the host (mode "gpu")
-  std::string mode;                     // "gpu" / "cpu" / "host-fallback"
-  double time = 0;                      // predicted t_v
-  std::optional<std::uint64_t> memory;  // declared device memory need
-};
+/// One rank of the map: declared once, with its reader, for streammap and the runtime.
+using RankRecord = lang::MapRank;
 
 struct NodePrediction {
   std::string host;
