@@ -19,9 +19,10 @@ namespace {
 
 namespace hk = ::dispar::hostk;
 
-// Several host threads even on a small machine, so blocks really run concurrently (an explicit
-// DISPAR_HOST_THREADS in the environment wins).
-const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
+// Several host threads even on a small machine, so blocks really run concurrently: always, whatever the
+// caller's environment says (a DISPAR_HOST_THREADS=1 left from a benchmark would silently make these
+// tests sequential and their concurrency checks vacuous).
+const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/1), true);
 
 using ::dispar::testing::randomFloats;
 

@@ -22,7 +22,8 @@ namespace {
 
 namespace hk = ::dispar::hostk;
 
-const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
+// Several host threads whatever the caller's environment says (see KernelTests.cpp).
+const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/1), true);
 
 using ::dispar::testing::randomFloats;
 

@@ -14,7 +14,8 @@ namespace {
 namespace hk = ::dispar::hostk;
 namespace cg = ::dispar::hostk::cooperative_groups;
 
-const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/0), true);
+// Several host threads whatever the caller's environment says (see KernelTests.cpp).
+const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/1), true);
 
 // ---- __shared__: one instance per block, wherever it is declared ----
 

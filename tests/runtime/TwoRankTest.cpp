@@ -237,11 +237,14 @@ TEST_F(TwoRanks, SmallAndAnnouncedMessagesMixAndDrain) {
 
 // --- Flow control: a fast writer never gets more than `window` messages ahead ----------------------
 
-// Shared memory between the two ranks, where the reader publishes how many messages it has read and
-// the writer records how far ahead of that it ever was. Independent of the runtime's own counters.
+// Shared memory between the two ranks, where the reader publishes how many messages it has read, the
+// writer how many it has written and how far ahead of the reader it ever was. Independent of the
+// runtime's own counters.
 struct Progress {
   std::atomic<long> read{0};
+  std::atomic<long> written{0};
   std::atomic<long> maxAhead{0};
+  std::atomic<long> window{0};  // the window the test expects
 };
 Progress* progress;
 constexpr long kFlowMessages = 300;
@@ -249,18 +252,21 @@ constexpr long kFlowMessages = 300;
 void writeFast(OutPort<long>& values) {
   for (long i = 0; i < kFlowMessages; ++i) {
     values.write(i);
+    progress->written.store(i + 1);
     const long ahead = (i + 1) - progress->read.load();
     if (ahead > progress->maxAhead.load()) progress->maxAhead.store(ahead);
   }
 }
 
+// Before its first read the reader waits until the writer is a whole window ahead, so the writer
+// certainly meets the bound (explicit synchronisation, no sleeps): it can then only wait for credit.
 void readSlowly(InPort<long>& values) {
+  while (progress->written.load() < progress->window.load()) std::this_thread::yield();
   long value = 0;
   long expected = 0;
   while (values.read(value)) {
     EXPECT_EQ(value, expected++);
     progress->read.store(progress->read.load() + 1);
-    if (expected % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   EXPECT_EQ(expected, kFlowMessages);
 }
@@ -292,6 +298,11 @@ class SharedProgress {
     if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   }
   bool shared() const { return shared_; }
+  /// The window the run must hold the writer to (set on every rank's view: the memory is shared).
+  void expectWindow(long window) {
+    if (dispar::test::worldRank() == 0) progress->window.store(window);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   long maxAhead() {
     // Rank 0 (the writer) holds the figure; give it to every rank.
     long value = dispar::test::worldRank() == 0 ? progress->maxAhead.load() : 0;
@@ -308,18 +319,20 @@ TEST_F(TwoRanks, FlowControlBoundsMessagesInFlightByThePipeWindow) {
   SharedProgress shared;
   if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
   constexpr unsigned kWindow = 8;
+  shared.expectWindow(kWindow);
   ASSERT_EQ((OnePipe<long, writeFast, readSlowly, kWindow>::run()), 0);
   const long maxAhead = shared.maxAhead();
   // The runtime bounds messages written but not yet received by a read to the window; the reader
   // publishes its count just after read returns, so the writer can see one more than that.
   EXPECT_LE(maxAhead, static_cast<long>(kWindow) + 1);
-  // The slow reader must actually have held the writer back at the window, or this proves nothing.
+  // The reader waited for the writer to be a window ahead: the bound was met, so this proves something.
   EXPECT_GE(maxAhead, static_cast<long>(kWindow));
 }
 
 TEST_F(TwoRanks, FlowControlWindowComesFromTheEnvironmentWhenThePipeHasNone) {
   SharedProgress shared;
   if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
+  shared.expectWindow(4);
   setenv("DISPAR_PIPE_WINDOW", "4", 1);
   const int status = OnePipe<long, writeFast, readSlowly>::run();
   unsetenv("DISPAR_PIPE_WINDOW");
