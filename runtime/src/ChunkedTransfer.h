@@ -36,6 +36,11 @@ inline std::uint64_t chunkCount(const ChunkHeader& header) {
   return header.chunkBytes == 0 ? 0 : (header.totalBytes + header.chunkBytes - 1) / header.chunkBytes;
 }
 
+/// Waits for the copy last started in `slot`. It polls: finished() never blocks, a staged copy is at
+/// most one chunk (microseconds), and the rank has nothing else to do meanwhile; a sleep would only add
+/// latency. (Inside the chunk pipeline the wait also progresses MPI: ChunkedTransfer.cpp.)
+void awaitCopy(gpu::CopyEngine& engine, int slot);
+
 /// Whether `header` is one a sender could have written (a reader checks before trusting it).
 bool plausibleHeader(const ChunkHeader& header);
 

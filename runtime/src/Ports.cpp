@@ -199,8 +199,7 @@ void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, g
     // Small: the pipeline would cost more than it hides. One copy, one plain message.
     if (bytes != 0) {
       engine.startToHost(0, data, bytes);
-      while (!engine.finished(0)) {
-      }
+      awaitCopy(engine, 0);
     }
     DISPAR_MPI(mpi::sendBytes, engine.staging(0), static_cast<MPI_Count>(bytes), peer, kDataTag, comm_);
     return;
@@ -399,8 +398,7 @@ void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target
   if (size <= engine.capacity()) {
     DISPAR_MPI(mpi::mrecvBytes, engine.staging(0), bytes, &message, MPI_STATUS_IGNORE);
     engine.startToDevice(0, target, size);
-    while (!engine.finished(0)) {
-    }
+    awaitCopy(engine, 0);
     return;
   }
   std::vector<unsigned char> bounce(size);
