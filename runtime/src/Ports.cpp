@@ -370,6 +370,19 @@ void InPortEnd::drop(std::size_t count) {
   itemWindow_.next += count * pipe_.elementBytes;
 }
 
+bool InPortEnd::applyControl(int tag, std::size_t link) {
+  switch (tag) {
+    case kSizeChangeTag:
+      links_[link].lastBytes.reset();
+      return true;
+    case kEndTag:
+      ended(link);
+      return true;
+    default:
+      return false;
+  }
+}
+
 ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status) {
   MPI_Count bytes = 0;
   DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
@@ -439,11 +452,9 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
                                      plural(bytes, "byte") + " without a size-change marker");
     }
     case kEndTag:
-      ended(index);
-      return SameSize::Ended;
     case kSizeChangeTag:
-      link.lastBytes.reset();
-      return SameSize::Changed;
+      applyControl(status.MPI_TAG, index);
+      return status.MPI_TAG == kEndTag ? SameSize::Ended : SameSize::Changed;
     default: {
       // Only a chunked-message header could get here, and a writer announces those too.
       link.lastBytes.reset();
@@ -473,14 +484,9 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     MPI_Status status;
     DISPAR_MPI(MPI_Mprobe, source, MPI_ANY_TAG, comm_, &message, &status);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
-    if (status.MPI_TAG == kSizeChangeTag) {
+    if (status.MPI_TAG == kSizeChangeTag || status.MPI_TAG == kEndTag) {  // empty control messages
       DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-      links_[index].lastBytes.reset();
-      continue;
-    }
-    if (status.MPI_TAG == kEndTag) {
-      DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-      ended(index);
+      applyControl(status.MPI_TAG, index);
       continue;
     }
     if (status.MPI_TAG == kChunkedTag) {
@@ -546,14 +552,7 @@ bool InPortEnd::readElement(void* element) {
       throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
     }
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
-    if (status.MPI_TAG == kSizeChangeTag) {  // empty: the element is untouched
-      links_[index].lastBytes.reset();
-      continue;
-    }
-    if (status.MPI_TAG == kEndTag) {
-      ended(index);
-      continue;
-    }
+    if (applyControl(status.MPI_TAG, index)) continue;  // empty: the element is untouched
     if (status.MPI_TAG == kChunkedTag) {
       links_[index].lastBytes.reset();
       // The element buffer (at least a header long, or MPI would have truncated) holds the header.
@@ -588,21 +587,18 @@ void InPortEnd::finish() {
     scratch.resize(static_cast<std::size_t>(bytes));
     DISPAR_MPI(mpi::mrecvBytes, scratch.data(), bytes, &message, MPI_STATUS_IGNORE);
     const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (applyControl(status.MPI_TAG, index)) continue;  // markers take no credit; end closes the link
     // Mirror the writer's size as reads do, though nothing reads after this.
     if (status.MPI_TAG == kDataTag)
       links_[index].lastBytes = scratch.size();
     else
       links_[index].lastBytes.reset();
-    if (status.MPI_TAG == kSizeChangeTag) continue;  // not a message for credits
     if (status.MPI_TAG == kChunkedTag) {
       ChunkHeader header{0, 0};
       if (scratch.size() == sizeof header) std::memcpy(&header, scratch.data(), sizeof header);
       if (plausibleHeader(header)) discardChunks(header, status.MPI_SOURCE, comm_);
     }
-    if (status.MPI_TAG == kEndTag)
-      ended(index);
-    else
-      consumed(index);
+    consumed(index);
   }
   for (Link& link : links_) link.credit.wait();
 }

@@ -166,6 +166,10 @@ class InPortEnd final : public detail::PortState {
   std::size_t linkOfRank(int rank) const;
   void consumed(std::size_t link);
   void ended(std::size_t link);
+  /// The one place control messages act, once received (every receive path calls it): a size-change
+  /// marker makes link `link` probe its next message, end of stream closes the link. False for data
+  /// and chunk headers, which the caller handles.
+  bool applyControl(int tag, std::size_t link);
   [[noreturn]] void throwSizeMismatch(const char* expectation, const std::string& received) const;
   [[noreturn]] void throwScalarMismatch(const std::string& received) const;
   [[noreturn]] void throwProtocolError(int source, const std::string& what) const;
