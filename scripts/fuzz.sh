@@ -4,11 +4,13 @@
 # own, and runs each for SECONDS (default 60) on a seed corpus: fuzz/seeds/, the cluster and map files
 # under examples/ and tests/, and RTGs disparcc writes for the examples when a disparcc is at hand.
 # Exits non-zero on a crash, leaving the input in <build>/fuzz/findings/TARGET/. Not part of
-# scripts/test.sh (too long for CI). Needs clang-19 and libclang-rt-19-dev.
+# scripts/test.sh; .ci/run runs it for 30 s per target with DISPAR_FUZZ_SEED=1. Needs clang-19 and
+# libclang-rt-19-dev (scripts/setup.sh installs both).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   TARGET: rtg_fuzzer, cluster_fuzzer, map_fuzzer
 # Environment: DISPAR_FUZZ_BUILD (build directory, default build-fuzz), DISPARCC (default
-# build/bin/disparcc if it exists).
+# build/bin/disparcc if it exists), DISPAR_FUZZ_SEED (libFuzzer's -seed: with it, and a fresh build
+# directory, a run repeats a prefix of any longer run with the same seed; CI uses it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -53,6 +55,8 @@ if [ -x "$disparcc" ]; then
   rm -rf "$tmp"
 fi
 
+seed=()
+[ -n "${DISPAR_FUZZ_SEED:-}" ] && seed=(-seed="$DISPAR_FUZZ_SEED")
 status=0
 for t in "${targets[@]}"; do
   corpus=$build/fuzz/corpus/$t
@@ -60,7 +64,7 @@ for t in "${targets[@]}"; do
   log=$build/fuzz/$t.log
   mkdir -p "$corpus" "$findings"
   echo "fuzz: $t for ${seconds}s ($(ls "$seeds/$t" | wc -l) seeds, corpus $corpus)"
-  if "$bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -dict="$root/fuzz/json.dict" \
+  if "$bin/$t" "${seed[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -dict="$root/fuzz/json.dict" \
       -artifact_prefix="$findings/" -print_final_stats=1 "$corpus" "$seeds/$t" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$log" | sed 's/^/  /'
   else
