@@ -1,5 +1,7 @@
 #include "streammap/Slurm.h"
 
+#include "streammap/FileDescriptor.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <set>
 #include <poll.h>
 #include <spawn.h>
 #include <sstream>
@@ -233,7 +236,7 @@ bool parseSinfoJson(const std::string& text, std::vector<NodeInfo>& out, std::st
     error = "sinfo --json: no \"nodes\" array (use `sinfo --json` of Slurm 22.05 or later)";
     return false;
   }
-  std::map<std::string, std::size_t> seen;
+  std::set<std::string> seen;
   for (const nlohmann::json& j : *nodes) {
     if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) {
       error = "sinfo --json: a node without a name";
@@ -261,8 +264,7 @@ bool parseSinfoJson(const std::string& text, std::vector<NodeInfo>& out, std::st
           if (w.is_string()) state.push_back(w.get<std::string>());
     }
     n.status = statusOfState(state);
-    if (seen.count(n.host)) continue;  // a node in several partitions may be listed once per partition
-    seen[n.host] = out.size();
+    if (!seen.insert(n.host).second) continue;  // a node in several partitions is listed once per partition
     out.push_back(std::move(n));
   }
   std::sort(out.begin(), out.end(), [](const NodeInfo& a, const NodeInfo& b) { return a.host < b.host; });
@@ -409,40 +411,49 @@ bool applyJobDetails(const std::string& text, Allocation& allocation, std::strin
   return true;
 }
 
+namespace {
+
+/// A pipe whose two ends close on scope exit.
+struct Pipe {
+  FileDescriptor read, write;
+  bool open(std::string& error) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      error = std::string("pipe: ") + std::strerror(errno);
+      return false;
+    }
+    read = FileDescriptor(fds[0]);
+    write = FileDescriptor(fds[1]);
+    return true;
+  }
+};
+
+}  // namespace
+
 bool runCommand(const std::vector<std::string>& argv, std::string& output, std::string& error) {
   output.clear();
-  int outPipe[2], errPipe[2];
-  if (::pipe2(outPipe, O_CLOEXEC) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
-    return false;
-  }
-  if (::pipe2(errPipe, O_CLOEXEC) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
-    ::close(outPipe[0]);
-    ::close(outPipe[1]);
-    return false;
-  }
+  Pipe out, err;
+  if (!out.open(error) || !err.open(error)) return false;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out.write.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err.write.get(), STDERR_FILENO);
   std::vector<char*> cargv;
   for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   pid_t pid = 0;
   const int spawned = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  ::close(outPipe[1]);
-  ::close(errPipe[1]);
+  // Our copies of the write ends go, so that the reads end when the child's do.
+  out.write.close();
+  err.write.close();
   if (spawned != 0) {
-    ::close(outPipe[0]);
-    ::close(errPipe[0]);
     error = "cannot run " + argv[0] + ": " + std::strerror(spawned);
     return false;
   }
   // Read both pipes until both close, so that neither side blocks on a full pipe.
   std::string errText;
-  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  pollfd fds[2] = {{out.read.get(), POLLIN, 0}, {err.read.get(), POLLIN, 0}};
   int open = 2;
   while (open > 0) {
     if (::poll(fds, 2, -1) < 0) {
@@ -456,12 +467,13 @@ bool runCommand(const std::vector<std::string>& argv, std::string& output, std::
       if (got > 0) {
         (&p == &fds[0] ? output : errText).append(buffer, static_cast<std::size_t>(got));
       } else if (got == 0 || errno != EINTR) {
-        ::close(p.fd);
-        p.fd = -1;
+        p.fd = -1;  // this end is done (its descriptor closes with its Pipe)
         --open;
       }
     }
   }
+  out.read.close();  // a child still writing (after a poll failure) gets EPIPE instead of blocking
+  err.read.close();
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

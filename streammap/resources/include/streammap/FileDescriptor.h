@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <utility>
+
 namespace dispar::streammap {
 
 class FileDescriptor {
@@ -15,13 +17,20 @@ class FileDescriptor {
   }
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept {
+    if (this != &other) {
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
 
   int get() const { return fd_; }
-  /// Closes now, reporting the result (a write's error may only show at close).
+  /// Closes now, reporting the result (a write's error may only show at close); true when none was open.
   bool close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0;
+    const int fd = std::exchange(fd_, -1);
+    return fd < 0 || ::close(fd) == 0;
   }
 
  private:
