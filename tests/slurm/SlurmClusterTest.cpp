@@ -222,6 +222,25 @@ TEST(SlurmCluster, OpenMpiProgramsRunUnderSrunWithPmix) {
 }
 #endif
 
+TEST(SlurmCluster, InsideAnAllocationNoDatabaseIsNeeded) {
+  // Nothing recorded anywhere: the allocation itself describes its nodes.
+  ScratchDir dir;
+  buildPlacement(dir);
+  const ProcessResult run =
+      runProcess({"salloc", "-w", "gpu1,cpu1", "-N", "2", "--exclusive", STREAMMAP_PATH, "run", "./placement"},
+                 dir.path(), {"DISPAR_RESOURCE_DB=" + dir.file("none.db")});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("no resource database at " + dir.file("none.db") +
+                            ": the allocation's nodes as Slurm describes them"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("gpu1: 4 CPUs, 2 GPUs (not recorded, as Slurm describes it)"), std::string::npos)
+      << run.output;
+  const std::set<std::string> hosts = expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  for (const std::string& h : hosts) EXPECT_TRUE(h == "gpu1" || h == "cpu1") << h << " is not in the allocation";
+  EXPECT_FALSE(fileExists(dir.file("none.db")));  // nothing was created behind the user's back
+}
+
 TEST(SlurmCluster, SbatchScriptRunsTheMappedJob) {
   ScratchDir dir;
   const std::string db = dir.file("r.db");

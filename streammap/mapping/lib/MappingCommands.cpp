@@ -168,6 +168,26 @@ bool restrictToSlurmAllocation(const char* command, Cluster& cluster, std::strin
   return true;
 }
 
+/// The resources to map onto: `source`, restricted to the Slurm allocation this runs in, if any
+/// (`restrict`). Inside an allocation with no resource database at the default place (`sourceGiven`
+/// false), the allocation alone describes the nodes, as Slurm does: a user with an allocation and no
+/// database can still run.
+bool loadResources(const char* command, const ClusterSource& source, bool sourceGiven, bool restrict, Cluster& out,
+                   std::string& error) {
+  const char* jobId = std::getenv("SLURM_JOB_ID");
+  const bool inAllocation = restrict && jobId && *jobId;
+  if (!loadClusterSource(source, out, error)) {
+    struct stat st {};
+    const bool noDefaultDatabase = !sourceGiven && source.kind == ClusterSource::Kind::Database &&
+                                   !isDatabaseUrl(source.path) && ::stat(source.path.c_str(), &st) != 0;
+    if (!inAllocation || !noDefaultDatabase) return false;
+    std::fprintf(stderr, "streammap %s: no resource database at %s: the allocation's nodes as Slurm describes them\n",
+                 command, source.path.c_str());
+    out = Cluster{};
+  }
+  return !restrict || restrictToSlurmAllocation(command, out, error);
+}
+
 struct MapInvocation {
   std::string rtgPath;
   std::string output;
@@ -178,6 +198,7 @@ struct MapInvocation {
   bool explain = false;
   bool printTable = true;
   bool wholeCluster = false;  // sbatch: map for a job yet to be submitted, not the one this runs in
+  bool sourceGiven = false;   // --db or --cluster was given (else the default database)
   /// Further files to write in the same atomic set as the mapping (sbatch's script).
   std::function<void(const MapRecord&, const MappingOutcome&, AtomicFileSet&)> extraFiles;
 };
@@ -228,8 +249,7 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   if (preloaded != nullptr) {
     cluster = *preloaded;
   } else {
-    if (!loadClusterSource(m.source, cluster, error)) return fail("map", error);
-    if (!m.wholeCluster && !restrictToSlurmAllocation("map", cluster, error)) return fail("map", error);
+    if (!loadResources("map", m.source, m.sourceGiven, !m.wholeCluster, cluster, error)) return fail("map", error);
   }
   MappingOutcome outcome;
   if (!planMapping(rtg, cluster, m.settings, outcome, error)) return fail("map", error);
@@ -365,6 +385,7 @@ int mapCommand(const Args& args) {
   std::string error;
   bool given = false;
   if (!readSource(cl, m.source, given)) return 1;
+  m.sourceGiven = given;
   return executeMap(m);
 }
 
@@ -403,6 +424,7 @@ int runCommand(const Args& args) {
   if (!readMapSettings(cl, m.settings)) return 1;
   bool given = false;
   if (!readSource(cl, m.source, given)) return 1;
+  m.sourceGiven = given;
   const bool forkLauncher = cl.value("--launcher") == "fork";
   std::optional<Launcher> requested;
   if (cl.has("--launcher")) {
@@ -435,8 +457,7 @@ int runCommand(const Args& args) {
   const FileTimes rtgTime = statFile(m.rtgPath);
   if (!rtgTime.exists) return fail("run", m.rtgPath + ": not found (was the program built with disparcc?)");
   Cluster current;
-  if (!loadClusterSource(m.source, current, error)) return fail("run", error);
-  if (!restrictToSlurmAllocation("run", current, error)) return fail("run", error);
+  if (!loadResources("run", m.source, given, true, current, error)) return fail("run", error);
 
   // Remap when the mapping is missing, older than the RTG, made from other or changed resources.
   std::string reason;
@@ -576,6 +597,7 @@ int sbatchCommand(const Args& args) {
   std::string error;
   bool given = false;
   if (!readSource(cl, m.source, given)) return 1;
+  m.sourceGiven = given;
   BatchSettings batch;
   batch.script = cl.value("-o");
   batch.time = cl.value("--time");
