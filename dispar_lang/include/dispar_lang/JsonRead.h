@@ -14,6 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -262,6 +266,90 @@ bool jsonUnsigned(const Json& value, std::uint64_t max, std::uint64_t& out, std:
   out = u;
   return true;
 }
+
+/// Reads the members of one JSON object by kind, for the readers of DISPAR's files: each call checks
+/// the member's presence, type and range and, when one fails, returns false with `error` set to
+/// "PATH.KEY: PROBLEM" ("map.ranks[3].device: expected an integer, got \"one\"").
+template <class Json>
+class JsonFields {
+ public:
+  JsonFields(const Json& object, std::string path, std::string& error)
+      : object_(object), path_(std::move(path)), error_(error) {}
+
+  /// The member `key`; null (and, when `required`, the error "missing") when absent.
+  const Json* member(const char* key, bool required = true) const {
+    if (!object_.is_object()) {
+      error_ = path_ + ": expected an object, got " + shownJson(object_);
+      return nullptr;
+    }
+    auto it = object_.find(key);
+    if (it != object_.end()) return &*it;
+    if (required) fail(key, "missing");
+    return nullptr;
+  }
+  const Json* object(const char* key) const { return ofKind(key, &Json::is_object, "an object"); }
+  const Json* array(const char* key) const { return ofKind(key, &Json::is_array, "an array"); }
+  bool string(const char* key, std::string& out) const {
+    const Json* v = ofKind(key, &Json::is_string, "a string");
+    if (v) out = v->template get<std::string>();
+    return v != nullptr;
+  }
+  /// One of `choices`, e.g. {"CO", "CG"}.
+  bool oneOf(const char* key, std::initializer_list<const char*> choices, std::string& out) const {
+    if (!string(key, out)) return false;
+    std::string expected;
+    for (const char* choice : choices) {
+      if (out == choice) return true;
+      expected += std::string(expected.empty() ? "" : " or ") + "\"" + choice + "\"";
+    }
+    return fail(key, "expected " + expected + ", got \"" + out + "\"");
+  }
+  bool integer(const char* key, std::int64_t min, std::int64_t max, std::int64_t& out) const {
+    const Json* v = member(key);
+    std::string problem;
+    if (!v) return false;
+    return jsonInteger(*v, min, max, out, problem) || fail(key, problem);
+  }
+  /// A non-negative integer, or null (nullopt); `required` false also accepts its absence.
+  bool optionalUnsigned(const char* key, std::optional<std::uint64_t>& out, bool required = true) const {
+    const Json* v = member(key, required);
+    out.reset();
+    if (!v) return !required;
+    if (v->is_null()) return true;
+    std::uint64_t u = 0;
+    std::string problem;
+    if (!jsonUnsigned(*v, std::numeric_limits<std::uint64_t>::max(), u, problem)) return fail(key, problem);
+    out = u;
+    return true;
+  }
+  /// A finite number that is not negative (a predicted time, a byte count).
+  bool measure(const char* key, double& out) const {
+    const Json* v = member(key);
+    std::string problem;
+    if (!v) return false;
+    if (!jsonNumber(*v, out, problem)) return fail(key, problem);
+    return out >= 0 || fail(key, "must not be negative, got " + shownJson(*v));
+  }
+  /// Sets the error for member `key`; returns false.
+  bool fail(const char* key, const std::string& problem) const {
+    error_ = path_ + "." + key + ": " + problem;
+    return false;
+  }
+
+ private:
+  const Json* ofKind(const char* key, bool (Json::*is)() const noexcept, const char* kind) const {
+    const Json* v = member(key);
+    if (v && !(v->*is)()) {
+      fail(key, std::string("expected ") + kind + ", got " + shownJson(*v));
+      return nullptr;
+    }
+    return v;
+  }
+
+  const Json& object_;
+  std::string path_;
+  std::string& error_;
+};
 
 }  // namespace dispar::lang
 

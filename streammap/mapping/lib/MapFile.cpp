@@ -211,70 +211,66 @@ struct MapParseFailure {
   std::string message;
 };
 
-// Reads the map's fields by kind, checking type and range; a failure throws MapParseFailure with the
-// field's path ("map.ranks[3].time") and the value found.
+// Reads the map's fields by kind (lang::JsonFields: presence, type, range), throwing MapParseFailure with
+// the field's path ("map.ranks[3].time") and the value found when one is wrong.
 class MapReader {
  public:
+  using Fields = lang::JsonFields<ordered_json>;
+
   [[noreturn]] static void fail(const std::string& path, const std::string& what) {
     throw MapParseFailure{path + ": " + what};
   }
-
   static const ordered_json& member(const ordered_json& object, const char* key, const std::string& path) {
-    if (!object.is_object()) fail(path, "expected an object, got " + lang::shownJson(object));
-    auto it = object.find(key);
-    if (it == object.end()) fail(path + "." + key, "missing");
-    return *it;
+    std::string error;
+    return *checked(Fields(object, path, error).member(key), error);
   }
   static const ordered_json& object(const ordered_json& parent, const char* key, const std::string& path) {
-    const ordered_json& v = member(parent, key, path);
-    if (!v.is_object()) fail(path + "." + key, "expected an object, got " + lang::shownJson(v));
-    return v;
+    std::string error;
+    return *checked(Fields(parent, path, error).object(key), error);
   }
   static const ordered_json& array(const ordered_json& parent, const char* key, const std::string& path) {
-    const ordered_json& v = member(parent, key, path);
-    if (!v.is_array()) fail(path + "." + key, "expected an array, got " + lang::shownJson(v));
-    return v;
+    std::string error;
+    return *checked(Fields(parent, path, error).array(key), error);
   }
   static std::string string(const ordered_json& object, const char* key, const std::string& path) {
-    const ordered_json& v = member(object, key, path);
-    if (!v.is_string()) fail(path + "." + key, "expected a string, got " + lang::shownJson(v));
-    return v.get<std::string>();
+    std::string error, v;
+    checked(Fields(object, path, error).string(key, v), error);
+    return v;
   }
   /// One of `choices`, e.g. {"CO", "CG"}.
   static std::string oneOf(const ordered_json& object, const char* key, const std::string& path,
                            std::initializer_list<const char*> choices) {
-    const std::string value = string(object, key, path);
-    std::string expected;
-    for (const char* choice : choices) {
-      if (value == choice) return value;
-      expected += std::string(expected.empty() ? "" : " or ") + "\"" + choice + "\"";
-    }
-    fail(path + "." + key, "expected " + expected + ", got \"" + value + "\"");
+    std::string error, v;
+    checked(Fields(object, path, error).oneOf(key, choices, v), error);
+    return v;
   }
   static std::int64_t integer(const ordered_json& object, const char* key, const std::string& path,
                               std::int64_t min, std::int64_t max) {
+    std::string error;
     std::int64_t v = 0;
-    std::string problem;
-    if (!lang::jsonInteger(member(object, key, path), min, max, v, problem)) fail(path + "." + key, problem);
+    checked(Fields(object, path, error).integer(key, min, max, v), error);
     return v;
   }
   static std::optional<std::uint64_t> optionalUnsigned(const ordered_json& object, const char* key,
                                                        const std::string& path) {
-    const ordered_json& v = member(object, key, path);
-    if (v.is_null()) return std::nullopt;
-    std::uint64_t u = 0;
-    std::string problem;
-    if (!lang::jsonUnsigned(v, std::numeric_limits<std::uint64_t>::max(), u, problem)) fail(path + "." + key, problem);
-    return u;
+    std::string error;
+    std::optional<std::uint64_t> v;
+    checked(Fields(object, path, error).optionalUnsigned(key, v), error);
+    return v;
   }
   /// A predicted time or byte count: finite and not negative.
   static double measure(const ordered_json& object, const char* key, const std::string& path) {
-    const ordered_json& v = member(object, key, path);
-    double d = 0;
-    std::string problem;
-    if (!lang::jsonNumber(v, d, problem)) fail(path + "." + key, problem);
-    if (d < 0) fail(path + "." + key, "must not be negative, got " + lang::shownJson(v));
-    return d;
+    std::string error;
+    double v = 0;
+    checked(Fields(object, path, error).measure(key, v), error);
+    return v;
+  }
+
+ private:
+  template <class T>
+  static T checked(T ok, const std::string& error) {
+    if (!ok) throw MapParseFailure{error};
+    return ok;
   }
 };
 
