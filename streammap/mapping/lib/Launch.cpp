@@ -1,44 +1,17 @@
 #include "streammap/Launch.h"
 
-#include "streammap/FileDescriptor.h"
+#include "streammap/SignalReader.h"
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <spawn.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace dispar::streammap {
 
 namespace {
-
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
-
-/// Blocks the forwarded signals and SIGCHLD for this scope (they are read from a signalfd instead) and
-/// restores the previous mask at the end.
-class BlockedSignals {
- public:
-  BlockedSignals() {
-    sigemptyset(&set_);
-    for (int s : kForwarded) sigaddset(&set_, s);
-    sigaddset(&set_, SIGCHLD);
-    ok_ = ::pthread_sigmask(SIG_BLOCK, &set_, &previous_) == 0;
-  }
-  ~BlockedSignals() {
-    if (ok_) ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  BlockedSignals(const BlockedSignals&) = delete;
-  BlockedSignals& operator=(const BlockedSignals&) = delete;
-  bool ok() const { return ok_; }
-  const sigset_t& set() const { return set_; }
-  const sigset_t& previous() const { return previous_; }
-
- private:
-  sigset_t set_{}, previous_{};
-  bool ok_ = false;
-};
 
 /// posix_spawn attributes: the child starts with the caller's original mask. Dispositions are inherited
 /// as exec does: a signal ignored on purpose (`nohup` ignores SIGHUP) stays ignored in the launcher too,
@@ -75,17 +48,13 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   for (const std::string& s : environment) cenv.push_back(const_cast<char*>(s.c_str()));
   cenv.push_back(nullptr);
 
-  const BlockedSignals blocked;
-  if (!blocked.ok()) {
-    error = std::string("cannot block signals: ") + std::strerror(errno);
+  // The forwarded signals and SIGCHLD (the launcher ended) arrive here instead of interrupting us.
+  SignalReader signals({SIGINT, SIGTERM, SIGHUP, SIGCHLD});
+  if (!signals.error().empty()) {
+    error = signals.error();
     return -1;
   }
-  const FileDescriptor signals(::signalfd(-1, &blocked.set(), SFD_CLOEXEC));
-  if (signals.get() < 0) {
-    error = std::string("signalfd: ") + std::strerror(errno);
-    return -1;
-  }
-  const SpawnAttributes attributes(blocked.previous());
+  const SpawnAttributes attributes(signals.previousMask());
   pid_t pid = 0;
   if (const int rc = ::posix_spawnp(&pid, cargv[0], nullptr, attributes.get(), cargv.data(), cenv.data()); rc != 0) {
     error = "cannot start " + argv[0] + ": " + std::strerror(rc);
@@ -102,11 +71,9 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
       error = std::string("waitpid: ") + std::strerror(errno);
       return -1;
     }
-    signalfd_siginfo info{};
-    const ssize_t got = ::read(signals.get(), &info, sizeof info);
-    if (got != static_cast<ssize_t>(sizeof info)) continue;  // EINTR: look again
-    if (static_cast<int>(info.ssi_signo) == SIGCHLD) continue;
-    forwarded = static_cast<int>(info.ssi_signo);
+    const int signal = signals.wait(-1);
+    if (signal == 0 || signal == SIGCHLD) continue;  // look at the launcher again
+    forwarded = signal;
     ::kill(pid, forwarded);
   }
 }

@@ -5,12 +5,11 @@
 #include "streammap/Discovery.h"
 #include "streammap/FileDescriptor.h"
 #include "streammap/ResourceDb.h"
+#include "streammap/SignalReader.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -89,47 +88,6 @@ class PidFile {
   std::string path_;
 };
 
-// SIGTERM and SIGINT delivered through a signalfd, so that the wait between probes is a poll() that
-// ends the moment a signal arrives. Restores the previous signal mask on destruction.
-class StopSignals {
- public:
-  bool install(std::string& error) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    if (sigprocmask(SIG_BLOCK, &set, &previous_) != 0) {
-      error = std::string("sigprocmask failed: ") + std::strerror(errno);
-      return false;
-    }
-    installed_ = true;
-    fd_ = std::make_unique<FileDescriptor>(signalfd(-1, &set, SFD_CLOEXEC));
-    if (fd_->get() < 0) {
-      error = std::string("signalfd failed: ") + std::strerror(errno);
-      return false;
-    }
-    return true;
-  }
-  ~StopSignals() {
-    if (installed_) sigprocmask(SIG_SETMASK, &previous_, nullptr);
-  }
-
-  /// Waits up to `milliseconds`; returns the signal's name when one arrived, else nullptr.
-  const char* wait(int milliseconds) {
-    pollfd p = {fd_->get(), POLLIN, 0};
-    int n = ::poll(&p, 1, milliseconds);
-    if (n <= 0) return nullptr;  // timeout (or EINTR from another signal: probe again)
-    signalfd_siginfo info;
-    if (::read(fd_->get(), &info, sizeof info) != sizeof info) return nullptr;
-    return info.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT";
-  }
-
- private:
-  bool installed_ = false;
-  sigset_t previous_;
-  std::unique_ptr<FileDescriptor> fd_;
-};
-
 }  // namespace
 
 std::string daemonLockPath(const std::string& dbPath, const std::string& host) {
@@ -160,8 +118,9 @@ int runDaemon(const DaemonOptions& options) {
   if (!lock.acquire(daemonLockPath(options.dbPath, host), "keeps this node's record", error)) return reportError(error);
   PidFile pidFile;
   if (!options.pidFile.empty() && !pidFile.write(options.pidFile, error)) return reportError(error);
-  StopSignals signals;
-  if (!signals.install(error)) return reportError(error);
+  // SIGTERM and SIGINT read from a signalfd: the wait between ticks ends at once.
+  SignalReader signals({SIGTERM, SIGINT});
+  if (!signals.error().empty()) return reportError(signals.error());
 
   char interval[32];
   std::snprintf(interval, sizeof interval, "%g", options.intervalSeconds);
@@ -212,8 +171,8 @@ int runDaemon(const DaemonOptions& options) {
           for (const std::string& w : probe.warnings) log("warning: " + w);
       }
     }
-    if (const char* signal = signals.wait(waitMs)) {
-      log(std::string("received ") + signal + ", stopping");
+    if (const int signal = signals.wait(waitMs)) {
+      log(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
       return 0;
     }
   }
