@@ -238,19 +238,20 @@ std::vector<std::string> srunArguments(const MapRecord& record) {
 
 /// Maps `m.rtgPath` onto `preloaded` when given (a caller that already read and restricted the
 /// resources), else onto `m.source`, and writes the files.
-int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
-  std::string error, text;
-  if (!readFile(m.rtgPath, text, error)) return fail("map", error);
-  lang::Rtg rtg;
-  if (!lang::parseRtgJson(text, rtg, error)) return fail("map", m.rtgPath + ": " + error);
+/// Reads and validates the RTG at `path`; `error` names the file.
+bool readRtg(const std::string& path, lang::Rtg& rtg, std::string& error) {
+  std::string text;
+  if (!readFile(path, text, error)) return false;
+  if (lang::parseRtgJson(text, rtg, error)) return true;
+  error = path + ": " + error;
+  return false;
+}
+
+/// Maps `rtg` onto `cluster` and writes the files; `made`, when given, receives the record written.
+int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, MapRecord* made = nullptr) {
+  std::string error;
   // Without --format: the files of the MPI the program was built for.
   const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
-  Cluster cluster;
-  if (preloaded != nullptr) {
-    cluster = *preloaded;
-  } else {
-    if (!loadResources("map", m.source, m.sourceGiven, !m.wholeCluster, cluster, error)) return fail("map", error);
-  }
   MappingOutcome outcome;
   if (!planMapping(rtg, cluster, m.settings, outcome, error)) return fail("map", error);
 
@@ -284,6 +285,7 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   if (!m.dotPath.empty()) files.add(m.dotPath, formatDot(rtg, outcome));
   if (m.extraFiles) m.extraFiles(record, outcome, files);
   if (!files.commit(error)) return fail("map", error);
+  if (made != nullptr) *made = record;
 
   for (const std::string& w : outcome.warnings) std::fprintf(stderr, "streammap map: %s\n", w.c_str());
   if (!m.printTable) return 0;
@@ -317,6 +319,16 @@ int executeMap(const MapInvocation& m, const Cluster* preloaded = nullptr) {
   return 0;
 }
 
+/// `streammap map` and `sbatch`: the RTG and the resources of `m`, mapped and written.
+int executeMap(const MapInvocation& m) {
+  std::string error;
+  lang::Rtg rtg;
+  if (!readRtg(m.rtgPath, rtg, error)) return fail("map", error);
+  Cluster cluster;
+  if (!loadResources("map", m.source, m.sourceGiven, !m.wholeCluster, cluster, error)) return fail("map", error);
+  return writeMapping(m, rtg, cluster);
+}
+
 struct FileTimes {
   bool exists = false;
   struct timespec modified {};
@@ -335,22 +347,6 @@ FileTimes statFile(const std::string& path) {
 bool olderThan(const FileTimes& a, const FileTimes& b) {
   return a.modified.tv_sec < b.modified.tv_sec ||
          (a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec < b.modified.tv_nsec);
-}
-
-/// The MPI the program of `rtgPath` was built for ("mpich" / "openmpi").
-bool programMpi(const std::string& rtgPath, std::string& mpi, std::string& error) {
-  std::string text;
-  lang::Rtg rtg;
-  if (!readFile(rtgPath, text, error)) {
-    error = rtgPath + ": not found (was the program built with disparcc?)";
-    return false;
-  }
-  if (!lang::parseRtgJson(text, rtg, error)) {
-    error = rtgPath + ": " + error;
-    return false;
-  }
-  mpi = rtg.mpi;
-  return true;
 }
 
 void printReport(const char* path, const CheckReport& report) {
@@ -436,8 +432,10 @@ int runCommand(const Args& args) {
   }
   const std::string program = cl.positional()[0];
   m.rtgPath = program + ".rtg.json";
-  std::string mpi;
-  if (!programMpi(m.rtgPath, mpi, error)) return fail("run", error);
+  lang::Rtg rtg;
+  if (!readRtg(m.rtgPath, rtg, error))
+    return fail("run", statFile(m.rtgPath).exists ? error : m.rtgPath + ": not found (was the program built with disparcc?)");
+  const std::string& mpi = rtg.mpi;
   // Inside an allocation srun is the way to start ranks (no ssh between nodes); elsewhere the
   // launcher of the MPI the program was built for.
   const char* jobId = std::getenv("SLURM_JOB_ID");
@@ -455,7 +453,6 @@ int runCommand(const Args& args) {
   const std::string mapPath = program + ".map.json";
 
   const FileTimes rtgTime = statFile(m.rtgPath);
-  if (!rtgTime.exists) return fail("run", m.rtgPath + ": not found (was the program built with disparcc?)");
   Cluster current;
   if (!loadResources("run", m.source, given, true, current, error)) return fail("run", error);
 
@@ -473,8 +470,7 @@ int runCommand(const Args& args) {
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
   if (!reason.empty()) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
-    if (const int status = executeMap(m, &current)) return status;
-    if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) return fail("run", mapPath + ": " + error);
+    if (const int status = writeMapping(m, rtg, current, &record)) return status;
   }
   const CheckReport report = checkMapping(record, current);
   if (!report.ok()) {
