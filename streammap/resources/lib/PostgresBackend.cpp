@@ -29,9 +29,10 @@ using postgres::Transaction;
 
 constexpr int kMaxAttempts = 8;
 
-class PostgresBackend final : public ResourceDb::Impl {
+class PostgresBackend final : public RowStore<Statement, Connection> {
  public:
-  explicit PostgresBackend(const std::string& conninfo) : connection_(conninfo) {}
+  // No rowid: ctid orders the caches one transaction inserted in insertion order.
+  explicit PostgresBackend(const std::string& conninfo) : RowStore("ctid"), connection_(conninfo) {}
 
   int prepareSchema(bool create) override {
     // Reads only: nothing is written until the database is known to be ours (or empty).
@@ -73,24 +74,6 @@ class PostgresBackend final : public ResourceDb::Impl {
     s.bind(1, host);
     while (s.step()) {
     }
-  }
-
-  void readRecords(const std::string* host, std::vector<NodeRecord>& out) override {
-    // No rowid: ctid orders the caches one transaction inserted in insertion order.
-    readNodeRecords<Statement>(connection_, host, "ctid", out);
-  }
-
-  void writeNodes(const NodeInfo* nodes, std::size_t count, std::optional<int> ttl, std::int64_t now) override {
-    NodeWriter<Statement, Connection> writer(connection_);
-    for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
-  }
-
-  std::vector<std::string> allHosts() override { return Rows::allHosts(connection_); }
-  bool markDown(const std::string& host, std::int64_t now) override { return Rows::markDown(connection_, host, now); }
-  void removeNode(const std::string& host) override { Rows::remove(connection_, host); }
-  bool heartbeat(const std::string& host, std::int64_t now) override { return Rows::heartbeat(connection_, host, now); }
-  bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
-    return Rows::setStatus(connection_, host, status, now);
   }
 
   std::string integrityCheck() override {
@@ -165,8 +148,7 @@ class PostgresBackend final : public ResourceDb::Impl {
     transaction.commit();
   }
 
-  using Rows = NodeRows<Statement, Connection>;
-
+  Connection& connection() override { return connection_; }
   Connection connection_;
 };
 

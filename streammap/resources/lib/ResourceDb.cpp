@@ -206,18 +206,18 @@ NodeStatus effectiveStatus(const NodeRecord& record, std::int64_t now, int ttlOv
 namespace {
 
 // SQLite: one file; writers are serialized by BEGIN IMMEDIATE, so every write scope is the same.
-class SqliteBackend final : public ResourceDb::Impl {
+class SqliteBackend final : public RowStore<Statement, Connection> {
  public:
-  SqliteBackend(const std::string& path, int flags) : connection(path, flags, kBusyTimeoutMs) {}
-
-  Connection connection;
+  // rowid orders the caches one transaction inserted in insertion order.
+  SqliteBackend(const std::string& path, int flags)
+      : RowStore("rowid"), connection_(path, flags, kBusyTimeoutMs) {}
 
   int prepareSchema(bool /*create*/) override {
     // Reads only: nothing is written until the file is known to be ours.
-    const std::int64_t appId = connection.queryInt("PRAGMA application_id");
-    const std::int64_t version = connection.queryInt("PRAGMA user_version");
+    const std::int64_t appId = connection_.queryInt("PRAGMA application_id");
+    const std::int64_t version = connection_.queryInt("PRAGMA user_version");
     if (appId != kResourceDbApplicationId) {
-      const std::int64_t objects = connection.queryInt("SELECT count(*) FROM sqlite_master");
+      const std::int64_t objects = connection_.queryInt("SELECT count(*) FROM sqlite_master");
       if (appId != 0 || version != 0 || objects != 0)
         throw SqliteError("an SQLite database of another application (application_id " +
                               std::to_string(appId) + "), not a dispar resource database; refusing to touch it",
@@ -229,69 +229,53 @@ class SqliteBackend final : public ResourceDb::Impl {
                             std::to_string(kResourceDbSchemaVersion) + "); upgrade streammap",
                         SQLITE_NOTADB);
     if (version < kResourceDbSchemaVersion) migrate();
-    connection.exec("PRAGMA foreign_keys = ON");
+    connection_.exec("PRAGMA foreign_keys = ON");
     return static_cast<int>(version);
   }
 
   void migrate() {
-    WriteTransaction transaction(connection);
+    WriteTransaction transaction(connection_);
     // Re-read under the write lock: another process may have created or migrated it meanwhile.
-    std::int64_t version = connection.queryInt("PRAGMA user_version");
+    std::int64_t version = connection_.queryInt("PRAGMA user_version");
     if (version == 0) {
-      connection.exec(kSchemaV1);
+      connection_.exec(kSchemaV1);
       version = 1;
     }
-    for (; version < kResourceDbSchemaVersion; ++version) connection.exec(kMigrations[version - 1]);
-    connection.exec(("PRAGMA user_version = " + std::to_string(kResourceDbSchemaVersion)).c_str());
-    connection.exec(("PRAGMA application_id = " + std::to_string(kResourceDbApplicationId)).c_str());
+    for (; version < kResourceDbSchemaVersion; ++version) connection_.exec(kMigrations[version - 1]);
+    connection_.exec(("PRAGMA user_version = " + std::to_string(kResourceDbSchemaVersion)).c_str());
+    connection_.exec(("PRAGMA application_id = " + std::to_string(kResourceDbApplicationId)).c_str());
     transaction.commit();
     // WAL: readers never block the writer, and a killed writer leaves the last committed state.
-    if (connection.queryText("PRAGMA journal_mode") != "wal") connection.queryText("PRAGMA journal_mode = WAL");
+    if (connection_.queryText("PRAGMA journal_mode") != "wal") connection_.queryText("PRAGMA journal_mode = WAL");
   }
 
   void write(WriteScope, const std::function<void()>& body) override {
     // BEGIN IMMEDIATE waits (busy timeout) instead of failing, so there is nothing to retry.
-    WriteTransaction transaction(connection);
+    WriteTransaction transaction(connection_);
     body();
     transaction.commit();
   }
 
   void read(const std::function<void()>& body) override {
-    connection.exec("BEGIN");
+    connection_.exec("BEGIN");
     try {
       body();
     } catch (...) {
-      sqlite3_exec(connection.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      sqlite3_exec(connection_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
     }
-    connection.exec("COMMIT");
+    connection_.exec("COMMIT");
   }
 
   void lockNode(const std::string&) override {}  // the transaction holds the database's write lock
 
-  void readRecords(const std::string* host, std::vector<NodeRecord>& out) override {
-    readNodeRecords<Statement>(connection, host, "rowid", out);
-  }
-
-  void writeNodes(const NodeInfo* nodes, std::size_t count, std::optional<int> ttl, std::int64_t now) override {
-    NodeWriter<Statement, Connection> writer(connection);
-    for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
-  }
-
-  std::vector<std::string> allHosts() override { return Rows::allHosts(connection); }
-  bool markDown(const std::string& host, std::int64_t now) override { return Rows::markDown(connection, host, now); }
-  void removeNode(const std::string& host) override { Rows::remove(connection, host); }
-  bool heartbeat(const std::string& host, std::int64_t now) override { return Rows::heartbeat(connection, host, now); }
-  bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
-    return Rows::setStatus(connection, host, status, now);
-  }
-
-  std::string integrityCheck() override { return connection.queryText("PRAGMA integrity_check"); }
+  std::string integrityCheck() override { return connection_.queryText("PRAGMA integrity_check"); }
 
   bool reconnectIfLost() override { return false; }  // a file does not go away between calls
 
  private:
-  using Rows = NodeRows<Statement, Connection>;
+  Connection& connection() override { return connection_; }
+  Connection connection_;
 };
 
 // Runs `body`, turning any backend failure into "NAME: message". Both backends' errors (SqliteError,

@@ -147,44 +147,6 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
   }
 }
 
-/// The row-level reads and updates both backends run, one SQL text each.
-template <typename Statement, typename Connection>
-struct NodeRows {
-  static std::vector<std::string> allHosts(Connection& c) {
-    std::vector<std::string> hosts;
-    Statement s(c, "SELECT host FROM nodes ORDER BY host");
-    while (s.step()) hosts.push_back(s.columnText(0));
-    return hosts;
-  }
-  static bool markDown(Connection& c, const std::string& host, std::int64_t now) {
-    return change(c, "UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'", host,
-                  now);
-  }
-  static void remove(Connection& c, const std::string& host) {
-    Statement s(c, "DELETE FROM nodes WHERE host = ?1");
-    s.bind(1, host);
-    s.run();
-  }
-  /// One UPDATE: the row lock it takes (PostgreSQL) or the write lock (SQLite) makes concurrent
-  /// increments queue, so none is lost.
-  static bool heartbeat(Connection& c, const std::string& host, std::int64_t now) {
-    return change(c, "UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1",
-                  host, now);
-  }
-  static bool setStatus(Connection& c, const std::string& host, NodeStatus status, std::int64_t now) {
-    Statement s(c, "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
-    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
-    return s.run() > 0;
-  }
-
- private:
-  static bool change(Connection& c, const char* sql, const std::string& host, std::int64_t now) {
-    Statement s(c, sql);
-    s.bind(1, host).bind(2, now);
-    return s.run() > 0;
-  }
-};
-
 /// The statements that write one node, prepared once per transaction.
 template <typename Statement, typename Connection>
 class NodeWriter {
@@ -260,6 +222,59 @@ ON CONFLICT(host) DO UPDATE SET
 
  private:
   Statement upsert_, deleteNuma_, deleteCaches_, deleteGpus_, insertNuma_, insertCache_, insertGpu_;
+};
+
+/// The members of ResourceDb::Impl that are the same SQL on both backends, written once over the
+/// backend's Statement and Connection: a backend derives from it, gives its connection and the column
+/// that orders rows as inserted (`cacheOrder`: SQLite's rowid, PostgreSQL's ctid), and adds
+/// transactions, locking, schema and connection handling.
+template <typename Statement, typename Connection>
+class RowStore : public ResourceDb::Impl {
+ public:
+  void readRecords(const std::string* host, std::vector<NodeRecord>& out) override {
+    readNodeRecords<Statement>(connection(), host, cacheOrder_, out);
+  }
+  void writeNodes(const NodeInfo* nodes, std::size_t count, std::optional<int> ttl, std::int64_t now) override {
+    NodeWriter<Statement, Connection> writer(connection());
+    for (std::size_t i = 0; i < count; ++i) writer.write(nodes[i], ttl, now);
+  }
+  std::vector<std::string> allHosts() override {
+    std::vector<std::string> hosts;
+    Statement s(connection(), "SELECT host FROM nodes ORDER BY host");
+    while (s.step()) hosts.push_back(s.columnText(0));
+    return hosts;
+  }
+  bool markDown(const std::string& host, std::int64_t now) override {
+    return change("UPDATE nodes SET status = 'down', updated_at = ?2 WHERE host = ?1 AND status = 'up'", host, now);
+  }
+  void removeNode(const std::string& host) override {
+    Statement s(connection(), "DELETE FROM nodes WHERE host = ?1");
+    s.bind(1, host);
+    s.run();
+  }
+  /// One UPDATE: the row lock it takes (PostgreSQL) or the write lock (SQLite) makes concurrent
+  /// increments queue, so none is lost.
+  bool heartbeat(const std::string& host, std::int64_t now) override {
+    return change("UPDATE nodes SET last_heartbeat = ?2, heartbeat_count = heartbeat_count + 1 WHERE host = ?1", host,
+                  now);
+  }
+  bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) override {
+    Statement s(connection(), "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
+    s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
+    return s.run() > 0;
+  }
+
+ protected:
+  explicit RowStore(const char* cacheOrder) : cacheOrder_(cacheOrder) {}
+  virtual Connection& connection() = 0;
+
+ private:
+  bool change(const char* sql, const std::string& host, std::int64_t now) {
+    Statement s(connection(), sql);
+    s.bind(1, host).bind(2, now);
+    return s.run() > 0;
+  }
+  const char* cacheOrder_;
 };
 
 }  // namespace dispar::streammap
