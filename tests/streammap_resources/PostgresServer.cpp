@@ -156,14 +156,7 @@ void BackendTest::rawExec(const std::string& sql) {
     PostgresServer::instance().exec(database_, sql);
     return;
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(location_.c_str(), &db), SQLITE_OK);
-  char* message = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  std::string text = message ? message : "";
-  sqlite3_free(message);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << text;
+  rawSqliteExec(location_, sql);
 }
 
 }  // namespace dispar::streammap::test

@@ -32,17 +32,7 @@ std::unique_ptr<ResourceDb> openDb(const std::string& path) {
   return db;
 }
 
-// Runs SQL on a raw SQLite connection, independent of the code under test.
-void rawExec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* message = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  std::string text = message ? message : "";
-  sqlite3_free(message);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << text;
-}
+void rawExec(const std::string& path, const std::string& sql) { dispar::streammap::test::rawSqliteExec(path, sql); }
 
 std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 

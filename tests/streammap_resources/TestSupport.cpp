@@ -1,5 +1,8 @@
 #include "TestSupport.h"
 
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +74,17 @@ NodeInfo makeNode(const std::string& host, int cores, int gpus) {
     n.gpus.push_back(g);
   }
   return n;
+}
+
+void rawSqliteExec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  const std::string text = message ? message : "";
+  sqlite3_free(message);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << text;
 }
 
 }  // namespace dispar::streammap::test

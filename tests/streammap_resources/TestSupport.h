@@ -29,6 +29,10 @@ void writeFile(const std::string& path, const std::string& text);
 /// A described node with `gpus` made-up GPUs.
 NodeInfo makeNode(const std::string& host, int cores, int gpus);
 
+/// Runs SQL on a raw SQLite connection to the file `path`, independent of the code under test; a
+/// failure fails the calling test.
+void rawSqliteExec(const std::string& path, const std::string& sql);
+
 }  // namespace dispar::streammap::test
 
 #endif
