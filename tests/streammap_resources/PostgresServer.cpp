@@ -7,7 +7,6 @@
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
-#include <sqlite3.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
