@@ -12,6 +12,7 @@
 //     matches calls to ::cuda[A-Z]...), with global types whose enumerators take dispar::hostk's values;
 //   - the device math library comes from Clang's CUDA math headers, as in Clang's CUDA wrapper;
 //   - CUDA's vector types (float3, ...) and cooperative groups come from DISPAR's host-path headers;
+//   - cuBLAS and cuFFT come from DISPAR's host stand-ins' global names (<dispar/hostlib/CudaNames.h>);
 //   - __nanosleep is declared so that the frontend reports it as unsupported on the host path.
 // Nothing here is ever compiled to code: the program itself is built with mpicxx against
 // <dispar/cuda_shim.h> and the host clones.
@@ -193,6 +194,13 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x0
 #undef DISPAR_CUDA_PARSE_BUILTIN_Function
 #undef DISPAR_CUDA_PARSE_BUILTIN_Barrier
 #undef DISPAR_CUDA_PARSE_BUILTIN_Warp
+
+// cuBLAS and cuFFT (cublas_v2.h, cufft.h, cuComplex.h): the global names of builds without the toolkit,
+// one per row of <dispar/hostlib/Cublas.def> and Cufft.def; cuComplex.h's functions host and device.
+#include <dispar/hostlib/Complex.h>
+#pragma clang force_cuda_host_device end
+#include <dispar/hostlib/CudaNames.h>
+#pragma clang force_cuda_host_device begin
 
 // Device functions the host path cannot run, declared so that the frontend reports them as unsupported
 // on the host path, as it does with a toolkit, rather than as unknown names: __nanosleep, textures and

@@ -21,6 +21,10 @@ auto pipeVariable() { return varDecl(hasGlobalStorage(), hasType(pipeType())); }
 
 // GPU libraries whose calls make a VNODE CG: the CUDA runtime and driver, cuBLAS, cuFFT and friends.
 constexpr const char* kGpuLibraryPattern = "^::(cuda|cu|cublas|cufft|curand|cusparse|cusolver|nccl)[A-Z]";
+// cuComplex.h's arithmetic (cuCmul, cuCreal, ...) matches that pattern but is inline code that runs
+// anywhere, host code included: it neither makes a VNODE CG nor needs a stand-in.
+constexpr const char* kComplexArithmeticPattern =
+    "^::cu(C(real|imag|add|sub|mul|div|abs|onj|fma)f?|ComplexFloatToDouble|ComplexDoubleToFloat)$";
 
 // The named function a statement belongs to: a lambda's body belongs to the function it is written in.
 const clang::FunctionDecl* owningFunction(const clang::FunctionDecl* fn) {
@@ -144,7 +148,8 @@ void GpuUseCollector::registerMatchers(MatchFinder& finder) {
   finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile(), forCallable(functionDecl().bind("fn"))).bind("launch"),
                     this);
   finder.addMatcher(callExpr(isExpansionInMainFile(),
-                             callee(functionDecl(unless(isExpansionInMainFile()), matchesName(kGpuLibraryPattern))),
+                             callee(functionDecl(unless(isExpansionInMainFile()), matchesName(kGpuLibraryPattern),
+                                                 unless(matchesName(kComplexArithmeticPattern)))),
                              forCallable(functionDecl().bind("fn")))
                         .bind("gpucall"),
                     this);

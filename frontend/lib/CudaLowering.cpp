@@ -29,6 +29,32 @@ constexpr std::string_view kDispatchedRuntimeApi[] = {
 #undef DISPAR_GPU_RUNTIME_SPECIAL
 };
 
+// cuBLAS and cuFFT calls the host path runs through dispar_hostlib's stand-ins, by the name users write,
+// with the library they belong to (the program is linked with its stand-ins).
+struct LibraryCall {
+  std::string_view name;
+  std::string_view library;
+};
+constexpr LibraryCall kLibraryCalls[] = {
+#define DISPAR_CUBLAS_API(name, family, parameters, arguments) {#name, "cublas"},
+#include <dispar/hostlib/Cublas.def>
+#define DISPAR_CUFFT_API(name, parameters, arguments) {#name, "cufft"},
+#include <dispar/hostlib/Cufft.def>
+};
+
+// The name a library function is written with: cublas_v2.h's macros turn cublasSgemm into the symbol
+// cublasSgemm_v2, which is what the AST names.
+llvm::StringRef writtenName(llvm::StringRef calleeName) {
+  return calleeName.ends_with("_v2") ? calleeName.drop_back(3) : calleeName;
+}
+
+const LibraryCall* libraryCall(llvm::StringRef calleeName) {
+  const llvm::StringRef name = writtenName(calleeName);
+  for (const LibraryCall& call : kLibraryCalls)
+    if (name == llvm::StringRef(call.name.data(), call.name.size())) return &call;
+  return nullptr;
+}
+
 // Runtime functions on a __constant__ or __device__ variable: dispatched too, with the symbol argument
 // paired with the variable's host copy (`::dispar::gpu::symbol(coeffs, ::dispar_host::coeffs)`).
 struct SymbolCall {
@@ -72,7 +98,7 @@ const SymbolCall* symbolCall(llvm::StringRef name) {
 bool isDispatched(llvm::StringRef name) {
   for (std::string_view api : kDispatchedRuntimeApi)
     if (name == llvm::StringRef(api.data(), api.size())) return true;
-  return symbolCall(name) != nullptr;
+  return symbolCall(name) != nullptr || libraryCall(name) != nullptr;
 }
 
 // "::ns::": the named namespaces `decl` is declared in (anonymous ones are reached from their parent).
@@ -760,6 +786,31 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   return "((void)" + hostLaunch + ", " + check + std::string(std::count(original.begin(), original.end(), '\n'), '\n') + ")";
 }
 
+clang::SourceLocation CudaLowering::writtenCalleeLocation(clang::SourceLocation loc) const {
+  while (loc.isMacroID()) {
+    if (sm_.isMacroArgExpansion(loc)) {
+      loc = sm_.getImmediateSpellingLoc(loc);  // checkCuda(cudaMalloc(...)): the argument as written
+      continue;
+    }
+    // From a macro's body: a macro of this file is rewritten in its definition; a header's alias
+    // (cublas_v2.h's `#define cublasSgemm cublasSgemm_v2`) where the alias is used.
+    const clang::SourceLocation spelling = sm_.getImmediateSpellingLoc(loc);
+    loc = sm_.isInMainFile(sm_.getSpellingLoc(spelling)) ? spelling : sm_.getImmediateExpansionRange(loc).getBegin();
+  }
+  return loc;
+}
+
+void CudaLowering::recordLibraries(FrontendResult& result) const {
+  for (const clang::CallExpr* call : state_.runtimeCalls)
+    if (const clang::FunctionDecl* callee = call->getDirectCallee())
+      if (const LibraryCall* library = libraryCall(callee->getName())) {
+        const std::string name(library->library);
+        if (std::find(result.gpuLibraries.begin(), result.gpuLibraries.end(), name) == result.gpuLibraries.end())
+          result.gpuLibraries.push_back(name);
+      }
+  std::sort(result.gpuLibraries.begin(), result.gpuLibraries.end());
+}
+
 void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
   std::set<unsigned> rewrittenCalls;  // file offsets of the names already rewritten
   for (const clang::CallExpr* call : state_.runtimeCalls) {
@@ -767,9 +818,19 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
     if (!callee || !isDispatched(callee->getName())) continue;
     // A call written in a macro (an argument, or the definition) is rewritten where it is spelt: the
     // rewrite is the same for every expansion, so a name spelt once is rewritten once.
-    clang::SourceLocation loc = sm_.getSpellingLoc(call->getCallee()->getBeginLoc());
-    if (!sm_.isInMainFile(loc) || !rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
-    add(result, loc, static_cast<unsigned>(callee->getName().size()), "::dispar::gpu::" + callee->getNameAsString());
+    const clang::SourceLocation loc = writtenCalleeLocation(call->getCallee()->getBeginLoc());
+    const llvm::StringRef written = writtenName(callee->getName());
+    // The name must be written there: a header macro that makes the call (`SAFE_MALLOC(p)`) leaves it
+    // to the macro's name, which is not the function's.
+    const unsigned length = clang::Lexer::MeasureTokenLength(loc, sm_, context_.getLangOpts());
+    if (!sm_.isInMainFile(loc) || llvm::StringRef(sm_.getCharacterData(loc), length) != written) {
+      diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::UnsupportedOnHost)
+          << ("'" + written.str() + "' called from a header's macro") << "call it in the file (a macro argument is fine)";
+      diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
+      continue;
+    }
+    if (!rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
+    add(result, loc, static_cast<unsigned>(written.size()), ("::dispar::gpu::" + written).str());
     const SymbolCall* symbol = symbolCall(callee->getName());
     if (!symbol) continue;
     const clang::Expr* argument = symbol->symbolArgument < call->getNumArgs() ? call->getArg(symbol->symbolArgument) : nullptr;
@@ -796,6 +857,7 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
 }
 
 void CudaLowering::lower(FrontendResult& result) {
+  recordLibraries(result);
   if (options_.cudaTarget == CudaTarget::GpuOnly) return;
   clang::Rewriter hostCode(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
   const ThreadLoopPlanner loops(context_, state_);
@@ -870,8 +932,9 @@ void CudaLowering::lower(FrontendResult& result) {
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (!callee || isDispatched(callee->getName())) continue;
     diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::UnsupportedOnHost)
-        << ("'" + callee->getNameAsString() + "'")
-        << "the host path provides only the CUDA runtime calls listed in docs/cuda.md";
+        << ("'" + writtenName(callee->getName()).str() + "'")
+        << "the host path provides only the CUDA runtime calls listed in docs/cuda.md and the cuBLAS and cuFFT "
+           "calls listed in docs/libraries.md";
     diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
   }
 

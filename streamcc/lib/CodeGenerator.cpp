@@ -107,6 +107,7 @@ std::string generateTranslationUnit(const LoweringInput& input) {
     // host stand-ins; <dispar/gpu.h> decides at run time between the GPU and the host path.
     if (!input.gpuBuild) out << "#include <dispar/cuda_shim.h>\n";
     out << "#include <dispar/hostk.h>\n#include <dispar/gpu.h>\n";
+    if (input.dispatchGpuLibraries) out << "#include <dispar/gpu/LibraryDispatch.h>\n";
   }
   out << "#line 1 " << quoted(input.sourcePath) << "\n";
   out << input.editedSource;

@@ -122,6 +122,8 @@ class Disparcc {
     if (options_.syntaxOnly) return 0;
     isCudaProgram_ = parsed.program.isCuda;
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
+    hostPath_ = frontendOptions.cudaTarget != frontend::CudaTarget::GpuOnly;
+    gpuLibraries_ = parsed.gpuLibraries;
     if (parsed.program.isCuda && !gpuBuild_)
       llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
                    << "' will run their kernels on the host\n";
@@ -165,6 +167,7 @@ class Disparcc {
     lowering.editedSource = std::move(*edited);
     lowering.generatedName = options_.output + ".dispar.cpp";
     lowering.gpuBuild = gpuBuild_;
+    lowering.dispatchGpuLibraries = gpuBuild_ && hostPath_ && !parsed.gpuLibraries.empty();
     lowering.cudaArchs = cudaArchs();
     return generateTranslationUnit(lowering);
   }
@@ -278,9 +281,16 @@ class Disparcc {
     if (gpuBuild_) cmd.push_back(mpi_.gpuLibrary);
     cmd.push_back(mpi_.runtimeLibrary);
     if (isCudaProgram_) cmd.push_back(paths_.hostKernelLibrary);
+    // cuBLAS / cuFFT: with a host path, the stand-ins over OpenBLAS and FFTW (a GPU rank loads the real
+    // library at its first call); GPU only, the real libraries.
+    const bool hostLibraries = hostPath_ && !gpuLibraries_.empty();
+    if (hostLibraries) cmd.push_back(paths_.hostLibraryStandIns);
     for (const std::string& dir : options_.libraryDirs) cmd.push_back("-L" + dir);
     for (const std::string& lib : options_.libraries) cmd.push_back("-l" + lib);
+    if (hostLibraries) cmd.insert(cmd.end(), {"-lopenblas", "-lfftw3f", "-lfftw3"});
     if (gpuBuild_) cmd.insert(cmd.end(), {"-L" + paths_.cudaPath + "/lib64", "-lcudart"});
+    if (gpuBuild_ && !hostPath_)
+      for (const std::string& library : gpuLibraries_) cmd.push_back("-l" + library);
     cmd.insert(cmd.end(), {"-o", outputPath});
     return cmd;
   }
@@ -290,6 +300,8 @@ class Disparcc {
   MpiToolchain mpi_;
   bool isCudaProgram_ = false;
   bool gpuBuild_ = false;
+  bool hostPath_ = true;                  // CG vnodes may run on the host (not --no-host-path)
+  std::vector<std::string> gpuLibraries_;  // cublas, cufft: called by the program
 };
 
 }  // namespace
@@ -332,6 +344,7 @@ ToolchainPaths ToolchainPaths::detect() {
                         [](const MpiToolchain& m) { return m.name == DISPAR_DEFAULT_MPI; });
   paths.runtimeIncludeDir = prefix.empty() ? DISPAR_RUNTIME_INCLUDE_DIR : prefix + "/include";
   paths.hostKernelLibrary = library(DISPAR_HOSTK_LIBRARY, "dispar_hostk");
+  paths.hostLibraryStandIns = library(DISPAR_HOSTLIB_LIBRARY, "dispar_hostlib");
   paths.hostOnlyIncludeDir = prefix.empty() ? DISPAR_HOST_ONLY_INCLUDE_DIR : prefix + "/share/dispar/include_host_only";
   paths.clangResourceDir = DISPAR_CLANG_RESOURCE_DIR;  // Debian's clang-19 package: a system path
   paths.cudaStubIncludeDir = prefix.empty() ? DISPAR_CUDA_STUB_INCLUDE_DIR : prefix + "/share/dispar/cuda_stubs";

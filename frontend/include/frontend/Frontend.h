@@ -37,6 +37,7 @@ struct FrontendResult {
   std::string sourceText;                  // the main file as parsed
   clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText: host clones of
                                              // kernels and device functions, rewritten launches and calls
+  std::vector<std::string> gpuLibraries;     // "cublas", "cufft": GPU libraries the program calls (sorted)
 };
 
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.

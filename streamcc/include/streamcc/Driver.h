@@ -22,6 +22,7 @@ struct ToolchainPaths {
   std::vector<MpiToolchain> mpis;  // every MPI this build has a runtime for; the default first
   std::string runtimeIncludeDir;
   std::string hostKernelLibrary;
+  std::string hostLibraryStandIns;  // dispar_hostlib: cuBLAS and cuFFT on the host path
   std::string hostOnlyIncludeDir;  // cuda_runtime.h stand-in for builds without a toolkit
   std::string clangResourceDir;
   std::string cudaStubIncludeDir;

@@ -1,0 +1,3 @@
+// Stand-in for the CUDA toolkit's cublas_v2.h while the frontend parses a CUDA program without a toolkit: the
+// force-included prelude (../dispar_cuda_parse.h) already declares what it would.
+#include "../dispar_cuda_parse.h"

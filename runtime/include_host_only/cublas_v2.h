@@ -1,0 +1,7 @@
+// Stand-in for the CUDA toolkit's cublas_v2.h in host-only builds (no toolkit): the cuBLAS / cuFFT names over
+// the host stand-ins of dispar_hostlib (docs/libraries.md).
+#ifndef DISPAR_HOST_ONLY_CUBLAS_V2_H
+#define DISPAR_HOST_ONLY_CUBLAS_V2_H
+#include <dispar/cuda_shim.h>
+#include <dispar/hostlib/CudaNames.h>
+#endif
