@@ -6,6 +6,7 @@
 #include "CudaLowering.h"
 #include "ProgramAssembler.h"
 #include "StreamapPragmaHandler.h"
+#include "fusion/LibraryFusion.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -51,6 +52,8 @@ class DisparConsumer : public clang::ASTConsumer {
     if (context.getDiagnostics().getNumErrors() > diags_.errorCount()) return;
     finder_.matchAST(context);
     ProgramAssembler(context, state_, diags_).assemble(result_.program);
+    // Fusion first: the CUDA lowering leaves the loops it replaced alone (result_.fusedRanges).
+    if (!context.getDiagnostics().hasErrorOccurred()) LibraryFusion(context, diags_, options_).run(result_);
     if (result_.program.isCuda && !context.getDiagnostics().hasErrorOccurred())
       CudaLowering(context, state_, diags_, options_).lower(result_);
   }

@@ -27,6 +27,9 @@ struct DriverOptions {
   std::string dependencyFile;             // -MF: Make-style dependencies of the program (build systems)
   std::string compileCommandsFile;        // -MJ: a compilation database for the .dsp (editors, clangd)
   bool noHostPath = false;                // --no-host-path: GPU VNODEs require a GPU
+  bool fusion = true;                     // -ffusion / -fno-fusion: library-call fusion
+  bool remarkFusion = false;              // -Rfusion: remark on every fused loop
+  bool remarkFusionMissed = false;        // -Rfusion-missed: remark on every loop left unfused, and why
   bool showHelp = false;
   bool showVersion = false;
 };

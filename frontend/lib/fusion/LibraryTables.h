@@ -1,0 +1,78 @@
+// The library functions fusion knows, as data: one row per function family and precision. A pattern
+// looks its trigger call up here and takes the fused call's name and element sizes from the same row.
+// GPU rows (cuBLAS, cuFFT) belong here beside the CPU ones; they are not written yet (docs/libraries.md).
+#ifndef DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
+#define DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace dispar::frontend::fusion {
+
+/// The CBLAS enumerators (cblas.h), fixed by the CBLAS standard.
+enum CblasValue : long long { kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113 };
+
+inline const char* cblasTransposeName(long long value) {
+  return value == kNoTrans ? "CblasNoTrans" : value == kTrans ? "CblasTrans" : "CblasConjTrans";
+}
+
+/// A matrix-vector product and the matrix-matrix product a loop of it becomes.
+struct GemvRow {
+  llvm::StringLiteral gemv;
+  llvm::StringLiteral gemm;
+  const char* elementBytes;  // C++ text: the size of one matrix or vector element
+  bool complex;
+};
+
+inline constexpr GemvRow kGemvRows[] = {
+    {"cblas_sgemv", "cblas_sgemm", "sizeof(float)", false},
+    {"cblas_dgemv", "cblas_dgemm", "sizeof(double)", false},
+    {"cblas_cgemv", "cblas_cgemm", "2 * sizeof(float)", true},
+    {"cblas_zgemv", "cblas_zgemm", "2 * sizeof(double)", true},
+};
+
+/// A matrix-matrix product whose loop over equal blocks becomes one product on the stacked whole.
+struct GemmRow {
+  llvm::StringLiteral gemm;
+  const char* elementBytes;
+};
+
+inline constexpr GemmRow kGemmRows[] = {
+    {"cblas_sgemm", "sizeof(float)"},
+    {"cblas_dgemm", "sizeof(double)"},
+    {"cblas_cgemm", "2 * sizeof(float)"},
+    {"cblas_zgemm", "2 * sizeof(double)"},
+};
+
+/// FFTW's precisions: the prefix of every name (`fftw_plan_dft_1d`, `fftwf_plan_dft_1d`).
+struct FftPrecisionRow {
+  llvm::StringLiteral prefix;
+  const char* real;  // the real type
+};
+
+inline constexpr FftPrecisionRow kFftPrecisions[] = {{"fftw_", "double"}, {"fftwf_", "float"}};
+
+enum class FftKind { ComplexToComplex, RealToComplex, ComplexToReal };
+
+/// A 1-D transform: the plan that creates it, the new-array execution, and the many-plan a loop of
+/// them becomes (names without the precision prefix).
+struct FftShapeRow {
+  llvm::StringLiteral plan1d;
+  llvm::StringLiteral execute;
+  llvm::StringLiteral many;
+  FftKind kind;
+};
+
+inline constexpr FftShapeRow kFftShapes[] = {
+    {"plan_dft_1d", "execute_dft", "plan_many_dft", FftKind::ComplexToComplex},
+    {"plan_dft_r2c_1d", "execute_dft_r2c", "plan_many_dft_r2c", FftKind::RealToComplex},
+    {"plan_dft_c2r_1d", "execute_dft_c2r", "plan_many_dft_c2r", FftKind::ComplexToReal},
+};
+
+/// FFTW's planner flags that fusion keeps (fftw3.h): the fused plan is always made with FFTW_ESTIMATE,
+/// which never overwrites the arrays while planning, as FFTW_MEASURE would.
+inline constexpr unsigned kFftwUnaligned = 1u << 1;
+inline constexpr unsigned kFftwPreserveInput = 1u << 4;
+
+}  // namespace dispar::frontend::fusion
+
+#endif

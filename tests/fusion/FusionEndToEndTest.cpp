@@ -1,0 +1,103 @@
+// End to end: fusion_e2e.dsp (a gemv loop and an FFT row loop) compiled by the real disparcc with fusion
+// (the default) and with -fno-fusion, run under mpiexec; both print the same values, which match a naive
+// matrix-vector product and DFT computed here.
+#include "Process.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kDisparcc = DISPARCC_PATH;
+const std::string kMpiexec = MPIEXEC_PATH;
+const std::string kSourceDir = DISPAR_SOURCE_DIR;
+
+constexpr int N = 48, VECS = 20, LEN = 64, ROWS = 12;
+
+std::vector<double> reference() {
+  std::vector<double> A(N * N), X(N * VECS), out;
+  for (int i = 0; i < N * N; ++i) A[i] = double((i * 7) % 13) / 13.0 - 0.5;
+  for (int i = 0; i < N * VECS; ++i) X[i] = double((i * 5) % 11) / 11.0 - 0.5;
+  for (int j = 0; j < VECS; ++j)
+    for (int r = 0; r < N; ++r) {
+      double sum = 0;
+      for (int c = 0; c < N; ++c) sum += A[r * N + c] * X[j * N + c];
+      out.push_back(sum);
+    }
+  const double pi = std::acos(-1.0);
+  for (int row = 0; row < ROWS; ++row)
+    for (int k = 0; k < LEN; ++k) {
+      double re = 0, im = 0;
+      for (int t = 0; t < LEN; ++t) {
+        int i = row * LEN + t;
+        double xr = double((i * 3) % 17) / 17.0, xi = double((i * 11) % 19) / 19.0 - 0.5;
+        double angle = -2 * pi * k * t / LEN;
+        re += xr * std::cos(angle) - xi * std::sin(angle);
+        im += xr * std::sin(angle) + xi * std::cos(angle);
+      }
+      out.push_back(re);
+      out.push_back(im);
+    }
+  return out;
+}
+
+std::vector<double> numbers(const std::string& output) {
+  std::vector<double> values;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream field(line);
+    double v;
+    if (field >> v) values.push_back(v);
+  }
+  return values;
+}
+
+// Compiles fusion_e2e.dsp with `flags`, runs it, returns what it printed.
+std::vector<double> buildAndRun(const ScratchDir& dir, const std::string& name, std::vector<std::string> flags,
+                                std::string& compilerOutput) {
+  std::vector<std::string> args = {kDisparcc, "fusion_e2e.dsp", "-o", name, "--emit-cpp", name + ".cpp", "-lopenblas", "-lfftw3"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ProcessResult built = runProcess(args, dir.path());
+  compilerOutput = built.output;
+  EXPECT_EQ(built.status, 0) << built.output;
+  if (built.status != 0) return {};
+  ProcessResult run = runProcess({kMpiexec, "-launcher", "fork", "-n", "2", "./" + name}, dir.path());
+  EXPECT_EQ(run.status, 0) << run.output;
+  return numbers(run.output);
+}
+
+TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
+  ScratchDir dir;
+  dir.write("fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/fusion_e2e.dsp"));
+  std::string fusedLog, plainLog;
+  std::vector<double> fused = buildAndRun(dir, "fused", {"-Rfusion", "-Rfusion-missed"}, fusedLog);
+  std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion", "-Rfusion"}, plainLog);
+
+  // Both loops fused (behind run-time checks: the helpers take pointers), and only with fusion on.
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:19:3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm"),
+            std::string::npos) << fusedLog;
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:24:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"),
+            std::string::npos) << fusedLog;
+  EXPECT_EQ(fusedLog.find("[-Rfusion-missed]"), std::string::npos) << fusedLog;
+  EXPECT_EQ(plainLog.find("remark:"), std::string::npos) << plainLog;
+  std::string fusedSource = readFile(dir.file("fused.cpp")), plainSource = readFile(dir.file("plain.cpp"));
+  EXPECT_NE(fusedSource.find("cblas_dgemm("), std::string::npos);
+  EXPECT_NE(fusedSource.find("fftw_plan_many_dft("), std::string::npos);
+  EXPECT_EQ(plainSource.find("cblas_dgemm("), std::string::npos);
+
+  std::vector<double> expected = reference();
+  ASSERT_EQ(fused.size(), expected.size());
+  ASSERT_EQ(plain.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    double tolerance = 1e-9 * (1 + std::fabs(expected[i]));
+    EXPECT_NEAR(fused[i], expected[i], tolerance) << "value " << i;
+    EXPECT_NEAR(fused[i], plain[i], tolerance) << "value " << i;
+  }
+}
+
+}  // namespace
+}  // namespace dispar::testing

@@ -1,0 +1,362 @@
+// Library-call fusion (frontend/lib/fusion): for each pattern, the rewritten source (golden text) and the
+// remark with its file:line:col; for loops that must stay as written, the missed remark saying why.
+// The end-to-end test (FusionEndToEndTest.cpp) checks that fused programs compute the same results.
+#include "frontend/Frontend.h"
+#include "streamcc/Driver.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace dispar::testing {
+namespace {
+
+// Four lines of includes, the code under test from line 5, then a VNODE.
+const std::string kPrelude = "#include <dispar/dispar.h>\n#include <cblas.h>\n#include <fftw3.h>\n#include <vector>\n";
+const std::string kVnode = "VNODE(worker) {}\n";
+
+struct Fusion {
+  bool ok = false;
+  std::string diagnostics;
+  std::string code;  // the code under test after the edits
+  frontend::FrontendResult result;
+};
+
+Fusion fuse(const std::string& code, bool fusion = true, const std::string& fileName = "test.dsp") {
+  llvm::SmallString<128> dir;
+  llvm::sys::fs::createUniqueDirectory("dispar-fusion-test", dir);
+  std::string path = std::string(dir) + "/" + fileName;
+  std::ofstream(path) << kPrelude << code << kVnode;
+  streamcc::ToolchainPaths paths = streamcc::ToolchainPaths::detect();
+  frontend::FrontendOptions options;
+  options.sourceFile = path;
+  options.runtimeIncludeDir = paths.runtimeIncludeDir;
+  options.clangResourceDir = paths.clangResourceDir;
+  options.cudaPath = paths.cudaPath;
+  options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
+  options.fusion = fusion;
+  options.remarkFusion = true;
+  options.remarkFusionMissed = true;
+  Fusion out;
+  out.result.program.name = "test";
+  llvm::raw_string_ostream diagnostics(out.diagnostics);
+  out.ok = frontend::runFrontend(options, out.result, diagnostics);
+  diagnostics.flush();
+  llvm::sys::fs::remove_directories(dir);
+  llvm::Expected<std::string> edited = clang::tooling::applyAllReplacements(out.result.sourceText, out.result.sourceEdits);
+  if (!edited) {
+    ADD_FAILURE() << llvm::toString(edited.takeError());
+    return out;
+  }
+  out.code = edited->substr(kPrelude.size(), edited->size() - kPrelude.size() - kVnode.size());
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+int remarkCount(const std::string& diagnostics) {
+  int n = 0;
+  for (std::size_t at = diagnostics.find("remark: "); at != std::string::npos; at = diagnostics.find("remark: ", at + 1)) ++n;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// gemv loop -> gemm
+
+TEST(Fusion, GemvLoopOverLocalArraysBecomesOneGemm) {
+  Fusion f = fuse(
+      "void products() {\n"
+      "  static double A[64 * 64], X[16 * 64], Y[16 * 64];\n"
+      "  for (int j = 0; j < 16; ++j)\n"
+      "    cblas_dgemv(CblasRowMajor, CblasNoTrans, 64, 64, 1.0, A, 64, X + j * 64, 1, 0.0, Y + j * 64, 1);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // Everything is proven: the loop is replaced, its two lines kept.
+  EXPECT_EQ(f.code,
+            "void products() {\n"
+            "  static double A[64 * 64], X[16 * 64], Y[16 * 64];\n"
+            "  { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 16, 64, 64, 1.0, X, 64, A, 64, 0.0, Y, 64); }\n"
+            "\n"
+            "}\n");
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:7:3: remark: fused 16 calls of cblas_dgemv into one cblas_dgemm [-Rfusion]\n"))
+      << f.diagnostics;
+  ASSERT_EQ(f.result.fusedRanges.size(), 1u);
+  EXPECT_EQ(f.result.fusedRanges[0].getLength(), f.result.sourceEdits.begin()->getLength());
+}
+
+TEST(Fusion, GemvLoopInAHelperIsGuardedByARunTimeCheck) {
+  Fusion f = fuse(
+      "void products(const double* A, const double* x, double* y, int n, int count) {\n"
+      "  for (int j = 0; j < count; ++j) cblas_dgemv(CblasColMajor, CblasTrans, n, n, 2.0, A, n, x + j * n, 1, 1.0, y + j * n, 1);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // The pointers may overlap: the loop stays, as the fallback when they do.
+  EXPECT_EQ(f.code,
+            "void products(const double* A, const double* x, double* y, int n, int count) {\n"
+            "  if (count >= 1 && n >= 1 && ((const char*)(y) + sizeof(double) * count * n <= (const char*)(x) || "
+            "(const char*)(x) + sizeof(double) * count * n <= (const char*)(y)) && ((const char*)(y) + sizeof(double) * "
+            "count * n <= (const char*)(A) || (const char*)(A) + sizeof(double) * n * n <= (const char*)(y))) "
+            "{ cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, count, n, 2.0, A, n, x, n, 1.0, y, n); } else "
+            "for (int j = 0; j < count; ++j) cblas_dgemv(CblasColMajor, CblasTrans, n, n, 2.0, A, n, x + j * n, 1, 1.0, y + j * n, 1);\n"
+            "}\n");
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:6:3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm, behind a "
+                                      "run-time check that runs the loop when it fails [-Rfusion]\n"))
+      << f.diagnostics;
+  EXPECT_TRUE(f.result.fusedRanges.empty());  // nothing replaced: the loop is still there
+}
+
+TEST(Fusion, SingleGemvLoopOfFloatsInAVnodeBody) {
+  Fusion f = fuse(
+      "VNODE(products) {\n"
+      "  std::vector<float> a(32 * 32), x(32 * 8), y(32 * 8);\n"
+      "  for (int j = 0; j < 8; j++) {\n"
+      "    cblas_sgemv(CblasColMajor, CblasNoTrans, 32, 32, 1.0f, a.data(), 32, &x[j * 32], 1, 0.0f, &y[j * 32], 1);\n"
+      "  }\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "  { cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 32, 8, 32, 1.0f, a.data(), 32, &x[0], 32, "
+                               "0.0f, &y[0], 32); }\n\n\n}\n"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:7:3: remark: fused 8 calls of cblas_sgemv into one cblas_sgemm [-Rfusion]"))
+      << f.diagnostics;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// FFT rows -> many plan
+
+TEST(Fusion, PlanPerRowLoopBecomesOneManyPlan) {
+  Fusion f = fuse(
+      "void spectra(fftw_complex* in, fftw_complex* out, int n, int rows) {\n"
+      "  for (int r = 0; r < rows; ++r) {\n"
+      "    fftw_plan p = fftw_plan_dft_1d(n, in + r * n, out + r * n, FFTW_FORWARD, FFTW_ESTIMATE);\n"
+      "    fftw_execute(p);\n"
+      "    fftw_destroy_plan(p);\n"
+      "  }\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(f.code,
+            "void spectra(fftw_complex* in, fftw_complex* out, int n, int rows) {\n"
+            "  if (rows >= 1 && ((const char*)(out) + sizeof(fftw_complex) * n * rows <= (const char*)(in) || "
+            "(const char*)(in) + sizeof(fftw_complex) * n * rows <= (const char*)(out))) { int dispar_fft_n = n; "
+            "fftw_plan dispar_fft_plan = fftw_plan_many_dft(1, &dispar_fft_n, rows, in, nullptr, 1, n, out, nullptr, 1, n, "
+            "FFTW_FORWARD, FFTW_ESTIMATE); fftw_execute(dispar_fft_plan); fftw_destroy_plan(dispar_fft_plan); } else "
+            "for (int r = 0; r < rows; ++r) {\n"
+            "    fftw_plan p = fftw_plan_dft_1d(n, in + r * n, out + r * n, FFTW_FORWARD, FFTW_ESTIMATE);\n"
+            "    fftw_execute(p);\n"
+            "    fftw_destroy_plan(p);\n"
+            "  }\n"
+            "}\n");
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:6:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, InPlaceExecutionLoopWithAPlanMadeOnceBecomesOneManyPlan) {
+  Fusion f = fuse(
+      "void spectra(int n) {\n"
+      "  static fftw_complex data[128 * 256];\n"
+      "  fftw_plan plan = fftw_plan_dft_1d(256, data, data, FFTW_BACKWARD, FFTW_MEASURE);\n"
+      "  for (int r = 0; r < 128; ++r) fftw_execute_dft(plan, data + r * 256, data + r * 256);\n"
+      "  fftw_destroy_plan(plan);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code,
+                       "  { int dispar_fft_n = 256; fftw_plan dispar_fft_plan = fftw_plan_many_dft(1, &dispar_fft_n, 128, data, "
+                       "nullptr, 1, 256, data, nullptr, 1, 256, FFTW_BACKWARD, FFTW_ESTIMATE); fftw_execute(dispar_fft_plan); "
+                       "fftw_destroy_plan(dispar_fft_plan); }\n  fftw_destroy_plan(plan);\n"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:8:3: remark: fused 128 calls of fftw_execute_dft into one fftw_plan_many_dft [-Rfusion]"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, RealToComplexRowsInSinglePrecision) {
+  Fusion f = fuse(
+      "void spectra() {\n"
+      "  static float in[16 * 64];\n"
+      "  static fftwf_complex out[16 * 33];\n"
+      "  for (int r = 0; r < 16; ++r) {\n"
+      "    fftwf_plan p = fftwf_plan_dft_r2c_1d(64, in + r * 64, out + r * 33, FFTW_ESTIMATE);\n"
+      "    fftwf_execute(p);\n"
+      "    fftwf_destroy_plan(p);\n"
+      "  }\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "  { int dispar_fft_n = 64; fftwf_plan dispar_fft_plan = fftwf_plan_many_dft_r2c(1, &dispar_fft_n, 16, in, "
+                               "nullptr, 1, 64, out, nullptr, 1, 33, FFTW_ESTIMATE); fftwf_execute(dispar_fft_plan); "
+                               "fftwf_destroy_plan(dispar_fft_plan); }\n\n\n\n\n}\n"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:8:3: remark: fused 16 calls of fftwf_plan_dft_r2c_1d into one fftwf_plan_many_dft_r2c [-Rfusion]"))
+      << f.diagnostics;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// gemm blocks -> one gemm
+
+TEST(Fusion, GemmOverRowBlocksBecomesOneGemm) {
+  Fusion f = fuse(
+      "void blocks() {\n"
+      "  static double A[8 * 32 * 48], B[48 * 40], C[8 * 32 * 40];\n"
+      "  for (int b = 0; b < 8; ++b)\n"
+      "    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 32, 40, 48, 1.0, A + b * 32 * 48, 48, B, 40, 0.0,\n"
+      "                C + b * 32 * 40, 40);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(f.code,
+            "void blocks() {\n"
+            "  static double A[8 * 32 * 48], B[48 * 40], C[8 * 32 * 40];\n"
+            "  { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 40, 48, 1.0, A, 48, B, 40, 0.0, C, 40); }\n"
+            "\n\n"
+            "}\n");
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:7:3: remark: fused 8 calls of cblas_dgemm into one cblas_dgemm [-Rfusion]"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, GemmOverColumnBlocksInAHelper) {
+  Fusion f = fuse(
+      "void blocks(const float* A, const float* B, float* C, int m, int n, int k, int nb) {\n"
+      "  for (int b = 0; b < nb; ++b)\n"
+      "    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, m, B + b * n * k, k, 0.0f, C + b * n * m, m);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "{ cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n * nb, k, 1.0f, A, m, B, k, 0.0f, C, m); } else for"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:6:3: remark: fused a loop of calls of cblas_sgemm into one cblas_sgemm, behind"))
+      << f.diagnostics;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Loops that must stay as written, and why
+
+struct Missed {
+  const char* name;
+  const char* code;
+  const char* remark;  // expected at test.dsp:6:3
+};
+
+class MissedFusion : public ::testing::TestWithParam<Missed> {};
+
+TEST_P(MissedFusion, LoopStaysAndTheRemarkSaysWhy) {
+  Fusion f = fuse(GetParam().code);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(f.code, GetParam().code);
+  EXPECT_TRUE(f.result.sourceEdits.empty());
+  EXPECT_TRUE(contains(f.diagnostics, std::string("test.dsp:6:3: remark: ") + GetParam().remark + " [-Rfusion-missed]\n"))
+      << f.diagnostics;
+  EXPECT_EQ(remarkCount(f.diagnostics), 1) << f.diagnostics;
+}
+
+const Missed kMissed[] = {
+    {"OutputAliasesInput",
+     "void f(double* A, double* v, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, v + j * n, 1, 0.0, v + j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the output 'v + j * n' is also the input 'v + j * n'"},
+    {"DataDependentBound",
+     "void f(double* A, double* x, double* y, const int* counts, int n) {\n"
+     "  for (int j = 0; j < counts[0]; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j * n, 1, 0.0, y + j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the loop bound 'counts[0]' reads memory the loop may write"},
+    {"LoopVariantMatrix",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A + j * n, n, x + j * n, 1, 0.0, y + j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the matrix 'A + j * n' changes with the loop"},
+    {"ExtraSideEffects",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) { cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j * n, 1, 0.0, y + j * n, 1); x[j] = 0; }\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the loop body has other statements besides the cblas_dgemv call"},
+    {"NonUnitVectorIncrement",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j, 8, 0.0, y + j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the vector increment '8' is not 1"},
+    {"NonUnitLoopStep",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; j += 2) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j * n, 1, 0.0, y + j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the loop does not step by 1"},
+    {"NonAffineOffset",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j * n, 1, 0.0, y + j * j, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the vector y 'j * j' is not affine in 'j'"},
+    {"OverlappingOutputRows",
+     "void f(double* A, double* x, double* y) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, 16, 16, 1.0, A, 16, x + j * 16, 1, 0.0, y + j * 4, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: successive vectors y overlap (their step is less than their length)"},
+    {"FftPlanWithExtraWork",
+     "void f(fftw_complex* in, fftw_complex* out, int n, int rows) {\n"
+     "  for (int r = 0; r < rows; ++r) { fftw_plan p = fftw_plan_dft_1d(n, in + r * n, out + r * n, FFTW_FORWARD, FFTW_ESTIMATE); "
+     "fftw_execute(p); out[r][0] = 0; fftw_destroy_plan(p); }\n"
+     "}\n",
+     "loop of fftw_plan_dft_1d calls not fused: the loop body is not one plan of fftw_plan_dft_1d, its execution and its destruction"},
+    {"FftOutputRowsOverlap",
+     "void f(fftw_complex* in, fftw_complex* out, int rows) {\n"
+     "  for (int r = 0; r < rows; ++r) { fftw_plan p = fftw_plan_dft_1d(64, in + r * 64, out + r * 32, FFTW_FORWARD, FFTW_ESTIMATE); "
+     "fftw_execute(p); fftw_destroy_plan(p); }\n"
+     "}\n",
+     "loop of fftw_plan_dft_1d calls not fused: the outputs of successive transforms overlap"},
+    {"FftPlanReassigned",
+     "void f(fftw_complex* in, fftw_complex* out, int n) { fftw_plan plan = fftw_plan_dft_1d(n, in, out, FFTW_FORWARD, FFTW_ESTIMATE);"
+     " plan = fftw_plan_dft_1d(2 * n, in, out, FFTW_FORWARD, FFTW_ESTIMATE);\n"
+     "  for (int r = 0; r < 4; ++r) fftw_execute_dft(plan, in + r * n, out + r * n);\n"
+     "}\n",
+     "loop of fftw_execute_dft calls not fused: the plan 'plan' is assigned after its creation"},
+    {"GemmBothOperandsVary",
+     "void f(double* A, double* B, double* C) {\n"
+     "  for (int b = 0; b < 4; ++b) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0, A + b * 64, 8, B + b * 64, 8, 0.0, C + b * 64, 8);\n"
+     "}\n",
+     "loop of cblas_dgemm calls not fused: both 'A + b * 64' and 'B + b * 64' change with the loop, a batch of independent products"},
+    {"GemmBlocksNotStacked",
+     "void f(double* A, double* B, double* C) {\n"
+     "  for (int b = 0; b < 4; ++b) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0, A + b * 100, 8, B, 8, 0.0, C + b * 64, 8);\n"
+     "}\n",
+     "loop of cblas_dgemm calls not fused: the blocks of A are not stacked by rows (each block must start one block after the previous)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Fusion, MissedFusion, ::testing::ValuesIn(kMissed),
+                         [](const ::testing::TestParamInfo<Missed>& info) { return std::string(info.param.name); });
+
+// ---------------------------------------------------------------------------------------------------
+// Options and the bench
+
+TEST(Fusion, NoFusionLeavesEveryLoopAndSaysNothing) {
+  const std::string code =
+      "void products() {\n"
+      "  static double A[64 * 64], X[16 * 64], Y[16 * 64];\n"
+      "  for (int j = 0; j < 16; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, 64, 64, 1.0, A, 64, X + j * 64, 1, 0.0, Y + j * 64, 1);\n"
+      "}\n";
+  Fusion f = fuse(code, /*fusion=*/false);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(f.code, code);
+  EXPECT_EQ(remarkCount(f.diagnostics), 0) << f.diagnostics;
+}
+
+TEST(Fusion, LoopsWithoutLibraryCallsAreNotCandidates) {
+  Fusion f = fuse("void f(double* x) { for (int i = 0; i < 8; ++i) x[i] = 0; for (int i = 0; i < 8; i += 2) x[i] = 1; }\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(remarkCount(f.diagnostics), 0) << f.diagnostics;
+}
+
+// bench/fusion measures the code fusion emits: its kernels, compiled through the pass at build time,
+// must all fuse.
+TEST(Fusion, EveryBenchKernelFuses) {
+  std::ifstream in(std::string(DISPAR_SOURCE_DIR) + "/bench/fusion/kernels.dsp");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  Fusion f = fuse(text.str());
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_FALSE(contains(f.diagnostics, "[-Rfusion-missed]")) << f.diagnostics;
+  EXPECT_EQ(remarkCount(f.diagnostics), 4) << f.diagnostics;
+}
+
+}  // namespace
+}  // namespace dispar::testing
