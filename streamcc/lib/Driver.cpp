@@ -148,6 +148,9 @@ class Disparcc {
     frontendOptions.cudaPath = paths_.cudaPath;
     frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
     frontendOptions.colorDiagnostics = llvm::errs().has_colors();
+    frontendOptions.fusion = options_.fusion;
+    frontendOptions.remarkFusion = options_.remarkFusion;
+    frontendOptions.remarkFusionMissed = options_.remarkFusionMissed;
     frontendOptions.cudaTarget = options_.noHostPath      ? frontend::CudaTarget::GpuOnly
                                  : paths_.cudaPath.empty() ? frontend::CudaTarget::HostOnly
                                                            : frontend::CudaTarget::GpuAndHost;

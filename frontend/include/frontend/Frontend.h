@@ -30,6 +30,9 @@ struct FrontendOptions {
   bool colorDiagnostics = false;
   std::string dependencyFile;             // non-empty: write a Make-style depfile there (disparcc -MF)
   std::string dependencyTarget;           // the rule's target in it
+  bool fusion = true;                     // library-call fusion (disparcc -fno-fusion turns it off)
+  bool remarkFusion = false;              // -Rfusion: a remark for every fused loop
+  bool remarkFusionMissed = false;        // -Rfusion-missed: a remark for every loop fusion had to leave
 };
 
 struct FrontendResult {
@@ -37,6 +40,8 @@ struct FrontendResult {
   std::string sourceText;                  // the main file as parsed
   clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText: host clones of
                                              // kernels and device functions, rewritten launches and calls
+  std::vector<clang::tooling::Range> fusedRanges;  // main-file text library-call fusion replaced (offsets
+                                                   // into sourceText); other rewrites leave it alone
   std::vector<std::string> gpuLibraries;     // "cublas", "cufft": GPU libraries the program calls (sorted)
 };
 
