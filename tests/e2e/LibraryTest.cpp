@@ -1,0 +1,155 @@
+// cuBLAS and cuFFT in a GPU vnode, end to end (tests/e2e/cuda/libraries.dsp): compiled by the real
+// disparcc, run under mpiexec, every printed value recomputed here. With the toolkit the program is the
+// nvcc build whose calls go through ::dispar::gpu (the host stand-ins on this GPU-less rank); without it
+// (DISPAR_CUDA_PATH=/nonexistent) the host-only build, where the toolkit's headers are DISPAR's.
+#include "Process.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kDisparcc = DISPARCC_PATH;
+const std::string kMpiexec = MPIEXEC_PATH;
+const std::string kSourceDir = DISPAR_SOURCE_DIR;
+constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
+
+// The program's constants.
+constexpr int kFrames = 2;
+constexpr int kM = 5, kN = 4, kK = 3, kLda = 7;
+constexpr int kFft = 8, kBatch = 3;
+constexpr int kFrameSize = kLda * kK + kK * kN + kFft * kBatch;
+
+std::vector<double> frameValues(int f) {
+  std::vector<double> frame(kFrameSize);
+  for (int i = 0; i < kFrameSize; ++i) frame[i] = std::sin(0.37 * i + 1.3 * f) + 0.25 * ((i * 7 + f) % 5);
+  return frame;
+}
+
+// What the compute vnode sends for one frame, computed with plain loops and a naive DFT.
+std::vector<double> expectedResults(int f) {
+  const std::vector<double> in = frameValues(f);
+  const auto a = [&](int i, int j) { return in[i + j * kLda]; };
+  const auto b = [&](int i, int j) { return in[kLda * kK + i + j * kK]; };
+  std::vector<double> out, c(kM * kN), y(kM);
+  for (int j = 0; j < kN; ++j)
+    for (int i = 0; i < kM; ++i) {
+      double sum = 0;
+      for (int l = 0; l < kK; ++l) sum += a(i, l) * b(l, j);
+      c[i + j * kM] = 2 * sum;
+    }
+  out.insert(out.end(), c.begin(), c.end());
+  for (int i = 0; i < kM; ++i) {
+    double sum = 0;
+    for (int l = 0; l < kK; ++l) sum += a(i, l) * b(l, 0);
+    y[i] = sum + 0.5 * c[i];
+  }
+  out.insert(out.end(), y.begin(), y.end());
+  double dot = 0, norm = 0, largest = -1;
+  int largestAt = 0;
+  for (int i = 0; i < kM; ++i) {
+    dot += y[i] * c[kM + i];
+    norm += y[i] * y[i];
+    if (std::fabs(y[i]) > largest) {
+      largest = std::fabs(y[i]);
+      largestAt = i + 1;
+    }
+  }
+  out.insert(out.end(), {dot, std::sqrt(norm), double(largestAt)});
+  const double pi = std::acos(-1.0);
+  const int signal = kLda * kK + kK * kN;
+  const auto dft = [&](int row, int k) {
+    std::complex<double> sum = 0;
+    for (int t = 0; t < kFft; ++t) sum += in[signal + row * kFft + t] * std::polar(1.0, -2 * pi * k * t / kFft);
+    return sum;
+  };
+  for (int row = 0; row < kBatch; ++row)
+    for (int k = 0; k < kFft; ++k) out.insert(out.end(), {dft(row, k).real(), dft(row, k).imag()});
+  for (int k = 0; k <= kFft / 2; ++k) out.insert(out.end(), {dft(0, k).real(), dft(0, k).imag()});
+  return out;
+}
+
+void expectProgramOutput(const std::string& output) {
+  std::map<int, std::map<int, double>> printed;  // frame -> index -> value
+  std::istringstream lines(output);
+  std::string word;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    int frame = 0, index = 0;
+    double value = 0;
+    if (fields >> word >> frame >> index >> value && word == "libraries") printed[frame][index] = value;
+  }
+  ASSERT_EQ(printed.size(), static_cast<std::size_t>(kFrames)) << output;
+  for (int f = 0; f < kFrames; ++f) {
+    const std::vector<double> expected = expectedResults(f);
+    ASSERT_EQ(printed[f].size(), expected.size()) << output;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_NEAR(printed[f][static_cast<int>(i)], expected[i], 1e-9 * (1 + std::fabs(expected[i]))) << "frame " << f << " value " << i;
+  }
+}
+
+ProcessResult build(const ScratchDir& dir, const std::vector<std::string>& env) {
+  dir.write("libraries.dsp", readFile(kSourceDir + "/tests/e2e/cuda/libraries.dsp"));
+  std::vector<std::string> args = {kDisparcc, "libraries.dsp", "-o", "libraries"};
+  if (kHaveCuda && env.empty()) args.insert(args.end(), {"--cuda-arch", "sm_90"});
+  return runProcess(args, dir.path(), env, 300);
+}
+
+ProcessResult run(const ScratchDir& dir) {
+  return runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./libraries"}, dir.path());
+}
+
+TEST(LibraryEndToEnd, CublasAndCufftOnTheHostPathMatchTheReference) {
+  ScratchDir dir;
+  ProcessResult built = build(dir, {});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult result = run(dir);
+  ASSERT_EQ(result.status, 0) << result.output;
+  expectProgramOutput(result.output);
+}
+
+TEST(LibraryEndToEnd, HostOnlyBuildWithoutToolkitMatchesTheReference) {
+  ScratchDir dir;
+  ProcessResult built = build(dir, {"DISPAR_CUDA_PATH=/nonexistent"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult result = run(dir);
+  ASSERT_EQ(result.status, 0) << result.output;
+  expectProgramOutput(result.output);
+}
+
+// A call the stand-ins do not cover stays a compile-time error naming it, where it is written (with the
+// toolkit: a cuBLAS call whose name cublas_v2.h turns into its _v2 symbol, named as the user wrote it;
+// without: a name DISPAR's cublas_v2.h does not declare).
+TEST(LibraryEndToEnd, UnsupportedLibraryCallIsACompileTimeError) {
+  ScratchDir dir;
+  dir.write("rotg.dsp", R"(#include <dispar/dispar.h>
+#include <cublas_v2.h>
+PIPE(float, values);
+#pragma streamap resource(gpu)
+VNODE(rotate, OUT(values)) {
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  float a = 1, b = 2, c, s;
+  cublasSrotg(handle, &a, &b, &c, &s);
+  values.write(std::vector<float>{c, s});
+}
+#pragma streamap resource(cpu)
+VNODE(sink, IN(values)) { std::vector<float> v; while (values.read(v)) {} }
+)");
+  ProcessResult built = runProcess({kDisparcc, "rotg.dsp", "-o", "rotg"}, dir.path(), {}, 300);
+  EXPECT_NE(built.status, 0);
+  const std::string expected = kHaveCuda ? "rotg.dsp:9:3: error: 'cublasSrotg' cannot run on the host path"
+                                         : "rotg.dsp:9:3: error: use of undeclared identifier 'cublasSrotg'";
+  EXPECT_NE(built.output.find(expected), std::string::npos) << built.output;
+  EXPECT_FALSE(fileExists(dir.file("rotg")));
+}
+
+}  // namespace
+}  // namespace dispar::testing
