@@ -174,6 +174,19 @@ TEST(Fusion, InPlaceExecutionLoopWithAPlanMadeOnceBecomesOneManyPlan) {
       << f.diagnostics;
 }
 
+TEST(Fusion, ExecutionLoopReadsThePlanSizeAsTheLoopDoes) {
+  Fusion f = fuse(
+      "void spectra(fftw_complex* in, fftw_complex* out, int n, int rows) {\n"
+      "  fftw_plan plan = fftw_plan_dft_1d(n, in, out, FFTW_FORWARD, FFTW_ESTIMATE);\n"
+      "  for (int r = 0; r < rows; ++r) fftw_execute_dft(plan, in + r * n, out + r * n);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // The plan's `n` and the rows' `n` are one quantity: the step n >= n is proven, not checked.
+  EXPECT_TRUE(contains(f.code, "  if (rows >= 1 && ((const char*)(out) + sizeof(fftw_complex) * n * rows <= (const char*)(in) || "
+                               "(const char*)(in) + sizeof(fftw_complex) * n * rows <= (const char*)(out))) { int dispar_fft_n = n; "))
+      << f.code;
+}
+
 TEST(Fusion, RealToComplexRowsInSinglePrecision) {
   Fusion f = fuse(
       "void spectra() {\n"

@@ -134,8 +134,10 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
     for (const clang::Expr* e : {args.size, args.sign})
       if (e)
         if (std::string why = whyNotFixed(e, site.function, analysis); !why.empty()) return Fail::fail(why);
-    if (std::optional<std::int64_t> n = analysis.constant(args.size)) size = Poly::constant(*n);
-    else size = Poly::atom("(" + sizeText + ")");
+    // Fixed since the plan was made, the size reads as any invariant of the loop.
+    Analysed<Poly> p = analysis.invariantPoly(args.size, loop);
+    if (!p) return Fail::fail("the transform size " + p.whyNot);
+    size = *p;
   }
   if (sizeText.empty() || (args.sign && signText.empty())) return Fail::fail("an argument is written inside a macro");
   std::optional<std::int64_t> flags = analysis.constant(args.flags);
