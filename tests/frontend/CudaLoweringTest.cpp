@@ -147,6 +147,30 @@ TEST(CudaLowering, WarpPrimitivesAreRewrittenAndTheKernelRunsAsFibers) {
   EXPECT_TRUE(contains(out, "::dispar::hostk::ballotSync(0xffffffffu, v > 1)")) << out;
 }
 
+// cuBLAS and cuFFT calls go through ::dispar::gpu like runtime calls, named as written (cublas_v2.h makes
+// cublasSgemm a macro for cublasSgemm_v2), also inside a checking macro's argument; the program records
+// which libraries it calls.
+TEST(CudaLowering, LibraryCallsAreDispatchedAndRecorded) {
+  const std::string kernels =
+      "#include <cublas_v2.h>\n#include <cufft.h>\n"
+      "#define CHECK(call) ((call) == 0 ? (void)0 : abort())\n"
+      "__global__ void kernel(float* x) { x[threadIdx.x] = 0; }\n"
+      "void work(float* a, cufftComplex* f) {\n"
+      "  cublasHandle_t h; CHECK(cublasCreate(&h));\n"
+      "  const float one = 1;\n"
+      "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, 2, 2, 2, &one, a, 2, a, 2, &one, a, 2);\n"
+      "  cufftHandle p; cufftPlan1d(&p, 8, CUFFT_C2C, 1); cufftExecC2C(p, f, f, CUFFT_FORWARD);\n"
+      "}\n";
+  const std::string out = emitted(kernels);
+  EXPECT_TRUE(contains(out, "CHECK(::dispar::gpu::cublasCreate(&h));")) << out;
+  EXPECT_TRUE(contains(out, "  ::dispar::gpu::cublasSgemm(h, CUBLAS_OP_N,")) << out;
+  EXPECT_TRUE(contains(out, "::dispar::gpu::cufftPlan1d(&p, 8, CUFFT_C2C, 1); ::dispar::gpu::cufftExecC2C(p,")) << out;
+  const std::string source = "#include <dispar/dispar.h>\n" + kernels +
+                             "#pragma streamap resource(gpu)\nVNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
+  ParseOutcome outcome = parseSource(source, "test.dsp", frontend::CudaTarget::GpuAndHost);
+  EXPECT_EQ(outcome.result.gpuLibraries, (std::vector<std::string>{"cublas", "cufft"}));
+}
+
 TEST(CudaLowering, WithoutAGpuBuildTheHostVersionsReplaceTheOriginals) {
   const std::string out = emitted(
       "namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
