@@ -127,6 +127,21 @@ TEST(Fusion, SingleGemvLoopOfFloatsInAVnodeBody) {
       << f.diagnostics;
 }
 
+TEST(Fusion, CublasGemvLoopBecomesOneCublasGemm) {
+  Fusion f = fuse(
+      "#include <cublas_v2.h>\n"
+      "void products(cublasHandle_t h, const double* A, const double* x, double* y, int n, int count) {\n"
+      "  const double one = 1.0, zero = 0.0;\n"
+      "  for (int j = 0; j < count; ++j) cublasDgemv(h, CUBLAS_OP_T, n, n, &one, A, n, x + j * n, 1, &zero, y + j * n, 1);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // Column-major, device pointers (never known apart at compile time), the call through ::dispar::gpu.
+  EXPECT_TRUE(contains(f.code, "{ ::dispar::gpu::cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, n, count, n, &one, A, n, x, n, &zero, y, n); } else for"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:8:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm, behind"))
+      << f.diagnostics;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // FFT rows -> many plan
 

@@ -6,6 +6,8 @@
 
 #include "LoopAnalysis.h"
 
+#include "frontend/Frontend.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 
@@ -28,6 +30,7 @@ struct LoopSite {
   const CanonicalLoop& loop;
   const clang::CallExpr* trigger;      // the library call that made the loop a candidate
   const clang::FunctionDecl* function;  // the function the loop is in
+  const FrontendOptions& options;       // how GPU library calls are spelt (libraryCallSpelling)
 };
 
 class FusionPattern {
@@ -38,7 +41,8 @@ class FusionPattern {
   virtual Analysed<FusedLoop> fuse(const LoopSite& site, LoopAnalysis& analysis) const = 0;
 };
 
-/// for (j) cblas_?gemv(..., A, lda, x + j*sx, 1, beta, y + j*sy, 1) -> one cblas_?gemm.
+/// for (j) cblas_?gemv(..., A, lda, x + j*sx, 1, beta, y + j*sy, 1) -> one cblas_?gemm (and cublas?gemv ->
+/// cublas?gemm).
 class GemvLoopToGemm : public FusionPattern {
  public:
   bool triggers(llvm::StringRef name) const override;
@@ -63,7 +67,8 @@ class FftLoopToManyPlan : public FusionPattern {
 /// Every pattern, in the order they are tried.
 std::vector<std::unique_ptr<FusionPattern>> makeFusionPatterns();
 
-/// The callee's name of a direct call to a declared function; empty otherwise.
+/// The callee's name of a direct call to a declared function, as users write it (cuBLAS's `_v2` suffix,
+/// which cublas_v2.h's macros add, removed); empty otherwise.
 llvm::StringRef calleeName(const clang::CallExpr* call);
 
 /// The call a statement is (`f(x);`), ignoring implicit nodes; null otherwise.

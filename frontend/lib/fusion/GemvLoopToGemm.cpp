@@ -5,6 +5,7 @@
 //   row-major A:     Y^T (n x m, ld sy) = X^T (n x k, ld sx) * op(A)^T, op(A)^T being A with the
 //                    transposition flipped
 #include "FusionPatterns.h"
+#include "LibraryFusion.h"
 #include "LibraryTables.h"
 
 namespace dispar::frontend::fusion {
@@ -17,8 +18,9 @@ const GemvRow* gemvRow(llvm::StringRef name) {
   return nullptr;
 }
 
-// cblas_?gemv(order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy)
-enum GemvArg { Order, Trans, M, N, Alpha, A, Lda, X, IncX, Beta, Y, IncY, GemvArgs };
+// cblas_?gemv(order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy); cuBLAS has the handle first
+// where CBLAS has the order, and is column-major.
+enum GemvArg { Order, Handle = Order, Trans, M, N, Alpha, A, Lda, X, IncX, Beta, Y, IncY, GemvArgs };
 
 }  // namespace
 
@@ -34,8 +36,16 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   if (call->getNumArgs() != GemvArgs) return Fail::fail("the call does not have the arguments of " + row.gemv.str());
   auto arg = [call](GemvArg i) { return call->getArg(i); };
 
-  std::optional<std::int64_t> order = analysis.constant(arg(Order));
+  bool cublas = row.api == BlasApi::Cublas;
+  std::optional<std::int64_t> order = cublas ? std::optional<std::int64_t>(kColMajor) : analysis.constant(arg(Order));
   std::optional<std::int64_t> trans = analysis.constant(arg(Trans));
+  if (cublas && trans && *trans >= kCublasOpN && *trans <= kCublasOpC) *trans += kNoTrans - kCublasOpN;
+  std::string handle;
+  if (cublas) {
+    Analysed<std::string> h = analysis.invariantText(arg(Handle), loop);
+    if (!h) return Fail::fail("the handle " + h.whyNot);
+    handle = *h;
+  }
   if (!order || (*order != kRowMajor && *order != kColMajor)) return Fail::fail("the matrix order is not a constant");
   if (!trans || (*trans != kNoTrans && *trans != kTrans && *trans != kConjTrans))
     return Fail::fail("the transposition is not a constant");
@@ -100,7 +110,13 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
                               : "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText +
                                     ", " + count + ", " + kText + ", " + *alpha + ", " + analysis.text(arg(A)) + ", " +
                                     analysis.text(arg(Lda)) + ", " + x0 + ", " + sx.text();
-  fused.statement = "{ " + row.gemm.str() + "(" + args + ", " + *beta + ", " + y0 + ", " + sy.text() + "); }";
+  if (cublas) {
+    fused.fusedName = row.gemm.str();
+    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText + ", " +
+           *alpha + ", " + analysis.text(arg(A)) + ", " + analysis.text(arg(Lda)) + ", " + x0 + ", " + sx.text();
+  }
+  std::string callee = cublas ? libraryCallSpelling(row.gemm, site.options) : row.gemm.str();
+  fused.statement = "{ " + callee + "(" + args + ", " + *beta + ", " + y0 + ", " + sy.text() + "); }";
   return {std::move(fused), ""};
 }
 

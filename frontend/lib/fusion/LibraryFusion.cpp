@@ -21,7 +21,9 @@ namespace fusion {
 
 llvm::StringRef calleeName(const clang::CallExpr* call) {
   const clang::FunctionDecl* fn = call ? call->getDirectCallee() : nullptr;
-  return fn && fn->getDeclName().isIdentifier() ? fn->getName() : llvm::StringRef();
+  llvm::StringRef name = fn && fn->getDeclName().isIdentifier() ? fn->getName() : llvm::StringRef();
+  if (name.starts_with("cublas")) name.consume_back("_v2");
+  return name;
 }
 
 const clang::CallExpr* asCall(const clang::Stmt* stmt) {
@@ -124,7 +126,7 @@ void LibraryFusion::run(FrontendResult& result) {
       missed(canonical.whyNot);
       continue;
     }
-    Analysed<FusedLoop> fused = pattern->fuse(LoopSite{*canonical, trigger, found.function}, analysis);
+    Analysed<FusedLoop> fused = pattern->fuse(LoopSite{*canonical, trigger, found.function, options_}, analysis);
     if (!fused) {
       missed(fused.whyNot);
       continue;

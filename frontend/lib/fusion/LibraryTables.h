@@ -1,6 +1,7 @@
 // The library functions fusion knows, as data: one row per function family and precision. A pattern
 // looks its trigger call up here and takes the fused call's name and element sizes from the same row.
-// GPU rows (cuBLAS, cuFFT) belong here beside the CPU ones; they are not written yet (docs/libraries.md).
+// GPU rows sit beside the CPU ones: cuBLAS gemv is written; cuFFT and batched cuBLAS gemm are not yet
+// (docs/libraries.md).
 #ifndef DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 #define DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 
@@ -15,19 +16,36 @@ inline const char* cblasTransposeName(long long value) {
   return value == kNoTrans ? "CblasNoTrans" : value == kTrans ? "CblasTrans" : "CblasConjTrans";
 }
 
+/// cuBLAS's cublasOperation_t (cublas_api.h).
+enum CublasValue : long long { kCublasOpN = 0, kCublasOpT = 1, kCublasOpC = 2 };
+
+inline const char* cublasOperationName(long long cblasTranspose) {
+  return cblasTranspose == kNoTrans ? "CUBLAS_OP_N" : cblasTranspose == kTrans ? "CUBLAS_OP_T" : "CUBLAS_OP_C";
+}
+
+/// Whose calling convention a row follows: CBLAS (order first) or cuBLAS (handle first, column-major,
+/// scalars by pointer, called through libraryCallSpelling).
+enum class BlasApi { Cblas, Cublas };
+
 /// A matrix-vector product and the matrix-matrix product a loop of it becomes.
 struct GemvRow {
   llvm::StringLiteral gemv;
   llvm::StringLiteral gemm;
   const char* elementBytes;  // C++ text: the size of one matrix or vector element
   bool complex;
+  BlasApi api;
 };
 
 inline constexpr GemvRow kGemvRows[] = {
-    {"cblas_sgemv", "cblas_sgemm", "sizeof(float)", false},
-    {"cblas_dgemv", "cblas_dgemm", "sizeof(double)", false},
-    {"cblas_cgemv", "cblas_cgemm", "2 * sizeof(float)", true},
-    {"cblas_zgemv", "cblas_zgemm", "2 * sizeof(double)", true},
+    {"cblas_sgemv", "cblas_sgemm", "sizeof(float)", false, BlasApi::Cblas},
+    {"cblas_dgemv", "cblas_dgemm", "sizeof(double)", false, BlasApi::Cblas},
+    {"cblas_cgemv", "cblas_cgemm", "2 * sizeof(float)", true, BlasApi::Cblas},
+    {"cblas_zgemv", "cblas_zgemm", "2 * sizeof(double)", true, BlasApi::Cblas},
+    // cublas_v2.h makes the names macros of their _v2 functions; the table holds the names users write.
+    {"cublasSgemv", "cublasSgemm", "sizeof(float)", false, BlasApi::Cublas},
+    {"cublasDgemv", "cublasDgemm", "sizeof(double)", false, BlasApi::Cublas},
+    {"cublasCgemv", "cublasCgemm", "2 * sizeof(float)", true, BlasApi::Cublas},
+    {"cublasZgemv", "cublasZgemm", "2 * sizeof(double)", true, BlasApi::Cublas},
 };
 
 /// A matrix-matrix product whose loop over equal blocks becomes one product on the stacked whole.
