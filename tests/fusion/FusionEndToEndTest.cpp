@@ -1,6 +1,7 @@
-// End to end: fusion_e2e.dsp (a gemv loop and an FFT row loop) compiled by the real disparcc with fusion
-// (the default) and with -fno-fusion, run under mpiexec; both print the same values, which match a naive
-// matrix-vector product and DFT computed here.
+// End to end: fusion_e2e.dsp (a gemv loop and an FFT row loop) and cublas_fusion_e2e.dsp (a cublasDgemv
+// loop, on the host stand-ins) compiled by the real disparcc with fusion (the default) and with
+// -fno-fusion, run under mpiexec; both print the same values, which match a naive matrix-vector product
+// and DFT computed here.
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -56,12 +57,13 @@ std::vector<double> numbers(const std::string& output) {
   return values;
 }
 
-// Compiles fusion_e2e.dsp with `flags`, runs it, returns what it printed.
+// Compiles `source` with `flags`, runs it, returns what it printed.
 std::vector<double> buildAndRun(const ScratchDir& dir, const std::string& name, std::vector<std::string> flags,
-                                std::string& compilerOutput) {
-  std::vector<std::string> args = {kDisparcc, "fusion_e2e.dsp", "-o", name, "--emit-cpp", name + ".cpp", "-lopenblas", "-lfftw3"};
+                                std::string& compilerOutput, const std::string& source = "fusion_e2e.dsp",
+                                const std::vector<std::string>& env = {}) {
+  std::vector<std::string> args = {kDisparcc, source, "-o", name, "--emit-cpp", name + ".cpp", "-lopenblas", "-lfftw3"};
   args.insert(args.end(), flags.begin(), flags.end());
-  ProcessResult built = runProcess(args, dir.path());
+  ProcessResult built = runProcess(args, dir.path(), env, 300);
   compilerOutput = built.output;
   EXPECT_EQ(built.status, 0) << built.output;
   if (built.status != 0) return {};
@@ -96,6 +98,37 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
     double tolerance = 1e-9 * (1 + std::fabs(expected[i]));
     EXPECT_NEAR(fused[i], expected[i], tolerance) << "value " << i;
     EXPECT_NEAR(fused[i], plain[i], tolerance) << "value " << i;
+  }
+}
+
+// The cuBLAS pattern on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
+TEST(FusionEndToEnd, FusedCublasLoopComputesWhatTheLoopComputed) {
+  ScratchDir dir;
+  dir.write("cublas_fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/cublas_fusion_e2e.dsp"));
+  const std::vector<std::string> hostOnly = {"DISPAR_CUDA_PATH=/nonexistent"};
+  std::string fusedLog, plainLog;
+  std::vector<double> fused = buildAndRun(dir, "fused", {"-Rfusion"}, fusedLog, "cublas_fusion_e2e.dsp", hostOnly);
+  std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion"}, plainLog, "cublas_fusion_e2e.dsp", hostOnly);
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:16:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm"),
+            std::string::npos) << fusedLog;
+  EXPECT_NE(readFile(dir.file("fused.cpp")).find("cublasDgemm("), std::string::npos);
+
+  // y_j = A^T x_j, A column-major n x n (cublasDgemv with CUBLAS_OP_T).
+  constexpr int n = 24, vecs = 10;
+  std::vector<double> A(n * n), X(n * vecs), expected;
+  for (int i = 0; i < n * n; ++i) A[i] = double((i * 7) % 13) / 13.0 - 0.5;
+  for (int i = 0; i < n * vecs; ++i) X[i] = double((i * 5) % 11) / 11.0 - 0.5;
+  for (int j = 0; j < vecs; ++j)
+    for (int c = 0; c < n; ++c) {
+      double sum = 0;
+      for (int r = 0; r < n; ++r) sum += A[r + c * n] * X[j * n + r];
+      expected.push_back(sum);
+    }
+  ASSERT_EQ(fused.size(), expected.size());
+  ASSERT_EQ(plain.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(fused[i], expected[i], 1e-12) << "value " << i;
+    EXPECT_NEAR(fused[i], plain[i], 1e-12) << "value " << i;
   }
 }
 
