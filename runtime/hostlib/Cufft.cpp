@@ -10,6 +10,8 @@
 #include <fftw3.h>
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -108,6 +110,20 @@ class PlanCache {
     const int* ie = inLayout.embed.data();
     const int* oe = outLayout.embed.data();
     const unsigned flags = FFTW_ESTIMATE;  // plans without touching the arrays, which hold the caller's data
+    // One contiguous transform: FFTW's basic interface, which plans it as a direct caller's plan would
+    // (the advanced interface may choose differently for a batch of one).
+    if (shape.batch == 1 && !shape.advanced) {
+      switch (shape.type) {
+        case CUFFT_C2C:
+          return fftwf_plan_dft(rank, n, static_cast<fftwf_complex*>(in), static_cast<fftwf_complex*>(out), key.direction, flags);
+        case CUFFT_Z2Z:
+          return fftw_plan_dft(rank, n, static_cast<fftw_complex*>(in), static_cast<fftw_complex*>(out), key.direction, flags);
+        case CUFFT_R2C: return fftwf_plan_dft_r2c(rank, n, static_cast<float*>(in), static_cast<fftwf_complex*>(out), flags);
+        case CUFFT_D2Z: return fftw_plan_dft_r2c(rank, n, static_cast<double*>(in), static_cast<fftw_complex*>(out), flags);
+        case CUFFT_C2R: return fftwf_plan_dft_c2r(rank, n, static_cast<fftwf_complex*>(in), static_cast<float*>(out), flags);
+        case CUFFT_Z2D: return fftw_plan_dft_c2r(rank, n, static_cast<fftw_complex*>(in), static_cast<double*>(out), flags);
+      }
+    }
     switch (shape.type) {
       case CUFFT_C2C:
         return fftwf_plan_many_dft(rank, n, shape.batch, static_cast<fftwf_complex*>(in), ie, inLayout.stride,
@@ -146,19 +162,29 @@ PlanCache& planCache() {
   return *cache;
 }
 
+/// An FFTW plan this cuFFT plan has executed with, and what it was made for besides the shape.
+struct Variant {
+  int direction;
+  bool inPlace;
+  int inAlignment, outAlignment;
+  void* fftwPlan;
+};
+
 /// A cuFFT handle: made (shape known) or only created.
 struct FftPlan {
   bool made = false;
   Shape shape;
   cudaStream_t stream = nullptr;
-  // The FFTW plan of the last execution and what it was made for: repeated executions on the same
-  // arrays' alignment skip the process-wide cache and its lock.
-  PlanKey lastKey{};
-  void* lastPlan = nullptr;
+  // The FFTW plans it has run with: a repeated execution finds its plan here, without building a key
+  // or taking the process-wide cache's lock.
+  std::mutex variantsMutex;
+  std::vector<Variant> variants;
 };
 
 class PlanRegistry {
  public:
+  /// Changes whenever a handle is destroyed: a cached FftPlan pointer is valid while it is unchanged.
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   cufftHandle create() {
     std::lock_guard<std::mutex> lock(mutex_);
     const cufftHandle handle = next_++;
@@ -172,10 +198,12 @@ class PlanRegistry {
   }
   bool destroy(cufftHandle handle) {
     std::lock_guard<std::mutex> lock(mutex_);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
     return plans_.erase(handle) == 1;
   }
 
  private:
+  std::atomic<std::uint64_t> generation_{0};
   std::mutex mutex_;
   cufftHandle next_ = 1;
   std::map<cufftHandle, std::unique_ptr<FftPlan>> plans_;
@@ -225,31 +253,20 @@ cufftResult createAndMake(cufftHandle* handle, int rank, const int* n, const int
   return CUFFT_SUCCESS;
 }
 
-template <class In, class Out>
-cufftResult execute(cufftHandle handle, In* idata, Out* odata, cufftType type, int direction) {
-  FftPlan* plan = registry().find(handle);
-  if (plan == nullptr || !plan->made) return CUFFT_INVALID_PLAN;
-  if (plan->shape.type != type) return CUFFT_INVALID_PLAN;  // an Exec of another kind than the plan's
-  if (idata == nullptr || odata == nullptr) return CUFFT_INVALID_VALUE;
-  if (type == CUFFT_C2C || type == CUFFT_Z2Z) {
-    if (direction != kCufftForward && direction != kCufftInverse) return CUFFT_INVALID_VALUE;
-  } else {
-    direction = realToComplex(type) ? kCufftForward : kCufftInverse;
-  }
-  void* in = const_cast<void*>(static_cast<const void*>(idata));
-  void* out = static_cast<void*>(odata);
-  PlanKey key{plan->shape, direction, in == out,
-              isDouble(type) ? fftw_alignment_of(static_cast<double*>(in)) : fftwf_alignment_of(static_cast<float*>(in)),
-              isDouble(type) ? fftw_alignment_of(static_cast<double*>(out)) : fftwf_alignment_of(static_cast<float*>(out))};
+/// The last execution of this thread: a loop of executions on one plan (the common case, and the one
+/// where a lookup's cost shows against a small transform) skips the registry and the variant list.
+struct LastExecution {
+  std::uint64_t generation = ~std::uint64_t{0};
+  cufftHandle handle = 0;
+  cufftType type = CUFFT_C2C;
+  int direction = 0;
+  bool inPlace = false;
+  int inAlignment = 0, outAlignment = 0;
   void* fftwPlan = nullptr;
-  if (plan->lastPlan != nullptr && !(key < plan->lastKey) && !(plan->lastKey < key)) {
-    fftwPlan = plan->lastPlan;
-  } else {
-    fftwPlan = planCache().get(key, in, out);
-    if (fftwPlan == nullptr) return CUFFT_SETUP_FAILED;
-    plan->lastKey = key;
-    plan->lastPlan = fftwPlan;
-  }
+};
+thread_local LastExecution lastExecution;
+
+void run(cufftType type, void* fftwPlan, void* in, void* out) {
   switch (type) {
     case CUFFT_C2C:
       fftwf_execute_dft(static_cast<fftwf_plan>(fftwPlan), static_cast<fftwf_complex*>(in), static_cast<fftwf_complex*>(out));
@@ -270,6 +287,50 @@ cufftResult execute(cufftHandle handle, In* idata, Out* odata, cufftType type, i
       fftw_execute_dft_c2r(static_cast<fftw_plan>(fftwPlan), static_cast<fftw_complex*>(in), static_cast<double*>(out));
       break;
   }
+}
+
+template <class In, class Out>
+cufftResult execute(cufftHandle handle, In* idata, Out* odata, cufftType type, int direction) {
+  void* in = const_cast<void*>(static_cast<const void*>(idata));
+  void* out = static_cast<void*>(odata);
+  const bool inPlace = in == out;
+  const int inAlignment =
+      isDouble(type) ? fftw_alignment_of(static_cast<double*>(in)) : fftwf_alignment_of(static_cast<float*>(in));
+  const int outAlignment =
+      isDouble(type) ? fftw_alignment_of(static_cast<double*>(out)) : fftwf_alignment_of(static_cast<float*>(out));
+  LastExecution& last = lastExecution;
+  if (last.handle == handle && last.generation == registry().generation() && last.type == type &&
+      last.direction == direction && last.inPlace == inPlace && last.inAlignment == inAlignment &&
+      last.outAlignment == outAlignment && in != nullptr && out != nullptr) {
+    run(type, last.fftwPlan, in, out);
+    return CUFFT_SUCCESS;
+  }
+  const std::uint64_t generation = registry().generation();
+  FftPlan* plan = registry().find(handle);
+  if (plan == nullptr || !plan->made) return CUFFT_INVALID_PLAN;
+  if (plan->shape.type != type) return CUFFT_INVALID_PLAN;  // an Exec of another kind than the plan's
+  if (idata == nullptr || odata == nullptr) return CUFFT_INVALID_VALUE;
+  const int requested = direction;  // as the caller passes it: what the next call's fast path compares
+  if (type == CUFFT_C2C || type == CUFFT_Z2Z) {
+    if (direction != kCufftForward && direction != kCufftInverse) return CUFFT_INVALID_VALUE;
+  } else {
+    direction = realToComplex(type) ? kCufftForward : kCufftInverse;
+  }
+  void* fftwPlan = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(plan->variantsMutex);
+    for (const Variant& variant : plan->variants)
+      if (variant.direction == direction && variant.inPlace == inPlace && variant.inAlignment == inAlignment &&
+          variant.outAlignment == outAlignment)
+        fftwPlan = variant.fftwPlan;
+    if (fftwPlan == nullptr) {
+      fftwPlan = planCache().get(PlanKey{plan->shape, direction, inPlace, inAlignment, outAlignment}, in, out);
+      if (fftwPlan == nullptr) return CUFFT_SETUP_FAILED;
+      plan->variants.push_back(Variant{direction, inPlace, inAlignment, outAlignment, fftwPlan});
+    }
+  }
+  run(type, fftwPlan, in, out);
+  last = LastExecution{generation, handle, type, requested, inPlace, inAlignment, outAlignment, fftwPlan};
   return CUFFT_SUCCESS;
 }
 
