@@ -830,6 +830,13 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
       continue;
     }
     if (!rewrittenCalls.insert(sm_.getFileOffset(loc)).second) continue;
+    // A call inside a loop that library-call fusion replaced is gone (the fused call is already spelt
+    // for dispatch): editing it would conflict.
+    const unsigned offset = sm_.getFileOffset(loc);
+    if (std::any_of(result.fusedRanges.begin(), result.fusedRanges.end(), [&](const clang::tooling::Range& range) {
+          return offset >= range.getOffset() && offset < range.getOffset() + range.getLength();
+        }))
+      continue;
     add(result, loc, static_cast<unsigned>(written.size()), ("::dispar::gpu::" + written).str());
     const SymbolCall* symbol = symbolCall(callee->getName());
     if (!symbol) continue;
