@@ -62,19 +62,57 @@ std::string whyNotFixed(const clang::Expr* expr, const clang::FunctionDecl* func
   return why;
 }
 
-// plan1d(n, in, out, [sign,] flags)
+// What a 1-D plan's creation says: plan1d(n, in, out, [sign,] flags), or, for a strided one,
+// plan_many_dft(1, &n, 1, in, nullptr, istride, idist, out, nullptr, ostride, odist, sign, flags).
 struct PlanArgs {
-  const clang::Expr* size;
-  const clang::Expr* sign;  // null for r2c / c2r
-  const clang::Expr* flags;
+  const clang::Expr* size = nullptr;
+  const clang::Expr* in = nullptr;
+  const clang::Expr* out = nullptr;
+  const clang::Expr* sign = nullptr;  // null for r2c / c2r
+  const clang::Expr* flags = nullptr;
+  const clang::Expr* istride = nullptr;  // null: 1
+  const clang::Expr* ostride = nullptr;
 };
 
-PlanArgs planArgs(const clang::CallExpr* plan, FftKind kind) {
-  bool complex = kind == FftKind::ComplexToComplex;
-  return {plan->getArg(0), complex ? plan->getArg(3) : nullptr, plan->getArg(complex ? 4 : 3)};
+Analysed<PlanArgs> planArgs(const clang::CallExpr* plan, const FftShapeRow& shape, LoopAnalysis& analysis) {
+  using Fail = Analysed<PlanArgs>;
+  PlanArgs args;
+  if (shape.strided) {
+    if (plan->getNumArgs() != 13) return Fail::fail("the call does not have the arguments of a many plan");
+    if (analysis.constant(plan->getArg(0)) != 1 || analysis.constant(plan->getArg(2)) != 1)
+      return Fail::fail("the many plan is not one transform of rank 1");
+    clang::ASTContext& context = analysis.context();
+    for (unsigned embed : {4u, 8u})
+      if (!plan->getArg(embed)->isNullPointerConstant(context, clang::Expr::NPC_ValueDependentIsNotNull))
+        return Fail::fail("the many plan has an embedding");
+    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(plan->getArg(1)->IgnoreParenImpCasts());
+    if (!address || address->getOpcode() != clang::UO_AddrOf) return Fail::fail("the transform size is not written '&n'");
+    args.size = address->getSubExpr();
+    args.in = plan->getArg(3);
+    args.istride = plan->getArg(5);
+    args.out = plan->getArg(7);
+    args.ostride = plan->getArg(9);
+    args.sign = plan->getArg(11);
+    args.flags = plan->getArg(12);
+    return {args, ""};
+  }
+  bool complex = shape.kind == FftKind::ComplexToComplex;
+  if (plan->getNumArgs() != (complex ? 5u : 4u)) return Fail::fail("the call does not have the arguments of a 1-D plan");
+  args.size = plan->getArg(0);
+  args.in = plan->getArg(1);
+  args.out = plan->getArg(2);
+  args.sign = complex ? plan->getArg(3) : nullptr;
+  args.flags = plan->getArg(complex ? 4 : 3);
+  return {args, ""};
 }
 
-unsigned planArgCount(FftKind kind) { return kind == FftKind::ComplexToComplex ? 5 : 4; }
+// The plan row whose creation function `name` is, among the rows executed by `execute` (a plan made
+// outside the loop).
+const FftShapeRow* planRow(llvm::StringRef name, const FftFunction& execution) {
+  for (const FftShapeRow& shape : kFftShapes)
+    if (shape.execute == execution.shape->execute && execution.name(shape.plan1d) == name) return &shape;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -88,7 +126,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   FftKind kind = fn.shape->kind;
   std::string triggerName = calleeName(call).str();
 
-  const clang::CallExpr* plan = nullptr;     // the 1-D plan's creation
+  const clang::CallExpr* plan = nullptr;  // the 1-D plan's creation
+  const FftShapeRow* shape = fn.shape;
   const clang::Expr* in = nullptr;
   const clang::Expr* out = nullptr;
   bool planInLoop = fn.isPlan;
@@ -100,9 +139,6 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
         !isCallOf(loop.body[1], fn.name("execute"), var) || !isCallOf(loop.body[2], fn.name("destroy_plan"), var))
       return Fail::fail("the loop body is not one plan of " + triggerName + ", its execution and its destruction");
     plan = call;
-    if (plan->getNumArgs() != planArgCount(kind)) return Fail::fail("the call does not have the arguments of " + triggerName);
-    in = plan->getArg(1);
-    out = plan->getArg(2);
   } else {
     // fftw_execute_dft(plan, in, out), the plan made once by a 1-D plan in this function.
     if (loop.body.size() != 1 || asCall(loop.body[0]) != call)
@@ -110,8 +146,9 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts());
     const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
     const clang::CallExpr* init = var && var->getInit() ? llvm::dyn_cast<clang::CallExpr>(var->getInit()->IgnoreImplicit()) : nullptr;
-    if (!init || calleeName(init) != fn.name(fn.shape->plan1d) || init->getNumArgs() != planArgCount(kind))
-      return Fail::fail("the plan '" + analysis.text(call->getArg(0)) + "' is not made by " + fn.name(fn.shape->plan1d) +
+    shape = init ? planRow(calleeName(init), fn) : nullptr;
+    if (!shape)
+      return Fail::fail("the plan '" + analysis.text(call->getArg(0)) + "' is not made by a 1-D plan of " + fn.precision->prefix.str() +
                         " where it is declared");
     if (!analysis.onlyRead(var, site.function->getBody()))
       return Fail::fail("the plan '" + var->getNameAsString() + "' is assigned after its creation");
@@ -119,27 +156,48 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
     in = call->getArg(1);
     out = call->getArg(2);
   }
-  PlanArgs args = planArgs(plan, kind);
-
-  // The transform size and sign: from the loop's own plan, or fixed since the outside plan was made.
-  Poly size;
-  std::string sizeText = analysis.text(args.size), signText = args.sign ? analysis.text(args.sign) : "";
+  Analysed<PlanArgs> parsed = planArgs(plan, *shape, analysis);
+  if (!parsed) return Fail::fail(parsed.whyNot);
+  const PlanArgs& args = *parsed;
   if (planInLoop) {
-    Analysed<Poly> p = analysis.invariantPoly(args.size, loop);
-    if (!p) return Fail::fail("the transform size " + p.whyNot);
-    size = *p;
-    if (args.sign)
-      if (Analysed<std::string> s = analysis.invariantText(args.sign, loop); !s) return Fail::fail("the sign " + s.whyNot);
-  } else {
-    for (const clang::Expr* e : {args.size, args.sign})
-      if (e)
-        if (std::string why = whyNotFixed(e, site.function, analysis); !why.empty()) return Fail::fail(why);
-    // Fixed since the plan was made, the size reads as any invariant of the loop.
-    Analysed<Poly> p = analysis.invariantPoly(args.size, loop);
-    if (!p) return Fail::fail("the transform size " + p.whyNot);
-    size = *p;
+    in = args.in;
+    out = args.out;
   }
-  if (sizeText.empty() || (args.sign && signText.empty())) return Fail::fail("an argument is written inside a macro");
+
+  // The plan's scalars: invariant in the loop, or fixed since the outside plan was made (and then read
+  // as any invariant of the loop).
+  auto scalar = [&](const clang::Expr* e, const char* what) -> Analysed<Poly> {
+    if (!planInLoop)
+      if (std::string why = whyNotFixed(e, site.function, analysis); !why.empty()) return Analysed<Poly>::fail(why);
+    Analysed<Poly> p = analysis.invariantPoly(e, loop);
+    if (!p) return Analysed<Poly>::fail(std::string(what) + " " + p.whyNot);
+    return p;
+  };
+  Analysed<Poly> sizePoly = scalar(args.size, "the transform size");
+  if (!sizePoly) return Fail::fail(sizePoly.whyNot);
+  Poly size = *sizePoly;
+  Poly istride = Poly::constant(1), ostride = Poly::constant(1);
+  std::string istrideText = "1", ostrideText = "1";
+  if (args.istride) {
+    Analysed<Poly> i = scalar(args.istride, "the input stride");
+    if (!i) return Fail::fail(i.whyNot);
+    Analysed<Poly> o = scalar(args.ostride, "the output stride");
+    if (!o) return Fail::fail(o.whyNot);
+    istride = *i;
+    ostride = *o;
+    istrideText = analysis.text(args.istride);
+    ostrideText = analysis.text(args.ostride);
+  }
+  std::string sizeText = analysis.text(args.size), signText = args.sign ? analysis.text(args.sign) : "";
+  if (args.sign) {
+    if (!planInLoop) {
+      if (std::string why = whyNotFixed(args.sign, site.function, analysis); !why.empty()) return Fail::fail(why);
+    } else if (Analysed<std::string> sign = analysis.invariantText(args.sign, loop); !sign) {
+      return Fail::fail("the sign " + sign.whyNot);
+    }
+  }
+  if (sizeText.empty() || (args.sign && signText.empty()) || istrideText.empty() || ostrideText.empty())
+    return Fail::fail("an argument is written inside a macro");
   std::optional<std::int64_t> flags = analysis.constant(args.flags);
   if (!flags) return Fail::fail("the planner flags are not a constant");
 
@@ -158,15 +216,31 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   std::string outBytes = kind == FftKind::ComplexToReal ? realBytes : complexBytes;
 
   FusedLoop fused;
-  fused.fusedName = fn.name(fn.shape->many);
+  fused.fusedName = fn.name(shape->many);
   Guard& guard = fused.guard;
   const Poly& idist = input->index.coefficient;
   const Poly& odist = output->index.coefficient;
-  guard.requireAtLeast(loop.count, Poly::constant(1), "the loop runs no iteration");
-  guard.requireAtLeast(idist, inLength, "the inputs of successive transforms overlap");
-  guard.requireAtLeast(odist, outLength, "the outputs of successive transforms overlap");
-  Region inRegion = loopRegion(analysis.text(in), *input, loop, inLength, inBytes);
-  Region outRegion = loopRegion(analysis.text(out), *output, loop, outLength, outBytes);
+  const Poly one = Poly::constant(1);
+  guard.requireAtLeast(loop.count, one, "the loop runs no iteration");
+  guard.requireAtLeast(istride, one, "a stride is not positive");
+  guard.requireAtLeast(ostride, one, "a stride is not positive");
+  // One transform spans (length - 1) * stride + 1 elements. Successive ones must not share any: one after
+  // the other (rows), or interleaved, all of them within one stride (columns).
+  auto apart = [&](const Poly& dist, const Poly& stride, const Poly& length, const std::string& why) {
+    std::vector<std::vector<Guard::AtLeast>> clauses = {{{dist, (length - one) * stride + one}}};
+    if (stride.constantValue() != 1) clauses.push_back({{stride, loop.count * dist}, {dist, one}});
+    guard.requireAny(clauses, why);
+  };
+  apart(idist, istride, inLength, "the inputs of successive transforms overlap");
+  apart(odist, ostride, outLength, "the outputs of successive transforms overlap");
+  auto region = [&](const std::string& name, const AffinePointer& p, const Poly& length, const Poly& stride,
+                    const std::string& bytes) {
+    return loopRegion(name, p, loop, (length - one) * stride + one, bytes);
+  };
+  Region inRegion = region(analysis.text(in), *input, inLength, istride, inBytes);
+  Region outRegion = region(analysis.text(out), *output, outLength, ostride, outBytes);
+  bool inPlace = kind == FftKind::ComplexToComplex && input->sameAs(*output);
+  if (inPlace) guard.requireEqual(istride, ostride, "an in-place transform has different input and output strides");
   guard.requireDisjoint(outRegion, inRegion, /*inPlaceAllowed=*/kind == FftKind::ComplexToComplex);
   if (guard.refuted()) return Fail::fail(guard.refutation());
 
@@ -175,8 +249,9 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   if (*flags & kFftwUnaligned) fusedFlags += " | FFTW_UNALIGNED";
   std::string planType = fn.name("plan");
   fused.statement = "{ int dispar_fft_n = " + sizeText + "; " + planType + " dispar_fft_plan = " + fused.fusedName +
-                    "(1, &dispar_fft_n, " + loop.count.text() + ", " + inRegion.firstText + ", nullptr, 1, " + idist.text() +
-                    ", " + outRegion.firstText + ", nullptr, 1, " + odist.text() + ", " + (args.sign ? signText + ", " : "") +
+                    "(1, &dispar_fft_n, " + loop.count.text() + ", " + inRegion.firstText + ", nullptr, " + istrideText + ", " +
+                    idist.text() + ", " + outRegion.firstText + ", nullptr, " + ostrideText + ", " + odist.text() + ", " +
+                    (args.sign ? signText + ", " : "") +
                     fusedFlags + "); " + fn.name("execute") + "(dispar_fft_plan); " + fn.name("destroy_plan") +
                     "(dispar_fft_plan); }";
   return {std::move(fused), ""};

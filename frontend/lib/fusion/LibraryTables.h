@@ -72,18 +72,21 @@ inline constexpr FftPrecisionRow kFftPrecisions[] = {{"fftw_", "double"}, {"fftw
 enum class FftKind { ComplexToComplex, RealToComplex, ComplexToReal };
 
 /// A 1-D transform: the plan that creates it, the new-array execution, and the many-plan a loop of
-/// them becomes (names without the precision prefix).
+/// them becomes (names without the precision prefix). A `strided` plan is a many-plan of rank 1 and one
+/// transform, whose strides let it run down a column.
 struct FftShapeRow {
   llvm::StringLiteral plan1d;
   llvm::StringLiteral execute;
   llvm::StringLiteral many;
   FftKind kind;
+  bool strided;
 };
 
 inline constexpr FftShapeRow kFftShapes[] = {
-    {"plan_dft_1d", "execute_dft", "plan_many_dft", FftKind::ComplexToComplex},
-    {"plan_dft_r2c_1d", "execute_dft_r2c", "plan_many_dft_r2c", FftKind::RealToComplex},
-    {"plan_dft_c2r_1d", "execute_dft_c2r", "plan_many_dft_c2r", FftKind::ComplexToReal},
+    {"plan_dft_1d", "execute_dft", "plan_many_dft", FftKind::ComplexToComplex, false},
+    {"plan_many_dft", "execute_dft", "plan_many_dft", FftKind::ComplexToComplex, true},
+    {"plan_dft_r2c_1d", "execute_dft_r2c", "plan_many_dft_r2c", FftKind::RealToComplex, false},
+    {"plan_dft_c2r_1d", "execute_dft_c2r", "plan_many_dft_c2r", FftKind::ComplexToReal, false},
 };
 
 /// FFTW's planner flags that fusion keeps (fftw3.h): the fused plan is always made with FFTW_ESTIMATE,

@@ -144,6 +144,12 @@ bool LoopAnalysis::onlyRead(const clang::VarDecl* var, const clang::Stmt* where)
     // A read is an lvalue-to-rvalue conversion; anything else (assignment, ++, &, a reference) may write.
     auto parents = context_.getParents(*ref);
     if (parents.empty()) return false;
+    if (const auto* address = parents[0].get<clang::UnaryOperator>(); address && address->getOpcode() == clang::UO_AddrOf) {
+      // &n handed on as a pointer to const (fftw_plan_many_dft's sizes) only lets the callee read it.
+      auto above = context_.getParents(*address);
+      const auto* toConst = above.empty() ? nullptr : above[0].get<clang::ImplicitCastExpr>();
+      return toConst && toConst->getType()->isPointerType() && toConst->getType()->getPointeeType().isConstQualified();
+    }
     const auto* cast = parents[0].get<clang::ImplicitCastExpr>();
     return cast && (cast->getCastKind() == clang::CK_LValueToRValue || cast->getCastKind() == clang::CK_ArrayToPointerDecay);
   }
@@ -410,6 +416,37 @@ void Guard::requireEqual(const Poly& lhs, const Poly& rhs, const std::string& wh
     return;
   }
   check(lhs.text() + " == " + rhs.text());
+}
+
+void Guard::requireAny(const std::vector<std::vector<AtLeast>>& clauses, const std::string& why) {
+  std::vector<std::string> open;  // clauses undecided at compile time, as text
+  for (const std::vector<AtLeast>& clause : clauses) {
+    std::vector<std::string> terms;
+    bool refutedClause = false;
+    for (const auto& [lhs, rhs] : clause) {
+      if (std::optional<std::int64_t> d = (lhs - rhs).constantValue()) {
+        refutedClause = refutedClause || *d < 0;
+        continue;
+      }
+      terms.push_back(lhs.text() + " >= " + rhs.text());
+    }
+    if (refutedClause) continue;
+    if (terms.empty()) return;  // this clause is proven
+    std::string text;
+    for (const std::string& t : terms) text += (text.empty() ? "" : " && ") + t;
+    open.push_back(text);
+  }
+  if (open.empty()) {
+    refute(why);
+    return;
+  }
+  if (open.size() == 1) {
+    check(open[0]);
+    return;
+  }
+  std::string text;
+  for (const std::string& c : open) text += (text.empty() ? "(" : " || ") + std::string("(") + c + ")";
+  check(text + ")");
 }
 
 void Guard::requireDisjoint(const Region& output, const Region& input, bool inPlaceAllowed) {

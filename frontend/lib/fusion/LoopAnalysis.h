@@ -131,6 +131,9 @@ class Guard {
  public:
   void requireAtLeast(const Poly& lhs, const Poly& rhs, const std::string& why);
   void requireEqual(const Poly& lhs, const Poly& rhs, const std::string& why);
+  /// At least one clause holds, each clause a conjunction of `lhs >= rhs`.
+  using AtLeast = std::pair<Poly, Poly>;
+  void requireAny(const std::vector<std::vector<AtLeast>>& clauses, const std::string& why);
   /// The output region must not overlap the input region (identical pointers are allowed when
   /// `inPlaceAllowed`, for transforms that may run in place).
   void requireDisjoint(const Region& output, const Region& input, bool inPlaceAllowed = false);
