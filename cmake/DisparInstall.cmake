@@ -44,7 +44,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Called by disparcc (not linked): the MPI compiler wrappers, the C++ compiler behind them, Clang's
 # builtin headers for the frontend's parse.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "mpich, libmpich-dev, g++, libclang-common-19-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin, libopenmpi-dev, libfftw3-dev, libopenblas-dev")
+# OpenBLAS and FFTW: disparcc links them (under the cuBLAS/cuFFT host stand-ins) into programs that call cuBLAS or cuFFT.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "mpich, libmpich-dev, g++, libclang-common-19-dev, libfftw3-dev, libopenblas-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin, libopenmpi-dev")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "slurm-client, postgresql")
 include(CPack)
