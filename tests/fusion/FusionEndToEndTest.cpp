@@ -119,8 +119,8 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
   }
 }
 
-// The cuBLAS pattern on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
-TEST(FusionEndToEnd, FusedCublasLoopComputesWhatTheLoopComputed) {
+// The cuBLAS patterns on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
+TEST(FusionEndToEnd, FusedCublasLoopsComputeWhatTheLoopsComputed) {
   ScratchDir dir;
   dir.write("cublas_fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/cublas_fusion_e2e.dsp"));
   const std::vector<std::string> hostOnly = {"DISPAR_CUDA_PATH=/nonexistent"};
@@ -142,6 +142,20 @@ TEST(FusionEndToEnd, FusedCublasLoopComputesWhatTheLoopComputed) {
       for (int r = 0; r < n; ++r) sum += A[r + c * n] * X[j * n + r];
       expected.push_back(sum);
     }
+  // C_b = A_b B_b^T, column-major blocks (cublasDgemm with CUBLAS_OP_N, CUBLAS_OP_T).
+  constexpr int m = 5, nb = 4, k = 3, blocks = 6;
+  std::vector<double> BA(m * k * blocks), BB(nb * k * blocks);
+  for (int i = 0; i < m * k * blocks; ++i) BA[i] = double((i * 3) % 7) / 7.0 - 0.25;
+  for (int i = 0; i < nb * k * blocks; ++i) BB[i] = double((i * 5) % 9) / 9.0 - 0.5;
+  for (int b = 0; b < blocks; ++b)
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int l = 0; l < k; ++l) sum += BA[b * m * k + i + l * m] * BB[b * k * nb + j + l * nb];
+        expected.push_back(sum);
+      }
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:23:3: remark: fused a loop of calls of cublasDgemm into one cublasDgemmStridedBatched"),
+            std::string::npos) << fusedLog;
   ASSERT_EQ(fused.size(), expected.size());
   ASSERT_EQ(plain.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {

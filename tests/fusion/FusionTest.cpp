@@ -276,6 +276,22 @@ TEST(Fusion, GemmOverColumnBlocksInAHelper) {
       << f.diagnostics;
 }
 
+TEST(Fusion, CublasGemmLoopOverBlocksBecomesOneStridedBatch) {
+  Fusion f = fuse(
+      "#include <cublas_v2.h>\n"
+      "void batch(cublasHandle_t h, const double* A, const double* B, double* C, int m, int n, int k, int count) {\n"
+      "  const double one = 1.0, zero = 0.0;\n"
+      "  for (int b = 0; b < count; ++b)\n"
+      "    cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &one, A + b * m * k, m, B + b * k * n, n, &zero, C + b * m * n, m);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "{ ::dispar::gpu::cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &one, A, m, k * m, B, n, "
+                               "k * n, &zero, C, m, m * n, count); } else for"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:8:3: remark: fused a loop of calls of cublasDgemm into one cublasDgemmStridedBatched, behind"))
+      << f.diagnostics;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Loops that must stay as written, and why
 
@@ -356,7 +372,7 @@ const Missed kMissed[] = {
      "  for (int r = 0; r < 4; ++r) fftw_execute_dft(plan, in + r * n, out + r * n);\n"
      "}\n",
      "loop of fftw_execute_dft calls not fused: the plan 'plan' is assigned after its creation"},
-    {"FftColumnsOverlap",
+    {"FftBodyDeclaresMore",
      "void f(fftw_complex* a, fftw_complex* b) {\n"
      "  for (int c = 0; c < 8; ++c) { const int n = 16; fftw_plan p = fftw_plan_many_dft(1, &n, 1, a + c, nullptr, 4, 1, b + c, nullptr, 4, 1, "
      "FFTW_FORWARD, FFTW_ESTIMATE); fftw_execute(p); fftw_destroy_plan(p); }\n"

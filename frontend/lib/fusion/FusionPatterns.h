@@ -49,7 +49,8 @@ class GemvLoopToGemm : public FusionPattern {
   Analysed<FusedLoop> fuse(const LoopSite& site, LoopAnalysis& analysis) const override;
 };
 
-/// for (b) cblas_?gemm on the b-th block of A (or B) and of C -> one cblas_?gemm on the stacked blocks.
+/// for (b) cblas_?gemm on the b-th block of A (or B) and of C -> one cblas_?gemm on the stacked blocks;
+/// for (b) cublas?gemm on the b-th blocks -> one cublas?gemmStridedBatched.
 class GemmBlocksToGemm : public FusionPattern {
  public:
   bool triggers(llvm::StringRef name) const override;

@@ -3,6 +3,7 @@
 // the matching columns of C (A shared). The b-th block must start exactly b block heights (widths)
 // after the first, so that the stacked blocks are one matrix with the same leading dimension.
 #include "FusionPatterns.h"
+#include "LibraryFusion.h"
 #include "LibraryTables.h"
 
 namespace dispar::frontend::fusion {
@@ -15,8 +16,9 @@ const GemmRow* gemmRow(llvm::StringRef name) {
   return nullptr;
 }
 
-// cblas_?gemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
-enum GemmArg { Order, TransA, TransB, M, N, K, Alpha, A, Lda, B, Ldb, Beta, C, Ldc, GemmArgs };
+// cblas_?gemm(order, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc); cuBLAS has the handle
+// where CBLAS has the order, and is column-major.
+enum GemmArg { Order, Handle = Order, TransA, TransB, M, N, K, Alpha, A, Lda, B, Ldb, Beta, C, Ldc, GemmArgs };
 
 // The elements a rows x cols matrix with leading dimension ld spans.
 Poly extent(const Poly& rows, const Poly& cols, const Poly& ld, bool rowMajor) {
@@ -38,9 +40,18 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   if (call->getNumArgs() != GemmArgs) return Fail::fail("the call does not have the arguments of " + row.gemm.str());
   auto arg = [call](GemmArg i) { return call->getArg(i); };
 
-  std::optional<std::int64_t> order = analysis.constant(arg(Order));
+  bool cublas = row.api == BlasApi::Cublas;
+  std::optional<std::int64_t> order = cublas ? std::optional<std::int64_t>(kColMajor) : analysis.constant(arg(Order));
   std::optional<std::int64_t> transA = analysis.constant(arg(TransA));
   std::optional<std::int64_t> transB = analysis.constant(arg(TransB));
+  std::string handle;
+  if (cublas) {
+    for (std::optional<std::int64_t>* t : {&transA, &transB})
+      if (*t && **t >= kCublasOpN && **t <= kCublasOpC) **t += kNoTrans - kCublasOpN;
+    Analysed<std::string> h = analysis.invariantText(arg(Handle), loop);
+    if (!h) return Fail::fail("the handle " + h.whyNot);
+    handle = *h;
+  }
   if (!order || (*order != kRowMajor && *order != kColMajor)) return Fail::fail("the matrix order is not a constant");
   for (const std::optional<std::int64_t>& t : {transA, transB})
     if (!t || (*t != kNoTrans && *t != kTrans && *t != kConjTrans)) return Fail::fail("the transposition is not a constant");
@@ -72,6 +83,30 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
 
   bool aVaries = !a->index.coefficient.isZero(), bVaries = !b->index.coefficient.isZero();
   if (c->index.coefficient.isZero()) return Fail::fail("every call writes the same matrix '" + analysis.text(arg(C)) + "'");
+  bool tA = *transA != kNoTrans, tB = *transB != kNoTrans;
+  if (cublas) {
+    // The GPU has a strided batch: any steps, the blocks of C apart from each other.
+    FusedLoop fused;
+    fused.fusedName = row.batched.str();
+    Guard& guard = fused.guard;
+    guard.requireAtLeast(loop.count, Poly::constant(1), "the loop runs no iteration");
+    guard.requireAtLeast(c->index.coefficient, extent(m, n, ld[2], false), "the blocks of C overlap");
+    Region cRegion = loopRegion(analysis.text(arg(C)), *c, loop, extent(m, n, ld[2], false), row.elementBytes);
+    Region aRegion = loopRegion(analysis.text(arg(A)), *a, loop, tA ? extent(k, m, ld[0], false) : extent(m, k, ld[0], false),
+                                row.elementBytes);
+    Region bRegion = loopRegion(analysis.text(arg(B)), *b, loop, tB ? extent(n, k, ld[1], false) : extent(k, n, ld[1], false),
+                                row.elementBytes);
+    guard.requireDisjoint(cRegion, aRegion);
+    guard.requireDisjoint(cRegion, bRegion);
+    if (guard.refuted()) return Fail::fail(guard.refutation());
+    fused.statement = "{ " + libraryCallSpelling(row.batched, site.options) + "(" + handle + ", " + cublasOperationName(*transA) +
+                      ", " + cublasOperationName(*transB) + ", " + analysis.text(arg(M)) + ", " + analysis.text(arg(N)) + ", " +
+                      analysis.text(arg(K)) + ", " + *alpha + ", " + aRegion.firstText + ", " + analysis.text(arg(Lda)) + ", " +
+                      a->index.coefficient.text() + ", " + bRegion.firstText + ", " + analysis.text(arg(Ldb)) + ", " +
+                      b->index.coefficient.text() + ", " + *beta + ", " + cRegion.firstText + ", " + analysis.text(arg(Ldc)) +
+                      ", " + c->index.coefficient.text() + ", " + loop.count.text() + "); }";
+    return {std::move(fused), ""};
+  }
   if (aVaries && bVaries)
     return Fail::fail("both '" + analysis.text(arg(A)) + "' and '" + analysis.text(arg(B)) +
                       "' change with the loop, a batch of independent products");
@@ -84,7 +119,6 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   // Elements between consecutive rows (columns) of op(X) for a matrix X stored with leading dimension ld.
   auto rowStep = [rowMajor](const Poly& ldX, bool trans) { return rowMajor != trans ? ldX : Poly::constant(1); };
   auto colStep = [rowMajor](const Poly& ldX, bool trans) { return rowMajor != trans ? Poly::constant(1) : ldX; };
-  bool tA = *transA != kNoTrans, tB = *transB != kNoTrans;
   Poly totalM = m, totalN = n;
   // `block` is the varying operand (A or B) with the step of its op's rows (columns).
   auto stacks = [&](const AffinePointer& block, const Poly& blockLd, const Poly& blockStep, const Poly& cStep,

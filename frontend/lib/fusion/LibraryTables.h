@@ -1,7 +1,6 @@
 // The library functions fusion knows, as data: one row per function family and precision. A pattern
 // looks its trigger call up here and takes the fused call's name and element sizes from the same row.
-// GPU rows sit beside the CPU ones: cuBLAS gemv is written; cuFFT and batched cuBLAS gemm are not yet
-// (docs/libraries.md).
+// GPU rows (cuBLAS) sit beside the CPU ones; cuFFT's are not written yet (docs/libraries.md).
 #ifndef DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 #define DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 
@@ -48,17 +47,24 @@ inline constexpr GemvRow kGemvRows[] = {
     {"cublasZgemv", "cublasZgemm", "2 * sizeof(double)", true, BlasApi::Cublas},
 };
 
-/// A matrix-matrix product whose loop over equal blocks becomes one product on the stacked whole.
+/// A matrix-matrix product whose loop over equal blocks becomes one product on the stacked whole (CBLAS),
+/// or one strided batched product (cuBLAS: `batched`).
 struct GemmRow {
   llvm::StringLiteral gemm;
   const char* elementBytes;
+  BlasApi api;
+  llvm::StringLiteral batched;
 };
 
 inline constexpr GemmRow kGemmRows[] = {
-    {"cblas_sgemm", "sizeof(float)"},
-    {"cblas_dgemm", "sizeof(double)"},
-    {"cblas_cgemm", "2 * sizeof(float)"},
-    {"cblas_zgemm", "2 * sizeof(double)"},
+    {"cblas_sgemm", "sizeof(float)", BlasApi::Cblas, ""},
+    {"cblas_dgemm", "sizeof(double)", BlasApi::Cblas, ""},
+    {"cblas_cgemm", "2 * sizeof(float)", BlasApi::Cblas, ""},
+    {"cblas_zgemm", "2 * sizeof(double)", BlasApi::Cblas, ""},
+    {"cublasSgemm", "sizeof(float)", BlasApi::Cublas, "cublasSgemmStridedBatched"},
+    {"cublasDgemm", "sizeof(double)", BlasApi::Cublas, "cublasDgemmStridedBatched"},
+    {"cublasCgemm", "2 * sizeof(float)", BlasApi::Cublas, "cublasCgemmStridedBatched"},
+    {"cublasZgemm", "2 * sizeof(double)", BlasApi::Cublas, "cublasZgemmStridedBatched"},
 };
 
 /// FFTW's precisions: the prefix of every name (`fftw_plan_dft_1d`, `fftwf_plan_dft_1d`).
