@@ -363,4 +363,7 @@ class PipeArray {
 #define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...) \
   void dispar_vnode_array_##name##_L##line(const int index, ::dispar::detail::FamilySize<(count)> = {}, ##__VA_ARGS__)
 
+// split_for: a loop shared by the rank's GPU and CPU cores.
+#include <dispar/split.h>
+
 #endif  // DISPAR_DISPAR_H
