@@ -151,13 +151,23 @@ TEST(SplitFor, GpuBodyExceptionIsNamed) {
 }
 
 // The same call site twice (the loop is in one function): the second call starts from the first's
-// rates, with no profiling chunk.
+// rates, with no profiling chunk. Each chunk takes a while, so that every worker measures a rate in the
+// first call (a unit that learned none would profile again).
 dispar::SplitStats sharedSite(std::size_t n, Coverage& coverage) {
   dispar::SplitOptions options;
   options.cpuThreads = 2;
+  const auto slow = [](std::size_t b, std::size_t e) { std::this_thread::sleep_for(std::chrono::microseconds(100 + 2 * (e - b))); };
   return dispar::split_for(
-      n, [&](std::size_t b, std::size_t e) { coverage.mark(b, e, false); },
-      [&](std::size_t b, std::size_t e) { coverage.mark(b, e, true); }, options);
+      n,
+      [&](std::size_t b, std::size_t e) {
+        slow(b, e);
+        coverage.mark(b, e, false);
+      },
+      [&](std::size_t b, std::size_t e) {
+        slow(b, e);
+        coverage.mark(b, e, true);
+      },
+      options);
 }
 
 TEST(SplitFor, RatesCarryOverToTheNextCallAtTheSameSite) {
