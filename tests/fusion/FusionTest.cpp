@@ -426,6 +426,24 @@ TEST(Fusion, LoopsWithoutLibraryCallsAreNotCandidates) {
   EXPECT_EQ(remarkCount(f.diagnostics), 0) << f.diagnostics;
 }
 
+// In a CUDA program fusion runs before the CUDA lowering; their edits must not meet, and loops that launch
+// kernels are the lowering's.
+TEST(Fusion, CudaProgramGetsBothFusionAndLowering) {
+  Fusion f = fuse(
+      "__global__ void scale(double* y) { y[threadIdx.x] *= 2; }\n"
+      "void products(double* y) {\n"
+      "  static double A[64 * 64], X[16 * 64];\n"
+      "  for (int j = 0; j < 16; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, 64, 64, 1.0, A, 64, X + j * 64, 1, 0.0, y + j * 64, 1);\n"
+      "  for (int j = 0; j < 16; ++j) { cblas_dgemv(CblasRowMajor, CblasNoTrans, 64, 64, 1.0, A, 64, X + j * 64, 1, 0.0, y + j * 64, 1); "
+      "scale<<<1, 64>>>(y + j * 64); }\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "{ cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 16, 64, 64, 1.0, X, 64, A, 64, 0.0, y, 64); } else for"))
+      << f.code;
+  EXPECT_TRUE(contains(f.code, "dispar_host")) << f.code;  // the kernel's host clone: the lowering ran
+  EXPECT_EQ(remarkCount(f.diagnostics), 1) << f.diagnostics;  // the loop with a launch is not a candidate
+}
+
 // bench/fusion measures the code fusion emits: its kernels, compiled through the pass at build time,
 // must all fuse.
 TEST(Fusion, EveryBenchKernelFuses) {
