@@ -426,6 +426,19 @@ TEST(Fusion, LoopsWithoutLibraryCallsAreNotCandidates) {
   EXPECT_EQ(remarkCount(f.diagnostics), 0) << f.diagnostics;
 }
 
+// An unsigned loop that would not run must not reach the fused call with a wrapped-around count.
+TEST(Fusion, TripCountIsCheckedWithoutSubtracting) {
+  Fusion f = fuse(
+      "void products(const double* A, const double* x, double* y, unsigned first, unsigned last) {\n"
+      "  for (unsigned j = first; j < last; ++j) cblas_dgemv(CblasColMajor, CblasNoTrans, 8, 8, 1.0, A, 8, x + j * 8, 1, 0.0, y + j * 8, 1);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "  if (last >= first + 1 && (")) << f.code;
+  EXPECT_TRUE(contains(f.code, "{ cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 8, last - first, 8, 1.0, A, 8, x + 8 * first, 8, "
+                               "0.0, y + 8 * first, 8); } else for"))
+      << f.code;
+}
+
 // In a CUDA program fusion runs before the CUDA lowering; their edits must not meet, and loops that launch
 // kernels are the lowering's.
 TEST(Fusion, CudaProgramGetsBothFusionAndLowering) {

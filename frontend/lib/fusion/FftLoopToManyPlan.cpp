@@ -221,7 +221,7 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   const Poly& idist = input->index.coefficient;
   const Poly& odist = output->index.coefficient;
   const Poly one = Poly::constant(1);
-  guard.requireAtLeast(loop.count, one, "the loop runs no iteration");
+  requireAnIteration(guard, loop);
   guard.requireAtLeast(istride, one, "a stride is not positive");
   guard.requireAtLeast(ostride, one, "a stride is not positive");
   // One transform spans (length - 1) * stride + 1 elements. Successive ones must not share any: one after

@@ -89,7 +89,7 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
     FusedLoop fused;
     fused.fusedName = row.batched.str();
     Guard& guard = fused.guard;
-    guard.requireAtLeast(loop.count, Poly::constant(1), "the loop runs no iteration");
+    requireAnIteration(guard, loop);
     guard.requireAtLeast(c->index.coefficient, extent(m, n, ld[2], false), "the blocks of C overlap");
     Region cRegion = loopRegion(analysis.text(arg(C)), *c, loop, extent(m, n, ld[2], false), row.elementBytes);
     Region aRegion = loopRegion(analysis.text(arg(A)), *a, loop, tA ? extent(k, m, ld[0], false) : extent(m, k, ld[0], false),
@@ -115,7 +115,7 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   FusedLoop fused;
   fused.fusedName = row.gemm.str();
   Guard& guard = fused.guard;
-  guard.requireAtLeast(loop.count, Poly::constant(1), "the loop runs no iteration");
+  requireAnIteration(guard, loop);
   // Elements between consecutive rows (columns) of op(X) for a matrix X stored with leading dimension ld.
   auto rowStep = [rowMajor](const Poly& ldX, bool trans) { return rowMajor != trans ? ldX : Poly::constant(1); };
   auto colStep = [rowMajor](const Poly& ldX, bool trans) { return rowMajor != trans ? Poly::constant(1) : ldX; };

@@ -88,7 +88,7 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   FusedLoop fused;
   fused.fusedName = row.gemm.str();
   Guard& guard = fused.guard;
-  guard.requireAtLeast(loop.count, Poly::constant(1), "the loop runs no iteration");
+  requireAnIteration(guard, loop);
   guard.requireAtLeast(sx, k, "successive vectors x overlap (their step is less than their length)");
   guard.requireAtLeast(sx, Poly::constant(1), "successive vectors x overlap (their step is less than their length)");
   guard.requireAtLeast(sy, m, "successive vectors y overlap (their step is less than their length)");

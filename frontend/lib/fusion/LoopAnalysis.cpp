@@ -70,8 +70,10 @@ std::string Poly::text() const {
     for (const std::string& atom : atoms) term += (term.empty() ? "" : " * ") + atom;
     out += term;
   };
-  for (const auto& [atoms, coefficient] : terms_)
-    if (!atoms.empty()) emit(atoms, coefficient);
+  // Added terms before subtracted ones (`last - first`), the constant last.
+  for (bool positive : {true, false})
+    for (const auto& [atoms, coefficient] : terms_)
+      if (!atoms.empty() && (coefficient > 0) == positive) emit(atoms, coefficient);
   if (auto it = terms_.find({}); it != terms_.end()) emit({}, it->second);
   return out;
 }
@@ -379,7 +381,8 @@ Analysed<CanonicalLoop> LoopAnalysis::canonicalLoop(const clang::ForStmt* loop) 
   Analysed<Poly> upper = invariantPoly(bound, result);
   if (!upper) return Fail::fail("the loop bound " + upper.whyNot);
   result.lower = *lower;
-  result.count = *upper - *lower + Poly::constant(inclusive ? 1 : 0);
+  result.end = *upper + Poly::constant(inclusive ? 1 : 0);
+  result.count = result.end - *lower;
 
   const clang::Stmt* body = loop->getBody();
   if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(body)) {
@@ -394,6 +397,10 @@ Analysed<CanonicalLoop> LoopAnalysis::canonicalLoop(const clang::ForStmt* loop) 
 
 // ---------------------------------------------------------------------------------------------------
 // Guard
+
+void requireAnIteration(Guard& guard, const CanonicalLoop& loop) {
+  guard.requireAtLeast(loop.end, loop.lower + Poly::constant(1), "the loop runs no iteration");
+}
 
 bool ownsItsStorage(const clang::ValueDecl* root) {
   const auto* var = llvm::dyn_cast_or_null<clang::VarDecl>(root);

@@ -64,7 +64,8 @@ struct CanonicalLoop {
   const clang::ForStmt* loop = nullptr;
   const clang::VarDecl* variable = nullptr;
   Poly lower;
-  Poly count;
+  Poly end;    // one past the last value: the bound, plus one for `<=`
+  Poly count;  // end - lower
   std::vector<const clang::Stmt*> body;  // the body's statements (one, if it is not a block)
 };
 
@@ -151,6 +152,10 @@ class Guard {
   std::vector<std::string> runtime_;
   std::string refutation_;
 };
+
+/// The loop runs at least once: `end >= lower + 1`, compared rather than subtracted, so that an unsigned
+/// loop variable whose loop would not run cannot wrap the count around.
+void requireAnIteration(Guard& guard, const CanonicalLoop& loop);
 
 /// True when distinct roots of this kind are distinct storage: arrays and containers held by value.
 bool ownsItsStorage(const clang::ValueDecl* root);
