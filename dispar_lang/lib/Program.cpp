@@ -45,6 +45,7 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
       vertex.cost = vnode.cost;
       vertex.memory = vnode.memoryBytes;
       vertex.location = vnode.location.str();
+      vertex.usesNodeCores = vnode.usesNodeCores;
       rtg.vertices.push_back(vertex);
     }
   }

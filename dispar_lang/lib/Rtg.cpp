@@ -35,6 +35,7 @@ std::string writeRtgJson(const Rtg& rtg) {
     j["cost"] = v.cost;
     j["memory"] = v.memory ? ordered_json(*v.memory) : ordered_json(nullptr);
     j["location"] = v.location;
+    if (v.usesNodeCores) j["node_cores"] = true;  // written only when set: older readers see no change
     vertices.push_back(std::move(j));
   }
   doc["vertices"] = std::move(vertices);
@@ -141,6 +142,15 @@ class Reader {
     return true;
   }
 
+  /// true or false; absent leaves `out` as it is.
+  bool boolean(const Json& object, const char* key, const std::string& path, bool& out) {
+    const Json* v = find(object, key, path, false);
+    if (!v) return true;
+    if (!v->is_boolean()) return fail(path + "." + key + ": expected true or false, got " + lang::shownJson(*v));
+    out = v->get<bool>();
+    return true;
+  }
+
   bool fail(const std::string& message) {
     error_ = message;
     return false;
@@ -178,7 +188,7 @@ bool readVertex(Reader& r, const Json& j, std::size_t i, RtgVertex& v) {
     return r.fail(path + ".replica: must be less than replicas (" + std::to_string(v.replicas) + "), got " +
                   std::to_string(v.replica));
   return r.positive(j, "cost", path, v.cost) && r.optionalBytes(j, "memory", path, v.memory) &&
-         r.string(j, "location", path, v.location, false);
+         r.string(j, "location", path, v.location, false) && r.boolean(j, "node_cores", path, v.usesNodeCores);
 }
 
 bool readEdge(Reader& r, const Json& j, std::size_t i, int vertexCount, RtgEdge& e) {

@@ -76,6 +76,7 @@ struct AnalysisState {
   std::vector<PipeUse> pipeUses;
   std::vector<const clang::Decl*> topLevelDecls;  // main file, in order
   std::vector<GpuUse> gpuUses;
+  std::vector<GpuUse> splitLoops;  // calls of dispar::split_for: the function shares loops with the node's cores
   std::vector<CallEdge> calls;
   std::vector<const clang::FunctionDecl*> kernels;
   std::vector<const clang::FunctionDecl*> deviceFunctions;  // __global__ / __device__ declarations

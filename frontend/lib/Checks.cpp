@@ -153,6 +153,10 @@ void GpuUseCollector::registerMatchers(MatchFinder& finder) {
                              forCallable(functionDecl().bind("fn")))
                         .bind("gpucall"),
                     this);
+  finder.addMatcher(callExpr(isExpansionInMainFile(), callee(functionDecl(hasName("::dispar::split_for"))),
+                             forCallable(functionDecl().bind("fn")))
+                        .bind("split"),
+                    this);
   finder.addMatcher(callExpr(isExpansionInMainFile(), callee(functionDecl(isExpansionInMainFile()).bind("callee")),
                              forCallable(functionDecl().bind("fn")))
                         .bind("call"),
@@ -182,6 +186,12 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
   } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
     state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});
     if (!fn->hasAttr<clang::CUDAGlobalAttr>() && !fn->hasAttr<clang::CUDADeviceAttr>()) state_.runtimeCalls.push_back(call);
+  } else if (const auto* split = result.Nodes.getNodeAs<clang::CallExpr>("split")) {
+    // split_for(n, cpu, gpu): the GPU body makes the function a GPU user; `nullptr` for it is the
+    // CPU-only parallel loop.
+    state_.splitLoops.push_back(GpuUse{fn, split->getBeginLoc()});
+    const bool cpuOnly = split->getNumArgs() > 2 && split->getArg(2)->IgnoreParenImpCasts()->getType()->isNullPtrType();
+    if (!cpuOnly) state_.gpuUses.push_back(GpuUse{fn, split->getBeginLoc()});
   } else if (const auto* callee = result.Nodes.getNodeAs<clang::FunctionDecl>("callee")) {
     state_.calls.push_back(CallEdge{fn, callee->getCanonicalDecl(), result.Nodes.getNodeAs<clang::CallExpr>("call")->getBeginLoc()});
   }

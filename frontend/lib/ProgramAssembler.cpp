@@ -386,14 +386,17 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
   }
 }
 
-void ProgramAssembler::classifyVnodes(lang::ProgramModel& program) {
-  // A function uses the GPU if it does directly or calls (transitively, within the file) one that does.
-  // `witness` keeps where: the direct use, or the call that leads to one.
+namespace {
+
+// The functions that make one of `uses` directly or call (transitively, within the file) one that does,
+// each with where: the direct use, or the call that leads to one.
+llvm::DenseMap<const clang::FunctionDecl*, clang::SourceLocation> usersOf(const std::vector<GpuUse>& uses,
+                                                                          const std::vector<CallEdge>& calls) {
   llvm::DenseMap<const clang::FunctionDecl*, clang::SourceLocation> witness;
-  for (const GpuUse& use : state_.gpuUses) witness.try_emplace(use.function->getCanonicalDecl(), use.location);
+  for (const GpuUse& use : uses) witness.try_emplace(use.function->getCanonicalDecl(), use.location);
   for (bool changed = true; changed;) {
     changed = false;
-    for (const CallEdge& call : state_.calls) {
+    for (const CallEdge& call : calls) {
       const clang::FunctionDecl* caller = call.caller->getCanonicalDecl();
       if (witness.count(call.callee) && !witness.count(caller)) {
         witness[caller] = call.location;
@@ -401,11 +404,20 @@ void ProgramAssembler::classifyVnodes(lang::ProgramModel& program) {
       }
     }
   }
+  return witness;
+}
+
+}  // namespace
+
+void ProgramAssembler::classifyVnodes(lang::ProgramModel& program) {
+  const auto witness = usersOf(state_.gpuUses, state_.calls);
+  const auto splitters = usersOf(state_.splitLoops, state_.calls);
   for (std::size_t i = 0; i < program.vnodes.size(); ++i) {
     lang::VnodeModel& model = program.vnodes[i];
     const clang::FunctionDecl* fn = state_.vnodes[declOf_[i]].decl;
     auto it = fn ? witness.find(fn->getCanonicalDecl()) : witness.end();
     bool usesGpu = it != witness.end();
+    model.usesNodeCores = fn && splitters.count(fn->getCanonicalDecl());
     if (model.requirementDeclared) {
       if (model.requirement == lang::Requirement::CO && usesGpu) {
         diags_.report(expansionBegin(fn), Diag::CpuVnodeLaunchesKernel) << model.name;

@@ -1,6 +1,8 @@
 // The program model the frontend extracts: VNODEs, ports, pipes, directives, classification.
 #include "FrontendTestSupport.h"
 
+#include "dispar_lang/Rtg.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -143,6 +145,42 @@ VNODE(cpuOnly, IN(c)) { int v; while (c.read(v)) {} }
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].name, "k");
   EXPECT_EQ(p.launches.size(), 2u);
+}
+
+// split_for: with a GPU body the VNODE uses the GPU and its node's cores; with `nullptr` (the CPU-only
+// loop) only the cores; found through the file's functions too. The RTG carries it as "node_cores".
+TEST(Model, SplitLoopsUseTheNodesCores) {
+  ParseOutcome outcome = parseSource(R"(#include <dispar/dispar.h>
+#include <cuda_runtime.h>
+__global__ void k(float* x, int first) { x[first + threadIdx.x] *= 2; }
+static void sweep(float* x) {
+  dispar::split_for(1024, [&](std::size_t b, std::size_t e) { for (auto i = b; i < e; ++i) x[i] *= 2; },
+                    [&](std::size_t b, std::size_t e) { k<<<1, static_cast<int>(e - b)>>>(x, static_cast<int>(b)); });
+}
+PIPE(int, a);
+PIPE(int, b);
+VNODE(both, OUT(a)) { sweep(nullptr); }
+VNODE(cpuLoop, IN(a), OUT(b)) { dispar::split_for(10, [](std::size_t, std::size_t) {}, nullptr); }
+VNODE(plain, IN(b)) { int v; while (b.read(v)) {} }
+)");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  ASSERT_EQ(p.vnodes.size(), 3u);
+  EXPECT_EQ(p.vnodes[0].requirement, lang::Requirement::CG);
+  EXPECT_TRUE(p.vnodes[0].usesNodeCores);
+  EXPECT_EQ(p.vnodes[1].requirement, lang::Requirement::CO);
+  EXPECT_TRUE(p.vnodes[1].usesNodeCores);
+  EXPECT_FALSE(p.vnodes[2].usesNodeCores);
+  const lang::Rtg rtg = lang::buildRtg(p, {});
+  EXPECT_TRUE(rtg.vertices[0].usesNodeCores);
+  const std::string json = lang::writeRtgJson(rtg);
+  lang::Rtg back;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(json, back, error)) << error;
+  EXPECT_TRUE(back.vertices[0].usesNodeCores);
+  EXPECT_TRUE(back.vertices[1].usesNodeCores);
+  EXPECT_FALSE(back.vertices[2].usesNodeCores);
+  EXPECT_EQ(json.find("\"node_cores\"", json.find("\"plain\"")), std::string::npos);  // written only when set
 }
 
 TEST(Model, CudaDetection) {

@@ -68,6 +68,28 @@ TEST(CostModel, HandWorked) {
   EXPECT_DOUBLE_EQ(s.crossBytes, 504);
 }
 
+// A vertex that shares its loops with its node's cores (split_for) runs on a GPU node at the GPU's and
+// the other cores' combined speed, counted on the GPU; elsewhere it costs what any vertex of its type does.
+TEST(CostModel, SplitVertexUsesTheGpuAndTheOtherCores) {
+  Cluster c;
+  GpuInfo g = v100(0);
+  g.measuredRate = 4.0;
+  c.nodes = {node("cpu", 4, {}, 2.0), node("gpu", 5, {g}, 1.0)};
+  lang::Rtg rtg = rtgOf({vertex(0, "split", Requirement::CG, 8), vertex(1, "plain", Requirement::CG, 8)}, {});
+  rtg.vertices[0].usesNodeCores = true;
+  MappingProblem p;
+  std::string error;
+  ASSERT_TRUE(buildProblem(rtg, c, true, p, error)) << error;
+  EXPECT_DOUBLE_EQ(vertexTime(p, 0, 1), 8 / (4.0 + 4 * 1.0));  // GPU 4 + 4 more cores at 1
+  EXPECT_DOUBLE_EQ(vertexTime(p, 1, 1), 8 / 4.0);
+  EXPECT_DOUBLE_EQ(vertexTime(p, 0, 0), 8 / 2.0);  // host fallback: one core, as any CG vertex
+  const Evaluation e = evaluate(p, {1, 0});
+  EXPECT_DOUBLE_EQ(e.nodes[1].gpu, 1.0);
+  EXPECT_DOUBLE_EQ(e.nodes[1].cpu, 0.0);  // the borrowed cores are not charged
+  IncrementalCost inc(p, {0, 0});
+  EXPECT_DOUBLE_EQ(inc.scoreAfterMove(0, 1).period, 4.0);  // the plain vertex's 8 / 2 on the CPU node remains
+}
+
 TEST(CostModel, TiesBrokenByCrossingBytes) {
   EXPECT_TRUE(scoreLess({1.0, 10}, {1.0, 20}));
   EXPECT_FALSE(scoreLess({1.0, 20}, {1.0, 10}));
@@ -80,7 +102,10 @@ TEST(CostModel, IncrementalMatchesFromScratch) {
   Cluster c = paperCluster();
   std::vector<lang::RtgVertex> vs;
   std::vector<lang::RtgEdge> es;
-  for (int v = 0; v < 40; ++v) vs.push_back(vertex(v, "v", rng.below(2) ? Requirement::CG : Requirement::CO, 0.5 + rng.unit()));
+  for (int v = 0; v < 40; ++v) {
+    vs.push_back(vertex(v, "v", rng.below(2) ? Requirement::CG : Requirement::CO, 0.5 + rng.unit()));
+    vs.back().usesNodeCores = rng.below(4) == 0;  // split_for vertices weigh differently per node
+  }
   for (int i = 0; i < 80; ++i) {
     const int a = static_cast<int>(rng.below(40)), b = static_cast<int>(rng.below(40));
     es.push_back(edge(a, b, rng.below(100000)));

@@ -39,6 +39,7 @@ struct VnodeModel {
   std::optional<std::uint64_t> memoryBytes;
   Requirement requirement = Requirement::CO;
   bool requirementDeclared = false;  // from resource(...), not inferred
+  bool usesNodeCores = false;        // calls dispar::split_for (directly or through the file's functions)
   SourceLocation location;
 };
 

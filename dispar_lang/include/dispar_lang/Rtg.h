@@ -30,6 +30,7 @@ struct RtgVertex {
   double cost = 1.0;
   std::optional<std::uint64_t> memory;  // bytes one instance needs on its device
   std::string location;                 // "app.dsp:12:1"
+  bool usesNodeCores = false;           // "node_cores": shares its loops with its node's CPU cores (split_for)
 };
 
 struct RtgEdge {

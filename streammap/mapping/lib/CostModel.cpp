@@ -6,7 +6,8 @@
 namespace dispar::streammap {
 
 const char* const kCostModelSummary =
-    "t_v = cost / speed (GPU speed for CG on a GPU node, CPU speed otherwise); "
+    "t_v = cost / speed (GPU speed for CG on a GPU node, CPU speed otherwise; a vertex using its node's cores "
+    "(split_for) on a GPU node: cost / (GPU speed + (cores - 1) * CPU speed)); "
     "cpu(n) = max(max t_v, sum t_v / cores); gpu(n) = max(max t_v, sum t_v / gpus); "
     "net(n) = sum of crossing edge bytes / bandwidth; period = max over nodes; ties: fewer crossing bytes";
 
@@ -38,7 +39,7 @@ NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, doubl
 
 double vertexTime(const MappingProblem& p, int v, int n) {
   const ProblemNode& node = p.nodes[n];
-  return p.vertices[v].cost / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
+  return p.weightOn(v, n) / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
 }
 
 Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
@@ -47,7 +48,7 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
       netBytes(nodeCount, 0);
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = nodeOf[v];
-    const double w = p.vertices[v].cost;
+    const double w = p.weightOn(v, n);
     if (p.onGpu(v, n)) {
       gpuSum[n] += w;
       gpuMax[n] = std::max(gpuMax[n], w);
@@ -77,7 +78,7 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
     : p_(p), nodeOf_(std::move(nodeOf)), loads_(p.nodeCount()), values_(p.nodeCount(), 0) {
   for (int v = 0; v < p.vertexCount(); ++v) {
     Load& load = loads_[nodeOf_[v]];
-    const double w = p.vertices[v].cost;
+    const double w = p.weightOn(v, nodeOf_[v]);
     if (p.onGpu(v, nodeOf_[v])) {
       load.gpuSum += w;
       load.gpuCosts.insert(w);
@@ -155,20 +156,20 @@ double adjustedSum(double sum, std::size_t count, double removed, double added) 
 
 Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
   const int from = nodeOf_[v];
-  const double w = p_.vertices[v].cost;
+  const double wa = p_.weightOn(v, from), wb = p_.weightOn(v, to);
   const Load& la = loads_[from];
   const Load& lb = loads_[to];
   const bool gpuA = p_.onGpu(v, from), gpuB = p_.onGpu(v, to);
   Delta da{from, 0, 0, 0, 0, la.netBytes};
   Delta db{to, 0, 0, 0, 0, lb.netBytes};
-  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), gpuA ? -1 : w, -1);
-  da.cpuMax = maxCost(la.cpuCosts, gpuA ? -1 : w, -1);
-  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), gpuA ? w : -1, -1);
-  da.gpuMax = maxCost(la.gpuCosts, gpuA ? w : -1, -1);
-  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), -1, gpuB ? -1 : w);
-  db.cpuMax = maxCost(lb.cpuCosts, -1, gpuB ? -1 : w);
-  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), -1, gpuB ? w : -1);
-  db.gpuMax = maxCost(lb.gpuCosts, -1, gpuB ? w : -1);
+  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), gpuA ? -1 : wa, -1);
+  da.cpuMax = maxCost(la.cpuCosts, gpuA ? -1 : wa, -1);
+  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), gpuA ? wa : -1, -1);
+  da.gpuMax = maxCost(la.gpuCosts, gpuA ? wa : -1, -1);
+  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), -1, gpuB ? -1 : wb);
+  db.cpuMax = maxCost(lb.cpuCosts, -1, gpuB ? -1 : wb);
+  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), -1, gpuB ? wb : -1);
+  db.gpuMax = maxCost(lb.gpuCosts, -1, gpuB ? wb : -1);
   double crossDelta = 0;
   for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
     const int c = nodeOf_[it->vertex];
@@ -190,20 +191,21 @@ Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
 
 Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
   const int a = nodeOf_[u], b = nodeOf_[v];
-  const double wu = p_.vertices[u].cost, wv = p_.vertices[v].cost;
+  // Each vertex's weight where it is and where it goes (they differ for a vertex using its node's cores).
+  const double wuA = p_.weightOn(u, a), wuB = p_.weightOn(u, b), wvA = p_.weightOn(v, a), wvB = p_.weightOn(v, b);
   const Load& la = loads_[a];
   const Load& lb = loads_[b];
   const bool uOnA = p_.onGpu(u, a), vOnA = p_.onGpu(v, a), uOnB = p_.onGpu(u, b), vOnB = p_.onGpu(v, b);
   Delta da{a, 0, 0, 0, 0, la.netBytes};
   Delta db{b, 0, 0, 0, 0, lb.netBytes};
-  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), uOnA ? -1 : wu, vOnA ? -1 : wv);
-  da.cpuMax = maxCost(la.cpuCosts, uOnA ? -1 : wu, vOnA ? -1 : wv);
-  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), uOnA ? wu : -1, vOnA ? wv : -1);
-  da.gpuMax = maxCost(la.gpuCosts, uOnA ? wu : -1, vOnA ? wv : -1);
-  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), vOnB ? -1 : wv, uOnB ? -1 : wu);
-  db.cpuMax = maxCost(lb.cpuCosts, vOnB ? -1 : wv, uOnB ? -1 : wu);
-  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), vOnB ? wv : -1, uOnB ? wu : -1);
-  db.gpuMax = maxCost(lb.gpuCosts, vOnB ? wv : -1, uOnB ? wu : -1);
+  da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), uOnA ? -1 : wuA, vOnA ? -1 : wvA);
+  da.cpuMax = maxCost(la.cpuCosts, uOnA ? -1 : wuA, vOnA ? -1 : wvA);
+  da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), uOnA ? wuA : -1, vOnA ? wvA : -1);
+  da.gpuMax = maxCost(la.gpuCosts, uOnA ? wuA : -1, vOnA ? wvA : -1);
+  db.cpuSum = adjustedSum(lb.cpuSum, lb.cpuCosts.size(), vOnB ? -1 : wvB, uOnB ? -1 : wuB);
+  db.cpuMax = maxCost(lb.cpuCosts, vOnB ? -1 : wvB, uOnB ? -1 : wuB);
+  db.gpuSum = adjustedSum(lb.gpuSum, lb.gpuCosts.size(), vOnB ? wvB : -1, uOnB ? wuB : -1);
+  db.gpuMax = maxCost(lb.gpuCosts, vOnB ? wvB : -1, uOnB ? wuB : -1);
   double crossDelta = 0;
   // u goes a -> b and v goes b -> a; the u-v edges keep crossing.
   auto account = [&](int x, int other, int from, int to, Delta& dFrom, Delta& dTo) {
@@ -232,7 +234,7 @@ Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
 void IncrementalCost::removeVertex(int v) {
   const int n = nodeOf_[v];
   Load& l = loads_[n];
-  const double w = p_.vertices[v].cost;
+  const double w = p_.weightOn(v, n);
   std::multiset<double>& costs = p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts;
   double& sum = p_.onGpu(v, n) ? l.gpuSum : l.cpuSum;
   costs.erase(costs.find(w));
@@ -249,7 +251,7 @@ void IncrementalCost::removeVertex(int v) {
 
 void IncrementalCost::addVertex(int v, int n) {
   Load& l = loads_[n];
-  const double w = p_.vertices[v].cost;
+  const double w = p_.weightOn(v, n);
   (p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts).insert(w);
   (p_.onGpu(v, n) ? l.gpuSum : l.cpuSum) += w;
   nodeOf_[v] = n;

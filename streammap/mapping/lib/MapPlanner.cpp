@@ -100,7 +100,7 @@ std::vector<int> assignDevices(const MappingProblem& p, const std::vector<int>& 
     const std::vector<double>& speeds = p.nodes[n].gpuSpeeds;
     std::vector<double>& load = predicted[n];
     if (load.empty()) load.assign(speeds.size(), 0.0);
-    const double w = p.vertices[v].cost;
+    const double w = p.weightOn(v, n);
     int best = 0;
     for (int g = 1; g < static_cast<int>(speeds.size()); ++g)
       if (load[g] + w / speeds[g] < load[best] + w / speeds[best]) best = g;
@@ -172,8 +172,10 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
         runnerScore = s;
       }
     }
+    const bool withCores = p.vertices[v].usesNodeCores && p.onGpu(v, n) && p.nodes[n].cores > 1;
     line += std::string(placementRuleName(how.rule)) + "; t=" + formatNumber(vertexTime(p, v, n)) + " (" +
-            rankMode(p, v, n) + ")";
+            rankMode(p, v, n) +
+            (withCores ? " and " + std::to_string(p.nodes[n].cores - 1) + " cores through split_for" : std::string()) + ")";
     if (runnerUp < 0) {
       line += "; runner-up none (no other node may run it)";
     } else if (!nearlyEqual(runnerScore.period, now.period)) {

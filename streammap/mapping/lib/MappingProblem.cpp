@@ -91,7 +91,7 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
       error = "rtg vertices[" + std::to_string(i) + "].cost: must be a positive finite number";
       return false;
     }
-    p.vertices.push_back(ProblemVertex{v.type, v.cost});
+    p.vertices.push_back(ProblemVertex{v.type, v.cost, v.usesNodeCores});
     anyCg = anyCg || v.type == lang::Requirement::CG;
   }
 

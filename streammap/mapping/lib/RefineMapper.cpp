@@ -170,7 +170,7 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
   }
   auto valueWith = [&](int n, int v, double extraNet) {
     const ProblemNode& node = p.nodes[n];
-    const double w = p.vertices[v].cost;
+    const double w = p.weightOn(v, n);
     const bool gpu = p.onGpu(v, n);
     const double cpu = std::max(gpu ? cpuMax[n] : std::max(cpuMax[n], w), (cpuSum[n] + (gpu ? 0 : w)) / node.cores) /
                        node.cpuSpeed;
@@ -227,7 +227,7 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
         bestCross = cross;
       }
     }
-    const double w = p.vertices[v].cost;
+    const double w = p.weightOn(v, best);
     if (p.onGpu(v, best)) {
       gpuSum[best] += w;
       gpuMax[best] = std::max(gpuMax[best], w);

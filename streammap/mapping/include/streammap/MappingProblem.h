@@ -19,6 +19,7 @@ inline constexpr double kDefaultBandwidthBytesPerSec = 1.25e9;
 struct ProblemVertex {
   lang::Requirement type = lang::Requirement::CO;
   double cost = 1.0;
+  bool usesNodeCores = false;  // shares its loops with its node's CPU cores (split_for; RTG "node_cores")
 };
 
 struct ProblemNode {
@@ -61,6 +62,17 @@ struct MappingProblem {
   }
   /// Does vertex v use node n's GPU (CG on a node with GPUs)?
   bool onGpu(int v, int n) const { return vertices[v].type == lang::Requirement::CG && nodes[n].hasGpu(); }
+  /// Vertex v's weight on node n, in the bucket (GPU or CPU) onGpu picks: its cost, except for a vertex
+  /// that shares its loops with its node's cores (split_for) placed on a GPU: it runs at the GPU's and
+  /// (cores - 1) cores' combined speed, so it weighs cost * gpuSpeed / (gpuSpeed + (cores - 1) * cpuSpeed)
+  /// on the GPU. The cores it borrows are not charged to the CPU term: split_for measures their rate as
+  /// it runs and gives them only what they do beside the node's other work (docs/streammap.md).
+  double weightOn(int v, int n) const {
+    const ProblemVertex& vertex = vertices[v];
+    if (!vertex.usesNodeCores || !onGpu(v, n)) return vertex.cost;
+    const ProblemNode& node = nodes[n];
+    return vertex.cost * node.gpuSpeed / (node.gpuSpeed + (node.cores - 1) * node.cpuSpeed);
+  }
 };
 
 /// Bytes one message of an edge carries: its volume, or its element size when the volume is null.

@@ -1,0 +1,39 @@
+// examples/split/hotspot.dsp end to end: a GPU vnode whose stencil steps are shared between the kernel
+// (on the host path here) and the CPU cores by split_for; its grid must equal the CPU-only and GPU-only
+// runs of the same steps, and both units must take part. The RTG marks the vnode as using its node's
+// cores.
+#include "Process.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kDisparcc = DISPARCC_PATH;
+const std::string kMpiexec = MPIEXEC_PATH;
+const std::string kSourceDir = DISPAR_SOURCE_DIR;
+constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
+
+TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
+  ScratchDir dir;
+  dir.write("hotspot.dsp", readFile(kSourceDir + "/examples/split/hotspot.dsp"));
+  std::vector<std::string> args = {kDisparcc, "hotspot.dsp", "-o", "hotspot"};
+  if (kHaveCuda) args.insert(args.end(), {"--cuda-arch", "sm_90"});
+  ProcessResult built = runProcess(args, dir.path(), {}, 300);
+  ASSERT_EQ(built.status, 0) << built.output;
+  EXPECT_NE(readFile(dir.file("hotspot.rtg.json")).find("\"node_cores\": true"), std::string::npos);
+  // Two CPU worker threads beside the GPU's, so that both units run however many cores CI has.
+  ProcessResult run = runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./hotspot", "256", "8"}, dir.path(),
+                                 {"DISPAR_SPLIT_CPU_THREADS=2"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("hotspot: split vs cpu-only max difference 0, vs gpu-only 0\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("hotspot: last step: cpu share "), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("cpu share 100.0%"), std::string::npos) << run.output;  // the GPU unit took part
+  EXPECT_EQ(run.output.find("cpu share 0.0%"), std::string::npos) << run.output;    // and so did the CPU
+}
+
+}  // namespace
+}  // namespace dispar::testing
