@@ -1,4 +1,4 @@
-// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and an FFT column loop) and cublas_fusion_e2e.dsp (a cublasDgemv
+// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and two FFT column loops) and cublas_fusion_e2e.dsp (a cublasDgemv
 // loop, on the host stand-ins) compiled by the real disparcc with fusion (the default) and with
 // -fno-fusion, run under mpiexec; both print the same values, which match a naive matrix-vector product
 // and DFT computed here.
@@ -43,22 +43,25 @@ std::vector<double> reference() {
       out.push_back(re);
       out.push_back(im);
     }
-  // The inputs again, transformed in place down each column (ROWS points, stride LEN), backward.
-  std::vector<double> columns(2 * ROWS * LEN);
-  for (int c = 0; c < LEN; ++c)
-    for (int k = 0; k < ROWS; ++k) {
-      double re = 0, im = 0;
-      for (int t = 0; t < ROWS; ++t) {
-        int i = t * LEN + c;
-        double xr = double((i * 3) % 17) / 17.0, xi = double((i * 11) % 19) / 19.0 - 0.5;
-        double angle = 2 * pi * k * t / ROWS;
-        re += xr * std::cos(angle) - xi * std::sin(angle);
-        im += xr * std::sin(angle) + xi * std::cos(angle);
+  // The inputs again, transformed down each column (ROWS points, stride LEN): backward in place, then
+  // forward through the copies.
+  for (double sign : {1.0, -1.0}) {
+    std::vector<double> columns(2 * ROWS * LEN);
+    for (int c = 0; c < LEN; ++c)
+      for (int k = 0; k < ROWS; ++k) {
+        double re = 0, im = 0;
+        for (int t = 0; t < ROWS; ++t) {
+          int i = t * LEN + c;
+          double xr = double((i * 3) % 17) / 17.0, xi = double((i * 11) % 19) / 19.0 - 0.5;
+          double angle = sign * 2 * pi * k * t / ROWS;
+          re += xr * std::cos(angle) - xi * std::sin(angle);
+          im += xr * std::sin(angle) + xi * std::cos(angle);
+        }
+        columns[2 * (k * LEN + c)] = re;
+        columns[2 * (k * LEN + c) + 1] = im;
       }
-      columns[2 * (k * LEN + c)] = re;
-      columns[2 * (k * LEN + c) + 1] = im;
-    }
-  out.insert(out.end(), columns.begin(), columns.end());
+    out.insert(out.end(), columns.begin(), columns.end());
+  }
   return out;
 }
 
@@ -96,11 +99,13 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
   std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion", "-Rfusion"}, plainLog);
 
   // Both loops fused (behind run-time checks: the helpers take pointers), and only with fusion on.
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:19:3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm"),
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:20:3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm"),
             std::string::npos) << fusedLog;
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:24:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"),
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:25:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"),
             std::string::npos) << fusedLog;
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:33:3: remark: fused a loop of calls of fftw_plan_many_dft into one fftw_plan_many_dft"),
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:34:3: remark: fused a loop of calls of fftw_plan_many_dft into one fftw_plan_many_dft"),
+            std::string::npos) << fusedLog;
+  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:47:3: remark: fused a loop of calls of fftw_execute_dft into one fftw_plan_many_dft"),
             std::string::npos) << fusedLog;
   EXPECT_EQ(fusedLog.find("[-Rfusion-missed]"), std::string::npos) << fusedLog;
   EXPECT_EQ(plainLog.find("remark:"), std::string::npos) << plainLog;

@@ -221,6 +221,43 @@ TEST(Fusion, StridedPlanPerColumnBecomesOneInterleavedManyPlan) {
       << f.diagnostics;
 }
 
+const std::string kTransposingCopies =
+    "#include <complex>\n"
+    "void columns(const std::complex<double>* a, std::complex<double>* b, int rows, int cols) {\n"
+    "  std::vector<std::complex<double>> col(rows);\n"
+    "  fftw_plan plan = fftw_plan_dft_1d(rows, reinterpret_cast<fftw_complex*>(col.data()), reinterpret_cast<fftw_complex*>(col.data()),"
+    " FFTW_FORWARD, FFTW_ESTIMATE);\n"
+    "  for (int c = 0; c < cols; ++c) {\n"
+    "    for (int r = 0; r < rows; ++r) col[r] = a[r * cols + c];\n"
+    "    fftw_execute_dft(plan, reinterpret_cast<fftw_complex*>(col.data()), reinterpret_cast<fftw_complex*>(col.data()));\n"
+    "    for (int r = 0; r < rows; ++r) b[r * cols + c] = col[r];\n"
+    "  }\n"
+    "  fftw_destroy_plan(plan);\n"
+    "}\n";
+
+TEST(Fusion, TransposingCopiesAroundAnFftBecomeStridesOfOneManyPlan) {
+  Fusion f = fuse(kTransposingCopies);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // Column c of a, transformed, into column c of b: the buffer and both copies are gone.
+  EXPECT_TRUE(contains(f.code, "{ int dispar_fft_n = rows; fftw_plan dispar_fft_plan = fftw_plan_many_dft(1, &dispar_fft_n, cols, "
+                               "(fftw_complex*)(a), nullptr, cols, 1, (fftw_complex*)(b), nullptr, cols, 1, FFTW_FORWARD, FFTW_ESTIMATE); "
+                               "fftw_execute(dispar_fft_plan); fftw_destroy_plan(dispar_fft_plan); } else for (int c = 0;"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:9:3: remark: fused a loop of calls of fftw_execute_dft into one fftw_plan_many_dft, behind"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, TransposingCopyThroughABufferReadAfterTheLoopIsNotFused) {
+  std::string code = kTransposingCopies;
+  code.replace(code.find("  fftw_destroy_plan(plan);\n"), 0, "  b[0] = col[0];\n");
+  Fusion f = fuse(code);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(f.result.sourceEdits.empty());
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:9:3: remark: loop of fftw_execute_dft calls not fused: the copy before the transforms "
+                                      "goes through 'col', which is used outside the loop [-Rfusion-missed]"))
+      << f.diagnostics;
+}
+
 TEST(Fusion, RealToComplexRowsInSinglePrecision) {
   Fusion f = fuse(
       "void spectra() {\n"

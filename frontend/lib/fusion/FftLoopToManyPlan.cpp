@@ -9,7 +9,12 @@
 #include "LibraryTables.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <algorithm>
+#include <functional>
 
 namespace dispar::frontend::fusion {
 
@@ -114,6 +119,65 @@ const FftShapeRow* planRow(llvm::StringRef name, const FftFunction& execution) {
   return nullptr;
 }
 
+// A copy loop beside the transforms: for (int r = 0; r < count; ++r) to[...] = from[...];
+struct Copy {
+  AffinePointer to, from;  // affine in the outer loop's variable, `index.inner` the step per r
+  clang::QualType element;
+  Poly count;
+};
+
+Analysed<Copy> copyLoop(const clang::ForStmt* stmt, const CanonicalLoop& outer, LoopAnalysis& analysis) {
+  using Fail = Analysed<Copy>;
+  Analysed<CanonicalLoop> inner = analysis.canonicalLoop(stmt);
+  if (!inner) return Fail::fail(inner.whyNot);
+  if (inner->lower.constantValue() != 0) return Fail::fail("it does not start at 0");
+  const clang::Expr* to = nullptr;
+  const clang::Expr* from = nullptr;
+  const clang::Stmt* body = inner->body.size() == 1 ? inner->body[0] : nullptr;
+  if (const auto* assign = llvm::dyn_cast_or_null<clang::BinaryOperator>(body); assign && assign->getOpcode() == clang::BO_Assign) {
+    to = assign->getLHS();
+    from = assign->getRHS();
+  } else if (const auto* op = llvm::dyn_cast_or_null<clang::CXXOperatorCallExpr>(body);
+             op && op->getOperator() == clang::OO_Equal && op->getNumArgs() == 2) {
+    to = op->getArg(0);
+    from = op->getArg(1);
+  }
+  if (!to) return Fail::fail("its body is not one element assignment");
+  clang::QualType toType = to->getType().getCanonicalType().getUnqualifiedType();
+  clang::QualType fromType = from->IgnoreImplicit()->getType().getCanonicalType().getUnqualifiedType();
+  if (toType != fromType) return Fail::fail("it converts the elements it copies");
+  Analysed<AffinePointer> toElement = analysis.element(to, outer, inner->variable);
+  if (!toElement) return Fail::fail(toElement.whyNot);
+  Analysed<AffinePointer> fromElement = analysis.element(from, outer, inner->variable);
+  if (!fromElement) return Fail::fail(fromElement.whyNot);
+  return {Copy{*toElement, *fromElement, toType, inner->count}, ""};
+}
+
+// A buffer the copies go through is left out of the fused plan: nothing may read it outside the loop
+// (or the plan made from it), so that its final contents do not matter.
+bool onlyUsedWithin(const clang::ValueDecl* buffer, const clang::FunctionDecl* function,
+                    const std::vector<clang::SourceRange>& within, const clang::SourceManager& sm) {
+  const auto* var = llvm::dyn_cast_or_null<clang::VarDecl>(buffer);
+  if (!var || !var->hasLocalStorage() || !ownsItsStorage(var)) return false;
+  bool outside = false;
+  std::function<void(const clang::Stmt*)> visit = [&](const clang::Stmt* s) {
+    if (!s || outside) return;
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s); ref && ref->getDecl() == var) {
+      clang::SourceLocation at = sm.getExpansionLoc(ref->getBeginLoc());
+      outside = std::none_of(within.begin(), within.end(), [&](clang::SourceRange r) {
+        return r.isValid() && !sm.isBeforeInTranslationUnit(at, sm.getExpansionLoc(r.getBegin())) &&
+               !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(r.getEnd()), at);
+      });
+    }
+    for (const clang::Stmt* child : s->children()) visit(child);
+  };
+  visit(function->getBody());
+  return !outside;
+}
+
+// The first-element pointer as the many plan's element type, when it comes from a copy of another type.
+std::string asPlanPointer(const std::string& text, const std::string& type) { return "(" + type + "*)(" + text + ")"; }
+
 }  // namespace
 
 bool FftLoopToManyPlan::triggers(llvm::StringRef name) const { return fftFunction(name).has_value(); }
@@ -131,17 +195,30 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   const clang::Expr* in = nullptr;
   const clang::Expr* out = nullptr;
   bool planInLoop = fn.isPlan;
+  // A transposing copy loop before the transforms (gathering a column into a buffer) and/or after them
+  // (scattering the result into a column).
+  std::vector<const clang::Stmt*> body = loop.body;
+  const clang::ForStmt* copyIn = nullptr;
+  const clang::ForStmt* copyOut = nullptr;
+  if (body.size() > 1 && llvm::isa<clang::ForStmt>(body.front())) {
+    copyIn = llvm::cast<clang::ForStmt>(body.front());
+    body.erase(body.begin());
+  }
+  if (body.size() > 1 && llvm::isa<clang::ForStmt>(body.back())) {
+    copyOut = llvm::cast<clang::ForStmt>(body.back());
+    body.pop_back();
+  }
   if (planInLoop) {
     // { fftw_plan p = plan1d(...); fftw_execute(p); fftw_destroy_plan(p); }
-    const auto* decl = loop.body.empty() ? nullptr : llvm::dyn_cast<clang::DeclStmt>(loop.body[0]);
+    const auto* decl = body.empty() ? nullptr : llvm::dyn_cast<clang::DeclStmt>(body[0]);
     const auto* var = decl && decl->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(decl->getSingleDecl()) : nullptr;
-    if (loop.body.size() != 3 || !var || !var->getInit() || var->getInit()->IgnoreImplicit() != call ||
-        !isCallOf(loop.body[1], fn.name("execute"), var) || !isCallOf(loop.body[2], fn.name("destroy_plan"), var))
+    if (body.size() != 3 || !var || !var->getInit() || var->getInit()->IgnoreImplicit() != call ||
+        !isCallOf(body[1], fn.name("execute"), var) || !isCallOf(body[2], fn.name("destroy_plan"), var))
       return Fail::fail("the loop body is not one plan of " + triggerName + ", its execution and its destruction");
     plan = call;
   } else {
     // fftw_execute_dft(plan, in, out), the plan made once by a 1-D plan in this function.
-    if (loop.body.size() != 1 || asCall(loop.body[0]) != call)
+    if (body.size() != 1 || asCall(body[0]) != call)
       return Fail::fail("the loop body has other statements besides the " + triggerName + " call");
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts());
     const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
@@ -201,10 +278,12 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   std::optional<std::int64_t> flags = analysis.constant(args.flags);
   if (!flags) return Fail::fail("the planner flags are not a constant");
 
-  Analysed<AffinePointer> input = analysis.pointer(in, loop);
-  if (!input) return Fail::fail("the input " + input.whyNot);
-  Analysed<AffinePointer> output = analysis.pointer(out, loop);
-  if (!output) return Fail::fail("the output " + output.whyNot);
+  Analysed<AffinePointer> inputOfPlan = analysis.pointer(in, loop);
+  if (!inputOfPlan) return Fail::fail("the input " + inputOfPlan.whyNot);
+  Analysed<AffinePointer> outputOfPlan = analysis.pointer(out, loop);
+  if (!outputOfPlan) return Fail::fail("the output " + outputOfPlan.whyNot);
+  AffinePointer input = *inputOfPlan, output = *outputOfPlan;
+  std::string inName = analysis.text(in), outName = analysis.text(out);
 
   // Half-complex side of a real transform: n / 2 + 1 elements.
   Poly half = size.constantValue() ? Poly::constant(*size.constantValue() / 2 + 1) : Poly::atom("(" + sizeText + " / 2 + 1)");
@@ -218,9 +297,53 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   FusedLoop fused;
   fused.fusedName = fn.name(shape->many);
   Guard& guard = fused.guard;
-  const Poly& idist = input->index.coefficient;
-  const Poly& odist = output->index.coefficient;
   const Poly one = Poly::constant(1);
+
+  // Copies through a buffer: the plan reads (writes) the copy's other side directly, with the copy's
+  // step per element as its stride. The buffer itself is left alone, so nothing else may use it.
+  std::string inType, outType;  // set when the plan's pointer comes from a copy (a cast is needed)
+  std::vector<Region> buffers;
+  const clang::SourceManager& sm = analysis.context().getSourceManager();
+  std::vector<clang::SourceRange> bufferUses = {loop.loop->getSourceRange()};
+  if (!planInLoop) bufferUses.push_back(plan->getSourceRange());
+  std::int64_t realSize = llvm::StringRef(fn.precision->real) == "double" ? 8 : 4;
+  auto substitute = [&](const clang::ForStmt* copyStmt, bool before) -> std::string {
+    const char* where = before ? "the copy before the transforms " : "the copy after the transforms ";
+    if (shape->strided) return std::string(where) + "goes with a strided plan";
+    Analysed<Copy> copy = copyLoop(copyStmt, loop, analysis);
+    if (!copy) return where + copy.whyNot;
+    AffinePointer& planSide = before ? input : output;
+    const AffinePointer& bufferSide = before ? copy->to : copy->from;
+    const AffinePointer& dataSide = before ? copy->from : copy->to;
+    bool fillsBuffer = bufferSide.root && bufferSide.root == planSide.root && bufferSide.index.coefficient.isZero() &&
+                       bufferSide.index.offset.isZero() && bufferSide.index.inner.constantValue() == 1 &&
+                       planSide.index.coefficient.isZero() && planSide.index.offset.isZero();
+    if (!fillsBuffer) return std::string(where) + (before ? "does not fill the transform's input" : "does not read the transform's output");
+    if (!onlyUsedWithin(bufferSide.root, site.function, bufferUses, sm))
+      return std::string(where) + "goes through '" + bufferSide.root->getNameAsString() + "', which is used outside the loop";
+    bool realSide = before ? kind == FftKind::RealToComplex : kind == FftKind::ComplexToReal;
+    if (analysis.context().getTypeSizeInChars(copy->element).getQuantity() != (realSide ? realSize : 2 * realSize))
+      return std::string(where) + "copies elements of another size";
+    guard.requireEqual(copy->count, before ? inLength : outLength, std::string(where) + "does not copy one transform");
+    buffers.push_back(Region{bufferSide.root->getNameAsString(), bufferSide, bufferSide.textAt(Poly()),
+                             before ? inLength : outLength, before ? inBytes : outBytes});
+    planSide = dataSide;
+    (before ? istride : ostride) = dataSide.index.inner;
+    (before ? istrideText : ostrideText) = dataSide.index.inner.text();
+    (before ? inName : outName) = dataSide.leafText;
+    (before ? inType : outType) = realSide ? std::string(fn.precision->real) : fn.name("complex");
+    planSide.index.inner = Poly();
+    return "";
+  };
+  for (auto [copyStmt, before] : {std::pair{copyIn, true}, std::pair{copyOut, false}})
+    if (copyStmt)
+      if (std::string why = substitute(copyStmt, before); !why.empty()) return Fail::fail(why);
+  for (const AffinePointer* side : {&input, &output})
+    for (const Region& buffer : buffers)
+      if (side->root == buffer.pointer.root) return Fail::fail("the transforms use the copies' buffer '" + buffer.name + "'");
+
+  const Poly& idist = input.index.coefficient;
+  const Poly& odist = output.index.coefficient;
   requireAnIteration(guard, loop);
   guard.requireAtLeast(istride, one, "a stride is not positive");
   guard.requireAtLeast(ostride, one, "a stride is not positive");
@@ -237,20 +360,27 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
                     const std::string& bytes) {
     return loopRegion(name, p, loop, (length - one) * stride + one, bytes);
   };
-  Region inRegion = region(analysis.text(in), *input, inLength, istride, inBytes);
-  Region outRegion = region(analysis.text(out), *output, outLength, ostride, outBytes);
-  bool inPlace = kind == FftKind::ComplexToComplex && input->sameAs(*output);
+  Region inRegion = region(inName, input, inLength, istride, inBytes);
+  Region outRegion = region(outName, output, outLength, ostride, outBytes);
+  bool inPlace = kind == FftKind::ComplexToComplex && input.sameAs(output);
   if (inPlace) guard.requireEqual(istride, ostride, "an in-place transform has different input and output strides");
   guard.requireDisjoint(outRegion, inRegion, /*inPlaceAllowed=*/kind == FftKind::ComplexToComplex);
+  // The unfused loop wrote the buffers: they must not be where the data is.
+  for (const Region& buffer : buffers) {
+    guard.requireDisjoint(buffer, inRegion);
+    guard.requireDisjoint(buffer, outRegion);
+  }
   if (guard.refuted()) return Fail::fail(guard.refutation());
 
   std::string fusedFlags = "FFTW_ESTIMATE";
   if (*flags & kFftwPreserveInput) fusedFlags += " | FFTW_PRESERVE_INPUT";
   if (*flags & kFftwUnaligned) fusedFlags += " | FFTW_UNALIGNED";
   std::string planType = fn.name("plan");
+  std::string inText = inType.empty() ? inRegion.firstText : asPlanPointer(inRegion.firstText, inType);
+  std::string outText = outType.empty() ? outRegion.firstText : asPlanPointer(outRegion.firstText, outType);
   fused.statement = "{ int dispar_fft_n = " + sizeText + "; " + planType + " dispar_fft_plan = " + fused.fusedName +
-                    "(1, &dispar_fft_n, " + loop.count.text() + ", " + inRegion.firstText + ", nullptr, " + istrideText + ", " +
-                    idist.text() + ", " + outRegion.firstText + ", nullptr, " + ostrideText + ", " + odist.text() + ", " +
+                    "(1, &dispar_fft_n, " + loop.count.text() + ", " + inText + ", nullptr, " + istrideText + ", " +
+                    idist.text() + ", " + outText + ", nullptr, " + ostrideText + ", " + odist.text() + ", " +
                     (args.sign ? signText + ", " : "") +
                     fusedFlags + "); " + fn.name("execute") + "(dispar_fft_plan); " + fn.name("destroy_plan") +
                     "(dispar_fft_plan); }";

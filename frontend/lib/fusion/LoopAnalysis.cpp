@@ -104,7 +104,8 @@ std::string AffinePointer::textAt(const Poly& i) const {
 }
 
 bool AffinePointer::sameAs(const AffinePointer& other) const {
-  return leafText == other.leafText && root == other.root && subscripted == other.subscripted && (index.coefficient - other.index.coefficient).isZero() &&
+  return leafText == other.leafText && root == other.root && subscripted == other.subscripted &&
+         (index.inner - other.index.inner).isZero() && (index.coefficient - other.index.coefficient).isZero() &&
          (index.offset - other.index.offset).isZero();
 }
 
@@ -208,45 +209,52 @@ std::string LoopAnalysis::whyVariant(const clang::Expr* expr, const CanonicalLoo
   return why;
 }
 
-Analysed<Affine> LoopAnalysis::affine(const clang::Expr* expr, const CanonicalLoop& loop) {
+Analysed<Affine> LoopAnalysis::affine(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner) {
   const clang::Expr* e = expr->IgnoreParenImpCasts();
   // Integer conversions written out (`(long)j * n`) keep the value for the sizes fusion deals with.
   while (const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
     if (!cast->getType()->isIntegerType()) break;
     e = cast->getSubExpr()->IgnoreParenImpCasts();
   }
-  if (!mentions(e, loop.variable))
-    if (std::optional<std::int64_t> value = constant(e)) return {Affine{Poly(), Poly::constant(*value)}, ""};
-  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e); ref && ref->getDecl() == loop.variable)
-    return {Affine{Poly::constant(1), Poly()}, ""};
+  auto variable = [&](const clang::Stmt* s) { return mentions(s, loop.variable) || (inner && mentions(s, inner)); };
+  if (!variable(e))
+    if (std::optional<std::int64_t> value = constant(e)) return {Affine{Poly(), Poly::constant(*value), Poly()}, ""};
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (ref->getDecl() == loop.variable) return {Affine{Poly::constant(1), Poly(), Poly()}, ""};
+    if (inner && ref->getDecl() == inner) return {Affine{Poly(), Poly(), Poly::constant(1)}, ""};
+  }
+  auto notAffine = [&]() {
+    return Analysed<Affine>::fail("'" + text(expr) + "' is not affine in '" + loop.variable->getNameAsString() + "'");
+  };
   if (const auto* binary = llvm::dyn_cast<clang::BinaryOperator>(e)) {
     clang::BinaryOperatorKind op = binary->getOpcode();
     if (op == clang::BO_Add || op == clang::BO_Sub || op == clang::BO_Mul) {
-      Analysed<Affine> lhs = affine(binary->getLHS(), loop);
+      Analysed<Affine> lhs = affine(binary->getLHS(), loop, inner);
       if (!lhs) return lhs;
-      Analysed<Affine> rhs = affine(binary->getRHS(), loop);
+      Analysed<Affine> rhs = affine(binary->getRHS(), loop, inner);
       if (!rhs) return rhs;
-      if (op == clang::BO_Add) return {Affine{lhs->coefficient + rhs->coefficient, lhs->offset + rhs->offset}, ""};
-      if (op == clang::BO_Sub) return {Affine{lhs->coefficient - rhs->coefficient, lhs->offset - rhs->offset}, ""};
-      if (!lhs->coefficient.isZero() && !rhs->coefficient.isZero())
-        return Analysed<Affine>::fail("'" + text(expr) + "' is not affine in '" + loop.variable->getNameAsString() + "'");
-      return {Affine{lhs->coefficient * rhs->offset + rhs->coefficient * lhs->offset, lhs->offset * rhs->offset}, ""};
+      const Affine &l = *lhs, &r = *rhs;
+      if (op == clang::BO_Add) return {Affine{l.coefficient + r.coefficient, l.offset + r.offset, l.inner + r.inner}, ""};
+      if (op == clang::BO_Sub) return {Affine{l.coefficient - r.coefficient, l.offset - r.offset, l.inner - r.inner}, ""};
+      bool lVaries = !l.coefficient.isZero() || !l.inner.isZero(), rVaries = !r.coefficient.isZero() || !r.inner.isZero();
+      if (lVaries && rVaries) return notAffine();
+      return {Affine{l.coefficient * r.offset + r.coefficient * l.offset, l.offset * r.offset, l.inner * r.offset + r.inner * l.offset},
+              ""};
     }
   }
   if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
-    if (unary->getOpcode() == clang::UO_Plus) return affine(unary->getSubExpr(), loop);
+    if (unary->getOpcode() == clang::UO_Plus) return affine(unary->getSubExpr(), loop, inner);
     if (unary->getOpcode() == clang::UO_Minus) {
-      Analysed<Affine> sub = affine(unary->getSubExpr(), loop);
+      Analysed<Affine> sub = affine(unary->getSubExpr(), loop, inner);
       if (!sub) return sub;
-      return {Affine{Poly() - sub->coefficient, Poly() - sub->offset}, ""};
+      return {Affine{Poly() - sub->coefficient, Poly() - sub->offset, Poly() - sub->inner}, ""};
     }
   }
   std::string written = text(e);
   if (written.empty()) return Analysed<Affine>::fail("an argument is written inside a macro");
-  if (mentions(e, loop.variable))
-    return Analysed<Affine>::fail("'" + written + "' is not affine in '" + loop.variable->getNameAsString() + "'");
+  if (variable(e)) return notAffine();
   if (std::string why = whyVariant(e, loop); !why.empty()) return Analysed<Affine>::fail("'" + written + "' " + why);
-  return {Affine{Poly(), Poly::atom(isPrimary(e) ? written : "(" + written + ")")}, ""};
+  return {Affine{Poly(), Poly::atom(isPrimary(e) ? written : "(" + written + ")"), Poly()}, ""};
 }
 
 Analysed<Poly> LoopAnalysis::invariantPoly(const clang::Expr* expr, const CanonicalLoop& loop) {
@@ -264,22 +272,24 @@ Analysed<std::string> LoopAnalysis::invariantText(const clang::Expr* expr, const
   return {written, ""};
 }
 
-Analysed<AffinePointer> LoopAnalysis::leafPointer(const clang::Expr* expr, const CanonicalLoop& loop) {
+Analysed<AffinePointer> LoopAnalysis::leafPointer(const clang::Expr* expr, const CanonicalLoop& loop,
+                                                  const clang::VarDecl* inner) {
   std::string written = text(expr);
   if (written.empty()) return Analysed<AffinePointer>::fail("an argument is written inside a macro");
-  if (mentions(expr, loop.variable))
+  if (mentions(expr, loop.variable) || (inner && mentions(expr, inner)))
     return Analysed<AffinePointer>::fail("'" + written + "' is not a pointer plus an offset affine in '" +
                                          loop.variable->getNameAsString() + "'");
   if (std::string why = whyVariant(expr, loop); !why.empty()) return Analysed<AffinePointer>::fail("'" + written + "' " + why);
   AffinePointer p;
   p.leafText = isPrimary(expr) || llvm::isa<clang::CStyleCastExpr>(expr) ? written : "(" + written + ")";
-  const clang::Expr* object = expr;
-  if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(expr)) object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  // The variable behind casts and v.data(): `reinterpret_cast<fftw_complex*>(v.data())` is v's storage.
+  const clang::Expr* object = expr->IgnoreParenCasts();
+  if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(object)) object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(object)) p.root = ref->getDecl();
   return {p, ""};
 }
 
-Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const CanonicalLoop& loop) {
+Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner) {
   const clang::Expr* e = expr->IgnoreParenImpCasts();
   // (void*)(x + j * n), for the complex BLAS calls that take void pointers.
   while (const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
@@ -304,9 +314,9 @@ Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const Can
                op && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2 &&
                llvm::isa<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts())) {
       // &v[i] on a container named directly: its elements are contiguous (std::vector, std::array).
-      Analysed<AffinePointer> container = leafPointer(op->getArg(0)->IgnoreParenImpCasts(), loop);
+      Analysed<AffinePointer> container = leafPointer(op->getArg(0)->IgnoreParenImpCasts(), loop, inner);
       if (!container) return container;
-      Analysed<Affine> i = affine(op->getArg(1), loop);
+      Analysed<Affine> i = affine(op->getArg(1), loop, inner);
       if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
       AffinePointer result = *container;
       result.index = *i;
@@ -314,19 +324,52 @@ Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const Can
       return {result, ""};
     }
   }
-  if (!base) return leafPointer(e, loop);
-  Analysed<AffinePointer> p = pointer(base, loop);
+  if (!base) return leafPointer(e, loop, inner);
+  Analysed<AffinePointer> p = pointer(base, loop, inner);
   if (!p) return p;
-  Analysed<Affine> i = affine(index, loop);
+  Analysed<Affine> i = affine(index, loop, inner);
   if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
   AffinePointer result = *p;
   if (subtract) {
     result.index.coefficient = result.index.coefficient - i->coefficient;
     result.index.offset = result.index.offset - i->offset;
+    result.index.inner = result.index.inner - i->inner;
   } else {
     result.index.coefficient = result.index.coefficient + i->coefficient;
     result.index.offset = result.index.offset + i->offset;
+    result.index.inner = result.index.inner + i->inner;
   }
+  return {result, ""};
+}
+
+Analysed<AffinePointer> LoopAnalysis::element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner) {
+  const clang::Expr* e = access->IgnoreImplicit()->IgnoreParens();
+  const clang::Expr* base = nullptr;
+  const clang::Expr* index = nullptr;
+  if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+    base = subscript->getBase();
+    index = subscript->getIdx();
+  } else if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+             op && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2 &&
+             llvm::isa<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts())) {
+    Analysed<AffinePointer> container = leafPointer(op->getArg(0)->IgnoreParenImpCasts(), loop, inner);
+    if (!container) return container;
+    Analysed<Affine> i = affine(op->getArg(1), loop, inner);
+    if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
+    AffinePointer result = *container;
+    result.index = *i;
+    result.subscripted = true;
+    return {result, ""};
+  }
+  if (!base) return Analysed<AffinePointer>::fail("'" + text(access) + "' is not an element of an array");
+  Analysed<AffinePointer> p = pointer(base, loop, inner);
+  if (!p) return p;
+  Analysed<Affine> i = affine(index, loop, inner);
+  if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
+  AffinePointer result = *p;
+  result.index.coefficient = result.index.coefficient + i->coefficient;
+  result.index.offset = result.index.offset + i->offset;
+  result.index.inner = result.index.inner + i->inner;
   return {result, ""};
 }
 

@@ -44,6 +44,7 @@ class Poly {
 struct Affine {
   Poly coefficient;
   Poly offset;
+  Poly inner;  // the coefficient of an inner loop's variable (copy loops in the body), when one is given
   Poly at(const Poly& i) const { return offset + coefficient * i; }
 };
 
@@ -87,13 +88,16 @@ class LoopAnalysis {
 
   Analysed<CanonicalLoop> canonicalLoop(const clang::ForStmt* loop);
 
-  /// An integer argument as a polynomial: affine in the loop variable, its other parts invariant.
-  Analysed<Affine> affine(const clang::Expr* expr, const CanonicalLoop& loop);
+  /// An integer argument as a polynomial: affine in the loop variable (and in `inner`, the variable of a
+  /// loop in the body, when given), its other parts invariant.
+  Analysed<Affine> affine(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner = nullptr);
   /// A scalar argument that must not change with the loop: its text.
   Analysed<std::string> invariantText(const clang::Expr* expr, const CanonicalLoop& loop);
   /// An invariant integer argument as a polynomial.
   Analysed<Poly> invariantPoly(const clang::Expr* expr, const CanonicalLoop& loop);
-  Analysed<AffinePointer> pointer(const clang::Expr* expr, const CanonicalLoop& loop);
+  Analysed<AffinePointer> pointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner = nullptr);
+  /// An element access `p[i]` (or `v[i]` on a container) as the pointer `&p[i]`.
+  Analysed<AffinePointer> element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner);
   /// The value of an integer constant expression (an enumerator such as CblasNoTrans).
   std::optional<std::int64_t> constant(const clang::Expr* expr) const;
 
@@ -111,7 +115,7 @@ class LoopAnalysis {
 
  private:
   std::string whyVariant(const clang::Expr* expr, const CanonicalLoop& loop) const;
-  Analysed<AffinePointer> leafPointer(const clang::Expr* expr, const CanonicalLoop& loop);
+  Analysed<AffinePointer> leafPointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner);
 
   clang::ASTContext& context_;
   const clang::SourceManager& sm_;
