@@ -235,15 +235,13 @@ const std::string kTransposingCopies =
     "  fftw_destroy_plan(plan);\n"
     "}\n";
 
-TEST(Fusion, TransposingCopiesAroundAnFftBecomeStridesOfOneManyPlan) {
+// Recognised and proven, but left as written: the copies run faster than the strided plan (LibraryTables.h).
+TEST(Fusion, TransposingCopiesAroundAnFftAreLeftAsWritten) {
   Fusion f = fuse(kTransposingCopies);
   ASSERT_TRUE(f.ok) << f.diagnostics;
-  // Column c of a, transformed, into column c of b: the buffer and both copies are gone.
-  EXPECT_TRUE(contains(f.code, "{ int dispar_fft_n = rows; fftw_plan dispar_fft_plan = fftw_plan_many_dft(1, &dispar_fft_n, cols, "
-                               "(fftw_complex*)(a), nullptr, cols, 1, (fftw_complex*)(b), nullptr, cols, 1, FFTW_FORWARD, FFTW_ESTIMATE); "
-                               "fftw_execute(dispar_fft_plan); fftw_destroy_plan(dispar_fft_plan); } else for (int c = 0;"))
-      << f.code;
-  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:9:3: remark: fused a loop of calls of fftw_execute_dft into one fftw_plan_many_dft, behind"))
+  EXPECT_TRUE(f.result.sourceEdits.empty());
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:9:3: remark: loop of fftw_execute_dft calls not fused: the transforms run on copies of "
+                                      "the columns, which is faster than one strided plan made without measuring [-Rfusion-missed]"))
       << f.diagnostics;
 }
 

@@ -371,6 +371,9 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
     guard.requireDisjoint(buffer, outRegion);
   }
   if (guard.refuted()) return Fail::fail(guard.refutation());
+  if (!buffers.empty() && !kFuseTransposingCopies)
+    return Fail::fail("the transforms run on copies of the columns, which is faster than one strided plan made without "
+                      "measuring");
 
   std::string fusedFlags = "FFTW_ESTIMATE";
   if (*flags & kFftwPreserveInput) fusedFlags += " | FFTW_PRESERVE_INPUT";

@@ -95,6 +95,12 @@ inline constexpr FftShapeRow kFftShapes[] = {
     {"plan_dft_c2r_1d", "execute_dft_c2r", "plan_many_dft_c2r", FftKind::ComplexToReal, false},
 };
 
+/// Whether a loop that copies each column through a buffer around a contiguous 1-D transform is rewritten
+/// into one strided many plan. It is recognised and checked, but left as written: on the measured machine
+/// the strided plan FFTW_ESTIMATE makes ran 1.75x slower than the copies (bench/fusion, docs/libraries.md),
+/// and a measured plan would overwrite the data or cost a planning pass per call.
+inline constexpr bool kFuseTransposingCopies = false;
+
 /// FFTW's planner flags that fusion keeps (fftw3.h): the fused plan is always made with FFTW_ESTIMATE,
 /// which never overwrites the arrays while planning, as FFTW_MEASURE would.
 inline constexpr unsigned kFftwUnaligned = 1u << 1;
