@@ -104,17 +104,18 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
 
   std::string count = loop.count.text();
   std::string x0 = x->textAt(loop.lower), y0 = y->textAt(loop.lower);
-  std::string args = rowMajor ? "CblasRowMajor, CblasNoTrans, " + std::string(cblasTransposeName(transposed ? kNoTrans : kTrans)) +
-                                    ", " + count + ", " + mText + ", " + kText + ", " + *alpha + ", " + x0 + ", " +
-                                    sx.text() + ", " + analysis.text(arg(A)) + ", " + analysis.text(arg(Lda))
-                              : "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText +
-                                    ", " + count + ", " + kText + ", " + *alpha + ", " + analysis.text(arg(A)) + ", " +
-                                    analysis.text(arg(Lda)) + ", " + x0 + ", " + sx.text();
-  if (cublas) {
-    fused.fusedName = row.gemm.str();
-    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText + ", " +
-           *alpha + ", " + analysis.text(arg(A)) + ", " + analysis.text(arg(Lda)) + ", " + x0 + ", " + sx.text();
-  }
+  std::string matrixText = analysis.text(arg(A)) + ", " + analysis.text(arg(Lda));
+  std::string vectorsText = x0 + ", " + sx.text();
+  std::string args;
+  if (cublas)
+    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText + ", " + *alpha +
+           ", " + matrixText + ", " + vectorsText;
+  else if (rowMajor)
+    args = "CblasRowMajor, CblasNoTrans, " + std::string(cblasTransposeName(transposed ? kNoTrans : kTrans)) + ", " + count +
+           ", " + mText + ", " + kText + ", " + *alpha + ", " + vectorsText + ", " + matrixText;
+  else
+    args = "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText + ", " + count + ", " +
+           kText + ", " + *alpha + ", " + matrixText + ", " + vectorsText;
   std::string callee = cublas ? libraryCallSpelling(row.gemm, site.options) : row.gemm.str();
   fused.statement = "{ " + callee + "(" + args + ", " + *beta + ", " + y0 + ", " + sy.text() + "); }";
   return {std::move(fused), ""};
