@@ -311,6 +311,25 @@ TEST(Fusion, GemmOverColumnBlocksInAHelper) {
       << f.diagnostics;
 }
 
+// Device vectors held by value are distinct storage: everything is proven and the loop is replaced; the
+// CUDA lowering leaves the calls inside the replaced text alone (fusedRanges).
+TEST(Fusion, CublasGemvLoopOnDeviceVectorsIsReplaced) {
+  Fusion f = fuse(
+      "#include <dispar/device_vector.h>\n"
+      "#include <cublas_v2.h>\n"
+      "void products(cublasHandle_t h) {\n"
+      "  const double one = 1.0, zero = 0.0;\n"
+      "  dispar::device_vector<double> A(64 * 64), X(16 * 64), Y(16 * 64);\n"
+      "  for (int j = 0; j < 16; ++j) cublasDgemv(h, CUBLAS_OP_N, 64, 64, &one, A.data(), 64, X.data() + j * 64, 1, &zero, Y.data() + j * 64, 1);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "  { ::dispar::gpu::cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 16, 64, &one, A.data(), 64, X.data(), 64, &zero, "
+                               "Y.data(), 64); }\n}\n"))
+      << f.code;
+  EXPECT_EQ(f.result.fusedRanges.size(), 1u);
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:10:3: remark: fused 16 calls of cublasDgemv into one cublasDgemm [-Rfusion]")) << f.diagnostics;
+}
+
 TEST(Fusion, CublasGemmLoopOverBlocksBecomesOneStridedBatch) {
   Fusion f = fuse(
       "#include <cublas_v2.h>\n"
