@@ -320,6 +320,34 @@ TEST(ResourceDb, RefusesForeignCorruptAndNewerFilesWithoutTouchingThem) {
   EXPECT_NE(error.find("no resource database"), std::string::npos);
 }
 
+// Many processes opening one new file at once (daemons of several nodes on a shared file, a reader
+// beside a daemon): each sees the file either not yet created or created whole, never a creator's schema
+// without its application id, so every open succeeds. Processes, not threads: SQLite in one process
+// shares locks in ways that would hide the race.
+TEST(ResourceDb, ConcurrentFirstOpensAllSucceed) {
+  for (int round = 0; round < 10; ++round) {
+    TempDir dir;
+    const std::string path = dir.file("shared.db");
+    std::vector<pid_t> children;
+    for (int i = 0; i < 6; ++i) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        std::string error;
+        const bool opened = ResourceDb::open(path, ResourceDb::OpenMode::CreateIfMissing, error) != nullptr;
+        if (!opened) std::fprintf(stderr, "open failed: %s\n", error.c_str());
+        ::_exit(opened ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    for (pid_t child : children) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(child, &status, 0), child);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round;
+    }
+  }
+}
+
 TEST(ResourceDb, UnwritablePathIsAnError) {
   TempDir dir;
   std::string error;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace dispar::streammap {
 
@@ -214,15 +216,19 @@ class SqliteBackend final : public RowStore<Statement, Connection> {
 
   int prepareSchema(bool /*create*/) override {
     // Reads only: nothing is written until the file is known to be ours.
-    const std::int64_t appId = connection_.queryInt("PRAGMA application_id");
-    const std::int64_t version = connection_.queryInt("PRAGMA user_version");
-    if (appId != kResourceDbApplicationId) {
-      const std::int64_t objects = connection_.queryInt("SELECT count(*) FROM sqlite_master");
-      if (appId != 0 || version != 0 || objects != 0)
-        throw SqliteError("an SQLite database of another application (application_id " +
-                              std::to_string(appId) + "), not a dispar resource database; refusing to touch it",
-                          SQLITE_NOTADB);
+    Header header = readHeader();
+    // A schema without our application id looks like another application's database, but may be a
+    // creator's work seen half-way (a reader of an empty file does not keep its snapshot): look again
+    // under the write lock, which waits for any creator to finish, before refusing.
+    if (header.foreign() && header.appId == 0) {
+      WriteTransaction settled(connection_);
+      header = readHeader();
     }
+    if (header.foreign())
+      throw SqliteError("an SQLite database of another application (application_id " + std::to_string(header.appId) +
+                            "), not a dispar resource database; refusing to touch it",
+                        SQLITE_NOTADB);
+    const std::int64_t version = header.version;
     if (version > kResourceDbSchemaVersion)
       throw SqliteError("schema version " + std::to_string(version) +
                             " is newer than this streammap supports (" +
@@ -231,6 +237,39 @@ class SqliteBackend final : public RowStore<Statement, Connection> {
     if (version < kResourceDbSchemaVersion) migrate();
     connection_.exec("PRAGMA foreign_keys = ON");
     return static_cast<int>(version);
+  }
+
+  /// What tells whose database a file is.
+  struct Header {
+    std::int64_t appId = 0, version = 0, objects = 0;
+    bool foreign() const { return appId != kResourceDbApplicationId && (appId != 0 || version != 0 || objects != 0); }
+  };
+
+  // While several processes open a new file at once, SQLite may answer SQLITE_BUSY without waiting in
+  // its busy handler (where waiting could deadlock, and around the switch to WAL): such a step is
+  // retried, for as long as the busy timeout.
+  template <class Step>
+  auto whenNotBusy(Step step) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+      try {
+        return step();
+      } catch (const SqliteError& error) {
+        const int primary = error.code() & 0xff;
+        if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  Header readHeader() {
+    return whenNotBusy([&] {
+      Header header;
+      header.appId = connection_.queryInt("PRAGMA application_id");
+      header.version = connection_.queryInt("PRAGMA user_version");
+      header.objects = connection_.queryInt("SELECT count(*) FROM sqlite_master");
+      return header;
+    });
   }
 
   void migrate() {
@@ -246,7 +285,10 @@ class SqliteBackend final : public RowStore<Statement, Connection> {
     connection_.exec(("PRAGMA application_id = " + std::to_string(kResourceDbApplicationId)).c_str());
     transaction.commit();
     // WAL: readers never block the writer, and a killed writer leaves the last committed state.
-    if (connection_.queryText("PRAGMA journal_mode") != "wal") connection_.queryText("PRAGMA journal_mode = WAL");
+    whenNotBusy([&] {
+      if (connection_.queryText("PRAGMA journal_mode") != "wal") connection_.queryText("PRAGMA journal_mode = WAL");
+      return 0;
+    });
   }
 
   void write(WriteScope, const std::function<void()>& body) override {
