@@ -56,5 +56,32 @@ TEST(MapContract, HostFallbackRanks) {
   expectRuntimeReadsWhatStreammapWrote(rtg, cpuOnly, settings, "host-fallback");
 }
 
+// Many CG vertices, one slow GPU and CPU-only nodes with many cores: mapped without host fallback
+// (the default), every CG vertex waits for the one GPU; the mapper says how much host fallback would
+// gain, with the figures. Where fallback would not pay, it says nothing.
+TEST(MapPlanner, AdvisesHostFallbackWhereItPays) {
+  std::vector<lang::RtgVertex> vertices;
+  for (int v = 0; v < 8; ++v) vertices.push_back(vertex(v, "work", Requirement::CG, 4.0));
+  const lang::Rtg rtg = rtgOf(vertices, {});
+  GpuInfo slow = v100(0);
+  slow.measuredRate = 1.0;
+  Cluster c;
+  c.nodes = {node("gpu", 8, {slow}), node("cpu1", 16), node("cpu2", 16)};
+  MappingOutcome outcome;
+  std::string error;
+  ASSERT_TRUE(planMapping(rtg, c, MapSettings{}, outcome, error)) << error;
+  ASSERT_EQ(outcome.warnings.size(), 1u);
+  EXPECT_EQ(outcome.warnings[0].rfind("note: with --allow-host-fallback the predicted period would be 4 instead of 32, "
+                                      "running ", 0),
+            0u)
+      << outcome.warnings[0];
+
+  Cluster fast = c;
+  fast.nodes[0].gpus[0].measuredRate = 100.0;
+  MappingOutcome quiet;
+  ASSERT_TRUE(planMapping(rtg, fast, MapSettings{}, quiet, error)) << error;
+  EXPECT_TRUE(quiet.warnings.empty());
+}
+
 }  // namespace
 }  // namespace dispar::streammap

@@ -110,6 +110,42 @@ std::vector<int> assignDevices(const MappingProblem& p, const std::vector<int>& 
   return device;
 }
 
+namespace {
+
+// Instances up to this many vertices are mapped a second time, with host fallback, to see whether it pays.
+constexpr int kFallbackAdviceVertexLimit = 20000;
+// ... and the advice is given when it lowers the predicted period by at least this share.
+constexpr double kFallbackAdviceGain = 0.10;
+
+// Without host fallback every CG vertex waits for a GPU, even where the node's CPUs would finish it
+// sooner on the host path (mpiexec's own placement does that): say so when it would pay, with the figures.
+void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& o) {
+  if (o.problem.vertexCount() > kFallbackAdviceVertexLimit) return;
+  bool cpuOnlyNode = false, cg = false;
+  for (const ProblemNode& node : o.problem.nodes) cpuOnlyNode = cpuOnlyNode || !node.hasGpu();
+  for (const ProblemVertex& vertex : o.problem.vertices) cg = cg || vertex.type == lang::Requirement::CG;
+  if (!cpuOnlyNode || !cg) return;
+  MappingProblem fallback;
+  std::string error;
+  if (!buildProblem(rtg, cluster, true, fallback, error)) return;
+  PaperOptions paperOptions;
+  paperOptions.seed = settings.seed;
+  RefineOptions refineOptions;
+  refineOptions.maxPasses = settings.maxPasses;
+  refineOptions.seed = settings.seed.value_or(0);
+  const MappingResult mapped = mapRefine(fallback, mapPaper(fallback, paperOptions), refineOptions);
+  const double with = evaluate(fallback, mapped.nodeOf).score.period, without = o.evaluation.score.period;
+  if (!(with < (1 - kFallbackAdviceGain) * without)) return;
+  int onCpu = 0;
+  for (int v = 0; v < fallback.vertexCount(); ++v)
+    onCpu += fallback.vertices[v].type == lang::Requirement::CG && !fallback.nodes[mapped.nodeOf[v]].hasGpu();
+  o.warnings.push_back("note: with --allow-host-fallback the predicted period would be " + formatNumber(with) +
+                       " instead of " + formatNumber(without) + ", running " + std::to_string(onCpu) +
+                       " CG vertex(es) on the host path of CPU-only nodes");
+}
+
+}  // namespace
+
 bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
                  std::string& error) {
   MappingOutcome o;
@@ -131,6 +167,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   o.device = assignDevices(o.problem, o.result.nodeOf);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);
+  if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine) addFallbackAdvice(rtg, cluster, settings, o);
   out = std::move(o);
   return true;
 }

@@ -31,7 +31,7 @@ struct MappingOutcome {
   MappingResult result;
   Evaluation evaluation;
   std::vector<int> device;              // per rank: CUDA device ordinal on its node, -1 for none
-  std::vector<std::string> warnings;    // "warning: ..." lines for stderr
+  std::vector<std::string> warnings;    // "warning: ..." and "note: ..." lines for stderr
 };
 
 /// Fails (false, `error` set) on the conditions buildProblem reports.
