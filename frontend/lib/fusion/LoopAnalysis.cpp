@@ -306,25 +306,17 @@ Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const Can
     index = lhsPointer ? binary->getRHS() : binary->getLHS();
     subtract = binary->getOpcode() == clang::BO_Sub;
   } else if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e); unary && unary->getOpcode() == clang::UO_AddrOf) {
+    // &a[i], &v[i]: the address of an element is the element's position.
     const clang::Expr* operand = unary->getSubExpr()->IgnoreParens();
-    if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(operand)) {
-      base = subscript->getBase();
-      index = subscript->getIdx();
-    } else if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(operand);
-               op && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2 &&
-               llvm::isa<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts())) {
-      // &v[i] on a container named directly: its elements are contiguous (std::vector, std::array).
-      Analysed<AffinePointer> container = leafPointer(op->getArg(0)->IgnoreParenImpCasts(), loop, inner);
-      if (!container) return container;
-      Analysed<Affine> i = affine(op->getArg(1), loop, inner);
-      if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
-      AffinePointer result = *container;
-      result.index = *i;
-      result.subscripted = true;
-      return {result, ""};
-    }
+    if (isElementAccess(operand)) return element(operand, loop, inner);
   }
   if (!base) return leafPointer(e, loop, inner);
+  return offsetPointer(base, index, subtract, loop, inner);
+}
+
+// base + index (or - index), both analysed.
+Analysed<AffinePointer> LoopAnalysis::offsetPointer(const clang::Expr* base, const clang::Expr* index, bool subtract,
+                                                    const CanonicalLoop& loop, const clang::VarDecl* inner) {
   Analysed<AffinePointer> p = pointer(base, loop, inner);
   if (!p) return p;
   Analysed<Affine> i = affine(index, loop, inner);
@@ -340,6 +332,15 @@ Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const Can
     result.index.inner = result.index.inner + i->inner;
   }
   return {result, ""};
+}
+
+// a[i] on an array or pointer, or v[i] on a container named directly (its elements are contiguous:
+// std::vector, std::array).
+bool LoopAnalysis::isElementAccess(const clang::Expr* e) {
+  if (llvm::isa<clang::ArraySubscriptExpr>(e)) return true;
+  const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+  return op && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2 &&
+         llvm::isa<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
 }
 
 Analysed<AffinePointer> LoopAnalysis::element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner) {
@@ -362,15 +363,7 @@ Analysed<AffinePointer> LoopAnalysis::element(const clang::Expr* access, const C
     return {result, ""};
   }
   if (!base) return Analysed<AffinePointer>::fail("'" + text(access) + "' is not an element of an array");
-  Analysed<AffinePointer> p = pointer(base, loop, inner);
-  if (!p) return p;
-  Analysed<Affine> i = affine(index, loop, inner);
-  if (!i) return Analysed<AffinePointer>::fail(i.whyNot);
-  AffinePointer result = *p;
-  result.index.coefficient = result.index.coefficient + i->coefficient;
-  result.index.offset = result.index.offset + i->offset;
-  result.index.inner = result.index.inner + i->inner;
-  return {result, ""};
+  return offsetPointer(base, index, false, loop, inner);
 }
 
 Analysed<CanonicalLoop> LoopAnalysis::canonicalLoop(const clang::ForStmt* loop) {

@@ -98,6 +98,9 @@ class LoopAnalysis {
   Analysed<AffinePointer> pointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner = nullptr);
   /// An element access `p[i]` (or `v[i]` on a container) as the pointer `&p[i]`.
   Analysed<AffinePointer> element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner);
+  static bool isElementAccess(const clang::Expr* e);
+  Analysed<AffinePointer> offsetPointer(const clang::Expr* base, const clang::Expr* index, bool subtract,
+                                        const CanonicalLoop& loop, const clang::VarDecl* inner);
   /// The value of an integer constant expression (an enumerator such as CblasNoTrans).
   std::optional<std::int64_t> constant(const clang::Expr* expr) const;
 
