@@ -83,15 +83,11 @@ using ::dispar::hostlib::CUFFT_Z2Z;
 
 // The calls: forwarded to the stand-ins. Parameters are this file's global names (a stream is the
 // includer's cudaStream_t).
-#define DISPAR_CUBLAS_API(name, family, parameters, arguments)                                         \
-  inline cublasStatus_t name parameters {                                                              \
-    return [](auto... a) { return ::dispar::hostlib::host_##name(::dispar::hostlib::pass(a)...); } arguments; \
-  }
+#define DISPAR_CUBLAS_API(name, family, parameters, arguments) \
+  inline cublasStatus_t name parameters { return DISPAR_HOSTLIB_FORWARD(host_##name, arguments); }
 #include <dispar/hostlib/Cublas.def>
-#define DISPAR_CUFFT_API(name, parameters, arguments)                                                  \
-  inline cufftResult name parameters {                                                                 \
-    return [](auto... a) { return ::dispar::hostlib::host_##name(::dispar::hostlib::pass(a)...); } arguments; \
-  }
+#define DISPAR_CUFFT_API(name, parameters, arguments) \
+  inline cufftResult name parameters { return DISPAR_HOSTLIB_FORWARD(host_##name, arguments); }
 #include <dispar/hostlib/Cufft.def>
 
 #endif  // DISPAR_HOSTLIB_CUDA_NAMES_H

@@ -39,4 +39,10 @@ Passed<T> pass(T value) {
 
 }  // namespace dispar::hostlib
 
+// Calls the stand-in `standIn` (host_<CUDA name>) with a table row's parenthesised `arguments`, each
+// passed on to the stand-in's type. Callers paste the stand-in's name where the row's name is still as
+// written (host_##name): cublas_v2.h's macros would rename it one macro level further.
+#define DISPAR_HOSTLIB_FORWARD(standIn, arguments) \
+  [](auto... a) { return ::dispar::hostlib::standIn(::dispar::hostlib::pass(a)...); } arguments
+
 #endif  // DISPAR_HOSTLIB_STANDINS_H
