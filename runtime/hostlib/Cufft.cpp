@@ -295,25 +295,23 @@ template <class In, class Out>
 cufftResult execute(cufftHandle handle, In* idata, Out* odata, cufftType type, int direction) {
   void* in = const_cast<void*>(static_cast<const void*>(idata));
   void* out = static_cast<void*>(odata);
-  LastExecution& last = lastExecution;
-  if (in == last.in && out == last.out && in != nullptr && last.handle == handle && last.type == type &&
-      last.direction == direction && last.generation == registry().generation()) {
-    run(type, last.fftwPlan, in, out);
-    return CUFFT_SUCCESS;
-  }
   const bool inPlace = in == out;
-  const int inAlignment =
-      isDouble(type) ? fftw_alignment_of(static_cast<double*>(in)) : fftwf_alignment_of(static_cast<float*>(in));
-  const int outAlignment =
-      isDouble(type) ? fftw_alignment_of(static_cast<double*>(out)) : fftwf_alignment_of(static_cast<float*>(out));
-  if (last.handle == handle && last.generation == registry().generation() && last.type == type &&
-      last.direction == direction && last.inPlace == inPlace && last.inAlignment == inAlignment &&
-      last.outAlignment == outAlignment && in != nullptr && out != nullptr) {
+  const auto alignmentOf = [&](void* data) {
+    return isDouble(type) ? fftw_alignment_of(static_cast<double*>(data)) : fftwf_alignment_of(static_cast<float*>(data));
+  };
+  // The thread's last plan serves again when the call is the same but for arrays that FFTW may take in
+  // its place: the very same arrays, or arrays of the same in-placeness and alignment.
+  LastExecution& last = lastExecution;
+  if (last.handle == handle && last.type == type && last.direction == direction && in != nullptr && out != nullptr &&
+      last.generation == registry().generation() &&
+      ((in == last.in && out == last.out) ||
+       (inPlace == last.inPlace && alignmentOf(in) == last.inAlignment && alignmentOf(out) == last.outAlignment))) {
     run(type, last.fftwPlan, in, out);
     last.in = in;
     last.out = out;
     return CUFFT_SUCCESS;
   }
+  const int inAlignment = alignmentOf(in), outAlignment = alignmentOf(out);
   const std::uint64_t generation = registry().generation();
   FftPlan* plan = registry().find(handle);
   if (plan == nullptr || !plan->made) return CUFFT_INVALID_PLAN;
