@@ -14,13 +14,7 @@ int main(int argc, char** argv) {
     llvm::errs() << "usage: fusion_rewrite IN.dsp OUT\n";
     return 2;
   }
-  dispar::streamcc::ToolchainPaths paths = dispar::streamcc::ToolchainPaths::detect();
-  dispar::frontend::FrontendOptions options;
-  options.sourceFile = argv[1];
-  options.runtimeIncludeDir = paths.runtimeIncludeDir;
-  options.clangResourceDir = paths.clangResourceDir;
-  options.cudaPath = paths.cudaPath;
-  options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
+  dispar::frontend::FrontendOptions options = dispar::streamcc::ToolchainPaths::detect().frontendOptions(argv[1]);
   options.remarkFusion = true;
   options.remarkFusionMissed = true;
   dispar::frontend::FrontendResult result;

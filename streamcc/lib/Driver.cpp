@@ -137,16 +137,11 @@ class Disparcc {
 
  private:
   frontend::FrontendOptions makeFrontendOptions() const {
-    frontend::FrontendOptions frontendOptions;
-    frontendOptions.sourceFile = options_.input;
+    frontend::FrontendOptions frontendOptions = paths_.frontendOptions(options_.input);
     frontendOptions.dependencyFile = options_.dependencyFile;
     frontendOptions.dependencyTarget = options_.output;
     frontendOptions.includeDirs = options_.includeDirs;
     frontendOptions.defines = options_.defines;
-    frontendOptions.runtimeIncludeDir = paths_.runtimeIncludeDir;
-    frontendOptions.clangResourceDir = paths_.clangResourceDir;
-    frontendOptions.cudaPath = paths_.cudaPath;
-    frontendOptions.cudaStubIncludeDir = paths_.cudaStubIncludeDir;
     frontendOptions.colorDiagnostics = llvm::errs().has_colors();
     frontendOptions.fusion = options_.fusion;
     frontendOptions.remarkFusion = options_.remarkFusion;
@@ -354,6 +349,16 @@ ToolchainPaths ToolchainPaths::detect() {
   paths.cudaPath = envOr("DISPAR_CUDA_PATH", DISPAR_DEFAULT_CUDA_PATH);
   if (!paths.cudaPath.empty() && !llvm::sys::fs::exists(paths.cudaPath + "/bin/nvcc")) paths.cudaPath.clear();
   return paths;
+}
+
+frontend::FrontendOptions ToolchainPaths::frontendOptions(const std::string& sourceFile) const {
+  frontend::FrontendOptions options;
+  options.sourceFile = sourceFile;
+  options.runtimeIncludeDir = runtimeIncludeDir;
+  options.clangResourceDir = clangResourceDir;
+  options.cudaPath = cudaPath;
+  options.cudaStubIncludeDir = cudaStubIncludeDir;
+  return options;
 }
 
 const MpiToolchain* ToolchainPaths::mpi(const std::string& name) const {

@@ -26,13 +26,7 @@ inline ParseOutcome parseSource(const std::string& source, const std::string& fi
   llvm::sys::fs::createUniqueDirectory("dispar-frontend-test", dir);
   std::string path = std::string(dir) + "/" + fileName;
   std::ofstream(path) << source;
-  streamcc::ToolchainPaths paths = streamcc::ToolchainPaths::detect();
-  frontend::FrontendOptions options;
-  options.sourceFile = path;
-  options.runtimeIncludeDir = paths.runtimeIncludeDir;
-  options.clangResourceDir = paths.clangResourceDir;
-  options.cudaPath = paths.cudaPath;
-  options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
+  frontend::FrontendOptions options = streamcc::ToolchainPaths::detect().frontendOptions(path);
   options.cudaTarget = cudaTarget;
   ParseOutcome outcome;
   outcome.result.program.name = "test";

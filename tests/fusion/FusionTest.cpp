@@ -33,13 +33,7 @@ Fusion fuse(const std::string& code, bool fusion = true, const std::string& file
   llvm::sys::fs::createUniqueDirectory("dispar-fusion-test", dir);
   std::string path = std::string(dir) + "/" + fileName;
   std::ofstream(path) << kPrelude << code << kVnode;
-  streamcc::ToolchainPaths paths = streamcc::ToolchainPaths::detect();
-  frontend::FrontendOptions options;
-  options.sourceFile = path;
-  options.runtimeIncludeDir = paths.runtimeIncludeDir;
-  options.clangResourceDir = paths.clangResourceDir;
-  options.cudaPath = paths.cudaPath;
-  options.cudaStubIncludeDir = paths.cudaStubIncludeDir;
+  frontend::FrontendOptions options = streamcc::ToolchainPaths::detect().frontendOptions(path);
   options.fusion = fusion;
   options.remarkFusion = true;
   options.remarkFusionMissed = true;

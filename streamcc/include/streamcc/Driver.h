@@ -2,6 +2,8 @@
 #ifndef DISPAR_STREAMCC_DRIVER_H
 #define DISPAR_STREAMCC_DRIVER_H
 
+#include "frontend/Frontend.h"
+
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct ToolchainPaths {
   std::string cudaPath;  // empty when no toolkit was found
 
   static ToolchainPaths detect();
+  /// Frontend options for parsing `sourceFile` with this toolchain's headers and CUDA set-up (what
+  /// disparcc starts from; tools and tests that run the frontend themselves use it too).
+  frontend::FrontendOptions frontendOptions(const std::string& sourceFile) const;
   /// The MPI named `name` (empty: the default), or null when this build has none of that name.
   const MpiToolchain* mpi(const std::string& name) const;
 };
