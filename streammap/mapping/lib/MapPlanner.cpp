@@ -112,6 +112,20 @@ std::vector<int> assignDevices(const MappingProblem& p, const std::vector<int>& 
 
 namespace {
 
+// The mapping of `problem` by the settings' algorithm, seed and passes.
+MappingResult mapWith(const MappingProblem& problem, const MapSettings& settings) {
+  PaperOptions paperOptions;
+  paperOptions.seed = settings.seed;
+  MappingResult paper = mapPaper(problem, paperOptions);
+  if (settings.algorithm == Algorithm::Paper) return paper;
+  RefineOptions refineOptions;
+  refineOptions.maxPasses = settings.maxPasses;
+  refineOptions.seed = settings.seed.value_or(0);
+  MappingResult refined = mapRefine(problem, paper, refineOptions);
+  refined.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
+  return refined;
+}
+
 // Instances up to this many vertices are mapped a second time, with host fallback, to see whether it pays.
 constexpr int kFallbackAdviceVertexLimit = 20000;
 // ... and the advice is given when it lowers the predicted period by at least this share.
@@ -128,12 +142,7 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
   MappingProblem fallback;
   std::string error;
   if (!buildProblem(rtg, cluster, true, fallback, error)) return;
-  PaperOptions paperOptions;
-  paperOptions.seed = settings.seed;
-  RefineOptions refineOptions;
-  refineOptions.maxPasses = settings.maxPasses;
-  refineOptions.seed = settings.seed.value_or(0);
-  const MappingResult mapped = mapRefine(fallback, mapPaper(fallback, paperOptions), refineOptions);
+  const MappingResult mapped = mapWith(fallback, settings);
   const double with = evaluate(fallback, mapped.nodeOf).score.period, without = o.evaluation.score.period;
   if (!(with < (1 - kFallbackAdviceGain) * without)) return;
   int onCpu = 0;
@@ -150,18 +159,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
                  std::string& error) {
   MappingOutcome o;
   if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error)) return false;
-  PaperOptions paperOptions;
-  paperOptions.seed = settings.seed;
-  MappingResult paper = mapPaper(o.problem, paperOptions);
-  if (settings.algorithm == Algorithm::Paper) {
-    o.result = std::move(paper);
-  } else {
-    RefineOptions refineOptions;
-    refineOptions.maxPasses = settings.maxPasses;
-    refineOptions.seed = settings.seed.value_or(0);
-    o.result = mapRefine(o.problem, paper, refineOptions);
-    o.result.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
-  }
+  o.result = mapWith(o.problem, settings);
   o.evaluation = evaluate(o.problem, o.result.nodeOf);
   if (!checkFinite(o, error)) return false;
   o.device = assignDevices(o.problem, o.result.nodeOf);
