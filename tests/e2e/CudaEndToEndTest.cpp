@@ -1,6 +1,7 @@
 // CUDA VNODEs end to end: .dsp programs with kernels compiled by the real disparcc (nvcc when the
 // toolkit is there) and run under mpiexec. Every result is checked against a CPU computation done
 // here, independently of the program. Without a GPU every CG rank runs its kernels' host clones.
+#include "CudaTestSettings.h"
 #include "Process.h"
 
 #include "dispar_lang/Rtg.h"
@@ -17,11 +18,6 @@
 
 namespace dispar::testing {
 namespace {
-
-const std::string kDisparcc = DISPARCC_PATH;
-const std::string kMpiexec = MPIEXEC_PATH;
-const std::string kSourceDir = DISPAR_SOURCE_DIR;
-constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
 
 // Compiles `source` (a path under the source tree) in `dir`; one architecture keeps nvcc fast.
 ProcessResult compileCuda(const ScratchDir& dir, const std::string& source, const std::string& name) {

@@ -2,6 +2,7 @@
 // disparcc, run under mpiexec, every printed value recomputed here. With the toolkit the program is the
 // nvcc build whose calls go through ::dispar::gpu (the host stand-ins on this GPU-less rank); without it
 // (DISPAR_CUDA_PATH=/nonexistent) the host-only build, where the toolkit's headers are DISPAR's.
+#include "CudaTestSettings.h"
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -15,11 +16,6 @@
 
 namespace dispar::testing {
 namespace {
-
-const std::string kDisparcc = DISPARCC_PATH;
-const std::string kMpiexec = MPIEXEC_PATH;
-const std::string kSourceDir = DISPAR_SOURCE_DIR;
-constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
 
 // The program's constants.
 constexpr int kFrames = 2;

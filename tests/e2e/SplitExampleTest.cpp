@@ -2,6 +2,7 @@
 // (on the host path here) and the CPU cores by split_for; its grid must equal the CPU-only and GPU-only
 // runs of the same steps, and both units must take part. The RTG marks the vnode as using its node's
 // cores.
+#include "CudaTestSettings.h"
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -11,11 +12,6 @@
 
 namespace dispar::testing {
 namespace {
-
-const std::string kDisparcc = DISPARCC_PATH;
-const std::string kMpiexec = MPIEXEC_PATH;
-const std::string kSourceDir = DISPAR_SOURCE_DIR;
-constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
 
 TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
   ScratchDir dir;
