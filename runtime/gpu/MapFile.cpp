@@ -50,9 +50,10 @@ MapFile parseMapFile(const std::string& text, const std::string& path) {
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     MappedRank rank;
     std::string error;
-    if (!lang::readMapRank(ranks[i], i, "ranks[" + std::to_string(i) + "]", rank, error)) fail(path, error);
+    if (!lang::readMapRank(ranks[i], "ranks[" + std::to_string(i) + "]", rank, error)) fail(path, error);
     map.ranks.push_back(std::move(rank));
   }
+  if (const std::string layout = lang::checkRankLayout(map.ranks, "ranks"); !layout.empty()) fail(path, layout);
   return map;
 }
 

@@ -299,7 +299,7 @@ void readPredicted(const ordered_json& doc, MapRecord& r) {
 RankRecord readRank(const ordered_json& j, std::size_t i) {
   RankRecord k;
   std::string error;
-  if (!lang::readMapRank(j, i, "map.ranks[" + std::to_string(i) + "]", k, error)) throw MapParseFailure{error};
+  if (!lang::readMapRank(j, "map.ranks[" + std::to_string(i) + "]", k, error)) throw MapParseFailure{error};
   return k;
 }
 
@@ -346,6 +346,8 @@ bool parseMapJson(const std::string& text, MapRecord& out, std::string& error) {
     readPredicted(doc, r);
     const ordered_json& ranks = MapReader::array(doc, "ranks", "map");
     for (std::size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(readRank(ranks[i], i));
+    if (const std::string layout = lang::checkRankLayout(r.ranks, "map.ranks"); !layout.empty())
+      throw MapParseFailure{layout};
     std::string clusterError;
     if (!parseClusterJson(MapReader::member(doc, "cluster", "map").dump(), r.cluster, clusterError))
       MapReader::fail("map.cluster", clusterError);
