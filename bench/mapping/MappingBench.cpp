@@ -7,6 +7,7 @@
 #include "streammap/CostModel.h"
 #include "streammap/MappingProblem.h"
 #include "streammap/PaperMapper.h"
+#include "streammap/RankGroups.h"
 #include "streammap/RefineMapper.h"
 
 #include <algorithm>
@@ -182,8 +183,23 @@ long peakRssKiB() {
 struct Row {
   double rr, random, paper, refine, optimum;  // optimum < 0: not computed
   double refineFallback;                      // refine allowed host fallback, as round-robin is
+  double refineOneRankEach;                   // refine's placement with one rank per instance
+  int instances, ranks;                       // refine's, grouped
   bool heterogeneous;
 };
+
+// The period of `nodeOf` with its instances grouped into ranks as `streammap map` does by default (at
+// most one rank per core); `ranks` receives the rank count.
+double groupedPeriod(const MappingProblem& p, const std::vector<int>& nodeOf, int* ranks = nullptr) {
+  RankLayout layout;
+  std::string error;
+  if (!groupRanks(p, nodeOf, RankPolicy{}, layout, error)) {
+    std::fprintf(stderr, "bench_mapping: error: %s\n", error.c_str());
+    std::exit(1);
+  }
+  if (ranks) *ranks = layout.rankCount();
+  return evaluate(p, nodeOf, layout).score.period;
+}
 
 // The scale case, in a child process so that its peak RSS is its own: the mapping in memory, then the
 // whole `streammap map` command on files (parse, map, write machinefile and map.json; table discarded).
@@ -248,8 +264,8 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   SplitMix64 rng(2015);
   std::vector<Row> rows;
-  std::printf("%-9s %4s %5s %10s %10s %10s %10s %10s %8s %8s %8s\n", "shape", "V", "nodes", "round-rob", "random",
-              "paper", "refine", "optimum", "ref/opt", "rr/ref", "pap/ref");
+  std::printf("%-9s %4s %5s %10s %10s %10s %10s %10s %8s %8s %8s %6s %8s\n", "shape", "V", "nodes", "round-rob", "random",
+              "paper", "refine", "optimum", "ref/opt", "rr/ref", "pap/ref", "ranks", "grp/one");
   auto runInstance = [&](Shape shape, int vertices, int nodes, bool withOptimum) {
     const lang::Rtg rtg = makeRtg(shape, vertices, rng);
     const Cluster cluster = makeCluster(nodes, rng);
@@ -260,23 +276,28 @@ int main(int argc, char** argv) {
       std::exit(1);
     }
     Row row{};
-    // What mpiexec does (roundRobinPlacement): on the host-fallback problem, since it ignores requirements.
+    // What mpiexec does (roundRobinPlacement): on the host-fallback problem, since it ignores requirements,
+    // one rank per instance as mpiexec starts them. Paper and refine as `streammap map` writes them: their
+    // instances grouped into ranks (RankGroups.h), priced with the ranks' terms.
     row.rr = evaluate(fallback, roundRobinPlacement(fallback)).score.period;
-    row.refineFallback = evaluate(fallback, mapRefine(fallback, mapPaper(fallback, {}), {}).nodeOf).score.period;
+    row.refineFallback = groupedPeriod(fallback, mapRefine(fallback, mapPaper(fallback, {}), {}).nodeOf);
     row.random = evaluate(p, randomMapping(p, rng)).score.period;
     const MappingResult paper = mapPaper(p, {});
-    row.paper = evaluate(p, paper.nodeOf).score.period;
-    row.refine = evaluate(p, mapRefine(p, paper, {}).nodeOf).score.period;
+    row.paper = groupedPeriod(p, paper.nodeOf);
+    const MappingResult refined = mapRefine(p, paper, {});
+    row.refine = groupedPeriod(p, refined.nodeOf, &row.ranks);
+    row.refineOneRankEach = evaluate(p, refined.nodeOf).score.period;
+    row.instances = vertices;
     row.optimum = withOptimum ? exhaustive(p).period : -1;
     bool gpuless = false, gpuful = false;
     for (const ProblemNode& n : p.nodes) (n.hasGpu() ? gpuful : gpuless) = true;
     row.heterogeneous = gpuless && gpuful;
     rows.push_back(row);
-    std::printf("%-9s %4d %5d %10.4g %10.4g %10.4g %10.4g %10s %8s %8.2f %8.2f\n", shapeName(shape), vertices, nodes,
-                row.rr, row.random, row.paper, row.refine,
+    std::printf("%-9s %4d %5d %10.4g %10.4g %10.4g %10.4g %10s %8s %8.2f %8.2f %6d %8.3f\n", shapeName(shape), vertices,
+                nodes, row.rr, row.random, row.paper, row.refine,
                 withOptimum ? std::to_string(row.optimum).substr(0, 10).c_str() : "-",
                 withOptimum ? std::to_string(row.refine / row.optimum).substr(0, 5).c_str() : "-", row.rr / row.refine,
-                row.paper / row.refine);
+                row.paper / row.refine, row.ranks, row.refine / row.refineOneRankEach);
   };
   const Shape shapes[] = {Shape::Pipeline, Shape::SplitJoin, Shape::Layered};
   // Small instances, compared with the exhaustive optimum.
@@ -290,9 +311,13 @@ int main(int argc, char** argv) {
       for (Shape shape : shapes)
         if (!quick || (vertices <= 50 && nodes <= 16)) runInstance(shape, vertices, nodes, false);
 
-  std::vector<double> refOpt, rrRef, rrRefFallback, paperRef;
-  int worseThanPaper = 0;
+  std::vector<double> refOpt, rrRef, rrRefFallback, paperRef, groupedCost;
+  int worseThanPaper = 0, grouped = 0;
   for (const Row& r : rows) {
+    if (r.ranks < r.instances) {
+      ++grouped;
+      groupedCost.push_back(r.refine / r.refineOneRankEach);
+    }
     if (r.optimum > 0) refOpt.push_back(r.refine / r.optimum);
     if (r.heterogeneous) rrRef.push_back(r.rr / r.refine);
     rrRefFallback.push_back(r.rr / r.refineFallback);
@@ -309,6 +334,10 @@ int main(int argc, char** argv) {
   std::printf("  paper / refine       (all):                 median %.2fx, min %.2fx; refine worse than paper: %d "
               "(target: 0)\n",
               median(paperRef), *std::min_element(paperRef.begin(), paperRef.end()), worseThanPaper);
+  if (!groupedCost.empty())
+    std::printf("  grouping: %d instance(s) ran fewer ranks than instances; their period grouped / one rank each: "
+                "median %.3f, worst %.3f (the rank terms' price for no more ranks than cores)\n",
+                grouped, median(groupedCost), *std::max_element(groupedCost.begin(), groupedCost.end()));
   std::printf("\n");
   if (!quick) runScale(50000, 5000);
   runScale(100000, 10000);

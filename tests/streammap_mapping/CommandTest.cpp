@@ -22,13 +22,14 @@ using lang::Requirement;
 using namespace testing;
 
 // Compares where ranks ran ("RANK HOST" lines, as each rank printed them, in any order) with where the
-// map put them, reading the map with streammap's own parser. Empty when every mapped rank ran exactly
-// once on its host; else one line per mismatch.
+// map put them (the host of each rank's instances), reading the map with streammap's own parser. Empty
+// when every mapped rank ran exactly once on its host; else one line per mismatch.
 std::string placementMismatches(const std::string& mapText, const std::string& ranText) {
   MapRecord map;
   std::string error;
   if (!parseMapJson(mapText, map, error)) return "map: " + error + "\n";
   if (map.ranks.empty()) return "no ranks in the map\n";
+  const std::vector<std::string> hostOfRank = hostsOfRanks(map);
   std::string problems;
   std::map<int, int> seen;
   std::istringstream lines(ranText);
@@ -43,13 +44,13 @@ std::string placementMismatches(const std::string& mapText, const std::string& r
       continue;
     }
     if (++seen[rank] == 2) problems += "rank " + std::to_string(rank) + ": reported more than once\n";
-    if (rank < 0 || rank >= static_cast<int>(map.ranks.size()))
+    if (rank < 0 || rank >= static_cast<int>(hostOfRank.size()))
       problems += "rank " + std::to_string(rank) + ": not in the map\n";
-    else if (map.ranks[static_cast<std::size_t>(rank)].host != host)
+    else if (hostOfRank[static_cast<std::size_t>(rank)] != host)
       problems += "rank " + std::to_string(rank) + ": ran on " + host + ", mapped to " +
-                  map.ranks[static_cast<std::size_t>(rank)].host + "\n";
+                  hostOfRank[static_cast<std::size_t>(rank)] + "\n";
   }
-  for (std::size_t rank = 0; rank < map.ranks.size(); ++rank)
+  for (std::size_t rank = 0; rank < hostOfRank.size(); ++rank)
     if (!seen.count(static_cast<int>(rank))) problems += "rank " + std::to_string(rank) + ": did not report\n";
   return problems;
 }
@@ -276,11 +277,11 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   Cluster c;
   c.nodes = {node("hostA", 2), node("hostB", 2, {a100(0)}), node("hostC", 2, {a100(0)})};
   writeInputs(pipeline(), c);
-  // The "program": a script that reports where each rank ran, then fails with status 3 once all four
-  // ranks have reported (MPICH ends the other ranks as soon as one exits non-zero: a slow rank would
-  // otherwise never report on a loaded machine).
+  // The "program": a script that reports where each rank ran, then fails with status 3 once all ranks
+  // ($PMI_SIZE: as many as the mapping has) have reported (MPICH ends the other ranks as soon as one
+  // exits non-zero: a slow rank would otherwise never report on a loaded machine).
   write("app", "#!/bin/sh\nran='" + path("ran") + "'\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> \"$ran\"\n"
-               "i=0\nwhile [ \"$(wc -l < \"$ran\")\" -lt 4 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n"
+               "i=0\nwhile [ \"$(wc -l < \"$ran\")\" -lt \"$PMI_SIZE\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n"
                "exit 3\n");
   ASSERT_EQ(::chmod(path("app").c_str(), 0755), 0);
   ::testing::internal::CaptureStderr();

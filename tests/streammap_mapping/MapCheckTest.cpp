@@ -88,7 +88,7 @@ TEST(MapCheck, DetectsGpuTooSmall) {
   rtg = rtgOf({vertex(0, "k", Requirement::CG), vertex(1, "k", Requirement::CG, 1, 1)}, {});
   rtg.vertices[0].memory = rtg.vertices[1].memory = 30ull << 30;
   const CheckReport shared = checkMapping(mapped(rtg, oneGpuCluster()), oneGpuCluster());
-  EXPECT_TRUE(mentions(shared.problems, "the ranks mapped to it need 64424509440 bytes"));
+  EXPECT_TRUE(mentions(shared.problems, "the instances mapped to it need 64424509440 bytes"));
 }
 
 TEST(MapCheck, GpuKnownOnlyByCountIsCheckedAtStartUp) {

@@ -26,10 +26,12 @@ void expectRuntimeReadsWhatStreammapWrote(const lang::Rtg& rtg, const Cluster& c
   for (const RankRecord& r : record.ranks) modeWritten = modeWritten || r.mode == mode;
   EXPECT_TRUE(modeWritten) << "no rank in mode " << mode;
   const gpu::MapFile read = gpu::parseMapFile(writeMapJson(record), "app.map.json");
+  // Entry for entry (one per instance, by rank): the same instances in the same ranks.
   ASSERT_EQ(read.ranks.size(), record.ranks.size());
-  for (const RankRecord& written : record.ranks) {
-    const gpu::MappedRank* rank = read.rank(written.rank);
-    ASSERT_NE(rank, nullptr) << "rank " << written.rank;
+  for (std::size_t i = 0; i < record.ranks.size(); ++i) {
+    const RankRecord& written = record.ranks[i];
+    const gpu::MappedRank* rank = &read.ranks[i];
+    EXPECT_EQ(rank->rank, written.rank);
     EXPECT_EQ(rank->vnode, written.vnode);
     EXPECT_EQ(rank->replica, written.replica);
     EXPECT_EQ(rank->type, written.type);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 
 namespace dispar::streammap {
 
@@ -9,7 +10,8 @@ const char* const kCostModelSummary =
     "t_v = cost / speed (GPU speed for CG on a GPU node, CPU speed otherwise; a vertex using its node's cores "
     "(split_for) on a GPU node: cost / (GPU speed + (cores - 1) * CPU speed)); "
     "cpu(n) = max(max t_v, sum t_v / cores); gpu(n) = max(max t_v, sum t_v / gpus); "
-    "net(n) = sum of crossing edge bytes / bandwidth; period = max over nodes; ties: fewer crossing bytes";
+    "net(n) = sum of crossing edge bytes / bandwidth; a rank of several instances on n: cpu(n) >= sum of its CPU t_v / "
+    "its cores, gpu(n) >= sum of its GPU t_v (one GPU per rank); period = max over nodes; ties: fewer crossing bytes";
 
 double NodeCost::value() const { return std::max({cpu, gpu, net}); }
 
@@ -71,6 +73,95 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
     result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n]);
     result.score.period = std::max(result.score.period, result.nodes[n].value());
   }
+  return result;
+}
+
+RankLayout singletonRanks(const MappingProblem& p, const std::vector<int>& nodeOf) {
+  std::vector<std::vector<int>> groups;
+  groups.reserve(p.vertexCount());
+  for (int v = 0; v < p.vertexCount(); ++v) groups.push_back({v});
+  return rankLayoutOf(p, nodeOf, std::move(groups));
+}
+
+RankLayout rankLayoutOf(const MappingProblem& p, const std::vector<int>& nodeOf, std::vector<std::vector<int>> groups) {
+  for (std::vector<int>& g : groups) std::sort(g.begin(), g.end());
+  std::sort(groups.begin(), groups.end(),
+            [](const std::vector<int>& a, const std::vector<int>& b) { return a.front() < b.front(); });
+  RankLayout layout;
+  layout.rankOf.assign(p.vertexCount(), -1);
+  for (std::size_t r = 0; r < groups.size(); ++r) {
+    for (int v : groups[r]) layout.rankOf[v] = static_cast<int>(r);
+    layout.nodeOf.push_back(nodeOf[groups[r].front()]);
+  }
+  layout.members = std::move(groups);
+  dealRankCores(p, layout);
+  return layout;
+}
+
+namespace {
+
+// Sum of the costs (weights on their node) of rank r's instances on the CPU, and on the GPU.
+std::pair<double, double> rankLoads(const MappingProblem& p, const RankLayout& layout, int r) {
+  const int n = layout.nodeOf[r];
+  double cpu = 0, gpu = 0;
+  for (int v : layout.members[r]) (p.onGpu(v, n) ? gpu : cpu) += p.weightOn(v, n);
+  return {cpu, gpu};
+}
+
+}  // namespace
+
+void dealRankCores(const MappingProblem& p, RankLayout& layout) {
+  const int rankCount = layout.rankCount();
+  layout.cores.assign(rankCount, 1);
+  std::vector<std::vector<int>> ranksOn(p.nodeCount());
+  for (int r = 0; r < rankCount; ++r) ranksOn[layout.nodeOf[r]].push_back(r);
+  std::vector<double> cpuLoad(rankCount, 0);
+  for (int r = 0; r < rankCount; ++r) cpuLoad[r] = rankLoads(p, layout, r).first;
+  for (int n = 0; n < p.nodeCount(); ++n) {
+    int spare = p.nodes[n].cores - static_cast<int>(ranksOn[n].size());
+    if (spare <= 0) continue;
+    // The next core goes to the rank that needs it most: the largest load per core.
+    auto before = [&](int a, int b) {
+      const double la = cpuLoad[a] / layout.cores[a], lb = cpuLoad[b] / layout.cores[b];
+      if (la != lb) return la < lb;
+      const double ta = double(layout.members[a].size()) / layout.cores[a],
+                   tb = double(layout.members[b].size()) / layout.cores[b];
+      if (ta != tb) return ta < tb;
+      return a > b;
+    };
+    std::priority_queue<int, std::vector<int>, decltype(before)> queue(before);
+    for (int r : ranksOn[n])
+      if (layout.members[r].size() > 1) queue.push(r);
+    while (spare > 0 && !queue.empty()) {
+      const int r = queue.top();
+      queue.pop();
+      ++layout.cores[r];
+      --spare;
+      if (layout.cores[r] < static_cast<int>(layout.members[r].size())) queue.push(r);
+    }
+  }
+}
+
+NodeCost rankCost(const MappingProblem& p, const RankLayout& layout, int r) {
+  const ProblemNode& node = p.nodes[layout.nodeOf[r]];
+  const auto [cpu, gpu] = rankLoads(p, layout, r);
+  NodeCost c;
+  c.cpu = cpu / layout.cores[r] / node.cpuSpeed;
+  c.gpu = node.gpus ? gpu / node.gpuSpeed : 0.0;
+  return c;
+}
+
+Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf, const RankLayout& layout) {
+  Evaluation result = evaluate(p, nodeOf);
+  for (int r = 0; r < layout.rankCount(); ++r) {
+    if (layout.members[r].size() < 2) continue;  // one instance: t_v, which its node's max t_v term holds
+    NodeCost& node = result.nodes[layout.nodeOf[r]];
+    const NodeCost rank = rankCost(p, layout, r);
+    node.cpu = std::max(node.cpu, rank.cpu);
+    node.gpu = std::max(node.gpu, rank.gpu);
+  }
+  result.score.period = 0;
+  for (const NodeCost& c : result.nodes) result.score.period = std::max(result.score.period, c.value());
   return result;
 }
 

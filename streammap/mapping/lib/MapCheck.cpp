@@ -6,15 +6,21 @@
 #include <dispar/gpu/CudaArch.h>
 #include "streammap/ResourceDb.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace dispar::streammap {
 
 namespace {
 
-std::string rankLabel(const RankRecord& k) {
-  return "rank " + std::to_string(k.rank) + " (" + k.vnode + "[" + std::to_string(k.replica) + "])";
+// "rank 3 (lowpass[0], demod[0])": a rank and the instances it runs (`first`..`last` of record.ranks).
+std::string rankLabel(const std::vector<RankRecord>& entries, std::size_t first, std::size_t last) {
+  std::string label = "rank " + std::to_string(entries[first].rank) + " (";
+  for (std::size_t i = first; i < last; ++i)
+    label += (i > first ? ", " : "") + entries[i].vnode + "[" + std::to_string(entries[i].replica) + "]";
+  return label + ")";
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -49,25 +55,41 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
   std::map<std::pair<std::string, int>, std::uint64_t> memoryOnDevice;
   bool gpuRanks = false;
   std::set<std::string> unknownGpus;
-  for (const RankRecord& k : record.ranks) {
+  // Per rank: its host and its GPU are the rank's (lang::checkRankLayout); memory is per instance.
+  const std::vector<RankRecord>& entries = record.ranks;
+  for (std::size_t first = 0, last = 0; first < entries.size(); first = last) {
+    last = first;
+    while (last < entries.size() && entries[last].rank == entries[first].rank) ++last;
+    const RankRecord& k = entries[first];
+    const std::string label = rankLabel(entries, first, last);
     auto it = nodes.find(k.host);
     if (it == nodes.end()) {
-      report.problems.push_back(rankLabel(k) + ": host " + k.host + " is no longer in the cluster");
+      report.problems.push_back(label + ": host " + k.host + " is no longer in the cluster");
       continue;
     }
     const NodeInfo& node = *it->second;
     if (node.status != NodeStatus::Up) {
-      report.problems.push_back(rankLabel(k) + ": host " + k.host + " is " + nodeStatusName(node.status));
+      report.problems.push_back(label + ": host " + k.host + " is " + nodeStatusName(node.status));
       continue;
     }
-    if (k.mode != "gpu") continue;
+    // The rank's GPU instances (all on its one device).
+    std::size_t gpuFirst = last, gpuInstances = 0;
+    for (std::size_t i = first; i < last; ++i)
+      if (entries[i].mode == "gpu") {
+        gpuFirst = std::min(gpuFirst, i);
+        ++gpuInstances;
+      }
+    if (gpuInstances == 0) continue;
     gpuRanks = true;
+    const std::optional<int> device = entries[gpuFirst].device;
+    const std::string gpuLabel =
+        gpuInstances == last - first ? label : "rank " + std::to_string(k.rank) + " (its GPU instances)";
     const GpuInfo* gpu = nullptr;
     for (const GpuInfo& g : node.gpus)
-      if (k.device && g.index == *k.device) gpu = &g;
+      if (device && g.index == *device) gpu = &g;
     if (!gpu) {
-      report.problems.push_back(rankLabel(k) + ": " + k.host + " has no gpu " +
-                                (k.device ? std::to_string(*k.device) : std::string("(none recorded)")));
+      report.problems.push_back(gpuLabel + ": " + k.host + " has no gpu " +
+                                (device ? std::to_string(*device) : std::string("(none recorded)")));
       continue;
     }
     const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name + ", compute capability " +
@@ -79,21 +101,26 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
       unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
     if (capabilityKnown && !record.cudaArchs.empty() &&
         !gpu::anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
-      report.problems.push_back(rankLabel(k) + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
+      report.problems.push_back(gpuLabel + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
                                 ") runs on " + where);
-    if (k.memory && gpu->memoryBytes == 0) unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
-    if (k.memory && gpu->memoryBytes > 0) {
-      if (*k.memory > gpu->memoryBytes)
-        report.problems.push_back(rankLabel(k) + ": needs " + std::to_string(*k.memory) + " bytes of device memory, " +
-                                  where + " has " + std::to_string(gpu->memoryBytes));
-      memoryOnDevice[{k.host, gpu->index}] += *k.memory;
+    for (std::size_t i = first; i < last; ++i) {
+      const RankRecord& instance = entries[i];
+      if (instance.mode != "gpu" || !instance.memory) continue;
+      if (gpu->memoryBytes == 0) {
+        unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
+        continue;
+      }
+      if (*instance.memory > gpu->memoryBytes)
+        report.problems.push_back(rankLabel(entries, i, i + 1) + ": needs " + std::to_string(*instance.memory) +
+                                  " bytes of device memory, " + where + " has " + std::to_string(gpu->memoryBytes));
+      memoryOnDevice[{k.host, gpu->index}] += *instance.memory;
     }
   }
   for (const auto& [device, bytes] : memoryOnDevice) {
     const NodeInfo& node = *nodes[device.first];
     for (const GpuInfo& g : node.gpus)
       if (g.index == device.second && g.memoryBytes > 0 && bytes > g.memoryBytes)
-        report.problems.push_back(device.first + " gpu " + std::to_string(g.index) + ": the ranks mapped to it need " +
+        report.problems.push_back(device.first + " gpu " + std::to_string(g.index) + ": the instances mapped to it need " +
                                   std::to_string(bytes) + " bytes of device memory together, it has " +
                                   std::to_string(g.memoryBytes));
   }

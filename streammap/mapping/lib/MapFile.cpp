@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -319,9 +320,9 @@ void readHeader(const ordered_json& doc, MapRecord& r) {
   if (!doc.is_object()) MapReader::fail("map", "expected an object, got " + lang::shownJson(doc));
   if (MapReader::string(doc, "format", "map") != kMapFormat) MapReader::fail("map.format", "expected \"dispar-map\"");
   const std::int64_t version = MapReader::integer(doc, "version", "map", 0, kIntMax);
-  if (version != kMapVersion)
-    MapReader::fail("map.version", "unsupported version " + std::to_string(version) + " (this tool reads version " +
-                                       std::to_string(kMapVersion) + ")");
+  if (version < kMapVersionOldest || version > kMapVersion)
+    MapReader::fail("map.version", "unsupported version " + std::to_string(version) + " (this tool reads versions " +
+                                       std::to_string(kMapVersionOldest) + " to " + std::to_string(kMapVersion) + ")");
   r.program = MapReader::string(doc, "program", "map");
   r.rtgPath = MapReader::string(doc, "rtg", "map");
   r.machinefile = MapReader::string(doc, "machinefile", "map");
@@ -386,14 +387,31 @@ std::string formatOpenMpiHostfile(const std::vector<std::string>& hostOfRank) {
   return text;
 }
 
-std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank) {
-  std::map<std::string, int> next;
+std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank,
+                                  const std::vector<int>& boundCoresOfRank) {
+  std::map<std::string, int> next;  // per host: its next free core
   std::string text;
   for (std::size_t r = 0; r < hostOfRank.size(); ++r) {
-    const int slot = next[hostOfRank[r]]++ % std::max(1, coresOfRank[r]);
-    text += "rank " + std::to_string(r) + "=" + hostOfRank[r] + " slot=" + std::to_string(slot) + "\n";
+    const int cores = std::max(1, coresOfRank[r]);
+    const int bound = r < boundCoresOfRank.size() ? std::max(1, boundCoresOfRank[r]) : 1;
+    int& first = next[hostOfRank[r]];
+    std::string slot;
+    if (bound > 1 && first + bound <= cores) {
+      slot = std::to_string(first) + "-" + std::to_string(first + bound - 1);
+    } else {
+      slot = std::to_string(first % cores);  // more ranks than cores: they share cores, as mpirun would
+    }
+    first += bound;
+    text += "rank " + std::to_string(r) + "=" + hostOfRank[r] + " slot=" + slot + "\n";
   }
   return text;
+}
+
+std::vector<std::string> hostsOfRanks(const MapRecord& record) {
+  std::vector<std::string> hosts;
+  for (std::size_t i = 0; i < record.ranks.size(); ++i)
+    if (i == 0 || record.ranks[i].rank != record.ranks[i - 1].rank) hosts.push_back(record.ranks[i].host);
+  return hosts;
 }
 
 std::string siblingPath(const std::string& machinefile, const std::string& suffix) {

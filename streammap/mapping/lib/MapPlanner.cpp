@@ -23,10 +23,21 @@ std::string formatNumber(double x) {
   return buffer;
 }
 
-std::string vertexLabel(const lang::Rtg& rtg, int v) {
-  const lang::RtgVertex& vertex = rtg.vertices[v];
-  return "rank " + std::to_string(v) + " (" + vertex.vnode + "[" + std::to_string(vertex.replica) + "], " +
-         lang::requirementName(vertex.type) + ")";
+std::string formatBytes(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f", x);
+  return buffer;
+}
+
+// "fir[1]": a VNODE instance as the program names it.
+std::string instanceName(const lang::Rtg& rtg, int v) {
+  return rtg.vertices[v].vnode + "[" + std::to_string(rtg.vertices[v].replica) + "]";
+}
+
+// "rank 4 (fir[1], CG)": the instance and the rank that runs it.
+std::string vertexLabel(const lang::Rtg& rtg, const RankLayout& ranks, int v) {
+  return "rank " + std::to_string(ranks.rankOf[v]) + " (" + instanceName(rtg, v) + ", " +
+         lang::requirementName(rtg.vertices[v].type) + ")";
 }
 
 void addOversubscriptionWarnings(const MappingOutcome& o, std::vector<std::string>& warnings) {
@@ -37,7 +48,7 @@ void addOversubscriptionWarnings(const MappingOutcome& o, std::vector<std::strin
                        " slots (cores of CPU-only nodes + CPU-GPU pairs of GPU nodes): oversubscribed by " +
                        std::to_string(o.result.oversubscribed) + " (placed by steps 5-6)");
   std::vector<int> ranksOn(p.nodeCount(), 0);
-  for (int n : o.result.nodeOf) ++ranksOn[n];
+  for (int n : o.ranks.nodeOf) ++ranksOn[n];
   long excess = 0;
   int nodes = 0;
   std::string examples;
@@ -60,7 +71,7 @@ void addFallbackWarnings(const lang::Rtg& rtg, const MappingOutcome& o, std::vec
     const int n = o.result.nodeOf[v];
     if (o.problem.vertices[v].type != lang::Requirement::CG || o.problem.onGpu(v, n)) continue;
     if (count++ < kWarningExamples)
-      examples += (examples.empty() ? "" : ", ") + vertexLabel(rtg, v) + " on " + o.problem.nodes[n].host;
+      examples += (examples.empty() ? "" : ", ") + vertexLabel(rtg, o.ranks, v) + " on " + o.problem.nodes[n].host;
   }
   if (count > 0)
     warnings.push_back("warning: " + std::to_string(count) +
@@ -88,24 +99,34 @@ const char* rankMode(const MappingProblem& problem, int v, int n) {
   return problem.vertices[v].type == lang::Requirement::CG ? "host-fallback" : "cpu";
 }
 
-std::vector<int> assignDevices(const MappingProblem& p, const std::vector<int>& nodeOf) {
+std::vector<int> assignDevices(const MappingProblem& p, const RankLayout& ranks) {
   std::vector<int> device(p.vertexCount(), -1);
-  std::vector<int> order(p.vertexCount());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p.vertices[a].cost > p.vertices[b].cost; });
+  // Per rank: the cost of its GPU instances (the order) and their weight (what its GPU carries).
+  std::vector<double> cost(ranks.rankCount(), 0), weight(ranks.rankCount(), 0);
+  std::vector<int> order;
+  for (int r = 0; r < ranks.rankCount(); ++r) {
+    const int n = ranks.nodeOf[r];
+    for (int v : ranks.members[r])
+      if (p.onGpu(v, n)) {
+        cost[r] += p.vertices[v].cost;
+        weight[r] += p.weightOn(v, n);
+      }
+    if (weight[r] > 0 || cost[r] > 0) order.push_back(r);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
   std::map<int, std::vector<double>> predicted;  // node -> time so far per GPU
-  for (int v : order) {
-    const int n = nodeOf[v];
-    if (!p.onGpu(v, n)) continue;
+  for (int r : order) {
+    const int n = ranks.nodeOf[r];
     const std::vector<double>& speeds = p.nodes[n].gpuSpeeds;
     std::vector<double>& load = predicted[n];
     if (load.empty()) load.assign(speeds.size(), 0.0);
-    const double w = p.weightOn(v, n);
+    const double w = weight[r];
     int best = 0;
     for (int g = 1; g < static_cast<int>(speeds.size()); ++g)
       if (load[g] + w / speeds[g] < load[best] + w / speeds[best]) best = g;
     load[best] += w / speeds[best];
-    device[v] = best;
+    for (int v : ranks.members[r])
+      if (p.onGpu(v, n)) device[v] = best;
   }
   return device;
 }
@@ -143,7 +164,9 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
   std::string error;
   if (!buildProblem(rtg, cluster, true, fallback, error)) return;
   const MappingResult mapped = mapWith(fallback, settings);
-  const double with = evaluate(fallback, mapped.nodeOf).score.period, without = o.evaluation.score.period;
+  RankLayout ranks;
+  if (!groupRanks(fallback, mapped.nodeOf, settings.ranks, ranks, error)) return;  // --ranks out of its range there
+  const double with = evaluate(fallback, mapped.nodeOf, ranks).score.period, without = o.evaluation.score.period;
   if (!(with < (1 - kFallbackAdviceGain) * without)) return;
   int onCpu = 0;
   for (int v = 0; v < fallback.vertexCount(); ++v)
@@ -160,9 +183,11 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   MappingOutcome o;
   if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error)) return false;
   o.result = mapWith(o.problem, settings);
-  o.evaluation = evaluate(o.problem, o.result.nodeOf);
+  // Ranks after placement: a rank's instances are on one node by construction.
+  if (!groupRanks(o.problem, o.result.nodeOf, settings.ranks, o.ranks, error)) return false;
+  o.evaluation = evaluate(o.problem, o.result.nodeOf, o.ranks);
   if (!checkFinite(o, error)) return false;
-  o.device = assignDevices(o.problem, o.result.nodeOf);
+  o.device = assignDevices(o.problem, o.ranks);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);
   if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine) addFallbackAdvice(rtg, cluster, settings, o);
@@ -170,18 +195,68 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   return true;
 }
 
-std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& o, Algorithm algorithm) {
+namespace {
+
+// One line per rank of several instances: why its node has fewer ranks than instances, and what joins
+// these instances (the heaviest pipe between them), or that they were joined to balance the load.
+void explainRanks(const lang::Rtg& rtg, const MappingOutcome& o, const RankPolicy& policy,
+                  std::vector<std::string>& lines) {
   const MappingProblem& p = o.problem;
+  std::vector<int> instancesOn(p.nodeCount(), 0), ranksOn(p.nodeCount(), 0);
+  for (int n : o.result.nodeOf) ++instancesOn[n];
+  for (int n : o.ranks.nodeOf) ++ranksOn[n];
+  for (int r = 0; r < o.ranks.rankCount(); ++r) {
+    const std::vector<int>& members = o.ranks.members[r];
+    if (members.size() < 2) continue;
+    const int n = o.ranks.nodeOf[r];
+    std::string line = "rank " + std::to_string(r) + " = {";
+    for (std::size_t i = 0; i < members.size(); ++i) line += (i ? ", " : "") + instanceName(rtg, members[i]);
+    line += "} on " + p.nodes[n].host + ": ";
+    if (policy.kind == RankPolicy::Kind::Exact)
+      line += "--ranks " + std::to_string(policy.count) + " gives " + p.nodes[n].host + " " +
+              std::to_string(ranksOn[n]) + " ranks for " + std::to_string(instancesOn[n]) + " instances";
+    else
+      line += "node " + p.nodes[n].host + " has " + std::to_string(p.nodes[n].cores) + " cores for " +
+              std::to_string(instancesOn[n]) + " instances";
+    const lang::RtgEdge* heaviest = nullptr;
+    int inside = 0;
+    double insideBytes = 0;
+    for (const lang::RtgEdge& e : rtg.edges) {
+      if (e.from == e.to || o.ranks.rankOf[e.from] != r || o.ranks.rankOf[e.to] != r) continue;
+      ++inside;
+      insideBytes += edgeBytes(e);
+      if (heaviest == nullptr || edgeBytes(e) > edgeBytes(*heaviest)) heaviest = &e;
+    }
+    const NodeCost load = rankCost(p, o.ranks, r);
+    if (heaviest != nullptr) {
+      line += "; pipe '" + heaviest->pipe + "' carries " + formatBytes(edgeBytes(*heaviest)) +
+              " B/message between them";
+      if (inside > 1)
+        line += " (" + std::to_string(inside) + " pipes inside the rank, " + formatBytes(insideBytes) + " B in all)";
+    } else {
+      line += "; no pipe joins them: grouped to balance the load";
+    }
+    line += "; rank cpu " + formatNumber(load.cpu) + " on " + std::to_string(o.ranks.cores[r]) + " core" +
+            (o.ranks.cores[r] == 1 ? "" : "s") + ", gpu " + formatNumber(load.gpu);
+    lines.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& o, const MapSettings& settings) {
+  const MappingProblem& p = o.problem;
+  const Algorithm algorithm = settings.algorithm;
   IncrementalCost cost(p, o.result.nodeOf);
   const Score now = cost.score();
   std::vector<std::string> lines;
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = o.result.nodeOf[v];
     const Placement& how = o.result.placements[v];
-    std::string line = vertexLabel(rtg, v) + " -> " + p.nodes[n].host + ": ";
+    std::string line = vertexLabel(rtg, o.ranks, v) + " -> " + p.nodes[n].host + ": ";
     if (algorithm == Algorithm::Paper) {
       line += placementRuleName(how.rule);
-      if (how.viaVertex >= 0) line += " (rank " + std::to_string(how.viaVertex) + ")";
+      if (how.viaVertex >= 0) line += " (rank " + std::to_string(o.ranks.rankOf[how.viaVertex]) + ")";
       line += "; runner-up " + (how.runnerUp >= 0 ? p.nodes[how.runnerUp].host : std::string("none"));
       lines.push_back(std::move(line));
       continue;
@@ -228,6 +303,7 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
     }
     lines.push_back(std::move(line));
   }
+  explainRanks(rtg, o, settings.ranks, lines);
   return lines;
 }
 
@@ -251,21 +327,24 @@ MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const Mapp
     if (used[n])
       r.nodes.push_back(NodePrediction{p.nodes[n].host, o.evaluation.nodes[n].cpu, o.evaluation.nodes[n].gpu,
                                        o.evaluation.nodes[n].net});
-  for (int v = 0; v < p.vertexCount(); ++v) {
-    const lang::RtgVertex& vertex = rtg.vertices[v];
-    const int n = o.result.nodeOf[v];
-    RankRecord k;
-    k.rank = v;
-    k.vnode = vertex.vnode;
-    k.replica = vertex.replica;
-    k.type = lang::requirementName(vertex.type);
-    k.host = p.nodes[n].host;
-    if (o.device[v] >= 0) k.device = o.device[v];
-    k.mode = rankMode(p, v, n);
-    k.time = vertexTime(p, v, n);
-    k.memory = vertex.memory;
-    r.ranks.push_back(std::move(k));
-  }
+  // One entry per instance, by rank, and within a rank in program order (RankLayout keeps members
+  // ascending, and vertices are in program order).
+  for (int rank = 0; rank < o.ranks.rankCount(); ++rank)
+    for (int v : o.ranks.members[rank]) {
+      const lang::RtgVertex& vertex = rtg.vertices[v];
+      const int n = o.result.nodeOf[v];
+      RankRecord k;
+      k.rank = rank;
+      k.vnode = vertex.vnode;
+      k.replica = vertex.replica;
+      k.type = lang::requirementName(vertex.type);
+      k.host = p.nodes[n].host;
+      if (o.device[v] >= 0) k.device = o.device[v];
+      k.mode = rankMode(p, v, n);
+      k.time = vertexTime(p, v, n);
+      k.memory = vertex.memory;
+      r.ranks.push_back(std::move(k));
+    }
   return r;
 }
 
@@ -294,13 +373,24 @@ std::string formatDot(const lang::Rtg& rtg, const MappingOutcome& o) {
             dotQuoted(p.nodes[n].host + " (cpu " + formatNumber(c.cpu) + ", gpu " + formatNumber(c.gpu) + ", net " +
                       formatNumber(c.net) + ")") +
             ";\n";
-    for (int v : byNode[n]) {
+    auto drawVertex = [&](int v, const char* indent) {
       const lang::RtgVertex& vertex = rtg.vertices[v];
       std::string label = std::to_string(v) + ": " + vertex.vnode + "[" + std::to_string(vertex.replica) + "]\\n" +
                           lang::requirementName(vertex.type);
       if (o.device[v] >= 0) label += " gpu " + std::to_string(o.device[v]);
-      text += "    v" + std::to_string(v) + " [label=\"" + label + "\"" +
+      text += indent + std::string("v") + std::to_string(v) + " [label=\"" + label + "\"" +
               (vertex.type == lang::Requirement::CG ? ", style=filled, fillcolor=palegreen" : "") + "];\n";
+    };
+    for (int v : byNode[n]) {
+      const int r = o.ranks.rankOf[v];
+      if (o.ranks.members[r].size() < 2) {
+        drawVertex(v, "    ");
+      } else if (o.ranks.members[r].front() == v) {  // a rank of several instances: a cluster inside its node's
+        text += "    subgraph " + dotQuoted("cluster_" + std::to_string(n) + "_rank_" + std::to_string(r)) +
+                " {\n      label=" + dotQuoted("rank " + std::to_string(r)) + ";\n      style=dashed;\n";
+        for (int member : o.ranks.members[r]) drawVertex(member, "      ");
+        text += "    }\n";
+      }
     }
     text += "  }\n";
   }

@@ -46,18 +46,22 @@ const std::vector<OptionSpec> kMappingOptions = {
     {"--seed", "N", "seed of the paper's step 7 and of refine's random starts (default: deterministic)"},
     {"--passes", "N", "refine: improvement passes per start (default automatic)"},
     {"--allow-host-fallback", nullptr, "a CG vertex may run on a CPU (mode host-fallback, with a warning)"},
+    {"--ranks", "N", "exactly N MPI ranks (from the nodes used to the instances; default: at most one per core)"},
+    {"--rank-per-instance", nullptr, "one MPI rank per VNODE instance (no grouping)"},
 };
 
 const CommandSpec kMapSpec = {
     "streammap map APP.rtg.json [-o FILE] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
-    "Places the RTG's vertices on the nodes and writes what the launcher needs: the placement file, and\n"
-    "APP.map.json beside it. Inside a Slurm allocation only the allocation's nodes are used.",
+    "                     [--ranks N | --rank-per-instance] [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
+    "Places the RTG's vertices on the nodes, groups each node's instances into MPI ranks (no more ranks than\n"
+    "cores, unless --ranks or --rank-per-instance says otherwise) and writes what the launcher needs: the\n"
+    "placement file, and APP.map.json beside it. Inside a Slurm allocation only the allocation's nodes are used.",
     joinOptions({{{"-o", "FILE", "placement file (default: the RTG's stem + .machinefile, or .slurm-hostfile)"},
                   {"--format", "mpich|openmpi|slurm", "the launcher's files (default: the program's MPI's)"},
-                  {"--dot", "FILE", "also draw the mapped RTG (Graphviz), vertices grouped by node"},
-                  {"--explain", nullptr, "per vertex: the rule or cost term that decided, and the runner-up"}},
+                  {"--dot", "FILE", "also draw the mapped RTG (Graphviz), vertices grouped by node and rank"},
+                  {"--explain", nullptr, "per vertex: the rule or cost term that decided, and the runner-up; "
+                                         "per rank of several instances: why they share it"}},
                  kSourceOptions, kMappingOptions})};
 const CommandSpec kCheckSpec = {
     "streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]",
@@ -66,8 +70,9 @@ const CommandSpec kCheckSpec = {
     kSourceOptions};
 const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N] ./APP [ARGS...]",
-    "Maps ./APP when needed (no mapping, older than the RTG, other resources or launcher), checks the\n"
+    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                     [--ranks N | --rank-per-instance] ./APP [ARGS...]",
+    "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
     "mapping, and launches the program with its arguments.",
     joinOptions({{{"--launcher", "mpich|fork|openmpi|slurm",
                    "default: slurm inside an allocation, else the program's MPI's"}},
@@ -76,7 +81,7 @@ const CommandSpec kRunSpec = {
 const CommandSpec kSbatchSpec = {
     "streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                        [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                        [--time LIMIT] [--partition NAME] [--job-name NAME]",
+    "                        [--ranks N | --rank-per-instance] [--time LIMIT] [--partition NAME] [--job-name NAME]",
     "Maps for a Slurm batch job (onto the whole cluster) and writes its script: whole nodes, every rank\n"
     "where the mapping puts it.",
     joinOptions({{{"-o", "FILE", "the script (default: the RTG's stem + .sbatch)"},
@@ -106,10 +111,16 @@ bool readMapSettings(const CommandLine& cl, MapSettings& settings) {
   else return reportError("option --algorithm: expected 'refine' or 'paper', got '" + algorithm + "'") == 0;
   const std::optional<long long> seed = cl.integerValue("--seed", 0, 0, std::numeric_limits<long long>::max());
   const std::optional<int> passes = cl.intValue("--passes", 1, 1, 1000000);
-  if (!seed || !passes) return false;
+  // The upper bound of --ranks depends on the mapping (its nodes and instances): planMapping checks it.
+  const std::optional<int> ranks = cl.intValue("--ranks", 1, 1, std::numeric_limits<int>::max());
+  if (!seed || !passes || !ranks) return false;
   if (cl.has("--seed")) settings.seed = static_cast<std::uint64_t>(*seed);
   if (cl.has("--passes")) settings.maxPasses = *passes;
   settings.allowHostFallback = cl.has("--allow-host-fallback");
+  if (cl.has("--ranks") && cl.has("--rank-per-instance"))
+    return reportError("--ranks and --rank-per-instance are mutually exclusive") == 0;
+  if (cl.has("--ranks")) settings.ranks = RankPolicy{RankPolicy::Kind::Exact, *ranks};
+  if (cl.has("--rank-per-instance")) settings.ranks.kind = RankPolicy::Kind::PerInstance;
   return true;
 }
 
@@ -220,14 +231,14 @@ std::string joinedWords(const std::vector<std::string>& words) {
 }
 
 /// srun's words for running the mapped ranks (SLURM_HOSTFILE names each rank's node): the program's
-/// MPI's process-management interface (MPICH: PMI-2, Open MPI: PMIx), the rank count, the hostfile's
-/// order; --overcommit where the mapping puts more ranks on a node than it has cores (srun refuses that
-/// otherwise).
+/// MPI's process-management interface (MPICH: PMI-2, Open MPI: PMIx), the rank count (MPI ranks, not
+/// instances), the hostfile's order; --overcommit where the mapping puts more ranks on a node than it has
+/// cores (srun refuses that otherwise).
 std::vector<std::string> srunArguments(const MapRecord& record) {
   std::vector<std::string> words = {"srun", record.mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2", "-n",
-                                    std::to_string(record.ranks.size()), "--distribution=arbitrary"};
+                                    std::to_string(lang::rankCountOf(record.ranks)), "--distribution=arbitrary"};
   std::map<std::string, int> ranksOnHost;
-  for (const RankRecord& k : record.ranks) ++ranksOnHost[k.host];
+  for (const std::string& host : hostsOfRanks(record)) ++ranksOnHost[host];
   for (const NodeInfo& n : record.cluster.nodes)
     if (ranksOnHost[n.host] > n.cores) {
       words.push_back("--overcommit");
@@ -263,20 +274,23 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
   record.launcher = info(format).name;
   record.source = m.source;
 
+  // The launcher files have one entry per MPI rank.
   std::vector<std::string> hostOfRank;
-  std::vector<int> coresOfRank;
-  for (const RankRecord& k : record.ranks) {
+  std::vector<int> coresOfRank, boundCoresOfRank;
+  for (int r = 0; r < outcome.ranks.rankCount(); ++r) {
+    const ProblemNode& node = outcome.problem.nodes[outcome.ranks.nodeOf[r]];
     // Whatever the source (a cluster file, Slurm's environment), no name may rewrite a launcher file.
-    if (std::string why; !checkHostName(k.host, why)) return fail("map", why + "; nothing written");
-    hostOfRank.push_back(k.host);
-    coresOfRank.push_back(outcome.problem.nodes[outcome.result.nodeOf[k.rank]].cores);
+    if (std::string why; !checkHostName(node.host, why)) return fail("map", why + "; nothing written");
+    hostOfRank.push_back(node.host);
+    coresOfRank.push_back(node.cores);
+    boundCoresOfRank.push_back(outcome.ranks.cores[r]);
   }
   AtomicFileSet files;
   const std::string rankfile = siblingPath(output, ".rankfile");
   switch (format) {
     case Launcher::OpenMpi:
       files.add(output, formatOpenMpiHostfile(hostOfRank));
-      files.add(rankfile, formatOpenMpiRankfile(hostOfRank, coresOfRank));
+      files.add(rankfile, formatOpenMpiRankfile(hostOfRank, coresOfRank, boundCoresOfRank));
       break;
     case Launcher::Slurm: files.add(output, formatSlurmHostfile(hostOfRank)); break;
     case Launcher::Mpich: files.add(output, formatMpichMachinefile(hostOfRank)); break;
@@ -289,22 +303,32 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
 
   for (const std::string& w : outcome.warnings) std::fprintf(stderr, "streammap map: %s\n", w.c_str());
   if (!m.printTable) return 0;
+  // One row per instance; a rank's number heads its first instance's row, its other instances follow.
   std::printf("%-6s %-20s %-7s %-4s %-20s %s\n", "rank", "vnode", "replica", "type", "host", "device");
-  for (const RankRecord& k : record.ranks) {
+  for (std::size_t i = 0; i < record.ranks.size(); ++i) {
+    const RankRecord& k = record.ranks[i];
     const std::string device = k.device ? "gpu " + std::to_string(*k.device) : k.mode == "host-fallback" ? "host-fallback" : "-";
-    std::printf("%-6d %-20s %-7d %-4s %-20s %s\n", k.rank, k.vnode.c_str(), k.replica, k.type.c_str(), k.host.c_str(),
-                device.c_str());
+    const bool first = i == 0 || record.ranks[i - 1].rank != k.rank;
+    std::printf("%-6s %-20s %-7d %-4s %-20s %s\n", first ? std::to_string(k.rank).c_str() : "", k.vnode.c_str(), k.replica,
+                k.type.c_str(), k.host.c_str(), device.c_str());
+  }
+  const int rankCount = lang::rankCountOf(record.ranks);
+  if (rankCount < static_cast<int>(record.ranks.size())) {
+    int shared = 0;
+    for (const std::vector<int>& members : outcome.ranks.members) shared += members.size() > 1;
+    std::printf("%d ranks run %zu instances (%d of them run several; cores per rank: --explain)\n", rankCount,
+                record.ranks.size(), shared);
   }
   if (m.explain) {
     std::printf("\nexplain (%s):\n", algorithmName(m.settings.algorithm));
-    for (const std::string& line : explainMapping(rtg, outcome, m.settings.algorithm)) std::printf("  %s\n", line.c_str());
+    for (const std::string& line : explainMapping(rtg, outcome, m.settings)) std::printf("  %s\n", line.c_str());
   }
   std::printf("\nalgorithm: %s\ncost model: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
               algorithmName(m.settings.algorithm), kCostModelSummary, record.period, record.crossBytes);
   const bool openmpi = format == Launcher::OpenMpi;
   std::printf("wrote %s and %s%s\n", output.c_str(), mapPath.c_str(), openmpi ? (" and " + rankfile).c_str() : "");
   const std::string program = launchProgram(programStem(m.rtgPath));
-  const std::string ranks = std::to_string(record.ranks.size());
+  const std::string ranks = std::to_string(lang::rankCountOf(record.ranks));
   switch (format) {
     case Launcher::OpenMpi:
       std::printf("run: mpirun --hostfile %s --rankfile %s -n %s %s\n", output.c_str(), rankfile.c_str(), ranks.c_str(),
@@ -347,6 +371,18 @@ FileTimes statFile(const std::string& path) {
 bool olderThan(const FileTimes& a, const FileTimes& b) {
   return a.modified.tv_sec < b.modified.tv_sec ||
          (a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec < b.modified.tv_nsec);
+}
+
+/// Why a mapping's ranks are not what `policy` asks for (empty when they are): `run --ranks N` or
+/// `--rank-per-instance` remaps a mapping made otherwise. The default policy accepts any layout.
+std::string rankPolicyMismatch(const MapRecord& record, const RankPolicy& policy) {
+  const int ranks = lang::rankCountOf(record.ranks);
+  if (policy.kind == RankPolicy::Kind::Exact && ranks != policy.count)
+    return "mapping has " + std::to_string(ranks) + " ranks, --ranks asks " + std::to_string(policy.count);
+  if (policy.kind == RankPolicy::Kind::PerInstance && ranks != static_cast<int>(record.ranks.size()))
+    return "mapping runs " + std::to_string(record.ranks.size()) + " instances in " + std::to_string(ranks) +
+           " ranks, --rank-per-instance asks one rank each";
+  return {};
 }
 
 void printReport(const char* path, const CheckReport& report) {
@@ -468,6 +504,7 @@ int runCommand(const Args& args) {
     reason = "other resource source";
   else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
+  else reason = rankPolicyMismatch(record, m.settings.ranks);
   if (!reason.empty()) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
     if (const int status = writeMapping(m, rtg, current, &record)) return status;
@@ -489,12 +526,12 @@ int runCommand(const Args& args) {
   } else if (launcher == Launcher::OpenMpi) {
     const char* mpirun = std::getenv("DISPAR_MPIRUN");
     argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH, "--hostfile", m.output,
-            "--rankfile", siblingPath(m.output, ".rankfile"), "-n", std::to_string(record.ranks.size())};
+            "--rankfile", siblingPath(m.output, ".rankfile"), "-n", std::to_string(lang::rankCountOf(record.ranks))};
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};
     if (forkLauncher) argv.insert(argv.end(), {"-launcher", "fork"});
-    argv.insert(argv.end(), {"-f", m.output, "-n", std::to_string(record.ranks.size())});
+    argv.insert(argv.end(), {"-f", m.output, "-n", std::to_string(lang::rankCountOf(record.ranks))});
   }
   argv.insert(argv.end(), cl.positional().begin(), cl.positional().end());
   // streammap stays the job's supervisor: ^C or a timeout's SIGTERM reaches the launcher, which stops
@@ -553,6 +590,9 @@ std::string formatBatchScript(const MapRecord& record, const BatchSettings& batc
     if (std::find(hosts.begin(), hosts.end(), k.host) == hosts.end()) hosts.push_back(k.host);
     if (k.device) devices[k.host].insert(*k.device);
   }
+  const int ranks = lang::rankCountOf(record.ranks);
+  const std::string instances =
+      ranks == static_cast<int>(record.ranks.size()) ? "" : " (" + std::to_string(record.ranks.size()) + " instances)";
   std::sort(hosts.begin(), hosts.end());
   std::string nodeList, gpuUse;
   for (const std::string& h : hosts) {
@@ -563,14 +603,14 @@ std::string formatBatchScript(const MapRecord& record, const BatchSettings& batc
   const std::string absoluteHostfile = std::filesystem::absolute(hostfile).lexically_normal().string();
   std::string s = "#!/bin/bash\n";
   s += "# Written by `streammap sbatch " + record.rtgPath + "`: the mapping " + siblingPath(hostfile, ".map.json") +
-       " places " + std::to_string(record.ranks.size()) + " ranks on " + std::to_string(hosts.size()) + " node" +
+       " places " + std::to_string(ranks) + " ranks" + instances + " on " + std::to_string(hosts.size()) + " node" +
        (hosts.size() == 1 ? "" : "s") + " (GPUs used: " + (gpuUse.empty() ? "none" : gpuUse) + ").\n";
   s += "# Whole nodes: the mapping counts on every core and GPU of its nodes, and a job cannot ask GPUs of\n";
   s += "# only some of its nodes. Submit with: sbatch " + batch.script + "\n";
   s += "#SBATCH --job-name=" + batch.jobName + "\n";
   s += "#SBATCH --nodes=" + std::to_string(hosts.size()) + "\n";
   s += "#SBATCH --nodelist=" + nodeList + "\n";
-  s += "#SBATCH --ntasks=" + std::to_string(record.ranks.size()) + "\n";
+  s += "#SBATCH --ntasks=" + std::to_string(ranks) + "\n";
   s += "#SBATCH --exclusive\n";
   if (!batch.time.empty()) s += "#SBATCH --time=" + batch.time + "\n";
   if (!batch.partition.empty()) s += "#SBATCH --partition=" + batch.partition + "\n";

@@ -5,6 +5,11 @@
 //   cpu(n) = max(max t_v, sum t_v / cores(n))   over the vertices on n's CPU
 //   gpu(n) = max(max t_v, sum t_v / gpus(n))    over the vertices on n's GPUs
 //   net(n) = sum over edges with exactly one end on n of bytes / bandwidth(n)
+// With ranks that run several instances (RankLayout), each rank r on n adds two terms:
+//   cpu(n) >= sum of r's CPU t_v / c_r   (r's threads share the c_r cores it is bound to, dealRankCores)
+//   gpu(n) >= sum of r's GPU t_v         (r's GPU instances share the one GPU of the rank)
+// A rank of one instance adds t_v, which the max t_v terms already hold: one rank per instance is the
+// model above, unchanged.
 // The predicted period is the maximum over nodes of cpu, gpu and net; lower is better, ties broken by
 // the total bytes crossing nodes.
 #ifndef STREAMMAP_COST_MODEL_H
@@ -52,8 +57,42 @@ struct Evaluation {
   std::vector<NodeCost> nodes;  // per problem node
 };
 
-/// Evaluates a complete assignment from scratch.
+/// Evaluates a complete assignment from scratch, one rank per instance.
 Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf);
+
+/// The MPI ranks of a mapping: which instances (vertices) each runs, all on one node. Built by
+/// groupRanks (RankGroups.h); ranks are numbered in the order of their first instance, so that one rank
+/// per instance numbers rank v = vertex v.
+struct RankLayout {
+  std::vector<int> rankOf;                // per vertex: its rank
+  std::vector<std::vector<int>> members;  // per rank: its vertices, ascending
+  std::vector<int> nodeOf;                // per rank: its problem node
+  std::vector<int> cores;                 // per rank: the cores it is bound to (dealRankCores)
+  int rankCount() const { return static_cast<int>(members.size()); }
+};
+
+/// One rank per vertex (the paper's layout), cores dealt.
+RankLayout singletonRanks(const MappingProblem& p, const std::vector<int>& nodeOf);
+
+/// Builds the layout of `groups` (per node, lists of vertices; every vertex in exactly one), numbering
+/// ranks by their first vertex, and deals the cores.
+RankLayout rankLayoutOf(const MappingProblem& p, const std::vector<int>& nodeOf, std::vector<std::vector<int>> groups);
+
+/// Deals each node's cores to its ranks (layout.cores). Where a node has at least as many cores as
+/// ranks, every rank gets one and each remaining core goes to the rank with the largest CPU load per
+/// core (sum of its CPU instances' costs / its cores; ties: more instances per core, then the lower
+/// rank), never more cores than the rank has instances (threads): a rank of one instance keeps one core.
+/// Where ranks outnumber cores, every rank counts one core (they time-share the node's cores, which the
+/// node's sum / cores term prices).
+void dealRankCores(const MappingProblem& p, RankLayout& layout);
+
+/// The rank terms of the model for rank r of `layout` on its node: sum of its CPU instances' t_v over
+/// its cores, and sum of its GPU instances' t_v (they share one GPU).
+NodeCost rankCost(const MappingProblem& p, const RankLayout& layout, int r);
+
+/// Evaluates an assignment whose instances run in the ranks of `layout`: evaluate(p, nodeOf) with every
+/// rank's terms (rankCost) added to its node's.
+Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf, const RankLayout& layout);
 
 /// Per-node sums of an assignment, updated move by move; a move or a swap touches only its two nodes
 /// (an edge's crossing status changes only for edges whose ends are on them), so evaluating one costs

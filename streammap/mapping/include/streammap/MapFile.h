@@ -14,7 +14,10 @@
 namespace dispar::streammap {
 
 inline constexpr const char* kMapFormat = "dispar-map";
-inline constexpr int kMapVersion = 1;
+/// The version written. 2: a rank may run several instances ("ranks" holds one entry per instance, by
+/// rank); version 1 files (one rank per instance) read as they are.
+inline constexpr int kMapVersion = 2;
+inline constexpr int kMapVersionOldest = 1;
 
 /// Where the resources came from, so that `check` and `run` can read them again.
 struct ClusterSource {
@@ -24,7 +27,8 @@ struct ClusterSource {
   int ttlSeconds = 0;  // database only; 0: the recorded TTLs
 };
 
-/// One rank of the map: declared once, with its reader, for streammap and the runtime.
+/// One VNODE instance of the map and the rank that runs it: declared once, with its reader, for streammap
+/// and the runtime.
 using RankRecord = lang::MapRank;
 
 struct NodePrediction {
@@ -48,8 +52,11 @@ struct MapRecord {
   double period = 0;
   double crossBytes = 0;
   std::vector<NodePrediction> nodes;    // nodes with at least one rank, host order
-  std::vector<RankRecord> ranks;        // by rank
+  std::vector<RankRecord> ranks;        // one per instance, by rank (lang::checkRankLayout)
 };
+
+/// Per MPI rank of `record`: the host of its instances (the launcher files have one entry per rank).
+std::vector<std::string> hostsOfRanks(const MapRecord& record);
 
 std::string writeMapJson(const MapRecord& record);
 bool parseMapJson(const std::string& text, MapRecord& out, std::string& error);
@@ -58,8 +65,11 @@ bool parseMapJson(const std::string& text, MapRecord& out, std::string& error);
 std::string formatMpichMachinefile(const std::vector<std::string>& hostOfRank);
 /// Open MPI hostfile: "host slots=N" per host, in order of first rank.
 std::string formatOpenMpiHostfile(const std::vector<std::string>& hostOfRank);
-/// Open MPI rankfile: "rank R=host slot=S", S counting each host's ranks from 0, modulo its cores.
-std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank);
+/// Open MPI rankfile: "rank R=host slot=S" for a rank bound to one core, "slot=S-E" for a rank bound to
+/// several (`boundCoresOfRank`, empty: one each); slots count each host's cores from 0 in rank order, and
+/// wrap around modulo the host's cores (`coresOfRank`) once they are used up.
+std::string formatOpenMpiRankfile(const std::vector<std::string>& hostOfRank, const std::vector<int>& coresOfRank,
+                                  const std::vector<int>& boundCoresOfRank = {});
 /// Slurm's SLURM_HOSTFILE for `srun --distribution=arbitrary`: one node name per rank, in rank order.
 std::string formatSlurmHostfile(const std::vector<std::string>& hostOfRank);
 

@@ -8,6 +8,7 @@
 #include "streammap/MapFile.h"
 #include "streammap/Mapping.h"
 #include "streammap/MappingProblem.h"
+#include "streammap/RankGroups.h"
 
 #include <cstdint>
 #include <optional>
@@ -24,32 +25,38 @@ struct MapSettings {
   std::optional<std::uint64_t> seed;
   bool allowHostFallback = false;
   int maxPasses = 0;  // refine; 0: automatic
+  RankPolicy ranks;   // which instances share a rank (--ranks, --rank-per-instance)
 };
 
 struct MappingOutcome {
   MappingProblem problem;
   MappingResult result;
-  Evaluation evaluation;
-  std::vector<int> device;              // per rank: CUDA device ordinal on its node, -1 for none
+  RankLayout ranks;                     // the MPI ranks and their instances (groupRanks)
+  Evaluation evaluation;                // with the ranks' terms
+  std::vector<int> device;              // per vertex: CUDA device ordinal on its node, -1 for none
   std::vector<std::string> warnings;    // "warning: ..." and "note: ..." lines for stderr
 };
 
-/// Fails (false, `error` set) on the conditions buildProblem reports.
+/// Places the vertices, groups them into ranks and gives the GPU ranks their devices. Fails (false,
+/// `error` set) on the conditions buildProblem reports and on a --ranks count out of range.
 bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
                  std::string& error);
 
-/// Spreads each node's GPU vertices over its GPUs: by decreasing cost, each on the GPU whose predicted
-/// time (sum of cost / that GPU's speed) is least once it is added, ties to the lower ordinal.
-std::vector<int> assignDevices(const MappingProblem& problem, const std::vector<int>& nodeOf);
+/// Spreads each node's GPU ranks over its GPUs, all GPU instances of a rank on one GPU (the rank's): by
+/// decreasing cost (of its GPU instances), each on the GPU whose predicted time (sum of weight / that
+/// GPU's speed) is least once it is added, ties to the lower ordinal, then the lower rank. Per vertex.
+std::vector<int> assignDevices(const MappingProblem& problem, const RankLayout& ranks);
 
-/// One line per vertex: where it went, the rule or cost term that decided, and the runner-up node.
-std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& outcome, Algorithm algorithm);
+/// One line per vertex: where it went, the rule or cost term that decided, and the runner-up node; then
+/// one line per rank of several instances: why they were grouped.
+std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& outcome, const MapSettings& settings);
 
 /// The record app.map.json is written from.
 MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const MappingOutcome& outcome,
                         const MapSettings& settings);
 
-/// Graphviz drawing of the RTG, vertices grouped by node in clusters.
+/// Graphviz drawing of the RTG, vertices grouped by node in clusters, and the ranks of several instances
+/// as clusters inside them.
 std::string formatDot(const lang::Rtg& rtg, const MappingOutcome& outcome);
 
 /// Mode of vertex v on node n: "gpu", "cpu" or "host-fallback".
