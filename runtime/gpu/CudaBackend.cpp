@@ -44,19 +44,6 @@ void queryDevices(SelectionInput& input) {
   }
 }
 
-std::string binaryPath() {
-  std::error_code error;
-  const std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string() : path.string();
-}
-
-std::optional<MapFile> loadMapping() {
-  const MapFileLocation location = locateMapFile(std::getenv("DISPAR_MAPPING"), binaryPath());
-  std::error_code error;
-  if (!location.required && !std::filesystem::exists(location.path, error)) return std::nullopt;
-  return readMapFile(location.path);
-}
-
 bool mpiReportsCudaSupport() {
 #ifdef DISPAR_HAVE_MPIX_QUERY_CUDA_SUPPORT
   return MPIX_Query_cuda_support() == 1;
@@ -75,6 +62,7 @@ std::unique_ptr<Device> CudaBackend::start(const RankInfo& rank) const {
   SelectionInput input;
   input.vnode = rank.vnode;
   input.rank = rank.rank;
+  input.replica = rank.replica;
   input.localRank = rank.localRank;
   input.host = node_name();
   input.compiledArchs = compiledArchs_;
@@ -88,7 +76,7 @@ std::unique_ptr<Device> CudaBackend::start(const RankInfo& rank) const {
     input.visibleOrdinals = parseVisibleDevices(std::getenv("CUDA_VISIBLE_DEVICES"));
     transfers.chunkBytes = parseChunkBytes(std::getenv("DISPAR_CHUNK_BYTES"));
     transfers.mpiAddressable = parseCudaAwareMpi(std::getenv("DISPAR_CUDA_AWARE_MPI"), mpiReportsCudaSupport());
-    mapping = loadMapping();
+    mapping = loadRunningMapFile();
     // DISPAR_DEVICE=host never touches CUDA: it works where the driver is broken.
     if (input.request.kind != DeviceRequest::Kind::Host) queryDevices(input);
   } catch (const std::exception& error) {

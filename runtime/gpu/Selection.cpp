@@ -75,15 +75,13 @@ Selection selectDevice(const SelectionInput& input) {
   const MappedRank* mapped = nullptr;
   if (input.mapping != nullptr) {
     const MapFile& map = *input.mapping;
-    mapped = map.rank(input.rank);
-    if (mapped == nullptr) {
-      selection.error = "the mapping file '" + map.path + "' has no rank " + std::to_string(input.rank) + " (it maps " +
-                        plural(map.ranks.size(), "rank") + "); run `streammap map` again for this program";
-      return selection;
-    }
-    if (mapped->vnode != input.vnode) {
-      selection.error = "the mapping file '" + map.path + "' maps rank " + std::to_string(input.rank) + " to vnode '" +
-                        mapped->vnode + "' but this program runs vnode '" + input.vnode + "' there; run `streammap map` again for this program";
+    mapped = map.instance(input.vnode, input.replica);
+    if (mapped == nullptr || mapped->rank != input.rank) {
+      selection.error = "the mapping file '" + map.path + "' does not map vnode '" + input.vnode + "' replica " +
+                        std::to_string(input.replica) + " to rank " + std::to_string(input.rank) +
+                        (mapped ? " (it maps it to rank " + std::to_string(mapped->rank) + ")"
+                                : " (it maps " + plural(map.ranks.size(), "instance") + ")") +
+                        "; run `streammap map` again for this program";
       return selection;
     }
     if (!sameHost(mapped->host, input.host))

@@ -28,6 +28,22 @@ Communicator Communicator::duplicate(MPI_Comm parent) {
   return result;
 }
 
+Communicator Communicator::ofPair(MPI_Comm parent, int first, int second) {
+  MPI_Group parentGroup = MPI_GROUP_NULL;
+  MPI_Group pair = MPI_GROUP_NULL;
+  DISPAR_MPI(MPI_Comm_group, parent, &parentGroup);
+  const int members[2] = {first, second};
+  const int included = MPI_Group_incl(parentGroup, 2, members, &pair);
+  MPI_Group_free(&parentGroup);
+  checkMpi(included, "MPI_Group_incl", __FILE__, __LINE__);
+  Communicator result;
+  const int created = MPI_Comm_create_group(parent, pair, 0, &result.comm_);
+  MPI_Group_free(&pair);
+  checkMpi(created, "MPI_Comm_create_group", __FILE__, __LINE__);
+  DISPAR_MPI(MPI_Comm_set_errhandler, result.comm_, MPI_ERRORS_RETURN);
+  return result;
+}
+
 Communicator::~Communicator() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }

@@ -13,6 +13,9 @@ class Communicator {
  public:
   Communicator() = default;
   static Communicator duplicate(MPI_Comm parent);
+  /// A communicator of exactly `first` (its rank 0) and `second` (rank 1) of `parent`. Collective over
+  /// those two only (MPI_Comm_create_group): both must make their pairs in the same order.
+  static Communicator ofPair(MPI_Comm parent, int first, int second);
   ~Communicator();
   Communicator(Communicator&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
   Communicator& operator=(Communicator&& other) noexcept;

@@ -3,14 +3,18 @@
 #include "MpiBytes.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <cstdint>
+#include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace dispar::detail {
 
-PortState::PortState(const rt::PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner)
-    : pipe_(pipe), comm_(comm), window_(window), batch_(rt::creditBatch(window)), owner_(std::move(owner)) {}
+PortState::PortState(const rt::PipeSpec& pipe, unsigned window, std::string owner)
+    : pipe_(pipe), window_(window), batch_(rt::creditBatch(window)), owner_(std::move(owner)) {}
 
 std::string PortState::describe() const {
   return std::string("pipe '") + pipe_.name + "' (" + pipe_.elementType + ")";
@@ -32,6 +36,13 @@ void PortState::writeDevice(const void*, std::size_t, gpu::Device&) {
 }
 bool PortState::readDevice(DestinationFn, void*, const char*, gpu::Device&) {
   throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
+}
+
+void PortState::writeVector(std::unique_ptr<MovedVector>) {
+  throw rt::PipeError(describe() + ": " + owner_ + " writes to an input port");
+}
+bool PortState::readAdopting(DestinationFn destination, AdoptFn, void* ctx, const char* expectation) {
+  return read(destination, ctx, expectation);
 }
 
 void PortState::useFor(Access access) {
@@ -63,7 +74,35 @@ gpu::CopyEngine& PortState::copyEngine(gpu::Device& device, std::size_t capacity
   return *engine_;
 }
 
+thread_local BoundPipes threadPipes;
+
+namespace {
+thread_local std::vector<BoundPipe> threadSlots;  // threadPipes' storage
+std::atomic<int> registeredPipes{0};
+}  // namespace
+
+int registerPipe() { return registeredPipes.fetch_add(1, std::memory_order_relaxed); }
+
+BoundPipe& bindingSlot(int id) {
+  if (id < 0) throw std::logic_error("dispar: binding a pipe that has no name");
+  if (threadSlots.size() <= static_cast<std::size_t>(id)) {
+    threadSlots.resize(static_cast<std::size_t>(id) + 1);
+    threadPipes = {threadSlots.data(), static_cast<unsigned>(threadSlots.size())};
+  }
+  return threadSlots[static_cast<std::size_t>(id)];
+}
+
+void unbindPipes() {
+  for (BoundPipe& slot : threadSlots) slot.state = nullptr;
+}
+
 void portWrite(PortState& port, const void* data, std::size_t count) { port.write(data, count); }
+bool portTakesVectors(PortState& port) { return port.takesVectors(); }
+void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) { port.writeVector(std::move(message)); }
+std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type) { return port.spareVector(type); }
+bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation) {
+  return port.readAdopting(destination, adopt, ctx, expectation);
+}
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
   return port.read(destination, ctx, expectation);
 }
@@ -127,13 +166,12 @@ struct ElementBytes {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-OutPortEnd::OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner,
-                       const std::vector<int>& peers)
-    : PortState(pipe, comm, window, std::move(owner)),
+OutPortEnd::OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links)
+    : PortState(pipe, window, std::move(owner)),
       batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes) {
   isOutput_ = true;
-  links_.reserve(peers.size());
-  for (int rank : peers) links_.emplace_back(rank);
+  links_.reserve(links.size());
+  for (LinkEnd& end : links) links_.emplace_back(std::move(end));
 }
 
 void OutPortEnd::write(const void* data, std::size_t count) {
@@ -144,6 +182,32 @@ void OutPortEnd::write(const void* data, std::size_t count) {
 void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& device) {
   useFor(Access::Messages);
   send(data, count, &device);
+}
+
+bool OutPortEnd::takesVectors() const {
+  return !closed_ && pipe_.split != SplitMode::Duplicate && links_[next_].end.isLocal();
+}
+
+void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
+  useFor(Access::Messages);
+  if (!takesVectors()) {
+    send(message->data(), message->count(), nullptr);
+    return;
+  }
+  LocalLink::Message moved;
+  moved.moved = std::move(message);
+  nextLink().end.local->push(std::move(moved));
+}
+
+std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type) {
+  return takesVectors() ? links_[next_].end.local->takeSpare(type) : nullptr;
+}
+
+OutPortEnd::Link& OutPortEnd::nextLink() {
+  Link& link = links_[next_];
+  if (++next_ == links_.size()) next_ = 0;
+  ++link.sent;
+  return link;
 }
 
 void OutPortEnd::makeRoom() {
@@ -169,30 +233,42 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
   if (count > static_cast<std::size_t>(INT64_MAX) / pipe_.elementBytes)
     throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
   if (pipe_.split == SplitMode::Duplicate) {
-    for (Link& link : links_) sendTo(link, data, count, device);
+    for (Link& link : links_) {
+      ++link.sent;
+      sendTo(link, data, count, device);
+    }
     return;
   }
-  Link& link = links_[next_];
-  if (++next_ == links_.size()) next_ = 0;
-  sendTo(link, data, count, device);
+  sendTo(nextLink(), data, count, device);
 }
 
+// `link.sent` already counts this message.
 void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device) {
-  while (link.sent - link.credits * batch_ >= window_) awaitCredit(link);
   const std::size_t bytes = count * pipe_.elementBytes;
+  if (link.end.isLocal()) {
+    // The queue waits for room itself. Device memory leaves the device here, as it would for MPI.
+    LocalLink::Message message;
+    message.bytes.resize(bytes);
+    if (device != nullptr)
+      device->copy(message.bytes.data(), data, bytes, gpu::CopyKind::DeviceToHost);
+    else if (bytes != 0)
+      std::memcpy(message.bytes.data(), data, bytes);
+    link.end.local->push(std::move(message));
+    return;
+  }
+  while (link.sent - 1 - link.credits * batch_ >= window_) awaitCredit(link);
   const bool staged = device != nullptr && !device->transfers().mpiAddressable;
   announce(link, bytes, staged && sendsChunked(bytes, device->transfers().chunkBytes));
   if (staged) {
-    sendFromDevice(link.rank, data, bytes, *device);
+    sendFromDevice(link.end, data, bytes, *device);
   } else {
     // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
     if (device != nullptr) device->synchronize();
-    DISPAR_MPI(mpi::sendBytes, data, static_cast<MPI_Count>(bytes), link.rank, kDataTag, comm_);
+    DISPAR_MPI(mpi::sendBytes, data, static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm);
   }
-  ++link.sent;
 }
 
-void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device) {
+void OutPortEnd::sendFromDevice(const LinkEnd& to, const void* data, std::size_t bytes, gpu::Device& device) {
   const std::size_t chunkBytes = device.transfers().chunkBytes;
   gpu::CopyEngine& engine = copyEngine(device, chunkBytes);
   if (!sendsChunked(bytes, chunkBytes)) {
@@ -201,12 +277,12 @@ void OutPortEnd::sendFromDevice(int peer, const void* data, std::size_t bytes, g
       engine.startToHost(0, data, bytes);
       awaitCopy(engine, 0);
     }
-    DISPAR_MPI(mpi::sendBytes, engine.staging(0), static_cast<MPI_Count>(bytes), peer, kDataTag, comm_);
+    DISPAR_MPI(mpi::sendBytes, engine.staging(0), static_cast<MPI_Count>(bytes), to.peer, kDataTag, to.comm);
     return;
   }
   const ChunkHeader header{bytes, chunkBytes};
-  DISPAR_MPI(MPI_Send, &header, static_cast<int>(sizeof header), MPI_BYTE, peer, kChunkedTag, comm_);
-  sendChunks(data, header, &engine, peer, comm_);
+  DISPAR_MPI(MPI_Send, &header, static_cast<int>(sizeof header), MPI_BYTE, to.peer, kChunkedTag, to.comm);
+  sendChunks(data, header, &engine, to.peer, to.comm);
 }
 
 void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
@@ -214,7 +290,7 @@ void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
   // else must come after a marker, which that receive takes instead (empty, so it never truncates).
   // While the size is unknown the reader probes, so no marker is needed.
   if (link.lastBytes && (chunked || *link.lastBytes != bytes))
-    DISPAR_MPI(MPI_Send, nullptr, 0, MPI_BYTE, link.rank, kSizeChangeTag, comm_);
+    DISPAR_MPI(MPI_Send, nullptr, 0, MPI_BYTE, link.end.peer, kSizeChangeTag, link.end.comm);
   if (chunked)
     link.lastBytes.reset();
   else
@@ -222,7 +298,7 @@ void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
 }
 
 void OutPortEnd::awaitCredit(Link& link) {
-  DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.rank, kCreditTag, comm_, MPI_STATUS_IGNORE);
+  DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, MPI_STATUS_IGNORE);
   ++link.credits;
 }
 
@@ -232,12 +308,21 @@ void OutPortEnd::close() {
   closed_ = true;
   itemWindow_ = {};  // a push after this takes the slow path, which reports it
   // Non-blocking, so a writer never waits on a reader merely to say it is done.
-  for (Link& link : links_) DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kEndTag, comm_, link.endOfStream.slot());
+  for (Link& link : links_) {
+    if (link.end.isLocal()) {
+      LocalLink::Message end;
+      end.end = true;
+      link.end.local->push(std::move(end));
+    } else {
+      DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kEndTag, link.end.comm, link.endOfStream.slot());
+    }
+  }
 }
 
 void OutPortEnd::finish() {
   close();
   for (Link& link : links_) {
+    if (link.end.isLocal()) continue;  // no credits: the queue itself bounds what is unconsumed
     link.endOfStream.wait();
     // The reader consumes every message (it drains when its VNODE returns) and so returns exactly
     // sent / batch credits; take them all so none is left unmatched when the communicator goes.
@@ -248,38 +333,62 @@ void OutPortEnd::finish() {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-InPortEnd::InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner,
-                     const std::vector<int>& peers)
-    : PortState(pipe, comm, window, std::move(owner)) {
-  links_.reserve(peers.size());
-  for (int rank : peers) {
+InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links)
+    : PortState(pipe, window, std::move(owner)) {
+  links_.reserve(links.size());
+  for (LinkEnd& end : links) {
     open_.push_back(links_.size());
-    links_.emplace_back(rank);
+    hasMpiLinks_ = hasMpiLinks_ || !end.isLocal();
+    if (end.doorbell) doorbell_ = end.doorbell;
+    links_.emplace_back(std::move(end));
   }
+  if (pipe.order == MergeOrder::Any && links_.size() > 1 && !doorbell_)
+    throw std::logic_error("dispar: a reader of several links in \"any\" order has no doorbell");
 }
 
-int InPortEnd::nextSource() const {
-  if (pipe_.order == MergeOrder::Any && open_.size() > 1) return MPI_ANY_SOURCE;
-  return links_[open_[cursor_]].rank;
+InPortEnd::Arrival InPortEnd::nextArrival() {
+  if (pipe_.order == MergeOrder::Any && open_.size() > 1) return awaitAnyLink();
+  Arrival arrival;
+  arrival.link = open_[cursor_];
+  return arrival;
 }
 
-std::optional<std::size_t> InPortEnd::findLink(int rank) const {
-  for (std::size_t index = 0; index < links_.size(); ++index)
-    if (links_[index].rank == rank) return index;
-  return std::nullopt;
-}
-
-std::size_t InPortEnd::linkOfRank(int rank) const {
-  // Messages on this communicator come only from the planned peers; anything else is a bug upstream.
-  if (const std::optional<std::size_t> index = findLink(rank)) return *index;
-  throwProtocolError(rank, "a message from a rank that is not a writer of this reader");
+InPortEnd::Arrival InPortEnd::awaitAnyLink() {
+  // MPI has no probe over several communicators: poll them, with the local queues. Only local links:
+  // sleep on the doorbell they ring. With MPI links: spin briefly (as MPI's own blocking calls do),
+  // then poll every few microseconds so that the rank's other threads keep their cores.
+  constexpr unsigned kSpinRounds = 64;
+  for (unsigned idle = 0;; ++idle) {
+    const std::uint64_t rings = doorbell_->rings();
+    for (std::size_t k = 0; k < open_.size(); ++k) {
+      Arrival arrival;
+      arrival.link = open_[(pollStart_ + k) % open_.size()];
+      const LinkEnd& end = links_[arrival.link].end;
+      if (end.isLocal()) {
+        if (!end.local->ready()) continue;
+      } else {
+        int found = 0;
+        DISPAR_MPI(MPI_Improbe, end.peer, MPI_ANY_TAG, end.comm, &found, &arrival.message, &arrival.status);
+        if (!found) continue;
+        arrival.probed = true;
+      }
+      ++pollStart_;
+      return arrival;
+    }
+    if (!hasMpiLinks_)
+      doorbell_->wait(rings);
+    else if (idle < kSpinRounds)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
 }
 
 void InPortEnd::consumed(std::size_t index) {
   Link& link = links_[index];
-  if (++link.received % batch_ == 0) {
+  if (++link.received % batch_ == 0 && !link.end.isLocal()) {
     link.credit.wait();  // the previous credit: an empty eager message, long delivered
-    DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.rank, kCreditTag, comm_, link.credit.slot());
+    DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, link.credit.slot());
   }
   if (pipe_.order == MergeOrder::RoundRobin && ++cursor_ == open_.size()) cursor_ = 0;
 }
@@ -317,6 +426,12 @@ std::string InPortEnd::describeReceived(std::size_t bytes) const {
 bool InPortEnd::read(detail::DestinationFn destination, void* ctx, const char* expectation) {
   useFor(Access::Messages);
   return receive(destination, ctx, expectation, nullptr);
+}
+
+bool InPortEnd::readAdopting(detail::DestinationFn destination, detail::AdoptFn adopt, void* ctx,
+                             const char* expectation) {
+  useFor(Access::Messages);
+  return receive(destination, ctx, expectation, nullptr, adopt);
 }
 
 bool InPortEnd::readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) {
@@ -383,7 +498,7 @@ bool InPortEnd::applyControl(int tag, std::size_t link) {
   }
 }
 
-ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status) {
+ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status, std::size_t index) {
   MPI_Count bytes = 0;
   DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
   ChunkHeader header{0, 0};
@@ -395,7 +510,7 @@ ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& sta
   }
   if (bytes != static_cast<MPI_Count>(sizeof header) || !plausibleHeader(header))
     throw PipeError(describe() + ": " + owner_ + " received a malformed chunked-message header from rank " +
-                    std::to_string(status.MPI_SOURCE));
+                    std::to_string(links_[index].end.peerRank));
   return header;
 }
 
@@ -419,9 +534,9 @@ void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target
   device->copy(target, bounce.data(), size, gpu::CopyKind::HostToDevice);
 }
 
-InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination, void* ctx, int source) {
-  const std::size_t index = linkOfRank(source);
+InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination, void* ctx, std::size_t index) {
   Link& link = links_[index];
+  const int source = link.end.peerRank;
   if (!link.lastBytes || *link.lastBytes % pipe_.elementBytes != 0) return SameSize::NotTried;
   const std::size_t bytes = *link.lastBytes;
   void* target = destination(ctx, bytes / pipe_.elementBytes, detail::DestinationMode::AlreadySized);
@@ -429,7 +544,7 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   // Any tag: this data message, end of stream or a size-change marker. The last two are empty, so the
   // caller's buffer is untouched unless data of exactly its size arrives.
   MPI_Status status;
-  const int code = mpi::recvBytes(target, static_cast<MPI_Count>(bytes), source, MPI_ANY_TAG, comm_, &status);
+  const int code = mpi::recvBytes(target, static_cast<MPI_Count>(bytes), link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
   if (code != MPI_SUCCESS) {
     int errorClass = MPI_SUCCESS;
     MPI_Error_class(code, &errorClass);
@@ -463,7 +578,7 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
       ChunkHeader header{0, 0};
       if (status.MPI_TAG == kChunkedTag && received == static_cast<MPI_Count>(sizeof header)) {
         std::memcpy(&header, target, sizeof header);
-        if (plausibleHeader(header)) discardChunks(header, source, comm_);
+        if (plausibleHeader(header)) discardChunks(header, link.end.peer, link.end.comm);
         consumed(index);
       }
       throwProtocolError(source, "a message with tag " + std::to_string(status.MPI_TAG) + " without a size-change marker");
@@ -471,19 +586,53 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   }
 }
 
-bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device) {
+void InPortEnd::deliverLocal(LocalLink& link, LocalLink::Message& message, detail::DestinationFn destination,
+                             void* ctx, const char* expectation, gpu::Device* device, detail::AdoptFn adopt) {
+  if (message.moved && adopt != nullptr && adopt(ctx, *message.moved)) {
+    // The message now holds the reader's previous vector: the writer's next copy goes there.
+    link.giveBack(std::move(message.moved));
+    return;
+  }
+  const void* source = message.moved ? message.moved->data() : message.bytes.data();
+  const std::size_t bytes = message.moved ? message.moved->count() * pipe_.elementBytes : message.bytes.size();
+  void* target = bytes % pipe_.elementBytes == 0
+                     ? destination(ctx, bytes / pipe_.elementBytes, detail::DestinationMode::Resize)
+                     : nullptr;
+  if (target == nullptr) throwSizeMismatch(expectation, describeReceived(bytes));
+  if (bytes == 0) return;
+  if (device != nullptr)
+    device->copy(target, source, bytes, gpu::CopyKind::HostToDevice);
+  else
+    std::memcpy(target, source, bytes);
+}
+
+bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device,
+                        detail::AdoptFn adopt) {
   while (!open_.empty()) {
-    const int source = nextSource();
-    // Into host memory from a known rank: no probe round when the size is the last one.
-    if (device == nullptr && source != MPI_ANY_SOURCE) {
-      const SameSize outcome = receiveSameSize(destination, ctx, source);
-      if (outcome == SameSize::Received) return true;
-      if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
+    Arrival arrival = nextArrival();
+    const std::size_t index = arrival.link;
+    const LinkEnd& from = links_[index].end;
+    if (from.isLocal()) {
+      LocalLink::Message message = from.local->pop();
+      if (message.end) {
+        ended(index);
+        continue;
+      }
+      consumed(index);
+      deliverLocal(*from.local, message, destination, ctx, expectation, device, adopt);
+      return true;
     }
-    MPI_Message message;
-    MPI_Status status;
-    DISPAR_MPI(MPI_Mprobe, source, MPI_ANY_TAG, comm_, &message, &status);
-    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (!arrival.probed) {
+      // Into host memory: no probe round when the size is the last one.
+      if (device == nullptr) {
+        const SameSize outcome = receiveSameSize(destination, ctx, index);
+        if (outcome == SameSize::Received) return true;
+        if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
+      }
+      DISPAR_MPI(MPI_Mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+    }
+    MPI_Message& message = arrival.message;
+    const MPI_Status& status = arrival.status;
     if (status.MPI_TAG == kSizeChangeTag || status.MPI_TAG == kEndTag) {  // empty control messages
       DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
       applyControl(status.MPI_TAG, index);
@@ -491,20 +640,20 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     }
     if (status.MPI_TAG == kChunkedTag) {
       links_[index].lastBytes.reset();
-      const ChunkHeader header = receiveHeader(message, status);
+      const ChunkHeader header = receiveHeader(message, status, index);
       const auto size = static_cast<std::size_t>(header.totalBytes);
       void* target = size % pipe_.elementBytes == 0
                          ? destination(ctx, size / pipe_.elementBytes, detail::DestinationMode::Resize)
                          : nullptr;
       if (target == nullptr) {
-        discardChunks(header, status.MPI_SOURCE, comm_);
+        discardChunks(header, from.peer, from.comm);
         consumed(index);
         throwSizeMismatch(expectation, describeReceived(size));
       }
       gpu::CopyEngine* engine = nullptr;
       if (device != nullptr && !device->transfers().mpiAddressable)
         engine = &copyEngine(*device, static_cast<std::size_t>(header.chunkBytes));
-      receiveChunks(target, header, engine, status.MPI_SOURCE, comm_);
+      receiveChunks(target, header, engine, from.peer, from.comm);
       consumed(index);
       return true;
     }
@@ -532,44 +681,78 @@ bool InPortEnd::readElement(void* element) {
   useFor(Access::Messages);
   const auto elementBytes = static_cast<MPI_Count>(pipe_.elementBytes);
   while (!open_.empty()) {
-    // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.
+    Arrival arrival = nextArrival();
+    const std::size_t index = arrival.link;
+    const LinkEnd& from = links_[index].end;
     MPI_Status status;
-    const int code = mpi::recvBytes(element, elementBytes, nextSource(), MPI_ANY_TAG, comm_, &status);
-    if (code != MPI_SUCCESS) {
-      int errorClass = MPI_SUCCESS;
-      MPI_Error_class(code, &errorClass);
-      if (errorClass == MPI_ERR_TRUNCATE) {
-        // Its size is unknown here, and so is (with any source) its link: every link probes next.
-        for (Link& link : links_) link.lastBytes.reset();
-        // The message was received, truncated: count it, so that its writer gets every credit and a
-        // VNODE that catches this error and reads on cannot leave the writer waiting. MPI fills in the
-        // source and tag of a truncated receive (MPICH does; otherwise the counts stay as they were).
-        if (status.MPI_TAG == kDataTag)
-          if (const std::optional<std::size_t> index = findLink(status.MPI_SOURCE)) consumed(*index);
-        // MPI does not say how long the message was, only that it did not fit.
-        throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
+    if (from.isLocal()) {
+      LocalLink::Message message = from.local->pop();
+      if (message.end) {
+        ended(index);
+        continue;
       }
-      throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
+      consumed(index);
+      const std::size_t bytes = message.moved ? message.moved->count() * pipe_.elementBytes : message.bytes.size();
+      if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
+      std::memcpy(element, message.moved ? message.moved->data() : message.bytes.data(), bytes);
+      return true;
     }
-    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    if (arrival.probed) {
+      // "any" order found it by probing: receive it whole, whatever its size.
+      if (arrival.status.MPI_TAG == kChunkedTag) {
+        links_[index].lastBytes.reset();
+        const ChunkHeader header = receiveHeader(arrival.message, arrival.status, index);
+        discardChunks(header, from.peer, from.comm);
+        consumed(index);
+        throwScalarMismatch(describeReceived(static_cast<std::size_t>(header.totalBytes)));
+      }
+      MPI_Count bytes = 0;
+      DISPAR_MPI(mpi::receivedBytes, &arrival.status, &bytes);
+      if (bytes == elementBytes) {
+        DISPAR_MPI(mpi::mrecvBytes, element, bytes, &arrival.message, &status);
+      } else {
+        std::vector<unsigned char> whole(static_cast<std::size_t>(bytes));
+        DISPAR_MPI(mpi::mrecvBytes, whole.data(), bytes, &arrival.message, &status);
+        if (bytes > elementBytes) {
+          links_[index].lastBytes = static_cast<std::size_t>(bytes);
+          consumed(index);
+          throwScalarMismatch(describeReceived(static_cast<std::size_t>(bytes)));
+        }
+      }
+    } else {
+      // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.
+      const int code = mpi::recvBytes(element, elementBytes, from.peer, MPI_ANY_TAG, from.comm, &status);
+      if (code != MPI_SUCCESS) {
+        int errorClass = MPI_SUCCESS;
+        MPI_Error_class(code, &errorClass);
+        if (errorClass == MPI_ERR_TRUNCATE) {
+          // Its size is unknown here: the link probes next.
+          links_[index].lastBytes.reset();
+          // The message was received, truncated: count it, so that its writer gets every credit and a
+          // VNODE that catches this error and reads on cannot leave the writer waiting. MPI fills in the
+          // tag of a truncated receive (MPICH does; otherwise the counts stay as they were).
+          if (status.MPI_TAG == kDataTag) consumed(index);
+          // MPI does not say how long the message was, only that it did not fit.
+          throwScalarMismatch("a longer message (more than " + plural(pipe_.elementBytes, "byte") + ")");
+        }
+        throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
+      }
+    }
     if (applyControl(status.MPI_TAG, index)) continue;  // empty: the element is untouched
     if (status.MPI_TAG == kChunkedTag) {
       links_[index].lastBytes.reset();
       // The element buffer (at least a header long, or MPI would have truncated) holds the header.
       ChunkHeader header{0, 0};
       std::memcpy(&header, element, sizeof header);
-      discardChunks(header, status.MPI_SOURCE, comm_);
+      discardChunks(header, from.peer, from.comm);
       consumed(index);
       throwScalarMismatch(describeReceived(static_cast<std::size_t>(header.totalBytes)));
     }
     MPI_Count bytes = 0;
     DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
     links_[index].lastBytes = static_cast<std::size_t>(bytes);
-    if (bytes != elementBytes) {
-      consumed(index);  // it was received; keep the credit accounting exact
-      throwScalarMismatch(describeReceived(static_cast<std::size_t>(bytes)));
-    }
-    consumed(index);
+    consumed(index);  // it was received; keep the credit accounting exact
+    if (bytes != elementBytes) throwScalarMismatch(describeReceived(static_cast<std::size_t>(bytes)));
     return true;
   }
   return false;
@@ -579,14 +762,22 @@ void InPortEnd::finish() {
   // A VNODE may return before its inputs end; consume the rest so writers waiting for credit finish.
   std::vector<unsigned char> scratch;
   while (!open_.empty()) {
-    MPI_Message message;
-    MPI_Status status;
-    DISPAR_MPI(MPI_Mprobe, nextSource(), MPI_ANY_TAG, comm_, &message, &status);
+    Arrival arrival = nextArrival();
+    const std::size_t index = arrival.link;
+    const LinkEnd& from = links_[index].end;
+    if (from.isLocal()) {
+      if (from.local->pop().end)
+        ended(index);
+      else
+        consumed(index);
+      continue;
+    }
+    if (!arrival.probed) DISPAR_MPI(MPI_Mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+    const MPI_Status& status = arrival.status;
     MPI_Count bytes = 0;
     DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
     scratch.resize(static_cast<std::size_t>(bytes));
-    DISPAR_MPI(mpi::mrecvBytes, scratch.data(), bytes, &message, MPI_STATUS_IGNORE);
-    const std::size_t index = linkOfRank(status.MPI_SOURCE);
+    DISPAR_MPI(mpi::mrecvBytes, scratch.data(), bytes, &arrival.message, MPI_STATUS_IGNORE);
     if (applyControl(status.MPI_TAG, index)) continue;  // markers take no credit; end closes the link
     // Mirror the writer's size as reads do, though nothing reads after this.
     if (status.MPI_TAG == kDataTag)
@@ -596,7 +787,7 @@ void InPortEnd::finish() {
     if (status.MPI_TAG == kChunkedTag) {
       ChunkHeader header{0, 0};
       if (scratch.size() == sizeof header) std::memcpy(&header, scratch.data(), sizeof header);
-      if (plausibleHeader(header)) discardChunks(header, status.MPI_SOURCE, comm_);
+      if (plausibleHeader(header)) discardChunks(header, from.peer, from.comm);
     }
     consumed(index);
   }

@@ -1,5 +1,6 @@
-// The two ends of a pipe over MPI. Protocol (docs/runtime.md): every pipe has its own communicator;
-// a message is one kDataTag message of exactly its bytes; end of stream is one empty kEndTag message
+// The two ends of a pipe. Each link of a pipe (a writer instance and a reader instance, Links.h) is an
+// in-memory queue when both instances run in this rank, else a communicator of the two ranks with this
+// protocol (docs/runtime.md): a message is one kDataTag message of exactly its bytes; end of stream is one empty kEndTag message
 // per link; the reader returns one empty kCreditTag message per creditBatch() messages it has
 // consumed, so a writer never has more than `window` unconsumed messages on a link. A large message
 // from device memory may instead be a header and chunks (ChunkedTransfer.h); it counts as one message.
@@ -11,6 +12,7 @@
 #define DISPAR_RUNTIME_PORTS_H
 
 #include "ChunkedTransfer.h"
+#include "Links.h"
 #include "WireTags.h"
 #include "MpiHandles.h"
 #include "Program.h"
@@ -27,7 +29,7 @@ namespace dispar::detail {
 
 /// One port end owned by this rank. Typed ports (dispar.h) only reach the operations of their role.
 struct PortState {
-  PortState(const rt::PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner);
+  PortState(const rt::PipeSpec& pipe, unsigned window, std::string owner);
   virtual ~PortState() = default;
   PortState(const PortState&) = delete;
   PortState& operator=(const PortState&) = delete;
@@ -39,6 +41,12 @@ struct PortState {
   /// As write / read, for memory of `device` (staged through pinned buffers unless MPI is CUDA-aware).
   virtual void writeDevice(const void* data, std::size_t count, gpu::Device& device);
   virtual bool readDevice(DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device);
+  /// Moved vectors (dispar.h, `write(std::move(v))`): whether the next message stays in this rank,
+  /// sending one, and a read that may take one whole.
+  virtual bool takesVectors() const { return false; }
+  virtual void writeVector(std::unique_ptr<MovedVector> message);
+  virtual std::unique_ptr<MovedVector> spareVector(const void*) { return nullptr; }
+  virtual bool readAdopting(DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation);
   // Item-level access (StreamIt's push/peek/pop, docs/language.md "Items"). A port is used either by
   // messages or by items: the first call fixes which, and the other kind is then an error. The typed
   // ports work on itemWindow inline and call these when it is exhausted.
@@ -67,7 +75,6 @@ struct PortState {
   gpu::CopyEngine& copyEngine(gpu::Device& device, std::size_t capacity);
 
   const rt::PipeSpec& pipe_;
-  MPI_Comm comm_;
   unsigned window_;
   unsigned batch_;
   std::string owner_;  // "vnode 'square' replica 1", for messages
@@ -77,6 +84,9 @@ struct PortState {
   detail::ItemWindow itemWindow_;
   detail::ItemWindow noItems_;
 };
+
+/// Forgets the calling thread's pipe bindings (an instance has finished; the next run binds afresh).
+void unbindPipes();
 
 }  // namespace dispar::detail
 
@@ -89,10 +99,13 @@ inline constexpr std::size_t kItemBatchBytes = 4096;
 /// waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
  public:
-  OutPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
+  OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links);
 
   void write(const void* data, std::size_t count) override;
   void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
+  bool takesVectors() const override;
+  void writeVector(std::unique_ptr<detail::MovedVector> message) override;
+  std::unique_ptr<detail::MovedVector> spareVector(const void* type) override;
   /// Makes room in the item window for one more item: sends the batch when it is full
   /// (kItemBatchBytes), sets the window up on first use.
   void makeRoom() override;
@@ -104,8 +117,8 @@ class OutPortEnd final : public detail::PortState {
 
  private:
   struct Link {
-    explicit Link(int peer) : rank(peer) {}
-    int rank;
+    explicit Link(LinkEnd to) : end(std::move(to)) {}
+    LinkEnd end;
     std::uint64_t sent = 0;
     std::uint64_t credits = 0;  // each one stands for batch_ consumed messages
     std::optional<std::size_t> lastBytes;  // of the last plain data message; the reader keeps the same
@@ -118,7 +131,9 @@ class OutPortEnd final : public detail::PortState {
   /// `data` is device memory.
   void send(const void* data, std::size_t count, gpu::Device* device);
   void sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device);
-  void sendFromDevice(int peer, const void* data, std::size_t bytes, gpu::Device& device);
+  void sendFromDevice(const LinkEnd& to, const void* data, std::size_t bytes, gpu::Device& device);
+  /// The next peer's link (every peer's under split(duplicate) is the caller's loop).
+  Link& nextLink();
 
   std::vector<Link> links_;
   std::size_t next_ = 0;
@@ -131,9 +146,11 @@ class OutPortEnd final : public detail::PortState {
 /// writer replicas the logical-stream rule assigns to this reader, in logical order.
 class InPortEnd final : public detail::PortState {
  public:
-  InPortEnd(const PipeSpec& pipe, MPI_Comm comm, unsigned window, std::string owner, const std::vector<int>& peers);
+  InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links);
 
   bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
+  bool readAdopting(detail::DestinationFn destination, detail::AdoptFn adopt, void* ctx,
+                    const char* expectation) override;
   bool readDevice(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device& device) override;
   bool readElement(void* element) override;
   /// Reads messages into the item buffer until it holds `count` items; false when the stream ends first.
@@ -145,25 +162,36 @@ class InPortEnd final : public detail::PortState {
 
  private:
   struct Link {
-    explicit Link(int peer) : rank(peer) {}
-    int rank;
+    explicit Link(LinkEnd from) : end(std::move(from)) {}
+    LinkEnd end;
     std::uint64_t received = 0;
     std::optional<std::size_t> lastBytes;  // of the last plain data message, as the writer keeps it
     Request credit;
   };
   enum class SameSize { NotTried, Received, Ended, Changed };
-  /// The rank to receive from next: the current one in round-robin order, or any.
-  int nextSource() const;
-  /// One message into the caller's destination; `device` non-null when it is device memory.
-  bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device);
+  /// The link the next message comes from: in round-robin order the current one (not probed yet); in
+  /// "any" order the first with a message waiting, found by polling (an MPI one probed already).
+  struct Arrival {
+    std::size_t link = 0;
+    bool probed = false;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Status status{};
+  };
+  Arrival nextArrival();
+  Arrival awaitAnyLink();
+  /// One message into the caller's destination; `device` non-null when it is device memory; `adopt`
+  /// non-null when the caller takes a moved vector whole.
+  bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device,
+               detail::AdoptFn adopt = nullptr);
+  /// A message of an in-rank link into the caller's destination.
+  void deliverLocal(LocalLink& link, LocalLink::Message& message, detail::DestinationFn destination, void* ctx, const char* expectation,
+                    gpu::Device* device, detail::AdoptFn adopt);
   /// The fast path: when the link's last size is known and the host destination already has it, one
   /// MPI_Recv straight into it. NotTried when it does not apply (the caller probes instead).
-  SameSize receiveSameSize(detail::DestinationFn destination, void* ctx, int source);
+  SameSize receiveSameSize(detail::DestinationFn destination, void* ctx, std::size_t index);
   void receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device);
   /// Receives a chunked message's header; throws when it is malformed.
-  ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status);
-  std::optional<std::size_t> findLink(int rank) const;
-  std::size_t linkOfRank(int rank) const;
+  ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status, std::size_t index);
   void consumed(std::size_t link);
   void ended(std::size_t link);
   /// The one place control messages act, once received (every receive path calls it): a size-change
@@ -178,6 +206,9 @@ class InPortEnd final : public detail::PortState {
   std::vector<Link> links_;
   std::vector<std::size_t> open_;  // links still streaming, in rotation order
   std::size_t cursor_ = 0;         // position in open_ of the next round-robin source
+  std::size_t pollStart_ = 0;      // "any" order: where the next poll starts, so no link starves
+  bool hasMpiLinks_ = false;
+  std::shared_ptr<Doorbell> doorbell_;  // rung by the local links; "any" order with several links
   std::size_t bufferedItems() const;
   // Items received but not popped: itemWindow_, a range of items_.
   std::vector<unsigned char> items_;

@@ -1,8 +1,13 @@
-// dispar::rt::run: the main of every generated program. One MPI rank runs one VNODE instance.
+// dispar::rt::run: the main of every generated program. An MPI rank runs one VNODE instance, or
+// several, each on its own thread (docs/runtime.md, "Rank groups").
 #include "DeviceState.h"
+#include "Grouping.h"
+#include "Links.h"
 #include "MpiHandles.h"
 #include "Ports.h"
 #include "Program.h"
+
+#include <dispar/gpu/MapFile.h>
 
 #include <chrono>
 #include <cstdio>
@@ -16,7 +21,7 @@
 namespace dispar {
 namespace {
 
-/// Who this process is while run() executes; what dispar::args() and friends report.
+/// Which instance the calling thread runs while run() executes; what dispar::args() and friends report.
 struct InstanceContext {
   std::vector<std::string> args;
   int replica = 0;
@@ -24,7 +29,7 @@ struct InstanceContext {
 };
 
 const InstanceContext kOutsideRun{};
-const InstanceContext* currentContext = nullptr;
+thread_local const InstanceContext* currentContext = nullptr;
 
 const InstanceContext& context() { return currentContext ? *currentContext : kOutsideRun; }
 
@@ -55,16 +60,20 @@ constexpr int kLaunchErrorExit = 2;  // wrong rank count, bad environment, bad p
 constexpr int kFailureExit = 3;      // a VNODE failed; the MPI_Abort error code
 
 /// Initialises MPI unless the caller already did (tests run several programs in one process), and
-/// finalises it only in the first case.
+/// finalises it only in the first case. `threaded`: instances of a rank call MPI from their own threads.
 class MpiSession {
  public:
-  MpiSession(int* argc, char*** argv) {
+  MpiSession(int* argc, char*** argv, bool threaded) {
     int initialised = 0;
     MPI_Initialized(&initialised);
     if (!initialised) {
-      MPI_Init(argc, argv);
+      if (threaded)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided_);
+      else
+        MPI_Init(argc, argv);
       owns_ = true;
     }
+    if (!owns_ || threaded) MPI_Query_thread(&provided_);
   }
   ~MpiSession() {
     if (owns_) MPI_Finalize();
@@ -72,9 +81,21 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
+  int threadLevel() const { return provided_; }
+
  private:
   bool owns_ = false;
+  int provided_ = MPI_THREAD_SINGLE;
 };
+
+const char* threadLevelName(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+  }
+}
 
 void report(const std::string& message) {
   std::fflush(stdout);
@@ -97,43 +118,48 @@ void report(const std::string& message) {
 /// which VNODE left without finishing its pipes. exit() runs atexit handlers; _exit and signals do not.
 class EarlyExitGuard {
  public:
-  explicit EarlyExitGuard(const std::string& who) {
+  explicit EarlyExitGuard(std::string who) : who_(std::move(who)) {
     static const bool registered = std::atexit(&EarlyExitGuard::onExit) == 0;
     (void)registered;
-    running = who;
+    running = &who_;
   }
-  ~EarlyExitGuard() { running.clear(); }
+  ~EarlyExitGuard() { running = nullptr; }
   EarlyExitGuard(const EarlyExitGuard&) = delete;
   EarlyExitGuard& operator=(const EarlyExitGuard&) = delete;
 
  private:
+  // exit() runs the handlers on the thread that called it, after destroying that thread's
+  // thread_local objects: a plain pointer to the guard's name survives that and names its instance.
   static void onExit() {
-    if (running.empty()) return;
-    const std::string who = std::move(running);
+    if (running == nullptr) return;
+    const std::string who = *std::exchange(running, nullptr);
     abortJob(who + " called exit() before its body returned: its pipes were not finished (return from the "
                    "VNODE body instead)");
   }
-  static inline std::string running;
+  static inline thread_local const std::string* running = nullptr;
+  std::string who_;
 };
 
-/// The VNODE instance of this rank: one communicator per pipe and the port ends it owns.
+/// One VNODE instance of this rank: its port ends over the rank's links.
 class RankInstance final : public Instance {
  public:
-  RankInstance(const ProgramSpec& program, InstanceId id, unsigned programWindow) : program_(program), id_(id) {
-    // Every rank duplicates one communicator per pipe, in pipe order (collective over all ranks).
-    communicators_.reserve(static_cast<std::size_t>(program.pipeCount));
-    for (int p = 0; p < program.pipeCount; ++p) communicators_.push_back(Communicator::duplicate(MPI_COMM_WORLD));
+  RankInstance(const ProgramSpec& program, InstanceId id, const LinkTable& links, unsigned programWindow)
+      : program_(program), id_(id) {
     ports_.resize(static_cast<std::size_t>(program.pipeCount));
+    const int self = program.vnodes[id.vnode].firstRank + id.replica;
     const std::string owner = std::string("vnode '") + program.vnodes[id.vnode].name + "'";
     for (const PortPlan& plan : planPorts(program, id)) {
       const PipeSpec& pipe = program.pipes[plan.pipe];
       const unsigned window = effectiveWindow(pipe, programWindow);
-      const MPI_Comm comm = communicators_[static_cast<std::size_t>(plan.pipe)].get();
+      std::vector<LinkEnd> ends;
+      for (int peer : plan.peers)
+        ends.push_back(plan.role == PortRole::Writer ? links.end(plan.pipe, self, peer, plan.role)
+                                                     : links.end(plan.pipe, peer, self, plan.role));
       auto& slot = ports_[static_cast<std::size_t>(plan.pipe)];
       if (plan.role == PortRole::Writer)
-        slot = std::make_unique<OutPortEnd>(pipe, comm, window, owner, plan.peers);
+        slot = std::make_unique<OutPortEnd>(pipe, window, owner, std::move(ends));
       else
-        slot = std::make_unique<InPortEnd>(pipe, comm, window, owner, plan.peers);
+        slot = std::make_unique<InPortEnd>(pipe, window, owner, std::move(ends));
     }
   }
 
@@ -162,7 +188,6 @@ class RankInstance final : public Instance {
  private:
   const ProgramSpec& program_;
   InstanceId id_;
-  std::vector<Communicator> communicators_;                // destroyed after the ports that use them
   std::vector<std::unique_ptr<detail::PortState>> ports_;  // by pipe; null where this instance has no end
 };
 
@@ -197,10 +222,10 @@ bool verbose() {
   return text != nullptr && std::string(text) == "1";
 }
 
-/// The device of a CG rank (nullptr: the host path). Every rank calls it: finding the local rank is
-/// collective. Aborts the job when the backend refuses the rank's device.
+/// The device of a CG instance (nullptr: the host path), opened on the thread that runs it (CUDA's
+/// current device is per thread). Aborts the job when the backend refuses the instance's device.
 std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId id, int rank,
-                                         const gpu::DeviceBackend* devices) {
+                                         const gpu::DeviceBackend* devices, std::pair<int, int> local) {
   const VnodeSpec& vnode = program.vnodes[id.vnode];
   if (devices == nullptr) {
     if (vnode.usesGpu && verbose())
@@ -208,41 +233,46 @@ std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId 
              "': host path (the program was built without CUDA)");
     return nullptr;
   }
-  const auto [localRank, localSize] = localRankAndSize();
   if (!vnode.usesGpu) return nullptr;
   try {
-    const gpu::RankInfo info{program.program, vnode.name, vnode.location, rank, id.replica, localRank, localSize};
+    const gpu::RankInfo info{program.program, vnode.name, vnode.location, rank, id.replica, local.first, local.second};
     return devices->start(info);
   } catch (const std::exception& error) {
     abortJob(error.what());
   }
 }
 
-}  // namespace
-
-int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch) {
-  return run(argc, argv, program, dispatch, nullptr);
+/// The grouping run() uses: the caller's, else the mapping file's, else one rank per instance. Empty
+/// when it is valid, else the message. Read before MPI starts: it decides the thread level.
+std::string chooseGroups(const ProgramSpec& program, const RunOptions& options, RankGroups& groups) {
+  if (!options.grouping.empty()) {
+    const std::string problem = makeGroups(program, options.grouping, groups);
+    return problem.empty() ? problem : "invalid grouping: " + problem;
+  }
+  groups = onePerInstance(program);
+  try {
+    const std::optional<gpu::MapFile> map = gpu::loadRunningMapFile();
+    if (!map) return {};
+    return groupsFromMap(program, map->program, map->ranks, map->path, groups);
+  } catch (const std::exception& error) {
+    return error.what();
+  }
 }
 
-int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const gpu::DeviceBackend* devices) {
-  MpiSession session(&argc, &argv);
-  int rank = 0;
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups, int launchedRanks) {
+  if (groups.source.empty()) return rankCountMismatch(program, launchedRanks);
+  return std::string(program.program ? program.program : "program") + " was launched with " +
+         std::to_string(launchedRanks) + (launchedRanks == 1 ? " rank" : " ranks") + " but its mapping file '" +
+         groups.source + "' groups its " + std::to_string(program.rankCount) + " VNODE instances into " +
+         std::to_string(groups.rankCount()) + (groups.rankCount() == 1 ? " rank" : " ranks") + "; launch it with -n " +
+         std::to_string(groups.rankCount()) + " (as `streammap map` printed), or map it again";
+}
 
-  // Every rank sees the same spec and size, so all of them leave here together: no hang.
-  const std::string problem = validateProgram(program);
-  if (!problem.empty()) {
-    if (rank == 0) report("invalid program description: " + problem);
-    return kLaunchErrorExit;
-  }
-  if (size != program.rankCount) {
-    if (rank == 0) report(rankCountMismatch(program, size));
-    return kLaunchErrorExit;
-  }
-
-  const InstanceId id = *instanceOfRank(program, rank);
+/// Everything one instance's thread does: its context, device and ports, the VNODE, the ends of its
+/// streams. Failures abort the whole job, naming the instance.
+void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options,
+                 int instance, int rank, const LinkTable& links, unsigned window, std::pair<int, int> local) {
+  const InstanceId id = *instanceOfRank(program, instance);
   const VnodeSpec& vnode = program.vnodes[id.vnode];
   InstanceContext context;
   for (int i = 1; i < argc; ++i) context.args.emplace_back(argv[i]);
@@ -251,14 +281,12 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   ScopedContext scope(context);
 
   // Declared before the instance: its ports' staging buffers go before the device does.
-  const std::unique_ptr<gpu::Device> device = startDevice(program, id, rank, devices);
+  const std::unique_ptr<gpu::Device> device = startDevice(program, id, rank, options.devices, local);
   const gpu::detail::ScopedActiveDevice activeDevice(device.get());
 
-  std::unique_ptr<RankInstance> instance;
+  std::unique_ptr<RankInstance> ports;
   try {
-    const unsigned window = agreedProgramWindow(rank);
-    if (window == 0) return kLaunchErrorExit;
-    instance = std::make_unique<RankInstance>(program, id, window);
+    ports = std::make_unique<RankInstance>(program, id, links, window);
   } catch (const std::exception& error) {
     abortJob("rank " + std::to_string(rank) + " could not set up its ports: " + error.what());
   }
@@ -267,14 +295,75 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
                           ", rank " + std::to_string(rank) + ")";
   try {
     const EarlyExitGuard guard(who);
-    dispatch(*instance);
-    instance->finish();
+    dispatch(*ports);
+    ports->finish();
   } catch (const std::exception& error) {
     abortJob(who + " failed: " + error.what());
   } catch (...) {
     abortJob(who + " failed: an exception that is not a std::exception");
   }
-  instance.reset();
+  detail::unbindPipes();
+}
+
+}  // namespace
+
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch) {
+  return run(argc, argv, program, dispatch, RunOptions{});
+}
+
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const gpu::DeviceBackend* devices) {
+  RunOptions options;
+  options.devices = devices;
+  return run(argc, argv, program, dispatch, options);
+}
+
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options) {
+  // Every rank sees the same spec, grouping and size, so all of them leave early together: no hang.
+  std::string problem = validateProgram(program);
+  if (!problem.empty()) problem = "invalid program description: " + problem;
+  RankGroups groups;
+  if (problem.empty()) problem = chooseGroups(program, options, groups);
+  MpiSession session(&argc, &argv, groups.threaded());
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (problem.empty() && size != groups.rankCount()) problem = launchMismatch(program, groups, size);
+  if (problem.empty() && groups.threaded() && session.threadLevel() < MPI_THREAD_MULTIPLE)
+    problem = std::string("this grouping runs several VNODE instances in one rank, on threads that call MPI: it needs "
+                          "MPI_THREAD_MULTIPLE, but the MPI library provides ") +
+              threadLevelName(session.threadLevel()) +
+              "; use an MPI built with thread support, or map with --rank-per-instance";
+  if (!problem.empty()) {
+    if (rank == 0) report(problem);
+    return kLaunchErrorExit;
+  }
+
+  const unsigned window = agreedProgramWindow(rank);
+  if (window == 0) return kLaunchErrorExit;
+  // Where the instance's GPU is chosen: its rank's position on the node (collective).
+  const std::pair<int, int> local = options.devices != nullptr ? localRankAndSize() : std::pair<int, int>{0, 1};
+
+  std::unique_ptr<LinkTable> links;
+  try {
+    links = std::make_unique<LinkTable>(program, groups, rank, window);
+  } catch (const std::exception& error) {
+    abortJob("rank " + std::to_string(rank) + " could not set up its links: " + error.what());
+  }
+
+  const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
+  if (instances.size() == 1) {
+    runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(instances.size());
+    for (int instance : instances)
+      threads.emplace_back([&, instance] {
+        runInstance(argc, argv, program, dispatch, options, instance, rank, *links, window, local);
+      });
+    for (std::thread& thread : threads) thread.join();
+  }
+  links.reset();
   return 0;
 }
 

@@ -83,8 +83,9 @@ TEST(MapFile, ReadsRanksAndIgnoresUnknownFields) {
   EXPECT_EQ(map.ranks[1].mode, "gpu");
   EXPECT_FALSE(map.ranks[2].device);
   EXPECT_EQ(map.ranks[2].replica, 1);
-  EXPECT_EQ(map.rank(3), nullptr);
-  EXPECT_EQ(map.rank(2)->mode, "host-fallback");
+  EXPECT_EQ(map.program, "fir");
+  EXPECT_EQ(map.instance("fir", 2), nullptr);
+  EXPECT_EQ(map.instance("fir", 1)->mode, "host-fallback");
 }
 
 std::string parseError(const std::string& text) {
@@ -303,12 +304,13 @@ TEST(Selection, MappingOfAnotherProgramFails) {
   input.vnode = "square";
   input.mapping = &map;
   EXPECT_EQ(selectDevice(input).error,
-            "the mapping file 'fir.map.json' maps rank 1 to vnode 'fir' but this program runs vnode 'square' there; run "
+            "the mapping file 'fir.map.json' does not map vnode 'square' replica 0 to rank 1 (it maps 3 instances); run "
             "`streammap map` again for this program");
   input = fir(5);
   input.mapping = &map;
   EXPECT_EQ(selectDevice(input).error,
-            "the mapping file 'fir.map.json' has no rank 5 (it maps 3 ranks); run `streammap map` again for this program");
+            "the mapping file 'fir.map.json' does not map vnode 'fir' replica 0 to rank 5 (it maps it to rank 1); run "
+            "`streammap map` again for this program");
 }
 
 TEST(Selection, EnvironmentOverridesTheMapping) {

@@ -23,6 +23,9 @@ std::uint64_t probeCount();
 
 /// Runs a program on every rank as its generated main would, with `args` as argv[1..].
 int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const std::vector<std::string>& args = {});
+/// The same with run options (a grouping of the instances into the job's ranks).
+int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const rt::RunOptions& options,
+               const std::vector<std::string>& args = {});
 
 /// Fixture whose TearDown makes every rank fail a test that failed on any rank.
 class MpiTest : public ::testing::Test {

@@ -32,12 +32,17 @@ int worldSize() {
 }
 
 int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const std::vector<std::string>& args) {
+  return runProgram(program, dispatch, rt::RunOptions{}, args);
+}
+
+int runProgram(const rt::ProgramSpec& program, rt::DispatchFn dispatch, const rt::RunOptions& options,
+               const std::vector<std::string>& args) {
   std::vector<std::string> storage{"test"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  return rt::run(static_cast<int>(storage.size()), argv.data(), program, dispatch);
+  return rt::run(static_cast<int>(storage.size()), argv.data(), program, dispatch, options);
 }
 
 void MpiTest::TearDown() {
@@ -70,7 +75,9 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace dispar::test
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Grouped programs run several instances of a rank on threads that call MPI.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   ::testing::InitGoogleTest(&argc, argv);
   const int rank = dispar::test::worldRank();
   if (rank != 0) {

@@ -10,8 +10,9 @@
 // type dispar::Pipe<T> (a PIPE_ARRAY, of dispar::PipeArray<T, N>), a VNODE is a function
 // `dispar_vnode_<name>_L<line>` (a VNODE_ARRAY, `dispar_vnode_array_<name>_L<line>(const int i, ...)`)
 // whose parameters are unnamed declarations: IN(x) / OUT(x) name the pipe or element `x` through
-// decltype. The body uses the pipes themselves; the generated code binds each declared pipe to this
-// rank's end of it before calling the VNODE (one VNODE instance per process). The frontend recognises
+// decltype. The body uses the pipes themselves; the generated code binds each declared pipe to the
+// instance's end of it before calling the VNODE. Each instance runs on its own thread (several may share
+// a rank, docs/runtime.md "Rank groups"), so a binding holds for the calling thread. The frontend recognises
 // exactly these shapes, checks every use of a pipe against the declarations, and StreamCC generates the
 // code that binds the ports and calls the functions.
 #ifndef DISPAR_DISPAR_H
@@ -19,6 +20,8 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -87,6 +90,47 @@ bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const
 
 template <class T, class U>
 inline constexpr bool kAlwaysFalse = false;
+
+/// A message as a std::vector: the one its writer gave up (`write(std::move(v))`), or a copy made once
+/// into a vector the reader gave back. A pipe whose two ends share a rank hands it to the reader whole.
+struct MovedVector {
+  virtual ~MovedVector() = default;
+  virtual const void* data() const = 0;
+  virtual std::size_t count() const = 0;
+  const void* type = nullptr;  // typeKey<T>() of the element type
+};
+/// One address per element type: what a reader checks before it takes a moved vector as its own.
+template <class T>
+const void* typeKey() {
+  static const char key = 0;
+  return &key;
+}
+template <class T>
+struct TypedMovedVector final : MovedVector {
+  explicit TypedMovedVector(std::vector<T>&& moved) : values(std::move(moved)) { type = typeKey<T>(); }
+  const void* data() const override { return values.data(); }
+  std::size_t count() const override { return values.size(); }
+  std::vector<T> values;
+};
+/// Whether the port's next message stays inside this rank, where giving up a vector saves its copy.
+bool portTakesVectors(PortState& port);
+void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message);
+/// A vector of `type` a reader of this port gave back, to copy the next message into (warm memory, no
+/// allocation); nullptr when there is none.
+std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type);
+/// A copying write to a reader in this rank: one copy, into a vector the reader then takes whole.
+template <class T>
+void portWriteCopy(PortState& port, const T* data, std::size_t count) {
+  std::unique_ptr<MovedVector> spare = portSpareVector(port, typeKey<T>());
+  std::unique_ptr<TypedMovedVector<T>> message(spare ? static_cast<TypedMovedVector<T>*>(spare.release())
+                                                     : new TypedMovedVector<T>(std::vector<T>()));
+  message->values.assign(data, data + count);
+  portWriteVector(port, std::move(message));
+}
+/// Offered a moved vector, takes it (true) when it is of the caller's type; else the runtime copies.
+using AdoptFn = bool (*)(void* ctx, MovedVector& message);
+/// portRead that may instead hand over a moved vector through `adopt`.
+bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation);
 }  // namespace detail
 
 template <class T>
@@ -103,9 +147,21 @@ class OutPort {
   /// One message of one element.
   void write(const T& value) { detail::portWrite(*state_, &value, 1); }
   /// One message of values.size() elements.
-  void write(const std::vector<T>& values) { detail::portWrite(*state_, values.data(), values.size()); }
+  void write(const std::vector<T>& values) { write(values.data(), values.size()); }
+  /// The same, giving the vector up: a reader in the same rank receives it without a copy.
+  void write(std::vector<T>&& values) {
+    if (detail::portTakesVectors(*state_))
+      detail::portWriteVector(*state_, std::make_unique<detail::TypedMovedVector<T>>(std::move(values)));
+    else
+      detail::portWrite(*state_, values.data(), values.size());
+  }
   /// One message of `count` elements starting at `data`.
-  void write(const T* data, std::size_t count) { detail::portWrite(*state_, data, count); }
+  void write(const T* data, std::size_t count) {
+    if (detail::portTakesVectors(*state_))
+      detail::portWriteCopy(*state_, data, count);
+    else
+      detail::portWrite(*state_, data, count);
+  }
   /// One message of values.size() elements from device memory (defined in <dispar/device_vector.h>).
   void write(const device_vector<T>& values);
   /// Ends the stream early (after sending any pushed items); leaving the VNODE closes every output port
@@ -160,7 +216,8 @@ class InPort {
   bool read(T& value) { return detail::portReadElement(*state_, &value); }
   /// Receives a message of any length, resizing `values`; false at end of stream.
   bool read(std::vector<T>& values) {
-    return detail::portRead(*state_, &InPort::resizeVector, &values, "a message of any length");
+    return detail::portReadAdopting(*state_, &InPort::resizeVector, &InPort::adoptVector, &values,
+                                    "a message of any length");
   }
   /// Receives a message of any length into device memory, resizing `values`; false at end of stream.
   /// Defined in <dispar/device_vector.h>.
@@ -217,6 +274,12 @@ class InPort {
     values.resize(count);
     return count == 0 ? static_cast<void*>(&values) : static_cast<void*>(values.data());
   }
+  static bool adoptVector(void* ctx, detail::MovedVector& message) {
+    if (message.type != detail::typeKey<T>()) return false;
+    // The reader's old storage leaves with the message.
+    static_cast<std::vector<T>*>(ctx)->swap(static_cast<detail::TypedMovedVector<T>&>(message).values);
+    return true;
+  }
   static void* resizeDeviceVector(void* ctx, std::size_t count, detail::DestinationMode mode);
   detail::PortState* state_ = nullptr;
   detail::ItemWindow* items_ = nullptr;
@@ -235,6 +298,24 @@ struct FamilySize {};
 [[noreturn]] void throwUndeclaredPipe(const char* name, int index);
 /// Thrown for an element index outside a PIPE_ARRAY.
 [[noreturn]] void throwPipeIndexOutOfRange(const char* name, long long index, int size);
+
+/// A pipe's binding on one thread: the instance's port end and the typed ports over it (InPort<T> and
+/// OutPort<T> hold two pointers whatever T is).
+struct BoundPipe {
+  PortState* state = nullptr;
+  alignas(void*) unsigned char in[2 * sizeof(void*)];
+  alignas(void*) unsigned char out[2 * sizeof(void*)];
+};
+/// The calling thread's bindings, by pipe id.
+struct BoundPipes {
+  BoundPipe* slots = nullptr;
+  unsigned count = 0;
+};
+extern thread_local BoundPipes threadPipes;
+/// A new pipe's id: its slot in every thread's bindings.
+int registerPipe();
+/// The calling thread's slot for pipe `id`, made on first use (generated code binds before each VNODE).
+BoundPipe& bindingSlot(int id);
 }  // namespace detail
 
 /// A file-scope pipe (or one element of a PIPE_ARRAY). Inside a VNODE that declares it with IN or OUT,
@@ -248,7 +329,7 @@ class Pipe {
  public:
   using element_type = T;
   Pipe() = default;
-  explicit Pipe(const char* name, int index = -1) : name_(name), index_(index) {}
+  explicit Pipe(const char* name, int index = -1) : name_(name), index_(index), id_(detail::registerPipe()) {}
   /// The pipe's name; for an element of a PIPE_ARRAY, the array's name (see index()).
   const char* name() const { return name_; }
   /// The element's index in its PIPE_ARRAY; -1 for a plain PIPE.
@@ -257,6 +338,7 @@ class Pipe {
   // OutPort<T>'s calls (OUT).
   void write(const T& value) const { out().write(value); }
   void write(const std::vector<T>& values) const { out().write(values); }
+  void write(std::vector<T>&& values) const { out().write(std::move(values)); }
   void write(const T* data, std::size_t count) const { out().write(data, count); }
   void write(const device_vector<T>& values) const;  // <dispar/device_vector.h>
   void close() const { out().close(); }
@@ -302,28 +384,30 @@ class Pipe {
     return false;
   }
 
-  /// Generated code: makes this pipe the running VNODE's port on `state` (its end on this rank).
+  /// Generated code: makes this pipe the running VNODE's port on `state` (its instance's end), for the
+  /// calling thread.
   void dispar_bind(detail::PortState& state) const {
-    in_ = InPort<T>(state);
-    out_ = OutPort<T>(state);
-    bound_ = true;
+    static_assert(sizeof(InPort<T>) <= sizeof(detail::BoundPipe::in) && sizeof(OutPort<T>) <= sizeof(detail::BoundPipe::out),
+                  "dispar: a port is two pointers");
+    detail::BoundPipe& slot = detail::bindingSlot(id_);
+    ::new (static_cast<void*>(slot.in)) InPort<T>(state);
+    ::new (static_cast<void*>(slot.out)) OutPort<T>(state);
+    slot.state = &state;
   }
 
  private:
-  InPort<T>& in() const {
-    if (!bound_) detail::throwUndeclaredPipe(name_, index_);
-    return in_;
+  detail::BoundPipe& bound() const {
+    const detail::BoundPipes& pipes = detail::threadPipes;
+    if (static_cast<unsigned>(id_) >= pipes.count || pipes.slots[id_].state == nullptr)
+      detail::throwUndeclaredPipe(name_, index_);
+    return pipes.slots[id_];
   }
-  OutPort<T>& out() const {
-    if (!bound_) detail::throwUndeclaredPipe(name_, index_);
-    return out_;
-  }
+  InPort<T>& in() const { return *std::launder(reinterpret_cast<InPort<T>*>(bound().in)); }
+  OutPort<T>& out() const { return *std::launder(reinterpret_cast<OutPort<T>*>(bound().out)); }
 
   const char* name_ = "";
   int index_ = -1;
-  mutable InPort<T> in_;
-  mutable OutPort<T> out_;
-  mutable bool bound_ = false;
+  int id_ = -1;  // registerPipe(); -1 until named (a PipeArray names its elements after making them)
 };
 
 /// `PIPE_ARRAY(T, name, N)`: N pipes, `name[0]` ... `name[N-1]`, each a Pipe<T>.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace dispar::gpu {
 class DeviceBackend;  // <dispar/gpu/Device.h>; dispar::gpu::CudaBackend in nvcc builds
@@ -21,8 +22,9 @@ enum class MergeOrder : std::uint8_t { RoundRobin, Any };
 /// replica. The rule is dispar_lang/LogicalStream.h's.
 enum class SplitMode : std::uint8_t { RoundRobin, Duplicate };
 
-/// One pipe of the program, as StreamCC laid it out. Ranks of a VNODE's replicas are consecutive:
-/// replica r of a VNODE whose first rank is F runs on rank F + r. Any replica counts may meet: message
+/// One pipe of the program, as StreamCC laid it out. Instances of a VNODE's replicas are numbered
+/// consecutively: replica r of a VNODE whose first instance is F is instance F + r. Without a grouping
+/// (docs/runtime.md, "Rank groups") instance i runs on rank i. Any replica counts may meet: message
 /// n of the pipe's logical stream goes from writer replica n mod K to reader replica n mod M (or, with
 /// SplitMode::Duplicate, to every reader replica).
 struct PipeSpec {
@@ -39,7 +41,7 @@ struct PipeSpec {
 /// One VNODE of the program.
 struct VnodeSpec {
   const char* name;
-  int firstRank;
+  int firstRank;                // the number of its replica 0 among the program's instances
   int replicas;
   const char* location;         // "app.dsp:12:1", for messages
   bool usesGpu;                 // CG: the runtime selects a device (or the host path) for it
@@ -51,10 +53,10 @@ struct ProgramSpec {
   int vnodeCount;
   const PipeSpec* pipes;
   int pipeCount;
-  int rankCount;                // sum of replicas: the rank count the program must be launched with
+  int rankCount;                // sum of replicas: the number of instances (of ranks, one per instance)
 };
 
-/// What the dispatch function gets: the VNODE instance this rank runs and its port ends.
+/// What the dispatch function gets: one VNODE instance of this rank and its port ends.
 class Instance {
  public:
   virtual ~Instance() = default;
@@ -69,17 +71,31 @@ class Instance {
 
 using DispatchFn = void (*)(Instance& instance);
 
+/// How run() starts the program.
+struct RunOptions {
+  /// Chooses and opens the device of CG instances (nullptr: every instance runs on the host path).
+  const gpu::DeviceBackend* devices = nullptr;
+  /// Rank r runs the instances grouping[r] (numbers as VnodeSpec::firstRank counts them). Empty: the
+  /// grouping of the mapping file ($DISPAR_MAPPING, else the binary's path + ".map.json" when it
+  /// exists), else one rank per instance.
+  std::vector<std::vector<int>> grouping;
+};
+
 /// Initialises MPI (unless the caller already has: then it neither initialises nor finalises it, which
-/// lets a test run several programs in one process), checks the rank count (rank 0 reports a mismatch;
-/// exit status 2), agrees on DISPAR_PIPE_WINDOW (rank 0's value), builds this rank's port ends, runs
-/// `dispatch` inside a handler that aborts the job with the VNODE's name and the exception text if it
-/// throws, closes the instance's output ports and consumes what is left of its inputs, finalises MPI.
-/// Returns the process exit status.
+/// lets a test run several programs in one process; with MPI_THREAD_MULTIPLE when a rank runs several
+/// instances), checks the grouping and the rank count (rank 0 reports a mismatch; exit status 2), agrees
+/// on DISPAR_PIPE_WINDOW (rank 0's value), builds this rank's links, runs each of its instances (on its
+/// own thread when there are several): `dispatch` inside a handler that aborts the job with the VNODE's
+/// name and the exception text if it throws, then closes the instance's output ports and consumes what
+/// is left of its inputs; finalises MPI. Returns the process exit status.
+int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options);
+
+/// run() with default options.
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch);
 
-/// As above; before building its ports every rank whose VNODE is CG (VnodeSpec::usesGpu) asks
-/// `devices` for its device (nullptr: every rank runs on the host path, as above). A rank that cannot
-/// use the device it was given aborts the job with the backend's message (docs/gpu-runtime.md).
+/// run() with `devices`: before building its ports every CG instance (VnodeSpec::usesGpu) asks it for
+/// its device. An instance that cannot use the device it was given aborts the job with the backend's
+/// message (docs/gpu-runtime.md).
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const gpu::DeviceBackend* devices);
 
 }  // namespace dispar::rt

@@ -1,5 +1,6 @@
 // The ranks of a "dispar-map" file (written by `streammap map`, docs/streammap.md "File formats"): which
-// host and GPU each rank was given. Only what a running program needs is read; unknown fields are ignored.
+// instances each rank runs, on which host and GPU. Only what a running program needs is read; unknown
+// fields are ignored. Part of the runtime library (the grouping) and used by the GPU backend.
 #ifndef DISPAR_GPU_MAPFILE_H
 #define DISPAR_GPU_MAPFILE_H
 
@@ -15,10 +16,12 @@ namespace dispar::gpu {
 using MappedRank = lang::MapRank;
 
 struct MapFile {
-  std::string path;  // where it was read from, for messages
-  std::vector<MappedRank> ranks;  // by rank
+  std::string path;     // where it was read from, for messages
+  std::string program;  // the program it maps; empty when the file does not say
+  std::vector<MappedRank> ranks;  // one per instance, by rank (lang::checkRankLayout)
 
-  const MappedRank* rank(int rank) const;
+  /// The entry of `vnode` replica `replica`, or nullptr.
+  const MappedRank* instance(const std::string& vnode, int replica) const;
 };
 
 /// Parses the text of a map file; `path` names it in messages. Throws std::runtime_error
@@ -35,6 +38,10 @@ struct MapFileLocation {
   bool required = false;
 };
 MapFileLocation locateMapFile(const char* explicitPath, const std::string& binaryPath);
+
+/// The running binary's map file as locateMapFile finds it ($DISPAR_MAPPING, /proc/self/exe), or
+/// nullopt when there is none and none is required. Throws std::runtime_error when it cannot be read.
+std::optional<MapFile> loadRunningMapFile();
 
 }  // namespace dispar::gpu
 

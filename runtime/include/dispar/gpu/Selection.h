@@ -20,6 +20,7 @@ struct VisibleDevice {
 
 struct SelectionInput {
   std::string vnode;
+  int replica = 0;
   int rank = 0;
   std::string host;                        // the host this rank runs on
   int localRank = 0;                       // among the job's ranks on this node

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -31,9 +33,10 @@ std::string stringField(const json& object, const char* key, const std::string& 
 
 }  // namespace
 
-const MappedRank* MapFile::rank(int rank) const {
-  if (rank < 0 || static_cast<std::size_t>(rank) >= ranks.size()) return nullptr;
-  return &ranks[static_cast<std::size_t>(rank)];
+const MappedRank* MapFile::instance(const std::string& vnode, int replica) const {
+  for (const MappedRank& entry : ranks)
+    if (entry.vnode == vnode && entry.replica == replica) return &entry;
+  return nullptr;
 }
 
 MapFile parseMapFile(const std::string& text, const std::string& path) {
@@ -47,6 +50,10 @@ MapFile parseMapFile(const std::string& text, const std::string& path) {
   if (!ranks.is_array()) fail(path, "map.ranks: expected an array");
   MapFile map;
   map.path = path;
+  if (const auto program = doc.find("program"); program != doc.end()) {
+    if (!program->is_string()) fail(path, "map.program: expected a string");
+    map.program = program->get<std::string>();
+  }
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     MappedRank rank;
     std::string error;
@@ -68,6 +75,14 @@ MapFile readMapFile(const std::string& path) {
 MapFileLocation locateMapFile(const char* explicitPath, const std::string& binaryPath) {
   if (explicitPath != nullptr && *explicitPath != '\0') return {explicitPath, true};
   return {binaryPath + ".map.json", false};
+}
+
+std::optional<MapFile> loadRunningMapFile() {
+  std::error_code error;
+  const std::filesystem::path binary = std::filesystem::read_symlink("/proc/self/exe", error);
+  const MapFileLocation location = locateMapFile(std::getenv("DISPAR_MAPPING"), error ? std::string() : binary.string());
+  if (!location.required && (error || !std::filesystem::exists(location.path, error))) return std::nullopt;
+  return readMapFile(location.path);
 }
 
 }  // namespace dispar::gpu

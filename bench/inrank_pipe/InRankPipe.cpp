@@ -1,0 +1,121 @@
+// In-rank pipes (docs/runtime.md, "Rank groups"): a writer and a reader grouped into one rank, their pipe
+// an in-memory queue. Streams messages of 64 KiB to 16 MiB with copying writes (`write(const
+// std::vector&)`: one copy, into a vector the reader gave back) and with moved writes
+// (`write(std::move(v))`: no copy), and compares each with memcpy of the same bytes between two
+// long-lived buffers in the same run. Best of several runs per case. Run it without mpiexec (MPI
+// singleton) or with `mpiexec -n 1`.
+#include <dispar/runtime.h>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+namespace rt = dispar::rt;
+
+constexpr std::size_t kSizes[] = {std::size_t{64} << 10, std::size_t{256} << 10, std::size_t{1} << 20,
+                                  std::size_t{4} << 20, std::size_t{16} << 20};
+constexpr int kRepetitions = 7;
+constexpr std::size_t kWarmup = 4;
+
+std::size_t messageCount(std::size_t bytes) { return std::clamp<std::size_t>((std::size_t{256} << 20) / bytes, 16, 4000); }
+
+// What the current run streams (set before each run).
+std::size_t currentBytes = 0;
+bool moved = false;
+double readerSeconds = 0;
+std::vector<unsigned char> source;  // the copying writer's message
+
+using Clock = std::chrono::steady_clock;
+
+void writer(dispar::OutPort<unsigned char>& out) {
+  const std::size_t count = kWarmup + messageCount(currentBytes);
+  if (!moved) {
+    for (std::size_t i = 0; i < count; ++i) out.write(source);
+    return;
+  }
+  // Made before the clock starts (the reader's clock starts after the warm-up messages).
+  std::vector<std::vector<unsigned char>> messages(count);
+  for (auto& message : messages) message.assign(currentBytes, 0x5a);
+  for (auto& message : messages) out.write(std::move(message));
+}
+
+void reader(dispar::InPort<unsigned char>& in) {
+  std::vector<unsigned char> message;
+  for (std::size_t i = 0; i < kWarmup; ++i) in.read(message);
+  const auto start = Clock::now();
+  std::size_t received = 0;
+  while (in.read(message)) received += message.size();
+  readerSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (received != messageCount(currentBytes) * currentBytes) std::fprintf(stderr, "inrank_pipe: lost bytes\n");
+}
+
+void dispatch(rt::Instance& instance) {
+  if (instance.vnode() == 0) {
+    auto out = instance.out<unsigned char>(0);
+    writer(out);
+  } else {
+    auto in = instance.in<unsigned char>(0);
+    reader(in);
+  }
+}
+
+double pipeSeconds(int argc, char** argv) {
+  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "inrank.dsp:1:1", false}, {"reader", 1, 1, "inrank.dsp:2:1", false}};
+  static const rt::PipeSpec pipes[] = {
+      {"bytes", "unsigned char", 1, 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+  static const rt::ProgramSpec program = {"inrank_pipe", vnodes, 2, pipes, 1, 2};
+  rt::RunOptions options;
+  options.grouping = {{0, 1}};
+  if (rt::run(argc, argv, program, dispatch, options) != 0) std::fprintf(stderr, "inrank_pipe: run failed\n");
+  return readerSeconds;
+}
+
+double memcpySeconds(std::vector<unsigned char>& target) {
+  const std::size_t count = messageCount(currentBytes);
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < count; ++i) {
+    std::memcpy(target.data(), source.data(), currentBytes);
+    asm volatile("" : : "r"(target.data()) : "memory");  // every copy happens
+  }
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  std::printf("in-rank pipe (writer and reader grouped in one rank) vs memcpy of the same bytes, best of %d\n",
+              kRepetitions);
+  std::printf("%10s %14s %14s %10s %16s %14s\n", "bytes", "memcpy GB/s", "copying GB/s", "ratio", "moved GB/s-eq",
+              "moved ratio");
+  double worstCopyRatio = 1e9;
+  for (std::size_t bytes : kSizes) {
+    currentBytes = bytes;
+    source.assign(bytes, 0x5a);
+    std::vector<unsigned char> target(bytes, 0);
+    double bestMemcpy = 1e9, bestCopy = 1e9, bestMoved = 1e9;
+    for (int r = 0; r < kRepetitions; ++r) {
+      bestMemcpy = std::min(bestMemcpy, memcpySeconds(target));
+      moved = false;
+      bestCopy = std::min(bestCopy, pipeSeconds(argc, argv));
+      moved = true;
+      bestMoved = std::min(bestMoved, pipeSeconds(argc, argv));
+    }
+    const double total = static_cast<double>(messageCount(bytes) * bytes);
+    const double memcpyRate = total / bestMemcpy / 1e9, copyRate = total / bestCopy / 1e9,
+                 movedRate = total / bestMoved / 1e9;
+    worstCopyRatio = std::min(worstCopyRatio, copyRate / memcpyRate);
+    std::printf("%10zu %14.2f %14.2f %9.2fx %16.1f %13.1fx\n", bytes, memcpyRate, copyRate, copyRate / memcpyRate,
+                movedRate, movedRate / memcpyRate);
+  }
+  std::printf("worst copying ratio (target >= 0.80): %.2f\n", worstCopyRatio);
+  MPI_Finalize();
+  return 0;
+}

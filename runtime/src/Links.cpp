@@ -1,0 +1,132 @@
+#include "Links.h"
+
+#include "dispar_lang/LogicalStream.h"
+
+#include <stdexcept>
+
+namespace dispar::rt {
+
+void Doorbell::ring() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++rings_;
+  }
+  rung_.notify_all();
+}
+
+std::uint64_t Doorbell::rings() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return rings_;
+}
+
+void Doorbell::wait(std::uint64_t seen) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  rung_.wait(lock, [&] { return rings_ != seen; });
+}
+
+std::size_t LocalLink::bytesOf(const Message& message) const {
+  return message.moved ? message.moved->count() * elementBytes_ : message.bytes.size();
+}
+
+void LocalLink::push(Message message) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::size_t bytes = bytesOf(message);
+    // End of stream never waits, as the MPI writer's end message does not.
+    if (!message.end)
+      changed_.wait(lock, [&] {
+        return queue_.size() < window_ && (queue_.empty() || queuedBytes_ + bytes <= kQueuedBytesLimit);
+      });
+    queuedBytes_ += bytes;
+    queue_.push_back(std::move(message));
+  }
+  changed_.notify_all();
+  if (doorbell_) doorbell_->ring();
+}
+
+LocalLink::Message LocalLink::pop() {
+  Message message;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !queue_.empty(); });
+    message = std::move(queue_.front());
+    queue_.pop_front();
+    queuedBytes_ -= bytesOf(message);
+  }
+  changed_.notify_all();
+  return message;
+}
+
+void LocalLink::giveBack(std::unique_ptr<detail::MovedVector> spare) {
+  constexpr std::size_t kSpares = 2;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spares_.size() < kSpares) spares_.push_back(std::move(spare));
+}
+
+std::unique_ptr<detail::MovedVector> LocalLink::takeSpare(const void* type) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spares_.empty() || spares_.back()->type != type) return nullptr;
+  std::unique_ptr<detail::MovedVector> spare = std::move(spares_.back());
+  spares_.pop_back();
+  return spare;
+}
+
+bool LocalLink::ready() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !queue_.empty();
+}
+
+LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int rank, unsigned programWindow) {
+  for (int p = 0; p < program.pipeCount; ++p) {
+    const PipeSpec& pipe = program.pipes[p];
+    const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
+    const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
+    const lang::SplitMode split =
+        pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin;
+    for (int w = 0; w < writer.replicas; ++w) {
+      for (int r : lang::writerPeers(w, writer.replicas, reader.replicas, split)) {
+        const int writerInstance = writer.firstRank + w;
+        const int readerInstance = reader.firstRank + r;
+        const int writerRank = groups.rankOfInstance[static_cast<std::size_t>(writerInstance)];
+        const int readerRank = groups.rankOfInstance[static_cast<std::size_t>(readerInstance)];
+        if (writerRank != rank && readerRank != rank) continue;
+        Link& link = links_[{p, writerInstance, readerInstance}];
+        link.writerRank = writerRank;
+        link.readerRank = readerRank;
+        if (writerRank == readerRank)
+          link.local = std::make_shared<LocalLink>(effectiveWindow(pipe, programWindow), pipe.elementBytes);
+        else
+          link.comm = Communicator::ofPair(MPI_COMM_WORLD, writerRank, readerRank);
+      }
+    }
+    // A reader that merges several links as they come waits on all of them at once: its local links
+    // ring one doorbell.
+    if (pipe.order != MergeOrder::Any) continue;
+    for (int r = 0; r < reader.replicas; ++r) {
+      const int readerInstance = reader.firstRank + r;
+      if (groups.rankOfInstance[static_cast<std::size_t>(readerInstance)] != rank) continue;
+      if (lang::readerPeers(r, writer.replicas, reader.replicas, split).size() < 2) continue;
+      auto doorbell = std::make_shared<Doorbell>();
+      for (int w : lang::readerPeers(r, writer.replicas, reader.replicas, split))
+        if (const auto& local = links_[{p, writer.firstRank + w, readerInstance}].local) local->setDoorbell(doorbell);
+      doorbells_[{p, readerInstance}] = std::move(doorbell);
+    }
+  }
+}
+
+LinkEnd LinkTable::end(int pipe, int writer, int reader, PortRole role) const {
+  const auto found = links_.find({pipe, writer, reader});
+  if (found == links_.end())
+    throw std::logic_error("dispar: no link from instance " + std::to_string(writer) + " to " + std::to_string(reader) +
+                           " on pipe " + std::to_string(pipe) + " in this rank");
+  LinkEnd end;
+  end.local = found->second.local;
+  end.comm = found->second.comm.get();
+  end.peer = role == PortRole::Writer ? 1 : 0;
+  end.peerRank = role == PortRole::Writer ? found->second.readerRank : found->second.writerRank;
+  if (role == PortRole::Reader)
+    if (const auto doorbell = doorbells_.find({pipe, reader}); doorbell != doorbells_.end()) end.doorbell = doorbell->second;
+  return end;
+}
+
+}  // namespace dispar::rt
