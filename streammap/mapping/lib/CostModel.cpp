@@ -110,35 +110,47 @@ std::pair<double, double> rankLoads(const MappingProblem& p, const RankLayout& l
 
 }  // namespace
 
+std::vector<int> dealCores(int nodeCores, const std::vector<double>& cpuLoad, const std::vector<int>& instances) {
+  const int ranks = static_cast<int>(cpuLoad.size());
+  std::vector<int> cores(ranks, 1);
+  int spare = nodeCores - ranks;
+  if (spare <= 0) return cores;
+  // The next core goes to the rank that needs it most: the largest load per core.
+  auto before = [&](int a, int b) {
+    const double la = cpuLoad[a] / cores[a], lb = cpuLoad[b] / cores[b];
+    if (la != lb) return la < lb;
+    const double ta = double(instances[a]) / cores[a], tb = double(instances[b]) / cores[b];
+    if (ta != tb) return ta < tb;
+    return a > b;
+  };
+  std::priority_queue<int, std::vector<int>, decltype(before)> queue(before);
+  for (int r = 0; r < ranks; ++r)
+    if (instances[r] > 1) queue.push(r);
+  while (spare > 0 && !queue.empty()) {
+    const int r = queue.top();
+    queue.pop();
+    ++cores[r];
+    --spare;
+    if (cores[r] < instances[r]) queue.push(r);
+  }
+  return cores;
+}
+
 void dealRankCores(const MappingProblem& p, RankLayout& layout) {
   const int rankCount = layout.rankCount();
   layout.cores.assign(rankCount, 1);
   std::vector<std::vector<int>> ranksOn(p.nodeCount());
   for (int r = 0; r < rankCount; ++r) ranksOn[layout.nodeOf[r]].push_back(r);
-  std::vector<double> cpuLoad(rankCount, 0);
-  for (int r = 0; r < rankCount; ++r) cpuLoad[r] = rankLoads(p, layout, r).first;
   for (int n = 0; n < p.nodeCount(); ++n) {
-    int spare = p.nodes[n].cores - static_cast<int>(ranksOn[n].size());
-    if (spare <= 0) continue;
-    // The next core goes to the rank that needs it most: the largest load per core.
-    auto before = [&](int a, int b) {
-      const double la = cpuLoad[a] / layout.cores[a], lb = cpuLoad[b] / layout.cores[b];
-      if (la != lb) return la < lb;
-      const double ta = double(layout.members[a].size()) / layout.cores[a],
-                   tb = double(layout.members[b].size()) / layout.cores[b];
-      if (ta != tb) return ta < tb;
-      return a > b;
-    };
-    std::priority_queue<int, std::vector<int>, decltype(before)> queue(before);
-    for (int r : ranksOn[n])
-      if (layout.members[r].size() > 1) queue.push(r);
-    while (spare > 0 && !queue.empty()) {
-      const int r = queue.top();
-      queue.pop();
-      ++layout.cores[r];
-      --spare;
-      if (layout.cores[r] < static_cast<int>(layout.members[r].size())) queue.push(r);
+    if (ranksOn[n].size() >= static_cast<std::size_t>(p.nodes[n].cores)) continue;  // one core each
+    std::vector<double> cpuLoad;
+    std::vector<int> instances;
+    for (int r : ranksOn[n]) {
+      cpuLoad.push_back(rankLoads(p, layout, r).first);
+      instances.push_back(static_cast<int>(layout.members[r].size()));
     }
+    const std::vector<int> cores = dealCores(p.nodes[n].cores, cpuLoad, instances);
+    for (std::size_t i = 0; i < cores.size(); ++i) layout.cores[ranksOn[n][i]] = cores[i];
   }
 }
 

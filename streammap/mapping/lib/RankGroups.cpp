@@ -68,7 +68,8 @@ namespace {
 // compares a group's CPU and GPU share.
 class NodeGrouping {
  public:
-  NodeGrouping(const MappingProblem& p, int node, std::vector<int> instances, int ranks, std::vector<int>& slotOf)
+  NodeGrouping(const MappingProblem& p, int node, const std::vector<int>& instances, int ranks,
+               std::vector<int>& slotOf)
       : p_(p), ranks_(ranks), slotOf_(slotOf) {
     groups_.resize(instances.size());
     std::vector<double> cpu, gpu;
@@ -96,8 +97,9 @@ class NodeGrouping {
     alive_ = static_cast<int>(groups_.size());
   }
 
-  std::vector<std::vector<int>> run() {
-    mergeByBytes();
+  /// `bytesFirst`: both phases; else the second alone (largest-first from single instances).
+  std::vector<std::vector<int>> run(bool bytesFirst) {
+    if (bytesFirst) mergeByBytes();
     spreadLargestFirst();
     std::vector<std::vector<int>> out;
     for (Group& g : groups_)
@@ -249,6 +251,41 @@ class NodeGrouping {
   int alive_ = 0;
 };
 
+// The rank terms of the cost model (rankCost) for `groups` on node n: the largest, over its ranks, of
+// the CPU load over the cores dealt to it and the GPU load. Also the bytes per message of the pipes
+// inside ranks.
+struct GroupingValue {
+  double time = 0;
+  double bytesInside = 0;
+};
+GroupingValue valueOf(const MappingProblem& p, int n, const std::vector<std::vector<int>>& groups,
+                      std::vector<int>& groupOf) {
+  const ProblemNode& node = p.nodes[n];
+  std::vector<double> cpu(groups.size(), 0), gpu(groups.size(), 0);
+  std::vector<int> instances;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (int v : groups[g]) {
+      (p.onGpu(v, n) ? gpu[g] : cpu[g]) += p.weightOn(v, n);
+      groupOf[v] = static_cast<int>(g);
+    }
+    instances.push_back(static_cast<int>(groups[g].size()));
+  }
+  const std::vector<int> cores = static_cast<int>(groups.size()) <= node.cores
+                                     ? dealCores(node.cores, cpu, instances)
+                                     : std::vector<int>(groups.size(), 1);
+  GroupingValue value;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    value.time = std::max(value.time, cpu[g] / cores[g] / node.cpuSpeed);
+    if (node.gpus) value.time = std::max(value.time, gpu[g] / node.gpuSpeed);
+    for (int v : groups[g])
+      for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
+        if (it->vertex > v && groupOf[it->vertex] == static_cast<int>(g)) value.bytesInside += it->bytes;
+  }
+  for (const std::vector<int>& group : groups)
+    for (int v : group) groupOf[v] = -1;
+  return value;
+}
+
 }  // namespace
 
 bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const RankPolicy& policy, RankLayout& out,
@@ -265,7 +302,15 @@ bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const R
       for (int v : instancesOn[n]) groups.push_back({v});
       continue;
     }
-    for (std::vector<int>& g : NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run()) groups.push_back(std::move(g));
+    // Bytes first, then balance; and balance alone (largest-first), which the first can miss when an
+    // early merge leaves groups that no longer pack evenly. The one whose ranks take less time under the
+    // cost model wins; at equal time, the one with more bytes inside ranks (ties: bytes first).
+    std::vector<std::vector<int>> byBytes = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(true);
+    std::vector<std::vector<int>> balanced = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(false);
+    const GroupingValue a = valueOf(p, n, byBytes, slotOf), b = valueOf(p, n, balanced, slotOf);
+    const bool balancedWins = nearlyEqual(a.time, b.time) ? b.bytesInside > a.bytesInside && !nearlyEqual(a.bytesInside, b.bytesInside)
+                                                          : b.time < a.time;
+    for (std::vector<int>& g : balancedWins ? balanced : byBytes) groups.push_back(std::move(g));
   }
   out = rankLayoutOf(p, nodeOf, std::move(groups));
   return true;

@@ -85,6 +85,9 @@ RankLayout rankLayoutOf(const MappingProblem& p, const std::vector<int>& nodeOf,
 /// Where ranks outnumber cores, every rank counts one core (they time-share the node's cores, which the
 /// node's sum / cores term prices).
 void dealRankCores(const MappingProblem& p, RankLayout& layout);
+/// The same rule for one node of `nodeCores` cores: per rank its CPU load (sum of its CPU instances'
+/// costs) and its instances; returns the cores of each.
+std::vector<int> dealCores(int nodeCores, const std::vector<double>& cpuLoad, const std::vector<int>& instances);
 
 /// The rank terms of the model for rank r of `layout` on its node: sum of its CPU instances' t_v over
 /// its cores, and sum of its GPU instances' t_v (they share one GPU).

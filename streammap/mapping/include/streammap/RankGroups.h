@@ -33,8 +33,9 @@ bool rankTargets(const MappingProblem& p, const std::vector<int>& nodeOf, const 
 /// ranks, instances are merged pairwise: first the two groups joined by the most pipe bytes whose
 /// merged load stays within what the best grouping could achieve (the CPU load per rank, and for GPU
 /// instances the GPU load, see RankGroups.cpp), then the remaining groups are spread over the heaviest
-/// ones, each to the lightest (largest-first). Deterministic: ties go to the lower vertex. Fails as
-/// rankTargets does.
+/// ones, each to the lightest (largest-first). That grouping and largest-first alone are both made, and
+/// the one whose ranks take less time under the cost model kept (equal: more bytes inside ranks, then
+/// bytes first). Deterministic: ties go to the lower vertex. Fails as rankTargets does.
 bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const RankPolicy& policy, RankLayout& out,
                 std::string& error);
 
