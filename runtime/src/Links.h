@@ -10,6 +10,7 @@
 
 #include <dispar/dispar.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -70,7 +71,10 @@ class LocalLink {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Message> queue_;
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), readable without the lock
   std::size_t queuedBytes_ = 0;
+  int readersWaiting_ = 0;
+  int writersWaiting_ = 0;
   std::vector<std::unique_ptr<detail::MovedVector>> spares_;
   std::shared_ptr<Doorbell> doorbell_;
 };
