@@ -41,6 +41,8 @@ const Example kExamples[] = {
     {"stap/stap.dsp", "", {}},
 };
 
+void PrintTo(const Example& example, std::ostream* out) { *out << example.path; }
+
 std::string stemOf(const std::string& path) {
   const std::string file = path.substr(path.rfind('/') + 1);
   return file.substr(0, file.rfind('.'));
