@@ -9,6 +9,8 @@
 
 #include <dispar/gpu/MapFile.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -242,6 +244,13 @@ std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId 
   }
 }
 
+/// Libraries whose global state instances on threads share, made safe for that when they are linked:
+/// FFTW's planner (docs/runtime.md, "Rank groups"; disparcc links FFTW's threads library with FFTW).
+void makeLibrariesThreadSafe() {
+  for (const char* name : {"fftw_make_planner_thread_safe", "fftwf_make_planner_thread_safe"})
+    if (void* function = ::dlsym(RTLD_DEFAULT, name)) reinterpret_cast<void (*)()>(function)();
+}
+
 /// The grouping run() uses: the caller's, else the mapping file's, else one rank per instance. Empty
 /// when it is valid, else the message. Read before MPI starts: it decides the thread level.
 std::string chooseGroups(const ProgramSpec& program, const RunOptions& options, RankGroups& groups) {
@@ -260,12 +269,14 @@ std::string chooseGroups(const ProgramSpec& program, const RunOptions& options, 
 }
 
 std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups, int launchedRanks) {
-  if (groups.source.empty()) return rankCountMismatch(program, launchedRanks);
+  const bool fromMap = !groups.source.empty();
+  if (!fromMap && !groups.threaded()) return rankCountMismatch(program, launchedRanks);
   return std::string(program.program ? program.program : "program") + " was launched with " +
-         std::to_string(launchedRanks) + (launchedRanks == 1 ? " rank" : " ranks") + " but its mapping file '" +
-         groups.source + "' groups its " + std::to_string(program.rankCount) + " VNODE instances into " +
-         std::to_string(groups.rankCount()) + (groups.rankCount() == 1 ? " rank" : " ranks") + "; launch it with -n " +
-         std::to_string(groups.rankCount()) + " (as `streammap map` printed), or map it again";
+         std::to_string(launchedRanks) + (launchedRanks == 1 ? " rank" : " ranks") + " but " +
+         (fromMap ? "its mapping file '" + groups.source + "'" : std::string("its grouping")) + " groups its " +
+         std::to_string(program.rankCount) + " VNODE instances into " + std::to_string(groups.rankCount()) +
+         (groups.rankCount() == 1 ? " rank" : " ranks") + "; launch it with -n " + std::to_string(groups.rankCount()) +
+         (fromMap ? " (as `streammap map` printed), or map it again" : "");
 }
 
 /// Everything one instance's thread does: its context, device and ports, the VNODE, the ends of its
@@ -352,6 +363,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   }
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
+  if (instances.size() > 1) makeLibrariesThreadSafe();
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local);
   } else {

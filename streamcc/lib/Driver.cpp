@@ -284,13 +284,30 @@ class Disparcc {
     const bool hostLibraries = hostPath_ && !gpuLibraries_.empty();
     if (hostLibraries) cmd.push_back(paths_.hostLibraryStandIns);
     for (const std::string& dir : options_.libraryDirs) cmd.push_back("-L" + dir);
-    for (const std::string& lib : options_.libraries) cmd.push_back("-l" + lib);
-    if (hostLibraries) cmd.insert(cmd.end(), {"-lopenblas", "-lfftw3f", "-lfftw3"});
+    for (const std::string& lib : options_.libraries) {
+      addFftwThreads(cmd, lib);
+      cmd.push_back("-l" + lib);
+    }
+    if (hostLibraries) {
+      cmd.push_back("-lopenblas");
+      for (const char* fftw : {"fftw3f", "fftw3"}) {
+        addFftwThreads(cmd, fftw);
+        cmd.push_back(std::string("-l") + fftw);
+      }
+    }
     if (gpuBuild_) cmd.insert(cmd.end(), {"-L" + paths_.cudaPath + "/lib64", "-lcudart"});
     if (gpuBuild_ && !hostPath_)
       for (const std::string& library : gpuLibraries_) cmd.push_back("-l" + library);
     cmd.insert(cmd.end(), {"-o", outputPath});
     return cmd;
+  }
+
+  /// FFTW's planner is not thread-safe, and instances grouped into one rank run on threads: with FFTW
+  /// linked, its threads library goes in too (kept even if nothing names it), so that the runtime can
+  /// make the planner thread-safe (docs/runtime.md, "Rank groups").
+  static void addFftwThreads(std::vector<std::string>& cmd, const std::string& library) {
+    if (library != "fftw3" && library != "fftw3f") return;
+    cmd.insert(cmd.end(), {"-Wl,--push-state,--no-as-needed", "-l" + library + "_threads", "-Wl,--pop-state"});
   }
 
   DriverOptions options_;

@@ -102,7 +102,20 @@ TEST(MapFile, BadInputNamesFileAndField) {
   EXPECT_EQ(parseError(R"({"format": "other", "ranks": []})"), "mapping file 'm.json': map.format: expected \"dispar-map\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map"})"), "mapping file 'm.json': map: missing \"ranks\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 1}]})"),
+            "mapping file 'm.json': ranks[0].vnode: missing");
+  EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 1, "vnode": "a", "replica": 0, "type": "CO",
+            "host": "h", "device": null, "mode": "cpu"}]})"),
             "mapping file 'm.json': ranks[0].rank: expected 0, got 1");
+  // A rank may run several instances, on one host.
+  EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [
+            {"rank": 0, "vnode": "a", "replica": 0, "type": "CO", "host": "h", "device": null, "mode": "cpu"},
+            {"rank": 0, "vnode": "b", "replica": 0, "type": "CO", "host": "h", "device": null, "mode": "cpu"},
+            {"rank": 2, "vnode": "c", "replica": 0, "type": "CO", "host": "h", "device": null, "mode": "cpu"}]})"),
+            "mapping file 'm.json': ranks[2].rank: expected 0 or 1, got 2");
+  EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [
+            {"rank": 0, "vnode": "a", "replica": 0, "type": "CO", "host": "h", "device": null, "mode": "cpu"},
+            {"rank": 0, "vnode": "b", "replica": 0, "type": "CO", "host": "g", "device": null, "mode": "cpu"}]})"),
+            "mapping file 'm.json': ranks[1].host: rank 0 is on host 'h', got 'g'");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 0, "vnode": "a", "replica": 0, "type": "CG",
             "host": "h", "device": "one", "mode": "gpu"}]})"),
             "mapping file 'm.json': ranks[0].device: expected an integer, got \"one\"");
@@ -240,6 +253,7 @@ TEST(Selection, MappedGpuIsFoundAmongTheVisibleOnes) {
 TEST(Selection, HostFallbackAndCpuModesRunOnTheHost) {
   const MapFile map = parseMapFile(kMap, "fir.map.json");
   SelectionInput input = fir(2);
+  input.replica = 1;
   input.host = "node2";
   input.mapping = &map;
   Selection s = selectDevice(input);

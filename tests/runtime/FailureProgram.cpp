@@ -10,7 +10,11 @@
 //   read-after-pop     sink pops an item, then reads a message on the same port
 //   pop-past-end       sink pops one item more than the stream holds
 //   peek-unbuffered    sink peeks beyond what it waited for
+// argv[2] may add a layout: "grouped" runs all five instances in one rank (rank groups, in-memory
+// pipes); "grouped-single-thread" does so after initialising MPI itself without thread support.
 #include <dispar/runtime.h>
+
+#include <mpi.h>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -82,4 +86,13 @@ static void dispatch(dispar::rt::Instance& instance) {
     case 2: { auto energies = instance.in<double>(1); dispar_vnode_sink(energies); break; }
   }
 }
-int main(int argc, char** argv) { return dispar::rt::run(argc, argv, kProgram, dispatch); }
+int main(int argc, char** argv) {
+  const std::string layout = argc > 2 ? argv[2] : "";
+  dispar::rt::RunOptions options;
+  if (layout == "grouped" || layout == "grouped-single-thread") options.grouping = {{0, 1, 2, 3, 4}};
+  if (layout != "grouped-single-thread") return dispar::rt::run(argc, argv, kProgram, dispatch, options);
+  MPI_Init(&argc, &argv);
+  const int status = dispar::rt::run(argc, argv, kProgram, dispatch, options);
+  MPI_Finalize();
+  return status;
+}
