@@ -48,7 +48,7 @@ class LocalLink {
 
   /// Bytes a link holds before its writer waits, however large its window: as MPI's rendezvous
   /// protocol does for large messages, this keeps a window of large copies from filling memory.
-  static constexpr std::size_t kQueuedBytesLimit = std::size_t{64} << 20;
+  static constexpr std::size_t kQueuedBytesLimit = std::size_t{16} << 20;
 
   LocalLink(unsigned window, std::size_t elementBytes) : window_(window), elementBytes_(elementBytes) {}
   /// Waits while `window` messages are unconsumed, or kQueuedBytesLimit bytes.
