@@ -1,16 +1,8 @@
 #include "Grouping.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace dispar::rt {
-namespace {
-
-std::string rerun(const std::string& path) {
-  return "mapping file '" + path + "' ";
-}
-
-}  // namespace
 
 bool RankGroups::threaded() const {
   return std::any_of(instancesOfRank.begin(), instancesOfRank.end(),
@@ -60,7 +52,7 @@ std::string makeGroups(const ProgramSpec& program, std::vector<std::vector<int>>
 
 std::string groupsFromMap(const ProgramSpec& program, const std::string& mapProgram,
                           const std::vector<lang::MapRank>& entries, const std::string& path, RankGroups& out) {
-  const std::string file = rerun(path);
+  const std::string file = "mapping file '" + path + "' ";
   const std::string again = "; run `streammap map` again for this program";
   const std::string name = program.program ? program.program : "";
   if (mapProgram != name) return file + "is for program '" + mapProgram + "', not '" + name + "'" + again;

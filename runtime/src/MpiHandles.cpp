@@ -21,13 +21,6 @@ void throwMpiFailure(int code, const char* call, const char* file, int line) {
   throw MpiError(describeMpiFailure(code, call, file, line));
 }
 
-Communicator Communicator::duplicate(MPI_Comm parent) {
-  Communicator result;
-  DISPAR_MPI(MPI_Comm_dup, parent, &result.comm_);
-  DISPAR_MPI(MPI_Comm_set_errhandler, result.comm_, MPI_ERRORS_RETURN);
-  return result;
-}
-
 Communicator Communicator::ofPair(MPI_Comm parent, int first, int second) {
   MPI_Group parentGroup = MPI_GROUP_NULL;
   MPI_Group pair = MPI_GROUP_NULL;

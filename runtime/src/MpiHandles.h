@@ -8,11 +8,10 @@
 
 namespace dispar::rt {
 
-/// A duplicated communicator with MPI_ERRORS_RETURN, freed on destruction.
+/// A communicator with MPI_ERRORS_RETURN, freed on destruction.
 class Communicator {
  public:
   Communicator() = default;
-  static Communicator duplicate(MPI_Comm parent);
   /// A communicator of exactly `first` (its rank 0) and `second` (rank 1) of `parent`. Collective over
   /// those two only (MPI_Comm_create_group): both must make their pairs in the same order.
   static Communicator ofPair(MPI_Comm parent, int first, int second);

@@ -185,7 +185,7 @@ void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& d
 }
 
 bool OutPortEnd::takesVectors() const {
-  return !closed_ && pipe_.split != SplitMode::Duplicate && links_[next_].end.isLocal();
+  return !closed_ && pipe_.split != SplitMode::Duplicate && !links_.empty() && links_[next_].end.isLocal();
 }
 
 void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {

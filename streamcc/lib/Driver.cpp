@@ -305,9 +305,13 @@ class Disparcc {
   /// FFTW's planner is not thread-safe, and instances grouped into one rank run on threads: with FFTW
   /// linked, its threads library goes in too (kept even if nothing names it), so that the runtime can
   /// make the planner thread-safe (docs/runtime.md, "Rank groups").
-  static void addFftwThreads(std::vector<std::string>& cmd, const std::string& library) {
+  void addFftwThreads(std::vector<std::string>& cmd, const std::string& library) const {
     if (library != "fftw3" && library != "fftw3f") return;
-    cmd.insert(cmd.end(), {"-Wl,--push-state,--no-as-needed", "-l" + library + "_threads", "-Wl,--pop-state"});
+    // nvcc passes linker options with -Xlinker (comma-separated), mpicxx with -Wl,.
+    if (gpuBuild_)
+      cmd.insert(cmd.end(), {"-Xlinker", "--push-state,--no-as-needed", "-l" + library + "_threads", "-Xlinker", "--pop-state"});
+    else
+      cmd.insert(cmd.end(), {"-Wl,--push-state,--no-as-needed", "-l" + library + "_threads", "-Wl,--pop-state"});
   }
 
   DriverOptions options_;
