@@ -77,6 +77,13 @@ void CudaDevice::copy(void* target, const void* source, std::size_t bytes, CopyK
 
 void CudaDevice::synchronize() { DISPAR_CUDA(cudaStreamSynchronize(nullptr)); }
 
+bool CudaDevice::busy() {
+  const cudaError_t state = cudaStreamQuery(nullptr);
+  if (state == cudaErrorNotReady) return true;
+  DISPAR_CUDA(state);  // an error of the queued work: reported now rather than at the next synchronize
+  return false;
+}
+
 void CudaDevice::zero(void* target, std::size_t bytes) { DISPAR_CUDA(cudaMemset(target, 0, bytes)); }
 
 std::unique_ptr<CopyEngine> CudaDevice::makeCopyEngine(int slots, std::size_t capacity) {

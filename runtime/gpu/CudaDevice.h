@@ -83,6 +83,7 @@ class CudaDevice final : public Device {
   void copy(void* target, const void* source, std::size_t bytes, CopyKind kind) override;
   void zero(void* target, std::size_t bytes) override;
   void synchronize() override;
+  bool busy() override;
   std::unique_ptr<CopyEngine> makeCopyEngine(int slots, std::size_t capacity) override;
   const TransferSettings& transfers() const override { return transfers_; }
 

@@ -25,6 +25,7 @@ const char* splitPhaseName(SplitPhase phase) {
     case SplitPhase::Proportional: return "proportional";
     case SplitPhase::Guided: return "guided";
     case SplitPhase::Static: return "static";
+    case SplitPhase::Overlap: return "overlap";
   }
   return "?";
 }
@@ -159,6 +160,32 @@ class Scheduler {
     return true;
   }
 
+  /// A CPU chunk for the GPU's thread while its GPU chunk runs for about `gpuSecondsLeft` more: a
+  /// quarter of what one CPU thread does in that time (at least minChunk), so that it rarely keeps the
+  /// GPU waiting; nullopt-like false when nothing is left.
+  bool claimOverlap(double gpuSecondsLeft, Claim& out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_ || options_.staticCpuFraction >= 0 || cursor_ >= n_) return false;
+    double threadRate = 0;
+    int measured = 0;
+    for (const Worker& worker : workers_)
+      if (worker.unit == SplitUnit::Cpu && worker.hasRate) threadRate += worker.rate, ++measured;
+    double size = static_cast<double>(options_.minChunk);
+    if (measured > 0) size = std::max(size, threadRate / measured * std::max(gpuSecondsLeft, 0.0) / 4);
+    const std::size_t items = std::clamp<std::size_t>(static_cast<std::size_t>(size), 1, n_ - cursor_);
+    out = Claim{cursor_, cursor_ + items, SplitPhase::Overlap};
+    cursor_ += items;
+    return true;
+  }
+
+  /// The GPU worker's rate (0 until measured).
+  double gpuRate() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Worker& worker : workers_)
+      if (worker.unit == SplitUnit::Gpu && worker.hasRate) return worker.rate;
+    return 0;
+  }
+
   void report(int index, const Claim& claim, double seconds) {
     std::lock_guard<std::mutex> lock(mutex_);
     Worker& worker = workers_[static_cast<std::size_t>(index)];
@@ -272,6 +299,39 @@ SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, c
   const Clock::time_point start = Clock::now();
   std::mutex logMutex;
   std::optional<Failure> failure;
+  const auto log = [&](SplitUnit unit, int index, const Claim& claim, Clock::time_point began, double seconds) {
+    std::lock_guard<std::mutex> lock(logMutex);
+    stats.chunk_log.push_back(SplitChunk{unit, index, claim.begin, claim.end,
+                                         std::chrono::duration<double>(began - start).count(), seconds, claim.phase});
+  };
+  // Stops the loop; the first failure is the one reported.
+  const auto fail = [&](SplitUnit unit, const Claim& claim) {
+    scheduler.stop();
+    std::lock_guard<std::mutex> lock(logMutex);
+    if (!failure) failure = Failure{unit, claim.begin, claim.end, std::current_exception()};
+  };
+  gpu::Device* const device = withGpu ? gpu::detail::activeDevice() : nullptr;
+  // DTSA: while the GPU chunk is on the device, its thread computes small CPU chunks instead of waiting.
+  // The GPU chunk's time ends when the thread sees the device idle: small chunks keep that close.
+  // False when a CPU chunk failed (recorded).
+  const auto overlap = [&](const Claim& gpuChunk, Clock::time_point began) {
+    if (device == nullptr || !options.gpuThreadComputes) return true;
+    const double gpuRate = scheduler.gpuRate();
+    const double expected = gpuRate > 0 ? static_cast<double>(gpuChunk.end - gpuChunk.begin) / gpuRate : 0;
+    Claim claim;
+    while (device->busy()) {
+      const Clock::time_point now = Clock::now();
+      if (!scheduler.claimOverlap(expected - std::chrono::duration<double>(now - began).count(), claim)) break;
+      try {
+        cpu(claim.begin, claim.end);
+      } catch (...) {
+        fail(SplitUnit::Cpu, claim);
+        return false;
+      }
+      log(SplitUnit::Cpu, 0, claim, now, std::chrono::duration<double>(Clock::now() - now).count());
+    }
+    return true;
+  };
   const auto work = [&](int index) {
     const SplitUnit unit = scheduler.unitOf(index);
     const SplitBody& body = unit == SplitUnit::Gpu ? *gpu : cpu;
@@ -280,20 +340,20 @@ SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, c
       const Clock::time_point began = Clock::now();
       try {
         body(claim.begin, claim.end);
-        if (unit == SplitUnit::Gpu)
-          if (gpu::Device* device = gpu::detail::activeDevice()) device->synchronize();
+        if (unit == SplitUnit::Gpu) {
+          if (!overlap(claim, began)) {
+            if (device != nullptr) device->synchronize();  // the GPU chunk's kernels still use its buffers
+            return;
+          }
+          if (device != nullptr) device->synchronize();
+        }
       } catch (...) {
-        scheduler.stop();
-        std::lock_guard<std::mutex> lock(logMutex);
-        if (!failure) failure = Failure{unit, claim.begin, claim.end, std::current_exception()};
+        fail(unit, claim);
         return;
       }
-      const Clock::time_point ended = Clock::now();
-      const double seconds = std::chrono::duration<double>(ended - began).count();
+      const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
       scheduler.report(index, claim, seconds);
-      std::lock_guard<std::mutex> lock(logMutex);
-      stats.chunk_log.push_back(SplitChunk{unit, index, claim.begin, claim.end,
-                                           std::chrono::duration<double>(began - start).count(), seconds, claim.phase});
+      log(unit, index, claim, began, seconds);
     }
   };
   std::vector<std::thread> threads;

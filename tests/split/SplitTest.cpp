@@ -4,8 +4,15 @@
 // coverage and bookkeeping (the balance itself is measured by bench/split).
 #include <dispar/split.h>
 
+#include "AsyncDevice.h"
+#include "DeviceState.h"  // runtime/src: makes a test device the active one
+
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <stdexcept>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -241,6 +248,79 @@ TEST(SplitFor, BadOptionsAreRefused) {
   options = {};
   options.profilingLimit = 2;
   EXPECT_THROW(dispar::split_for(10, [](std::size_t, std::size_t) {}, nullptr, options), std::invalid_argument);
+}
+
+// DTSA's host thread: while its GPU chunk runs, the GPU's thread takes CPU chunks (phase overlap) from
+// the same cursor instead of waiting; still every index once. Off, it only waits.
+TEST(SplitFor, GpuThreadComputesWhileItsKernelsRun) {
+  constexpr std::size_t kItems = 3000;
+  for (const bool computes : {true, false}) {
+    SCOPED_TRACE(computes ? "gpu thread computes" : "gpu thread waits");
+    dispar::test::AsyncDevice device;
+    const dispar::gpu::detail::ScopedActiveDevice active(&device);
+    Coverage coverage(kItems);
+    dispar::SplitOptions options;
+    options.cpuThreads = 1;
+    options.carryOver = false;
+    options.gpuThreadComputes = computes;
+    const dispar::SplitStats stats = dispar::split_for(
+        kItems,
+        [&](std::size_t begin, std::size_t end) {
+          std::this_thread::sleep_for(std::chrono::microseconds(20 * (end - begin)));
+          coverage.mark(begin, end, false);
+        },
+        [&](std::size_t begin, std::size_t end) {
+          device.queue(std::chrono::microseconds(4 * (end - begin)));  // "launched": returns at once
+          coverage.mark(begin, end, true);
+        },
+        options);
+    coverage.expectEachOnce();
+    expectConsistent(stats, kItems, coverage);
+    std::size_t overlapChunks = 0;
+    for (const dispar::SplitChunk& chunk : stats.chunk_log) {
+      if (chunk.phase != SplitPhase::Overlap) continue;
+      ++overlapChunks;
+      EXPECT_EQ(chunk.unit, SplitUnit::Cpu);
+      EXPECT_EQ(chunk.worker, 0);
+    }
+    if (computes)
+      EXPECT_GT(overlapChunks, 0u);
+    else
+      EXPECT_EQ(overlapChunks, 0u);
+    EXPECT_EQ(device.synchronizes.load(), static_cast<int>(std::count_if(
+                                              stats.chunk_log.begin(), stats.chunk_log.end(),
+                                              [](const dispar::SplitChunk& c) { return c.unit == SplitUnit::Gpu; })));
+  }
+}
+
+TEST(SplitFor, OverlapChunkExceptionIsNamedAsTheCpus) {
+  dispar::test::AsyncDevice device;
+  const dispar::gpu::detail::ScopedActiveDevice active(&device);
+  dispar::SplitOptions options;
+  options.cpuThreads = 1;
+  options.carryOver = false;
+  std::atomic<bool> gpuThreadFailed{false};
+  const std::thread::id gpuThread = std::this_thread::get_id();
+  try {
+    dispar::split_for(
+        2000,
+        [&](std::size_t, std::size_t) {
+          if (std::this_thread::get_id() == gpuThread) {
+            gpuThreadFailed = true;
+            throw std::runtime_error("bad row");
+          }
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        },
+        [&](std::size_t begin, std::size_t end) { device.queue(std::chrono::microseconds(50 * (end - begin))); },
+        options);
+    FAIL() << "no exception";
+  } catch (const dispar::SplitError& error) {
+    ASSERT_TRUE(gpuThreadFailed.load());
+    EXPECT_EQ(error.unit(), SplitUnit::Cpu);
+    EXPECT_NE(std::string(error.what()).find("the cpu body failed on items ["), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("bad row"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(device.busy());  // the GPU chunk's work was waited for
 }
 
 }  // namespace

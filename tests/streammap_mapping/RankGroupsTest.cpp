@@ -73,7 +73,9 @@ void expectWellFormed(const MappingProblem& p, const std::vector<int>& nodeOf, c
   for (int r = 0; r < layout.rankCount(); ++r) {
     ASSERT_FALSE(layout.members[r].empty());
     EXPECT_TRUE(std::is_sorted(layout.members[r].begin(), layout.members[r].end()));
-    if (r > 0) EXPECT_LT(layout.members[r - 1].front(), layout.members[r].front());
+    if (r > 0) {
+      EXPECT_LT(layout.members[r - 1].front(), layout.members[r].front());
+    }
     for (int v : layout.members[r]) {
       ++seen[v];
       EXPECT_EQ(nodeOf[v], layout.nodeOf[r]) << "rank " << r << " spans nodes";
@@ -86,7 +88,9 @@ void expectWellFormed(const MappingProblem& p, const std::vector<int>& nodeOf, c
   }
   for (int v = 0; v < p.vertexCount(); ++v) EXPECT_EQ(seen[v], 1) << "vertex " << v;
   for (int n = 0; n < p.nodeCount(); ++n)
-    if (ranksOn[n] <= p.nodes[n].cores) EXPECT_LE(coresUsed[n], p.nodes[n].cores) << p.nodes[n].host;
+    if (ranksOn[n] <= p.nodes[n].cores) {
+      EXPECT_LE(coresUsed[n], p.nodes[n].cores) << p.nodes[n].host;
+    }
 }
 
 TEST(RankGroups, NeverMoreRanksThanCoresByDefault) {
@@ -356,10 +360,12 @@ TEST_F(RankCommands, LauncherFilesHaveOneEntryPerRank) {
 
   ASSERT_EQ(map({"--format", "slurm", "-o", path("app.slurm-hostfile")}), 0) << err_;
   EXPECT_EQ(read("app.slurm-hostfile"), formatSlurmHostfile(hostsOfRanks(record())));
-  EXPECT_NE(out_.find("srun --mpi=pmi2 -n 3 --distribution=arbitrary " + path("app")), std::string::npos) << out_;
+  // Grouped ranks' threads share the node's cores: no task binding.
+  EXPECT_NE(out_.find("srun --mpi=pmi2 -n 3 --distribution=arbitrary --cpu-bind=none " + path("app")), std::string::npos)
+      << out_;
   EXPECT_EQ(out_.find("--overcommit"), std::string::npos) << out_;  // ranks never exceed cores
   ASSERT_EQ(map({"--format", "slurm", "-o", path("app.slurm-hostfile"), "--rank-per-instance"}), 0) << err_;
-  EXPECT_NE(out_.find("-n 6 --distribution=arbitrary --overcommit"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("-n 6 --distribution=arbitrary --overcommit"), std::string::npos) << out_;  // no --cpu-bind
 
   ASSERT_EQ(map({"--format", "openmpi"}), 0) << err_;
   const std::string rankfile = read("app.rankfile");

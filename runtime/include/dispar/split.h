@@ -19,10 +19,11 @@
 namespace dispar {
 
 enum class SplitUnit { Cpu, Gpu };
-enum class SplitPhase { Profiling, Proportional, Guided, Static };
+/// Overlap: a CPU chunk the GPU's thread ran while its GPU chunk was still on the device.
+enum class SplitPhase { Profiling, Proportional, Guided, Static, Overlap };
 
 const char* splitUnitName(SplitUnit unit);    // "cpu", "gpu"
-const char* splitPhaseName(SplitPhase phase);  // "profiling", "proportional", "guided", "static"
+const char* splitPhaseName(SplitPhase phase);  // "profiling", "proportional", "guided", "static", "overlap"
 
 struct SplitOptions {
   /// In [0, 1]: a static split instead of the dynamic one (the CPU threads take the first fraction of
@@ -39,12 +40,15 @@ struct SplitOptions {
   int cpuThreads = 0;
   /// Whether learned rates are used and kept for the call site.
   bool carryOver = true;
+  /// Whether the GPU's thread runs CPU chunks while its GPU chunk is still on the device (a GPU body
+  /// that returns before its kernels finish: launches and asynchronous copies), instead of waiting.
+  bool gpuThreadComputes = true;
 };
 
 /// One chunk as it ran.
 struct SplitChunk {
   SplitUnit unit;
-  int worker;  // 0: the GPU's thread; 1.. the CPU threads
+  int worker;  // 0: the GPU's thread (its CPU chunks have phase Overlap); 1.. the CPU threads
   std::size_t begin, end;
   double startSeconds;  // from the start of the call
   double seconds;

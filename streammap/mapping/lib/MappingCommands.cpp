@@ -233,10 +233,12 @@ std::string joinedWords(const std::vector<std::string>& words) {
 /// srun's words for running the mapped ranks (SLURM_HOSTFILE names each rank's node): the program's
 /// MPI's process-management interface (MPICH: PMI-2, Open MPI: PMIx), the rank count (MPI ranks, not
 /// instances), the hostfile's order; --overcommit where the mapping puts more ranks on a node than it has
-/// cores (srun refuses that otherwise).
+/// cores (srun refuses that otherwise); --cpu-bind=none where a rank runs several instances, whose
+/// threads share the node's cores (task binding would pin each rank to one CPU).
 std::vector<std::string> srunArguments(const MapRecord& record) {
   std::vector<std::string> words = {"srun", record.mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2", "-n",
                                     std::to_string(lang::rankCountOf(record.ranks)), "--distribution=arbitrary"};
+  if (lang::rankCountOf(record.ranks) < static_cast<int>(record.ranks.size())) words.push_back("--cpu-bind=none");
   std::map<std::string, int> ranksOnHost;
   for (const std::string& host : hostsOfRanks(record)) ++ranksOnHost[host];
   for (const NodeInfo& n : record.cluster.nodes)

@@ -48,6 +48,9 @@ class Device {
   virtual void zero(void* target, std::size_t bytes) = 0;
   /// Waits for the work the VNODE queued on the default stream (before MPI reads device memory itself).
   virtual void synchronize() = 0;
+  /// Whether that work is still running (without waiting): split_for's GPU thread computes CPU chunks
+  /// meanwhile. A device that cannot tell says false.
+  virtual bool busy() { return false; }
   virtual std::unique_ptr<CopyEngine> makeCopyEngine(int slots, std::size_t capacity) = 0;
   virtual const TransferSettings& transfers() const = 0;
 };
