@@ -3,6 +3,7 @@
 #include "dispar_lang/LogicalStream.h"
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -66,11 +67,24 @@ void LocalLink::push(Message message) {
   if (doorbell_) doorbell_->ring();
 }
 
-LocalLink::Message LocalLink::pop() {
+std::atomic<std::int64_t> LocalLink::spinNanoseconds_{LocalLink::kSpinWithCores.count()};
+
+void LocalLink::setSpin(std::chrono::nanoseconds spin) { spinNanoseconds_.store(spin.count(), std::memory_order_relaxed); }
+
+template <class Ready>
+void LocalLink::spinUntil(Ready ready) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(spinNanoseconds_.load(std::memory_order_relaxed));
+  for (unsigned round = 1; !ready(); ++round) {
+    pauseCpu();
+    if (round % 64 == 0 && Clock::now() >= until) return;
+  }
+}
+
+LocalLink::Delivery LocalLink::pop() {
   // A reader usually outpaces its writer (taking a message costs no copy) and would sleep and be woken
-  // for every message, which costs more than a 64 KiB copy: wait a few microseconds awake first.
-  constexpr int kSpins = 4000;
-  for (int spin = 0; spin < kSpins && queued_.load(std::memory_order_acquire) == 0; ++spin) pauseCpu();
+  // for every message, which costs more than a large copy: wait awake first, where there are cores.
+  spinUntil([&] { return queued_.load(std::memory_order_acquire) != 0; });
   Message message;
   bool wake = false;
   {
@@ -82,23 +96,38 @@ LocalLink::Message LocalLink::pop() {
     queue_.pop_front();
     queuedBytes_ -= bytesOf(message);
     queued_.store(queue_.size(), std::memory_order_release);
+    delivering_ = true;
     wake = writersWaiting_ > 0;
   }
   if (wake) changed_.notify_all();
-  return message;
+  return Delivery(*this, std::move(message));
 }
 
-void LocalLink::giveBack(std::unique_ptr<detail::MovedVector> spare) {
+void LocalLink::delivered(std::unique_ptr<detail::MovedVector> spare) {
   constexpr std::size_t kSpares = 8;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (spares_.size() < kSpares) spares_.push_back(std::move(spare));
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    delivering_ = false;
+    if (spare && spares_.size() < kSpares) spares_.push_back(std::move(spare));
+    spareCount_.store(spares_.size(), std::memory_order_release);
+    wake = writersWaiting_ > 0;
+  }
+  if (wake) changed_.notify_all();
 }
 
-std::unique_ptr<detail::MovedVector> LocalLink::takeSpare(const void* type) {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::unique_ptr<detail::MovedVector> LocalLink::takeSpare(const void* type, std::size_t bytes) {
+  if (bytes >= kLargeCopyBytes) spinUntil([&] { return spareCount_.load(std::memory_order_acquire) != 0; });
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (bytes >= kLargeCopyBytes && spares_.empty() && (!queue_.empty() || delivering_)) {
+    ++writersWaiting_;
+    changed_.wait(lock, [&] { return !spares_.empty() || (queue_.empty() && !delivering_); });
+    --writersWaiting_;
+  }
   if (spares_.empty() || spares_.back()->type != type) return nullptr;
   std::unique_ptr<detail::MovedVector> spare = std::move(spares_.back());
   spares_.pop_back();
+  spareCount_.store(spares_.size(), std::memory_order_release);
   return spare;
 }
 

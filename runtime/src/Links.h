@@ -11,6 +11,7 @@
 #include <dispar/dispar.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -51,20 +52,50 @@ class LocalLink {
   static constexpr std::size_t kQueuedBytesLimit = std::size_t{16} << 20;
 
   LocalLink(unsigned window, std::size_t elementBytes) : window_(window), elementBytes_(elementBytes) {}
+  /// A message taken off the queue. When it goes, its vector (the writer's, or after the reader swapped
+  /// vectors the reader's previous one) goes back to the link for the writer's next copy.
+  class Delivery {
+   public:
+    Delivery(LocalLink& link, Message message) : link_(link), message_(std::move(message)) {}
+    ~Delivery() { link_.delivered(std::move(message_.moved)); }
+    Delivery(const Delivery&) = delete;
+    Delivery& operator=(const Delivery&) = delete;
+    Message& message() { return message_; }
+
+   private:
+    LocalLink& link_;
+    Message message_;
+  };
+
   /// Waits while `window` messages are unconsumed, or kQueuedBytesLimit bytes.
   void push(Message message);
   /// Waits for the next message.
-  Message pop();
+  Delivery pop();
   bool ready() const;
-  /// Keeps a vector the reader is done with for the writer's next copy (a few at most).
-  void giveBack(std::unique_ptr<detail::MovedVector> spare);
-  /// One given back of element type `type`, or nullptr.
-  std::unique_ptr<detail::MovedVector> takeSpare(const void* type);
+  /// A vector of element type `type` to copy a message of `bytes` into, or nullptr (the writer makes
+  /// one). A large copy waits for the vector the reader is about to give back rather than filling a new
+  /// one: two vectors then alternate and stay in cache, as MPI's rendezvous keeps one large message in
+  /// flight.
+  std::unique_ptr<detail::MovedVector> takeSpare(const void* type, std::size_t bytes);
+  /// Copies at least this large wait for a given-back vector (takeSpare).
+  static constexpr std::size_t kLargeCopyBytes = std::size_t{1} << 20;
+
+  /// How long a waiting reader or writer stays awake before it sleeps: waking a sleeping thread costs
+  /// tens of microseconds, more than copying a large message. Awake only where its rank's instances
+  /// have a core each (kSpinWithCores); else briefly (kSpinWithoutCores), so that the threads that could
+  /// make progress get the cores. run() sets it.
+  static constexpr std::chrono::nanoseconds kSpinWithCores{200'000};
+  static constexpr std::chrono::nanoseconds kSpinWithoutCores{2'000};
+  static void setSpin(std::chrono::nanoseconds spin);
   /// Rung on every push (set before the instances start).
   void setDoorbell(std::shared_ptr<Doorbell> doorbell) { doorbell_ = std::move(doorbell); }
 
  private:
+  template <class Ready>
+  static void spinUntil(Ready ready);
   std::size_t bytesOf(const Message& message) const;
+  /// A Delivery is done: keeps its vector (a few at most) and wakes a writer waiting for one.
+  void delivered(std::unique_ptr<detail::MovedVector> spare);
 
   const unsigned window_;
   const std::size_t elementBytes_;
@@ -75,7 +106,10 @@ class LocalLink {
   std::size_t queuedBytes_ = 0;
   int readersWaiting_ = 0;
   int writersWaiting_ = 0;
+  bool delivering_ = false;  // a Delivery is out: its vector may come back
   std::vector<std::unique_ptr<detail::MovedVector>> spares_;
+  std::atomic<std::size_t> spareCount_{0};  // spares_.size(), readable without the lock
+  static std::atomic<std::int64_t> spinNanoseconds_;
   std::shared_ptr<Doorbell> doorbell_;
 };
 

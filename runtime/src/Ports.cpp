@@ -99,7 +99,9 @@ void unbindPipes() {
 void portWrite(PortState& port, const void* data, std::size_t count) { port.write(data, count); }
 bool portTakesVectors(PortState& port) { return port.takesVectors(); }
 void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) { port.writeVector(std::move(message)); }
-std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type) { return port.spareVector(type); }
+std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type, std::size_t bytes) {
+  return port.spareVector(type, bytes);
+}
 bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation) {
   return port.readAdopting(destination, adopt, ctx, expectation);
 }
@@ -199,8 +201,8 @@ void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
   nextLink().end.local->push(std::move(moved));
 }
 
-std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type) {
-  return takesVectors() ? links_[next_].end.local->takeSpare(type) : nullptr;
+std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type, std::size_t bytes) {
+  return takesVectors() ? links_[next_].end.local->takeSpare(type, bytes) : nullptr;
 }
 
 OutPortEnd::Link& OutPortEnd::nextLink() {
@@ -586,13 +588,11 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   }
 }
 
-void InPortEnd::deliverLocal(LocalLink& link, LocalLink::Message& message, detail::DestinationFn destination,
-                             void* ctx, const char* expectation, gpu::Device* device, detail::AdoptFn adopt) {
-  if (message.moved && adopt != nullptr && adopt(ctx, *message.moved)) {
-    // The message now holds the reader's previous vector: the writer's next copy goes there.
-    link.giveBack(std::move(message.moved));
-    return;
-  }
+// The message's vector goes back to the writer when its Delivery ends: after a swap, the reader's
+// previous one.
+void InPortEnd::deliverLocal(LocalLink::Message& message, detail::DestinationFn destination, void* ctx,
+                             const char* expectation, gpu::Device* device, detail::AdoptFn adopt) {
+  if (message.moved && adopt != nullptr && adopt(ctx, *message.moved)) return;
   const void* source = message.moved ? message.moved->data() : message.bytes.data();
   const std::size_t bytes = message.moved ? message.moved->count() * pipe_.elementBytes : message.bytes.size();
   void* target = bytes % pipe_.elementBytes == 0
@@ -613,13 +613,14 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     if (from.isLocal()) {
-      LocalLink::Message message = from.local->pop();
+      LocalLink::Delivery delivery = from.local->pop();
+      LocalLink::Message& message = delivery.message();
       if (message.end) {
         ended(index);
         continue;
       }
       consumed(index);
-      deliverLocal(*from.local, message, destination, ctx, expectation, device, adopt);
+      deliverLocal(message, destination, ctx, expectation, device, adopt);
       return true;
     }
     if (!arrival.probed) {
@@ -686,7 +687,8 @@ bool InPortEnd::readElement(void* element) {
     const LinkEnd& from = links_[index].end;
     MPI_Status status;
     if (from.isLocal()) {
-      LocalLink::Message message = from.local->pop();
+      LocalLink::Delivery delivery = from.local->pop();
+      LocalLink::Message& message = delivery.message();
       if (message.end) {
         ended(index);
         continue;
@@ -766,7 +768,7 @@ void InPortEnd::finish() {
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     if (from.isLocal()) {
-      if (from.local->pop().end)
+      if (from.local->pop().message().end)
         ended(index);
       else
         consumed(index);

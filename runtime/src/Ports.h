@@ -45,7 +45,7 @@ struct PortState {
   /// sending one, and a read that may take one whole.
   virtual bool takesVectors() const { return false; }
   virtual void writeVector(std::unique_ptr<MovedVector> message);
-  virtual std::unique_ptr<MovedVector> spareVector(const void*) { return nullptr; }
+  virtual std::unique_ptr<MovedVector> spareVector(const void*, std::size_t) { return nullptr; }
   virtual bool readAdopting(DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation);
   // Item-level access (StreamIt's push/peek/pop, docs/language.md "Items"). A port is used either by
   // messages or by items: the first call fixes which, and the other kind is then an error. The typed
@@ -105,7 +105,7 @@ class OutPortEnd final : public detail::PortState {
   void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
   bool takesVectors() const override;
   void writeVector(std::unique_ptr<detail::MovedVector> message) override;
-  std::unique_ptr<detail::MovedVector> spareVector(const void* type) override;
+  std::unique_ptr<detail::MovedVector> spareVector(const void* type, std::size_t bytes) override;
   /// Makes room in the item window for one more item: sends the batch when it is full
   /// (kItemBatchBytes), sets the window up on first use.
   void makeRoom() override;
@@ -184,7 +184,7 @@ class InPortEnd final : public detail::PortState {
   bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device,
                detail::AdoptFn adopt = nullptr);
   /// A message of an in-rank link into the caller's destination.
-  void deliverLocal(LocalLink& link, LocalLink::Message& message, detail::DestinationFn destination, void* ctx, const char* expectation,
+  void deliverLocal(LocalLink::Message& message, detail::DestinationFn destination, void* ctx, const char* expectation,
                     gpu::Device* device, detail::AdoptFn adopt);
   /// The fast path: when the link's last size is known and the host destination already has it, one
   /// MPI_Recv straight into it. NotTried when it does not apply (the caller probes instead).

@@ -10,7 +10,9 @@
 #include <dispar/gpu/MapFile.h>
 
 #include <dlfcn.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -244,6 +246,13 @@ std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId 
   }
 }
 
+/// The cores this process may run on (its affinity mask, which the launcher sets from the mapping).
+std::size_t availableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<std::size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 /// Libraries whose global state instances on threads share, made safe for that when they are linked:
 /// FFTW's planner (docs/runtime.md, "Rank groups"; disparcc links FFTW's threads library with FFTW).
 void makeLibrariesThreadSafe() {
@@ -364,6 +373,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
   if (instances.size() > 1) makeLibrariesThreadSafe();
+  LocalLink::setSpin(instances.size() <= availableCores() ? LocalLink::kSpinWithCores : LocalLink::kSpinWithoutCores);
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local);
   } else {

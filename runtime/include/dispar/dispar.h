@@ -115,13 +115,13 @@ struct TypedMovedVector final : MovedVector {
 /// Whether the port's next message stays inside this rank, where giving up a vector saves its copy.
 bool portTakesVectors(PortState& port);
 void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message);
-/// A vector of `type` a reader of this port gave back, to copy the next message into (warm memory, no
-/// allocation); nullptr when there is none.
-std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type);
+/// A vector of `type` a reader of this port gave back, to copy the next message (`bytes`) into (warm
+/// memory, no allocation); nullptr when there is none.
+std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type, std::size_t bytes);
 /// A copying write to a reader in this rank: one copy, into a vector the reader then takes whole.
 template <class T>
 void portWriteCopy(PortState& port, const T* data, std::size_t count) {
-  std::unique_ptr<MovedVector> spare = portSpareVector(port, typeKey<T>());
+  std::unique_ptr<MovedVector> spare = portSpareVector(port, typeKey<T>(), count * sizeof(T));
   std::unique_ptr<TypedMovedVector<T>> message(spare ? static_cast<TypedMovedVector<T>*>(spare.release())
                                                      : new TypedMovedVector<T>(std::vector<T>()));
   message->values.assign(data, data + count);
