@@ -96,27 +96,59 @@ void unbindPipes() {
   for (BoundPipe& slot : threadSlots) slot.state = nullptr;
 }
 
-void portWrite(PortState& port, const void* data, std::size_t count) { port.write(data, count); }
+// The entry points from VNODE code: each call's time counts as the instance's waiting in its ports
+// when profiling (rt::PortWaitTimer; the inline item fast paths never get here).
+void portWrite(PortState& port, const void* data, std::size_t count) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.write(data, count);
+}
 bool portTakesVectors(PortState& port) { return port.takesVectors(); }
-void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) { port.writeVector(std::move(message)); }
+void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.writeVector(std::move(message));
+}
 std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type, std::size_t bytes) {
+  const rt::PortWaitTimer timer(port.waitSlot());
   return port.spareVector(type, bytes);
 }
 bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation) {
+  const rt::PortWaitTimer timer(port.waitSlot());
   return port.readAdopting(destination, adopt, ctx, expectation);
 }
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
+  const rt::PortWaitTimer timer(port.waitSlot());
   return port.read(destination, ctx, expectation);
 }
-bool portReadElement(PortState& port, void* element) { return port.readElement(element); }
-void portClose(PortState& port) { port.close(); }
+bool portReadElement(PortState& port, void* element) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  return port.readElement(element);
+}
+void portClose(PortState& port) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.close();
+}
 ItemWindow& portItemWindow(PortState& port, bool forPush) { return port.itemWindow(forPush); }
-void portMakeRoom(PortState& port) { port.makeRoom(); }
-void portFlush(PortState& port) { port.flush(); }
-bool portWaitItems(PortState& port, std::size_t count) { return port.waitItems(count); }
+void portMakeRoom(PortState& port) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.makeRoom();
+}
+void portFlush(PortState& port) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.flush();
+}
+bool portWaitItems(PortState& port, std::size_t count) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  return port.waitItems(count);
+}
 void portPeek(PortState& port, std::size_t index, void* item) { port.peek(index, item); }
-void portPop(PortState& port, void* item) { port.pop(item); }
-void portDrop(PortState& port, std::size_t count) { port.drop(count); }
+void portPop(PortState& port, void* item) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.pop(item);
+}
+void portDrop(PortState& port, std::size_t count) {
+  const rt::PortWaitTimer timer(port.waitSlot());
+  port.drop(count);
+}
 
 void throwUndeclaredPipe(const char* name, int index) {
   const std::string pipe = std::string(name) + (index >= 0 ? "[" + std::to_string(index) + "]" : "");
@@ -129,12 +161,14 @@ void throwPipeIndexOutOfRange(const char* name, long long index, int size) {
 }
 
 void portWriteDevice(PortState& port, const void* data, std::size_t count) {
+  const rt::PortWaitTimer timer(port.waitSlot());
   if (gpu::Device* device = gpu::detail::activeDevice())
     port.writeDevice(data, count, *device);
   else
     port.write(data, count);
 }
 bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
+  const rt::PortWaitTimer timer(port.waitSlot());
   if (gpu::Device* device = gpu::detail::activeDevice()) return port.readDevice(destination, ctx, expectation, *device);
   return port.read(destination, ctx, expectation);
 }
@@ -196,6 +230,8 @@ void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
     send(message->data(), message->count(), nullptr);
     return;
   }
+  ++traffic_.messages;
+  traffic_.bytes += message->count() * pipe_.elementBytes;
   LocalLink::Message moved;
   moved.moved = std::move(message);
   nextLink().end.local->push(std::move(moved));
@@ -234,6 +270,8 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
   if (closed_) throw PipeError(describe() + ": " + owner_ + " writes after closing the port");
   if (count > static_cast<std::size_t>(INT64_MAX) / pipe_.elementBytes)
     throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
+  ++traffic_.messages;
+  traffic_.bytes += count * pipe_.elementBytes;
   if (pipe_.split == SplitMode::Duplicate) {
     for (Link& link : links_) {
       ++link.sent;

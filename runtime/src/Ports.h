@@ -13,6 +13,7 @@
 
 #include "ChunkedTransfer.h"
 #include "Links.h"
+#include "Profile.h"
 #include "WireTags.h"
 #include "MpiHandles.h"
 #include "Program.h"
@@ -67,6 +68,11 @@ struct PortState {
   /// "pipe 'samples' (float)": the prefix of every error about this port.
   std::string describe() const;
 
+  /// Run profiles: the owner's port-wait times this port adds to (nullptr: not profiling), and the slot
+  /// a call on this port adds to (reads for an input port, writes for an output port).
+  void profileInto(rt::PortWaits* waits) { waits_ = waits; }
+  std::atomic<double>* waitSlot() { return waits_ == nullptr ? nullptr : isOutput_ ? &waits_->write : &waits_->read; }
+
  protected:
   enum class Access { Unset, Messages, Items };
   /// Fixes the port's access kind on first use; throws naming the pipe when the other kind was used.
@@ -83,6 +89,7 @@ struct PortState {
   bool isOutput_ = false;
   detail::ItemWindow itemWindow_;
   detail::ItemWindow noItems_;
+  rt::PortWaits* waits_ = nullptr;
 };
 
 /// Forgets the calling thread's pipe bindings (an instance has finished; the next run binds afresh).
@@ -114,6 +121,8 @@ class OutPortEnd final : public detail::PortState {
   /// Flushes, then ends the stream.
   void close() override;
   void finish() override;
+  /// Messages and bytes written so far (split(duplicate) counts a message once).
+  const PipeTraffic& traffic() const { return traffic_; }
 
  private:
   struct Link {
@@ -138,6 +147,7 @@ class OutPortEnd final : public detail::PortState {
   std::vector<Link> links_;
   std::size_t next_ = 0;
   bool closed_ = false;
+  PipeTraffic traffic_;
   std::vector<unsigned char> itemBatch_;  ///< pushed items: [data, itemWindow_.next); room up to itemWindow_.end
   std::size_t batchBytes_;            ///< whole items, at least one
 };

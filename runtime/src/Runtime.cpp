@@ -5,6 +5,7 @@
 #include "Links.h"
 #include "MpiHandles.h"
 #include "Ports.h"
+#include "Profile.h"
 #include "Program.h"
 
 #include <dispar/gpu/MapFile.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -108,8 +110,63 @@ void report(const std::string& message) {
   std::fflush(stderr);
 }
 
+/// The instances of this rank whose bodies are running, for the profile a failing rank writes: what it
+/// measured up to the failure (docs/runtime.md, "Run profiles").
+class LiveProfile {
+ public:
+  struct Entry {
+    const InstanceProfile* record;  // the instance's fixed fields
+    const PortWaits* waits;
+    std::chrono::steady_clock::time_point bodyStart;
+  };
+  void begin(const ProgramSpec& program, std::string path) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    program_ = &program;
+    path_ = std::move(path);
+  }
+  void add(const Entry& entry) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back(entry);
+  }
+  void remove(const InstanceProfile* record) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.record == record; }),
+                   entries_.end());
+  }
+  void end() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    program_ = nullptr;
+    entries_.clear();
+  }
+  /// Writes this rank's running instances as an incomplete profile, when profiling.
+  void writePartial(const std::string& failure) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (program_ == nullptr || path_.empty()) return;
+    std::vector<InstanceProfile> lines;
+    for (const Entry& entry : entries_) {
+      InstanceProfile line = *entry.record;
+      line.readWaitSeconds = entry.waits->read.load();
+      line.writeWaitSeconds = entry.waits->write.load();
+      const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - entry.bodyStart).count();
+      line.computeSeconds = std::max(0.0, body - line.readWaitSeconds - line.writeWaitSeconds);
+      lines.push_back(std::move(line));
+    }
+    std::string error;
+    writeProfileFile(path_, profileJson(*program_, lines, {}, failure), error);
+  }
+
+ private:
+  std::mutex mutex_;
+  const ProgramSpec* program_ = nullptr;
+  std::string path_;
+  std::vector<Entry> entries_;
+};
+
+LiveProfile liveProfile;
+
 [[noreturn]] void abortJob(const std::string& message) {
   report(message);
+  liveProfile.writePartial(message);
   // Hydra forwards output asynchronously and may tear the job down before it has passed on this line
   // (seen about once in 50 runs); give it a moment. This is the failure path, time does not matter.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -170,6 +227,21 @@ class RankInstance final : public Instance {
   int vnode() const override { return id_.vnode; }
   int replica() const override { return id_.replica; }
 
+  /// Run profiles: every port adds the time its calls take to this instance's waits.
+  void profile() {
+    for (auto& port : ports_)
+      if (port) port->profileInto(&waits_);
+  }
+  const PortWaits& waits() const { return waits_; }
+  /// Adds what this instance's output ports wrote to `pipes` (by pipe).
+  void addTraffic(std::vector<PipeTraffic>& pipes) const {
+    for (std::size_t p = 0; p < ports_.size(); ++p)
+      if (const auto* out = dynamic_cast<const OutPortEnd*>(ports_[p].get())) {
+        pipes[p].messages += out->traffic().messages;
+        pipes[p].bytes += out->traffic().bytes;
+      }
+  }
+
   detail::PortState& port(int pipe) override {
     if (pipe < 0 || pipe >= program_.pipeCount || !ports_[static_cast<std::size_t>(pipe)])
       throw PipeError(std::string("vnode '") + program_.vnodes[id_.vnode].name + "' has no port on pipe " +
@@ -193,6 +265,13 @@ class RankInstance final : public Instance {
   const ProgramSpec& program_;
   InstanceId id_;
   std::vector<std::unique_ptr<detail::PortState>> ports_;  // by pipe; null where this instance has no end
+  PortWaits waits_;
+};
+
+/// What one instance measured for the run profile.
+struct InstanceMeasure {
+  InstanceProfile line;
+  std::vector<PipeTraffic> pipes;  // by pipe
 };
 
 /// DISPAR_PIPE_WINDOW as rank 0 sees it, so that both ends of every pipe agree. 0 when invalid.
@@ -290,8 +369,10 @@ std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups,
 
 /// Everything one instance's thread does: its context, device and ports, the VNODE, the ends of its
 /// streams. Failures abort the whole job, naming the instance.
+/// `measure`: non-null when profiling, where its run-profile line goes.
 void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options,
-                 int instance, int rank, const LinkTable& links, unsigned window, std::pair<int, int> local) {
+                 int instance, int rank, const LinkTable& links, unsigned window, std::pair<int, int> local,
+                 InstanceMeasure* measure) {
   const InstanceId id = *instanceOfRank(program, instance);
   const VnodeSpec& vnode = program.vnodes[id.vnode];
   InstanceContext context;
@@ -313,10 +394,31 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
 
   const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) +
                           ", rank " + std::to_string(rank) + ")";
+  if (measure != nullptr) {
+    ports->profile();
+    measure->line = InstanceProfile{rank, vnode.name, id.replica, node_name(),
+                                    device ? "gpu" : vnode.usesGpu ? "host-path" : "cpu"};
+  }
   try {
     const EarlyExitGuard guard(who);
+    const auto bodyStart = std::chrono::steady_clock::now();
+    const double cpuStart = measure != nullptr ? threadCpuSeconds() : 0;
+    if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
     dispatch(*ports);
+    if (measure != nullptr) {
+      measure->line.cpuSeconds = threadCpuSeconds() - cpuStart;
+      // Compute: the body's time outside its ports (the ends of its streams below are not the body's).
+      const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - bodyStart).count();
+      measure->line.readWaitSeconds = ports->waits().read.load();
+      measure->line.writeWaitSeconds = ports->waits().write.load();
+      measure->line.computeSeconds = std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
+    }
     ports->finish();
+    if (measure != nullptr) {
+      liveProfile.remove(&measure->line);
+      measure->pipes.assign(static_cast<std::size_t>(program.pipeCount), PipeTraffic{});
+      ports->addTraffic(measure->pipes);
+    }
   } catch (const std::exception& error) {
     abortJob(who + " failed: " + error.what());
   } catch (...) {
@@ -374,18 +476,39 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
   if (instances.size() > 1) makeLibrariesThreadSafe();
   LocalLink::setSpin(instances.size() <= availableCores() ? LocalLink::kSpinWithCores : LocalLink::kSpinWithoutCores);
+  const std::string profile = profilePath();
+  std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
+  const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
+  if (!profile.empty()) liveProfile.begin(program, profile);
   if (instances.size() == 1) {
-    runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local);
+    runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0));
   } else {
     std::vector<std::thread> threads;
     threads.reserve(instances.size());
-    for (int instance : instances)
-      threads.emplace_back([&, instance] {
-        runInstance(argc, argv, program, dispatch, options, instance, rank, *links, window, local);
+    for (std::size_t i = 0; i < instances.size(); ++i)
+      threads.emplace_back([&, i] {
+        runInstance(argc, argv, program, dispatch, options, instances[i], rank, *links, window, local, measureOf(i));
       });
     for (std::thread& thread : threads) thread.join();
   }
   links.reset();
+  if (profile.empty()) return 0;
+  liveProfile.end();
+  std::vector<InstanceProfile> lines;
+  std::vector<PipeTraffic> pipes(static_cast<std::size_t>(program.pipeCount));
+  for (const InstanceMeasure& measure : measures) {
+    lines.push_back(measure.line);
+    for (std::size_t p = 0; p < pipes.size(); ++p) {
+      pipes[p].messages += measure.pipes[p].messages;
+      pipes[p].bytes += measure.pipes[p].bytes;
+    }
+  }
+  std::string error;
+  try {
+    if (!gatherProfile(profile, program, lines, pipes, rank, error)) report("warning: no run profile: " + error);
+  } catch (const std::exception& failure) {
+    report(std::string("warning: no run profile: ") + failure.what());
+  }
   return 0;
 }
 

@@ -3,12 +3,12 @@
 // in one rank, and a seeded random grouping into two or three ranks, the grouping given as a mapping
 // file through DISPAR_MAPPING. The printed results must be identical. A mapping file of another program
 // must be refused at start-up, naming the file and both programs.
+#include "GroupingMap.h"
 #include "Process.h"
 
 #include "dispar_lang/Rtg.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <random>
@@ -66,20 +66,6 @@ void build(const std::string& path, const std::vector<std::string>& libraries, B
   ASSERT_TRUE(lang::parseRtgJson(readFile(out.dir.file(out.name + ".rtg.json")), out.rtg, error)) << error;
 }
 
-/// A mapping file grouping the instances (RTG vertex ids) as `grouping` says, for program `program`.
-std::string mapFile(const std::string& program, const lang::Rtg& rtg, const std::vector<std::vector<int>>& grouping) {
-  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
-  for (std::size_t rank = 0; rank < grouping.size(); ++rank)
-    for (int instance : grouping[rank]) {
-      const lang::RtgVertex& vertex = rtg.vertices[static_cast<std::size_t>(instance)];
-      ranks.push_back({{"rank", rank}, {"vnode", vertex.vnode}, {"replica", vertex.replica},
-                       {"type", vertex.type == lang::Requirement::CG ? "CG" : "CO"}, {"host", "localhost"},
-                       {"device", nullptr}, {"mode", vertex.type == lang::Requirement::CG ? "host-fallback" : "cpu"}});
-    }
-  nlohmann::ordered_json map = {{"format", "dispar-map"}, {"version", 2}, {"program", program}, {"ranks", ranks}};
-  return map.dump(2);
-}
-
 /// The output lines that must not depend on the grouping, sorted (ranks print in any order).
 std::vector<std::string> results(const std::string& output, const std::string& noise) {
   std::vector<std::string> lines;
@@ -113,9 +99,7 @@ TEST_P(Grouping, EveryGroupingPrintsTheSameResults) {
   const std::vector<std::string> expected = results(perInstance.output, example.noise);
   ASSERT_FALSE(expected.empty()) << "the example printed nothing to compare:\n" << perInstance.output;
 
-  std::vector<std::vector<int>> oneRank(1);
-  for (int i = 0; i < instances; ++i) oneRank[0].push_back(i);
-  program.dir.write("one.map.json", mapFile(program.name, program.rtg, oneRank));
+  program.dir.write("one.map.json", mapFile(program.name, program.rtg, oneRank(program.rtg)));
   const ProcessResult together = run(program, 1, program.dir.file("one.map.json"));
   ASSERT_EQ(together.status, 0) << together.output;
   EXPECT_EQ(results(together.output, example.noise), expected) << together.output;
@@ -141,10 +125,9 @@ INSTANTIATE_TEST_SUITE_P(Examples, Grouping, ::testing::ValuesIn(kExamples),
 TEST(GroupingFile, OfAnotherProgramIsRefusedAtStartUp) {
   Built pipeline;
   ASSERT_NO_FATAL_FAILURE(build("pipeline/pipeline.dsp", {}, pipeline));
-  std::vector<std::vector<int>> oneRank(1);
-  for (std::size_t i = 0; i < pipeline.rtg.vertices.size(); ++i) oneRank[0].push_back(static_cast<int>(i));
+  const std::vector<std::vector<int>> together = oneRank(pipeline.rtg);
   // The same instances, another program's name: the file is not this program's.
-  pipeline.dir.write("other.map.json", mapFile("fanout", pipeline.rtg, oneRank));
+  pipeline.dir.write("other.map.json", mapFile("fanout", pipeline.rtg, together));
   const ProcessResult other = run(pipeline, 1, pipeline.dir.file("other.map.json"));
   EXPECT_NE(other.status, 0);
   EXPECT_NE(other.output.find("dispar: mapping file '" + pipeline.dir.file("other.map.json") +
@@ -152,7 +135,7 @@ TEST(GroupingFile, OfAnotherProgramIsRefusedAtStartUp) {
             std::string::npos)
       << other.output;
   // This program's name, but a VNODE it does not have.
-  std::string renamed = mapFile("pipeline", pipeline.rtg, oneRank);
+  std::string renamed = mapFile("pipeline", pipeline.rtg, together);
   const std::string first = "\"vnode\": \"" + pipeline.rtg.vertices[0].vnode + "\"";
   renamed.replace(renamed.find(first), first.size(), "\"vnode\": \"nosuch\"");
   pipeline.dir.write("renamed.map.json", renamed);
@@ -162,7 +145,7 @@ TEST(GroupingFile, OfAnotherProgramIsRefusedAtStartUp) {
       << missing.output;
   // The right file, launched with one rank per instance as without it.
   const std::string ranks = std::to_string(pipeline.rtg.vertices.size());
-  pipeline.dir.write("one.map.json", mapFile("pipeline", pipeline.rtg, oneRank));
+  pipeline.dir.write("one.map.json", mapFile("pipeline", pipeline.rtg, together));
   const ProcessResult wrongCount = run(pipeline, static_cast<int>(pipeline.rtg.vertices.size()), pipeline.dir.file("one.map.json"));
   EXPECT_NE(wrongCount.status, 0);
   EXPECT_NE(wrongCount.output.find("dispar: pipeline was launched with " + ranks + " ranks but its mapping file '" +

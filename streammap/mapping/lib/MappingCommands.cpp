@@ -71,11 +71,12 @@ const CommandSpec kCheckSpec = {
 const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--ranks N | --rank-per-instance] ./APP [ARGS...]",
+    "                     [--ranks N | --rank-per-instance] [--profile FILE] ./APP [ARGS...]",
     "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
     "mapping, and launches the program with its arguments.",
     joinOptions({{{"--launcher", "mpich|fork|openmpi|slurm",
-                   "default: slurm inside an allocation, else the program's MPI's"}},
+                   "default: slurm inside an allocation, else the program's MPI's"},
+                  {"--profile", "FILE", "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it)"}},
                  kSourceOptions, kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
 const CommandSpec kSbatchSpec = {
@@ -520,6 +521,11 @@ int runCommand(const Args& args) {
   std::vector<std::string> argv;
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) environment.push_back(*e);
+  if (cl.has("--profile")) {
+    std::error_code ignored;
+    const std::string path = std::filesystem::absolute(cl.value("--profile"), ignored).string();
+    environment.push_back("DISPAR_PROFILE=" + path);
+  }
   if (launcher == Launcher::Slurm) {
     argv = srunArguments(record);
     const char* srun = std::getenv("DISPAR_SRUN");
@@ -529,6 +535,8 @@ int runCommand(const Args& args) {
     const char* mpirun = std::getenv("DISPAR_MPIRUN");
     argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH, "--hostfile", m.output,
             "--rankfile", siblingPath(m.output, ".rankfile"), "-n", std::to_string(lang::rankCountOf(record.ranks))};
+    // Open MPI passes the environment to remote ranks only when told.
+    if (cl.has("--profile")) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};

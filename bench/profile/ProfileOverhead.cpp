@@ -1,0 +1,80 @@
+// What run profiles cost (docs/runtime.md, "Run profiles"): 64 KiB messages from rank 0 to rank 1 through
+// a DISPAR pipe, timed inside the reader as bench/pipe_bandwidth does, alternately with DISPAR_PROFILE set
+// (every port call timed, the profile gathered and written at the end) and unset, best of 9 each in the
+// same run. Prints both rates and the overhead (target <= 2%). Run with `mpiexec -n 2`.
+#include <dispar/runtime.h>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+namespace rt = dispar::rt;
+
+constexpr std::size_t kBytes = 64 << 10;
+constexpr std::size_t kMessages = 4000;
+constexpr int kRepetitions = 9;
+
+double readerSeconds = 0;
+
+void dispatch(rt::Instance& instance) {
+  if (instance.vnode() == 0) {
+    auto out = instance.out<unsigned char>(0);
+    const std::vector<unsigned char> message(kBytes, 0x5a);
+    for (std::size_t i = 0; i < kMessages + 4; ++i) out.write(message);
+    return;
+  }
+  auto in = instance.in<unsigned char>(0);
+  std::vector<unsigned char> message;
+  for (int i = 0; i < 4; ++i) in.read(message);  // warm-up
+  const double start = MPI_Wtime();
+  while (in.read(message)) {
+  }
+  readerSeconds = MPI_Wtime() - start;
+}
+
+double runOnce(int argc, char** argv, bool profiled, const std::string& path) {
+  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "profile.dsp:1:1", false}, {"reader", 1, 1, "profile.dsp:2:1", false}};
+  static const rt::PipeSpec pipes[] = {
+      {"bytes", "unsigned char", 1, 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+  static const rt::ProgramSpec program = {"profile_overhead", vnodes, 2, pipes, 1, 2};
+  if (profiled)
+    setenv("DISPAR_PROFILE", path.c_str(), 1);
+  else
+    unsetenv("DISPAR_PROFILE");
+  if (rt::run(argc, argv, program, dispatch) != 0) std::fprintf(stderr, "profile_overhead: run failed\n");
+  double seconds = readerSeconds;
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  return seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::string path = "/tmp/dispar_profile_overhead." + std::to_string(getpid()) + ".json";
+  double plain = 1e9, profiled = 1e9;
+  for (int r = 0; r < kRepetitions; ++r) {
+    plain = std::min(plain, runOnce(argc, argv, false, path));
+    profiled = std::min(profiled, runOnce(argc, argv, true, path));
+  }
+  if (rank == 0) {
+    const double bytes = static_cast<double>(kMessages * kBytes);
+    std::printf("run profiles: %zu messages of 64 KiB, rank 0 -> rank 1, best of %d, same run\n", kMessages, kRepetitions);
+    std::printf("  without DISPAR_PROFILE: %8.1f MB/s\n", bytes / plain / 1e6);
+    std::printf("  with DISPAR_PROFILE:    %8.1f MB/s\n", bytes / profiled / 1e6);
+    std::printf("  overhead: %+.2f%% (target <= 2%%)\n", (profiled / plain - 1) * 100);
+    std::remove(path.c_str());
+  }
+  MPI_Finalize();
+  return 0;
+}

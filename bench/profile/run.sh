@@ -1,0 +1,66 @@
+#!/bin/bash
+# Run profiles, measured (bench/profile/README.md): (1) how well a profile sees known work: known_work.dsp,
+# four worker instances of relative work 1:2:4:8, all instances in one rank, the profile's per-instance
+# times against the true ratios; (2) what profiling costs on the FIR example: best of 7 runs with and
+# without DISPAR_PROFILE, alternating, same run (256 frames); (3) what it costs on a 64 KiB pipe (profile_overhead).
+# Usage: bench/profile/run.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-$here/../../build}" && pwd)
+mpiexec=$(grep -m1 '^DISPAR_MPIEXEC:' "$build/CMakeCache.txt" | cut -d= -f2)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# (1) Known work.
+cp "$here/known_work.dsp" .
+"$build/bin/disparcc" known_work.dsp -o known_work >/dev/null
+python3 - > one.map.json <<'PY'
+import json
+rtg = json.load(open("known_work.rtg.json"))
+ranks = [{"rank": 0, "vnode": v["vnode"], "replica": v["replica"], "type": v["type"], "host": "localhost",
+          "device": None, "mode": "cpu"} for v in rtg["vertices"]]
+print(json.dumps({"format": "dispar-map", "version": 2, "program": rtg["program"], "ranks": ranks}))
+PY
+DISPAR_MAPPING=one.map.json DISPAR_PROFILE=known.json "$mpiexec" -launcher fork -n 1 ./known_work >/dev/null
+python3 - <<'PY'
+import json
+profile = json.load(open("known.json"))
+workers = sorted((l for l in profile["instances"] if l["vnode"] == "worker"), key=lambda l: l["replica"])
+print("run profile of known work (1:2:4:8, four worker instances in one rank with source and sink, 2 cores)")
+print("%-10s %6s %10s %10s %10s %10s" % ("instance", "true", "cpu_s", "ratio", "compute_s", "ratio"))
+worst = 0.0
+for line in workers:
+    true = 2 ** line["replica"]
+    cpu = line["cpu_s"] / workers[0]["cpu_s"]
+    wall = line["compute_s"] / workers[0]["compute_s"]
+    worst = max(worst, abs(cpu - true) / true)
+    print("worker[%d] %6d %9.3fs %9.2fx %9.3fs %9.2fx" % (line["replica"], true, line["cpu_s"], cpu, line["compute_s"], wall))
+print("worst cpu_s ratio error: %.1f%% (target <= 20%%)" % (worst * 100))
+PY
+
+# (2) The FIR example, with and without profiling.
+cp "$here/../../examples/fir/fir.dsp" .
+"$build/bin/disparcc" fir.dsp -o fir >/dev/null
+best_plain= best_profiled=
+for _ in 1 2 3 4 5 6 7; do
+  for mode in plain profiled; do
+    start=$(date +%s.%N)
+    if [ $mode = profiled ]; then
+      DISPAR_PROFILE=fir.json "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null
+    else
+      "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null
+    fi
+    end=$(date +%s.%N)
+    t=$(python3 -c "print($end - $start)")
+    if [ $mode = profiled ]; then
+      best_profiled=$(python3 -c "b='$best_profiled'; print($t if not b else min($t, float(b)))")
+    else
+      best_plain=$(python3 -c "b='$best_plain'; print($t if not b else min($t, float(b)))")
+    fi
+  done
+done
+python3 -c "print('FIR example (4 ranks, 256 frames), best of 7: %.3f s without, %.3f s with DISPAR_PROFILE: overhead %+.1f%% (target <= 2%%)' % ($best_plain, $best_profiled, ($best_profiled / $best_plain - 1) * 100))"
+
+# (3) A 64 KiB pipe.
+"$mpiexec" -launcher fork -n 2 "$build/bin/profile_overhead"

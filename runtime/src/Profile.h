@@ -1,0 +1,80 @@
+// Run profiles (docs/runtime.md, "Run profiles"): with DISPAR_PROFILE=FILE every instance measures the
+// time its body spends outside its ports (compute), blocked in reads and blocked in writes, and every
+// output port counts its messages and bytes; at the end rank 0 gathers every rank's records and writes
+// one "dispar-profile" file. A rank whose VNODE fails writes what it has, marked incomplete.
+#ifndef DISPAR_RUNTIME_PROFILE_H
+#define DISPAR_RUNTIME_PROFILE_H
+
+#include <dispar/runtime.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dispar::rt {
+
+/// Time one instance's thread spent inside its ports, by direction. Written by that thread only; read
+/// at the end, or by a failing thread while others still run (hence atomics).
+struct PortWaits {
+  std::atomic<double> read{0};
+  std::atomic<double> write{0};
+};
+
+/// One instance's line of the profile.
+struct InstanceProfile {
+  int rank = 0;
+  std::string vnode;
+  int replica = 0;
+  std::string host;
+  std::string device;  // "cpu", "gpu", "host-path"
+  double computeSeconds = 0, readWaitSeconds = 0, writeWaitSeconds = 0;
+  double cpuSeconds = 0;  // the body thread's CPU time (MPI's busy waiting included)
+};
+
+/// The calling thread's CPU time so far, in seconds.
+double threadCpuSeconds();
+
+/// A pipe's traffic, summed over its writer instances.
+struct PipeTraffic {
+  std::uint64_t messages = 0, bytes = 0;
+};
+
+/// DISPAR_PROFILE, or empty when profiling is off.
+std::string profilePath();
+
+/// The profile's JSON text. `failure`: empty for a complete profile; else why it is partial.
+std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
+                        const std::vector<PipeTraffic>& pipes, const std::string& failure);
+
+/// Collective over MPI_COMM_WORLD: gathers every rank's instances and pipe traffic on rank 0, which
+/// writes `path` (through a temporary beside it, renamed). False with `error` on rank 0 when it cannot.
+bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
+                   const std::vector<PipeTraffic>& myPipes, int rank, std::string& error);
+
+/// Writes `text` to `path` through a temporary beside it.
+bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);
+
+/// Adds the time from its construction to its destruction to `waits` (read or write), when profiling.
+class PortWaitTimer {
+ public:
+  PortWaitTimer(std::atomic<double>* slot) : slot_(slot) {
+    if (slot_ != nullptr) start_ = std::chrono::steady_clock::now();
+  }
+  ~PortWaitTimer() {
+    if (slot_ == nullptr) return;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    slot_->store(slot_->load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+  }
+  PortWaitTimer(const PortWaitTimer&) = delete;
+  PortWaitTimer& operator=(const PortWaitTimer&) = delete;
+
+ private:
+  std::atomic<double>* slot_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace dispar::rt
+
+#endif  // DISPAR_RUNTIME_PROFILE_H
