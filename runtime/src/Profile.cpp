@@ -37,10 +37,15 @@ nlohmann::ordered_json instanceJson(const InstanceProfile& instance) {
           {"cpu_s", instance.cpuSeconds}};
 }
 
+nlohmann::ordered_json splitSiteJson(const SplitSiteProfile& site) {
+  return {{"rank", site.rank}, {"site", site.site}, {"gpu_rate", site.gpuRate}, {"cpu_thread_rate", site.cpuThreadRate}};
+}
+
 }  // namespace
 
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
-                        const std::vector<PipeTraffic>& pipes, const std::string& failure) {
+                        const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
+                        const std::string& failure) {
   nlohmann::ordered_json doc = {{"format", "dispar-profile"}, {"version", 1}, {"program", program.program}};
   doc["complete"] = failure.empty();
   if (!failure.empty()) doc["failure"] = failure;
@@ -54,6 +59,9 @@ std::string profileJson(const ProgramSpec& program, const std::vector<InstancePr
                        {"bytes", pipes[static_cast<std::size_t>(p)].bytes}});
   doc["pipes"] = std::move(traffic);
   doc["kernels"] = nlohmann::ordered_json::array();  // launch sites are not recorded yet (docs/runtime.md)
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (const SplitSiteProfile& site : splitSites) sites.push_back(splitSiteJson(site));
+  doc["split_sites"] = std::move(sites);
   return doc.dump(2) + "\n";
 }
 
@@ -78,11 +86,14 @@ bool writeProfileFile(const std::string& path, const std::string& text, std::str
 }
 
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
-                   const std::vector<PipeTraffic>& myPipes, int rank, std::string& error) {
-  // Each rank's instances as JSON text; rank 0 parses them back into one list.
+                   const std::vector<PipeTraffic>& myPipes, const std::vector<SplitSiteProfile>& mySplitSites, int rank,
+                   std::string& error) {
+  // Each rank's lines as JSON text; rank 0 parses them back into one list.
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const InstanceProfile& instance : mine) lines.push_back(instanceJson(instance));
-  const std::string text = lines.dump();
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (const SplitSiteProfile& site : mySplitSites) sites.push_back(splitSiteJson(site));
+  const std::string text = nlohmann::ordered_json{{"instances", lines}, {"split_sites", sites}}.dump();
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int length = static_cast<int>(text.size());
@@ -105,10 +116,14 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   if (rank != 0) return true;
 
   std::vector<InstanceProfile> instances;
+  std::vector<SplitSiteProfile> splitSites;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     const nlohmann::json part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
                                                                  static_cast<std::size_t>(lengths[r])));
-    for (const nlohmann::json& line : part)
+    for (const nlohmann::json& site : part.at("split_sites"))
+      splitSites.push_back(SplitSiteProfile{site.at("rank").get<int>(), site.at("site").get<std::string>(),
+                                            site.at("gpu_rate").get<double>(), site.at("cpu_thread_rate").get<double>()});
+    for (const nlohmann::json& line : part.at("instances"))
       instances.push_back(InstanceProfile{line.at("rank").get<int>(), line.at("vnode").get<std::string>(),
                                           line.at("replica").get<int>(), line.at("host").get<std::string>(),
                                           line.at("device").get<std::string>(), line.at("compute_s").get<double>(),
@@ -117,7 +132,7 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   }
   std::vector<PipeTraffic> pipes(myPipes.size());
   for (std::size_t p = 0; p < pipes.size(); ++p) pipes[p] = {sums[2 * p], sums[2 * p + 1]};
-  return writeProfileFile(path, profileJson(program, instances, pipes, ""), error);
+  return writeProfileFile(path, profileJson(program, instances, pipes, splitSites, ""), error);
 }
 
 }  // namespace dispar::rt

@@ -152,7 +152,7 @@ class LiveProfile {
       lines.push_back(std::move(line));
     }
     std::string error;
-    writeProfileFile(path_, profileJson(*program_, lines, {}, failure), error);
+    writeProfileFile(path_, profileJson(*program_, lines, {}, {}, failure), error);
   }
 
  private:
@@ -503,9 +503,13 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
       pipes[p].bytes += measure.pipes[p].bytes;
     }
   }
+  std::vector<SplitSiteProfile> splitSites;
+  for (const dispar::detail::SplitSiteRates& site : dispar::detail::splitSiteRates())
+    splitSites.push_back({rank, site.site, site.gpuRate, site.cpuThreadRate});
   std::string error;
   try {
-    if (!gatherProfile(profile, program, lines, pipes, rank, error)) report("warning: no run profile: " + error);
+    if (!gatherProfile(profile, program, lines, pipes, splitSites, rank, error))
+      report("warning: no run profile: " + error);
   } catch (const std::exception& failure) {
     report(std::string("warning: no run profile: ") + failure.what());
   }

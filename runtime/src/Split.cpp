@@ -73,6 +73,12 @@ class SiteRegistry {
     std::lock_guard<std::mutex> lock(mutex_);
     sites_[site] = rates;
   }
+  std::vector<detail::SplitSiteRates> all() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<detail::SplitSiteRates> rates;
+    for (const auto& [site, learned] : sites_) rates.push_back({site, learned.gpu, learned.cpuThread});
+    return rates;
+  }
 
  private:
   std::mutex mutex_;
@@ -276,6 +282,8 @@ std::string describe(const std::exception_ptr& cause) {
 }
 
 }  // namespace
+
+std::vector<SplitSiteRates> splitSiteRates() { return siteRegistry().all(); }
 
 SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, const SplitOptions& options,
                     const char* file, int line) {

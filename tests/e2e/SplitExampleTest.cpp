@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,17 @@ TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
   EXPECT_NE(readFile(dir.file("hotspot.rtg.json")).find("\"node_cores\": true"), std::string::npos);
   // Two CPU worker threads beside the GPU's, so that both units run however many cores CI has.
   ProcessResult run = runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./hotspot", "256", "8"}, dir.path(),
-                                 {"DISPAR_SPLIT_CPU_THREADS=2"});
+                                 {"DISPAR_SPLIT_CPU_THREADS=2", "DISPAR_PROFILE=" + dir.file("profile.json")});
   ASSERT_EQ(run.status, 0) << run.output;
+  // The run profile carries the rates split_for learned at the loop's call site (docs/split.md).
+  const std::string profile = readFile(dir.file("profile.json"));
+  std::smatch site;
+  ASSERT_TRUE(std::regex_search(profile, site,
+                                std::regex("\"site\": \"[^\"]*hotspot.dsp:[0-9]+#2\",\\s*\"gpu_rate\": ([0-9.e+-]+),\\s*"
+                                           "\"cpu_thread_rate\": ([0-9.e+-]+)")))
+      << profile;
+  EXPECT_GT(std::stod(site[1]), 0) << profile;
+  EXPECT_GT(std::stod(site[2]), 0) << profile;
   EXPECT_NE(run.output.find("hotspot: split vs cpu-only max difference 0, vs gpu-only 0\n"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("hotspot: last step: cpu share "), std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("cpu share 100.0%"), std::string::npos) << run.output;  // the GPU unit took part

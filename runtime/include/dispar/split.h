@@ -85,6 +85,14 @@ class SplitError : public std::runtime_error {
 };
 
 namespace detail {
+/// The rates learned at one split_for call site in this process ("app.dsp:41#7": file, line and CPU
+/// thread count), for the run profile.
+struct SplitSiteRates {
+  std::string site;
+  double gpuRate = 0, cpuThreadRate = 0;  // items per second; 0: not measured
+};
+std::vector<SplitSiteRates> splitSiteRates();
+
 using SplitBody = std::function<void(std::size_t, std::size_t)>;
 /// `gpu` may be null: a parallel loop on the CPU threads alone.
 SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, const SplitOptions& options,
