@@ -5,11 +5,7 @@
 # Usage: bench/grouping/run.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../../build}" && pwd)
-mpiexec=$(grep -m1 '^DISPAR_MPIEXEC:' "$build/CMakeCache.txt" | cut -d= -f2)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$here/../common.sh"
 cp "$here/fmradio57.dsp" .
 "$build/bin/disparcc" fmradio57.dsp -o fmradio57 >/dev/null
 instances=$(python3 -c 'import json; print(len(json.load(open("fmradio57.rtg.json"))["vertices"]))')

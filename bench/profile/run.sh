@@ -6,11 +6,7 @@
 # Usage: bench/profile/run.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../../build}" && pwd)
-mpiexec=$(grep -m1 '^DISPAR_MPIEXEC:' "$build/CMakeCache.txt" | cut -d= -f2)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$here/../common.sh"
 
 # (1) Known work.
 cp "$here/known_work.dsp" .

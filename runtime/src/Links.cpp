@@ -41,9 +41,7 @@ void Doorbell::wait(std::uint64_t seen) {
   rung_.wait(lock, [&] { return rings_ != seen; });
 }
 
-std::size_t LocalLink::bytesOf(const Message& message) const {
-  return message.moved ? message.moved->count() * elementBytes_ : message.bytes.size();
-}
+std::size_t LocalLink::bytesOf(const Message& message) const { return message.size(elementBytes_); }
 
 void LocalLink::push(Message message) {
   bool wake = false;

@@ -45,6 +45,9 @@ class LocalLink {
     bool end = false;
     std::vector<unsigned char> bytes;
     std::unique_ptr<detail::MovedVector> moved;  // instead of bytes
+
+    const void* data() const { return moved ? moved->data() : bytes.data(); }
+    std::size_t size(std::size_t elementBytes) const { return moved ? moved->count() * elementBytes : bytes.size(); }
   };
 
   /// Bytes a link holds before its writer waits, however large its window: as MPI's rendezvous

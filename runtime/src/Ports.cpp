@@ -631,8 +631,8 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
 void InPortEnd::deliverLocal(LocalLink::Message& message, detail::DestinationFn destination, void* ctx,
                              const char* expectation, gpu::Device* device, detail::AdoptFn adopt) {
   if (message.moved && adopt != nullptr && adopt(ctx, *message.moved)) return;
-  const void* source = message.moved ? message.moved->data() : message.bytes.data();
-  const std::size_t bytes = message.moved ? message.moved->count() * pipe_.elementBytes : message.bytes.size();
+  const void* source = message.data();
+  const std::size_t bytes = message.size(pipe_.elementBytes);
   void* target = bytes % pipe_.elementBytes == 0
                      ? destination(ctx, bytes / pipe_.elementBytes, detail::DestinationMode::Resize)
                      : nullptr;
@@ -732,9 +732,9 @@ bool InPortEnd::readElement(void* element) {
         continue;
       }
       consumed(index);
-      const std::size_t bytes = message.moved ? message.moved->count() * pipe_.elementBytes : message.bytes.size();
+      const std::size_t bytes = message.size(pipe_.elementBytes);
       if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
-      std::memcpy(element, message.moved ? message.moved->data() : message.bytes.data(), bytes);
+      std::memcpy(element, message.data(), bytes);
       return true;
     }
     if (arrival.probed) {

@@ -1,7 +1,7 @@
 // examples/split/hotspot.dsp end to end: a GPU vnode whose stencil steps are shared between the kernel
 // (on the host path here) and the CPU cores by split_for; its grid must equal the CPU-only and GPU-only
-// runs of the same steps, and both units must take part. The RTG marks the vnode as using its node's
-// cores.
+// runs of the same steps, and both units must take part (their rates are in the run profile). The RTG
+// marks the vnode as using its node's cores.
 #include "CudaTestSettings.h"
 #include "Process.h"
 
@@ -26,7 +26,9 @@ TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
   ProcessResult run = runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./hotspot", "256", "8"}, dir.path(),
                                  {"DISPAR_SPLIT_CPU_THREADS=2", "DISPAR_PROFILE=" + dir.file("profile.json")});
   ASSERT_EQ(run.status, 0) << run.output;
-  // The run profile carries the rates split_for learned at the loop's call site (docs/split.md).
+  // The run profile carries the rates split_for learned at the loop's call site (docs/split.md): both
+  // units took part in the run (in some step: one step's shares depend on timing, a loaded machine can
+  // leave a short one to a single unit).
   const std::string profile = readFile(dir.file("profile.json"));
   std::smatch site;
   ASSERT_TRUE(std::regex_search(profile, site,
@@ -37,8 +39,6 @@ TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
   EXPECT_GT(std::stod(site[2]), 0) << profile;
   EXPECT_NE(run.output.find("hotspot: split vs cpu-only max difference 0, vs gpu-only 0\n"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("hotspot: last step: cpu share "), std::string::npos) << run.output;
-  EXPECT_EQ(run.output.find("cpu share 100.0%"), std::string::npos) << run.output;  // the GPU unit took part
-  EXPECT_EQ(run.output.find("cpu share 0.0%"), std::string::npos) << run.output;    // and so did the CPU
 }
 
 }  // namespace
