@@ -43,9 +43,12 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
       vertex.replicas = vnode.replicas;
       vertex.type = vnode.requirement;
       vertex.cost = vnode.cost;
+      vertex.costDeclared = vnode.costDeclared;
       vertex.memory = vnode.memoryBytes;
       vertex.location = vnode.location.str();
       vertex.usesNodeCores = vnode.usesNodeCores;
+      vertex.fingerprint = vnode.fingerprint;
+      vertex.features = vnode.features;
       rtg.vertices.push_back(vertex);
     }
   }

@@ -33,9 +33,16 @@ std::string writeRtgJson(const Rtg& rtg) {
     j["replicas"] = v.replicas;
     j["type"] = requirementName(v.type);
     j["cost"] = v.cost;
+    if (!v.costDeclared) j["cost_declared"] = false;
     j["memory"] = v.memory ? ordered_json(*v.memory) : ordered_json(nullptr);
     j["location"] = v.location;
     if (v.usesNodeCores) j["node_cores"] = true;  // written only when set: older readers see no change
+    if (!v.fingerprint.empty()) j["fingerprint"] = v.fingerprint;
+    if (!v.features.empty()) {
+      ordered_json features = ordered_json::object();
+      for (const auto& [name, value] : v.features) features[name] = value;
+      j["features"] = std::move(features);
+    }
     vertices.push_back(std::move(j));
   }
   doc["vertices"] = std::move(vertices);
@@ -151,6 +158,22 @@ class Reader {
     return true;
   }
 
+  /// An object of finite non-negative numbers; absent leaves `out` empty.
+  bool features(const Json& object, const char* key, const std::string& path, CodeFeatures& out) {
+    out.clear();
+    const Json* v = find(object, key, path, false);
+    if (!v) return true;
+    if (!v->is_object()) return fail(path + "." + key + ": expected an object of numbers, got " + lang::shownJson(*v));
+    for (const auto& [name, item] : v->items()) {
+      double value = 0;
+      std::string problem;
+      if (!lang::jsonNumber(item, value, problem)) return fail(path + "." + key + "." + name + ": " + problem);
+      if (value < 0) return fail(path + "." + key + "." + name + ": must not be negative, got " + lang::shownJson(item));
+      out[name] = value;
+    }
+    return true;
+  }
+
   bool fail(const std::string& message) {
     error_ = message;
     return false;
@@ -187,8 +210,10 @@ bool readVertex(Reader& r, const Json& j, std::size_t i, RtgVertex& v) {
   if (v.replica >= v.replicas)
     return r.fail(path + ".replica: must be less than replicas (" + std::to_string(v.replicas) + "), got " +
                   std::to_string(v.replica));
-  return r.positive(j, "cost", path, v.cost) && r.optionalBytes(j, "memory", path, v.memory) &&
-         r.string(j, "location", path, v.location, false) && r.boolean(j, "node_cores", path, v.usesNodeCores);
+  return r.positive(j, "cost", path, v.cost) && r.boolean(j, "cost_declared", path, v.costDeclared) &&
+         r.optionalBytes(j, "memory", path, v.memory) && r.string(j, "location", path, v.location, false) &&
+         r.boolean(j, "node_cores", path, v.usesNodeCores) && r.string(j, "fingerprint", path, v.fingerprint, false) &&
+         r.features(j, "features", path, v.features);
 }
 
 bool readEdge(Reader& r, const Json& j, std::size_t i, int vertexCount, RtgEdge& e) {

@@ -380,7 +380,10 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         model.requirementDeclared = true;
       }
       if (replicas) model.replicas = *replicas;
-      if (directive.cost) model.cost = *directive.cost;
+      if (directive.cost) {
+        model.cost = *directive.cost;
+        model.costDeclared = true;
+      }
       model.memoryBytes = directive.memoryBytes;
     }
   }

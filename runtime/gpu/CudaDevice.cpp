@@ -77,6 +77,12 @@ void CudaDevice::copy(void* target, const void* source, std::size_t bytes, CopyK
 
 void CudaDevice::synchronize() { DISPAR_CUDA(cudaStreamSynchronize(nullptr)); }
 
+std::string CudaDevice::model() const {
+  cudaDeviceProp properties{};
+  DISPAR_CUDA(cudaGetDeviceProperties(&properties, ordinal_));
+  return properties.name;
+}
+
 bool CudaDevice::busy() {
   const cudaError_t state = cudaStreamQuery(nullptr);
   if (state == cudaErrorNotReady) return true;

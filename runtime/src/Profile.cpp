@@ -2,8 +2,6 @@
 
 #include "MpiCheck.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -23,22 +21,45 @@ std::string profilePath() {
   return path != nullptr ? path : "";
 }
 
-namespace {
-
-nlohmann::ordered_json instanceJson(const InstanceProfile& instance) {
-  return {{"rank", instance.rank},
-          {"vnode", instance.vnode},
-          {"replica", instance.replica},
-          {"host", instance.host},
-          {"device", instance.device},
-          {"compute_s", instance.computeSeconds},
-          {"read_wait_s", instance.readWaitSeconds},
-          {"write_wait_s", instance.writeWaitSeconds},
-          {"cpu_s", instance.cpuSeconds}};
+const std::string& cpuModel() {
+  static const std::string model = [] {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+      if (line.rfind("model name", 0) != 0) continue;
+      const std::size_t colon = line.find(':');
+      if (colon == std::string::npos) break;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      if (first != std::string::npos) return line.substr(first);
+    }
+    return std::string("CPU");
+  }();
+  return model;
 }
 
-nlohmann::ordered_json splitSiteJson(const SplitSiteProfile& site) {
-  return {{"rank", site.rank}, {"site", site.site}, {"gpu_rate", site.gpuRate}, {"cpu_thread_rate", site.cpuThreadRate}};
+namespace {
+
+// The running binary's absolute path: streammap finds the program's RTG beside it.
+std::string binaryPath() {
+  char buffer[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return length > 0 ? std::string(buffer, static_cast<std::size_t>(length)) : std::string();
+}
+
+lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
+                           const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
+                           const std::string& failure) {
+  lang::RunProfile profile;
+  profile.program = program.program;
+  profile.binary = binaryPath();
+  profile.complete = failure.empty();
+  profile.failure = failure;
+  profile.instances = instances;
+  for (int p = 0; p < program.pipeCount && static_cast<std::size_t>(p) < pipes.size(); ++p)
+    profile.pipes.push_back({program.pipes[p].name, pipes[static_cast<std::size_t>(p)].messages,
+                             pipes[static_cast<std::size_t>(p)].bytes});
+  profile.splitSites = splitSites;
+  return profile;
 }
 
 }  // namespace
@@ -46,23 +67,7 @@ nlohmann::ordered_json splitSiteJson(const SplitSiteProfile& site) {
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
                         const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
                         const std::string& failure) {
-  nlohmann::ordered_json doc = {{"format", "dispar-profile"}, {"version", 1}, {"program", program.program}};
-  doc["complete"] = failure.empty();
-  if (!failure.empty()) doc["failure"] = failure;
-  nlohmann::ordered_json lines = nlohmann::ordered_json::array();
-  for (const InstanceProfile& instance : instances) lines.push_back(instanceJson(instance));
-  doc["instances"] = std::move(lines);
-  nlohmann::ordered_json traffic = nlohmann::ordered_json::array();
-  for (int p = 0; p < program.pipeCount && static_cast<std::size_t>(p) < pipes.size(); ++p)
-    traffic.push_back({{"pipe", program.pipes[p].name},
-                       {"messages", pipes[static_cast<std::size_t>(p)].messages},
-                       {"bytes", pipes[static_cast<std::size_t>(p)].bytes}});
-  doc["pipes"] = std::move(traffic);
-  doc["kernels"] = nlohmann::ordered_json::array();  // launch sites are not recorded yet (docs/runtime.md)
-  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
-  for (const SplitSiteProfile& site : splitSites) sites.push_back(splitSiteJson(site));
-  doc["split_sites"] = std::move(sites);
-  return doc.dump(2) + "\n";
+  return lang::writeRunProfileJson(profileOf(program, instances, pipes, splitSites, failure));
 }
 
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error) {
@@ -88,12 +93,8 @@ bool writeProfileFile(const std::string& path, const std::string& text, std::str
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
                    const std::vector<PipeTraffic>& myPipes, const std::vector<SplitSiteProfile>& mySplitSites, int rank,
                    std::string& error) {
-  // Each rank's lines as JSON text; rank 0 parses them back into one list.
-  nlohmann::ordered_json lines = nlohmann::ordered_json::array();
-  for (const InstanceProfile& instance : mine) lines.push_back(instanceJson(instance));
-  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
-  for (const SplitSiteProfile& site : mySplitSites) sites.push_back(splitSiteJson(site));
-  const std::string text = nlohmann::ordered_json{{"instances", lines}, {"split_sites", sites}}.dump();
+  // Each rank's lines as a profile of their own (the format's writer); rank 0 reads them back.
+  const std::string text = profileJson(program, mine, {}, mySplitSites, "");
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int length = static_cast<int>(text.size());
@@ -118,17 +119,14 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   std::vector<InstanceProfile> instances;
   std::vector<SplitSiteProfile> splitSites;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
-    const nlohmann::json part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
-                                                                 static_cast<std::size_t>(lengths[r])));
-    for (const nlohmann::json& site : part.at("split_sites"))
-      splitSites.push_back(SplitSiteProfile{site.at("rank").get<int>(), site.at("site").get<std::string>(),
-                                            site.at("gpu_rate").get<double>(), site.at("cpu_thread_rate").get<double>()});
-    for (const nlohmann::json& line : part.at("instances"))
-      instances.push_back(InstanceProfile{line.at("rank").get<int>(), line.at("vnode").get<std::string>(),
-                                          line.at("replica").get<int>(), line.at("host").get<std::string>(),
-                                          line.at("device").get<std::string>(), line.at("compute_s").get<double>(),
-                                          line.at("read_wait_s").get<double>(), line.at("write_wait_s").get<double>(),
-                                          line.at("cpu_s").get<double>()});
+    lang::RunProfile part;
+    if (!lang::parseRunProfileJson(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])),
+                                   part, error)) {
+      error = "rank " + std::to_string(r) + "'s part: " + error;
+      return false;
+    }
+    instances.insert(instances.end(), part.instances.begin(), part.instances.end());
+    splitSites.insert(splitSites.end(), part.splitSites.begin(), part.splitSites.end());
   }
   std::vector<PipeTraffic> pipes(myPipes.size());
   for (std::size_t p = 0; p < pipes.size(); ++p) pipes[p] = {sums[2 * p], sums[2 * p + 1]};

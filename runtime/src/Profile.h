@@ -7,6 +7,8 @@
 
 #include <dispar/runtime.h>
 
+#include "dispar_lang/RunProfile.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -22,26 +24,17 @@ struct PortWaits {
   std::atomic<double> write{0};
 };
 
-/// One instance's line of the profile.
-struct InstanceProfile {
-  int rank = 0;
-  std::string vnode;
-  int replica = 0;
-  std::string host;
-  std::string device;  // "cpu", "gpu", "host-path"
-  double computeSeconds = 0, readWaitSeconds = 0, writeWaitSeconds = 0;
-  double cpuSeconds = 0;  // the body thread's CPU time (MPI's busy waiting included)
-};
+/// One instance's line of the profile, and one call site's split_for rates: the file's own records
+/// (dispar_lang/RunProfile.h, the format's one writer and reader).
+using InstanceProfile = lang::ProfiledInstance;
+using SplitSiteProfile = lang::ProfiledSplitSite;
 
 /// The calling thread's CPU time so far, in seconds.
 double threadCpuSeconds();
 
-/// The rates split_for learned at one call site on one rank (docs/split.md, "Carry-over").
-struct SplitSiteProfile {
-  int rank = 0;
-  std::string site;
-  double gpuRate = 0, cpuThreadRate = 0;
-};
+/// The model name of this machine's CPU ("/proc/cpuinfo"'s first "model name"), for profiles of
+/// instances that ran on the CPU; "CPU" when the system does not say.
+const std::string& cpuModel();
 
 /// A pipe's traffic, summed over its writer instances.
 struct PipeTraffic {

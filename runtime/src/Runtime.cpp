@@ -396,8 +396,13 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
                           ", rank " + std::to_string(rank) + ")";
   if (measure != nullptr) {
     ports->profile();
-    measure->line = InstanceProfile{rank, vnode.name, id.replica, node_name(),
-                                    device ? "gpu" : vnode.usesGpu ? "host-path" : "cpu"};
+    measure->line.rank = rank;
+    measure->line.vnode = vnode.name;
+    measure->line.replica = id.replica;
+    measure->line.host = node_name();
+    measure->line.device = device ? "gpu" : vnode.usesGpu ? "host-path" : "cpu";
+    measure->line.deviceModel = device ? device->model() : cpuModel();
+    measure->line.fingerprint = vnode.fingerprint != nullptr ? vnode.fingerprint : "";
   }
   try {
     const EarlyExitGuard guard(who);

@@ -48,7 +48,8 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
     const lang::VnodeModel& vnode = program.vnodes[v];
     out << "    {" << quoted(vnode.name) << ", " << static_cast<long long>(program.firstRank(static_cast<int>(v))) << ", "
         << static_cast<long long>(vnode.replicas) << ", " << quoted(vnode.location.str()) << ", "
-        << (vnode.requirement == lang::Requirement::CG ? "true" : "false") << "},\n";
+        << (vnode.requirement == lang::Requirement::CG ? "true" : "false") << ", " << quoted(vnode.fingerprint)
+        << "},\n";
   }
   out << "};\n";
   if (program.pipes.empty()) {

@@ -36,10 +36,13 @@ struct VnodeModel {
   std::vector<PortRef> ports;  // in declaration order (the function's parameter order)
   int replicas = 1;
   double cost = 1.0;
+  bool costDeclared = false;  // cost(W) given
   std::optional<std::uint64_t> memoryBytes;
   Requirement requirement = Requirement::CO;
   bool requirementDeclared = false;  // from resource(...), not inferred
   bool usesNodeCores = false;        // calls dispar::split_for (directly or through the file's functions)
+  std::string fingerprint;           // hash of its code and the code it calls (docs/language.md)
+  CodeFeatures features;             // static features of that code (docs/language.md, "Code features")
   SourceLocation location;
 };
 

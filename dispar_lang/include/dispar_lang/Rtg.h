@@ -4,6 +4,7 @@
 #define DISPAR_LANG_RTG_H
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ enum class Requirement { CO, CG };
 
 const char* requirementName(Requirement r);  // "CO" / "CG"
 
+/// Static features of a VNODE's code by name (docs/language.md, "Code features"), in name order so that
+/// files are deterministic. Values are non-negative counts or weights.
+using CodeFeatures = std::map<std::string, double>;
+
 struct RtgVertex {
   int id = 0;  // equals rank
   int rank = 0;
@@ -28,9 +33,12 @@ struct RtgVertex {
   int replicas = 1;
   Requirement type = Requirement::CO;
   double cost = 1.0;
+  bool costDeclared = true;  // from a cost(W) clause; false: the default 1 (written "cost_declared": false)
   std::optional<std::uint64_t> memory;  // bytes one instance needs on its device
   std::string location;                 // "app.dsp:12:1"
   bool usesNodeCores = false;           // "node_cores": shares its loops with its node's CPU cores (split_for)
+  std::string fingerprint;              // hash of the VNODE's code (docs/language.md); empty when unknown
+  CodeFeatures features;                // static features of the VNODE's code; empty when unknown
 };
 
 struct RtgEdge {

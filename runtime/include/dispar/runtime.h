@@ -45,6 +45,7 @@ struct VnodeSpec {
   int replicas;
   const char* location;         // "app.dsp:12:1", for messages
   bool usesGpu;                 // CG: the runtime selects a device (or the host path) for it
+  const char* fingerprint = ""; // hash of its code (the RTG's "fingerprint"), for run profiles
 };
 
 struct ProgramSpec {

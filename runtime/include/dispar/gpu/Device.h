@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 namespace dispar::gpu {
 
@@ -51,6 +52,8 @@ class Device {
   /// Whether that work is still running (without waiting): split_for's GPU thread computes CPU chunks
   /// meanwhile. A device that cannot tell says false.
   virtual bool busy() { return false; }
+  /// The device's model as its vendor names it ("NVIDIA A100-SXM4-80GB"), for run profiles.
+  virtual std::string model() const { return "GPU"; }
   virtual std::unique_ptr<CopyEngine> makeCopyEngine(int slots, std::size_t capacity) = 0;
   virtual const TransferSettings& transfers() const = 0;
 };

@@ -1,0 +1,65 @@
+// The run profile file (docs/runtime.md, "Run profiles"): what one run of a program measured, per
+// VNODE instance and per pipe. The runtime writes it (DISPAR_PROFILE=FILE); streammap reads it
+// (`streammap profile add`, `streammap map --profile`). One writer and one reader, here; the runtime
+// compiles this file into its own library rather than linking dispar_lang.
+#ifndef DISPAR_LANG_RUN_PROFILE_H
+#define DISPAR_LANG_RUN_PROFILE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dispar::lang {
+
+inline constexpr const char* kRunProfileFormat = "dispar-profile";
+inline constexpr int kRunProfileVersion = 1;
+
+struct ProfiledInstance {
+  int rank = 0;  // the MPI rank that ran it
+  std::string vnode;
+  int replica = 0;
+  std::string host;
+  std::string device;       // "cpu", "gpu" or "host-path" (a CG instance run on the CPU)
+  std::string deviceModel;  // the GPU's name for "gpu", the CPU's model name otherwise
+  std::string fingerprint;  // the VNODE's code fingerprint as built (the RTG's); empty when unknown
+  double computeSeconds = 0, readWaitSeconds = 0, writeWaitSeconds = 0;
+  double cpuSeconds = 0;  // the body thread's CPU time (MPI's busy waiting included)
+};
+
+struct ProfiledPipe {
+  std::string pipe;
+  std::uint64_t messages = 0, bytes = 0;  // summed over the pipe's writer instances
+};
+
+/// The rates split_for learned at one call site on one rank (docs/split.md, "Carry-over").
+struct ProfiledSplitSite {
+  int rank = 0;
+  std::string site;
+  double gpuRate = 0, cpuThreadRate = 0;
+};
+
+struct RunProfile {
+  std::string program;
+  std::string binary;  // the program's path as it ran (absolute when known): its RTG lies beside it
+  bool complete = true;
+  std::string failure;  // why the profile is partial; empty when complete
+  std::vector<ProfiledInstance> instances;
+  std::vector<ProfiledPipe> pipes;
+  std::vector<ProfiledSplitSite> splitSites;
+
+  /// The number of messages that stands for one period of the stream: the most any pipe carried (at
+  /// least 1). Every instance's cost per message is its compute time over this same count, so that the
+  /// costs of one run add up as the instances' loads do (docs/streammap.md, "Measured costs").
+  std::uint64_t periodMessages() const;
+};
+
+/// Two-space indented, fields in a fixed order, newline at the end.
+std::string writeRunProfileJson(const RunProfile& profile);
+
+/// Parses and validates a profile: format and version, every field's type and range. On failure returns
+/// false with `error` naming the field ("profile.instances[2].compute_s: must not be negative, got -1").
+bool parseRunProfileJson(const std::string& text, RunProfile& out, std::string& error);
+
+}  // namespace dispar::lang
+
+#endif

@@ -1,0 +1,146 @@
+#include "dispar_lang/RunProfile.h"
+
+#include "dispar_lang/JsonRead.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace dispar::lang {
+
+namespace {
+
+using Ordered = nlohmann::ordered_json;
+using Json = nlohmann::json;
+using Fields = JsonFields<Json>;
+
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+
+Ordered instanceJson(const ProfiledInstance& instance) {
+  return {{"rank", instance.rank},
+          {"vnode", instance.vnode},
+          {"replica", instance.replica},
+          {"host", instance.host},
+          {"device", instance.device},
+          {"device_model", instance.deviceModel},
+          {"fingerprint", instance.fingerprint},
+          {"compute_s", instance.computeSeconds},
+          {"read_wait_s", instance.readWaitSeconds},
+          {"write_wait_s", instance.writeWaitSeconds},
+          {"cpu_s", instance.cpuSeconds}};
+}
+
+// Optional string members: absent in profiles written before they existed.
+bool optionalString(const Fields& fields, const char* key, std::string& out) {
+  return fields.member(key, false) == nullptr || fields.string(key, out);
+}
+
+bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out, std::string& error) {
+  Fields f(j, path, error);
+  std::int64_t rank = 0, replica = 0;
+  if (!f.integer("rank", 0, kIntMax, rank) || !f.string("vnode", out.vnode) ||
+      !f.integer("replica", 0, kIntMax, replica) || !f.string("host", out.host) ||
+      !f.oneOf("device", {"cpu", "gpu", "host-path"}, out.device) || !optionalString(f, "device_model", out.deviceModel) ||
+      !optionalString(f, "fingerprint", out.fingerprint) || !f.measure("compute_s", out.computeSeconds) ||
+      !f.measure("read_wait_s", out.readWaitSeconds) || !f.measure("write_wait_s", out.writeWaitSeconds))
+    return false;
+  if (f.member("cpu_s", false) != nullptr && !f.measure("cpu_s", out.cpuSeconds)) return false;
+  out.rank = static_cast<int>(rank);
+  out.replica = static_cast<int>(replica);
+  return true;
+}
+
+bool readPipe(const Json& j, const std::string& path, ProfiledPipe& out, std::string& error) {
+  Fields f(j, path, error);
+  std::optional<std::uint64_t> messages, bytes;
+  if (!f.string("pipe", out.pipe) || !f.optionalUnsigned("messages", messages) || !f.optionalUnsigned("bytes", bytes))
+    return false;
+  if (!messages || !bytes) return f.fail(messages ? "bytes" : "messages", "expected a count, got null");
+  out.messages = *messages;
+  out.bytes = *bytes;
+  return true;
+}
+
+bool readSplitSite(const Json& j, const std::string& path, ProfiledSplitSite& out, std::string& error) {
+  Fields f(j, path, error);
+  std::int64_t rank = 0;
+  if (!f.integer("rank", 0, kIntMax, rank) || !f.string("site", out.site) || !f.measure("gpu_rate", out.gpuRate) ||
+      !f.measure("cpu_thread_rate", out.cpuThreadRate))
+    return false;
+  out.rank = static_cast<int>(rank);
+  return true;
+}
+
+template <class Item, class ReadFn>
+bool readList(const Fields& top, const char* key, bool required, std::vector<Item>& out, ReadFn read,
+              std::string& error) {
+  out.clear();
+  if (!required && top.member(key, false) == nullptr) return true;
+  const Json* list = top.array(key);
+  if (list == nullptr) return false;
+  out.resize(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i)
+    if (!read((*list)[i], std::string("profile.") + key + "[" + std::to_string(i) + "]", out[i], error)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::uint64_t RunProfile::periodMessages() const {
+  std::uint64_t most = 1;
+  for (const ProfiledPipe& pipe : pipes) most = std::max(most, pipe.messages);
+  return most;
+}
+
+std::string writeRunProfileJson(const RunProfile& profile) {
+  Ordered doc = {{"format", kRunProfileFormat}, {"version", kRunProfileVersion}, {"program", profile.program}};
+  if (!profile.binary.empty()) doc["binary"] = profile.binary;
+  doc["complete"] = profile.complete;
+  if (!profile.complete) doc["failure"] = profile.failure;
+  Ordered instances = Ordered::array();
+  for (const ProfiledInstance& instance : profile.instances) instances.push_back(instanceJson(instance));
+  doc["instances"] = std::move(instances);
+  Ordered pipes = Ordered::array();
+  for (const ProfiledPipe& pipe : profile.pipes)
+    pipes.push_back({{"pipe", pipe.pipe}, {"messages", pipe.messages}, {"bytes", pipe.bytes}});
+  doc["pipes"] = std::move(pipes);
+  doc["kernels"] = Ordered::array();  // launch sites are not recorded yet (docs/runtime.md)
+  Ordered sites = Ordered::array();
+  for (const ProfiledSplitSite& site : profile.splitSites)
+    sites.push_back(
+        {{"rank", site.rank}, {"site", site.site}, {"gpu_rate", site.gpuRate}, {"cpu_thread_rate", site.cpuThreadRate}});
+  doc["split_sites"] = std::move(sites);
+  return doc.dump(2) + "\n";
+}
+
+bool parseRunProfileJson(const std::string& text, RunProfile& out, std::string& error) {
+  Json doc;
+  if (!parseJson(text, doc, error)) return false;
+  Fields top(doc, "profile", error);
+  RunProfile profile;
+  std::string format;
+  std::int64_t version = 0;
+  if (!top.string("format", format)) return false;
+  if (format != kRunProfileFormat)
+    return top.fail("format", std::string("expected \"") + kRunProfileFormat + "\", got \"" + format + "\"");
+  if (!top.integer("version", 0, kIntMax, version)) return false;
+  if (version != kRunProfileVersion)
+    return top.fail("version", "unsupported format version " + std::to_string(version) + " (this tool reads version " +
+                                   std::to_string(kRunProfileVersion) + ")");
+  if (!top.string("program", profile.program) || !optionalString(top, "binary", profile.binary)) return false;
+  if (top.member("complete", false) != nullptr) {
+    const Json* complete = top.member("complete");
+    if (!complete->is_boolean()) return top.fail("complete", "expected true or false, got " + shownJson(*complete));
+    profile.complete = complete->get<bool>();
+  }
+  if (!profile.complete && !optionalString(top, "failure", profile.failure)) return false;
+  if (!readList(top, "instances", true, profile.instances, readInstance, error) ||
+      !readList(top, "pipes", true, profile.pipes, readPipe, error) ||
+      !readList(top, "split_sites", false, profile.splitSites, readSplitSite, error))
+    return false;
+  out = std::move(profile);
+  return true;
+}
+
+}  // namespace dispar::lang
