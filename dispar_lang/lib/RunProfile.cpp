@@ -18,7 +18,7 @@ using Fields = JsonFields<Json>;
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 
 Ordered instanceJson(const ProfiledInstance& instance) {
-  return {{"rank", instance.rank},
+  Ordered j = {{"rank", instance.rank},
           {"vnode", instance.vnode},
           {"replica", instance.replica},
           {"host", instance.host},
@@ -29,6 +29,8 @@ Ordered instanceJson(const ProfiledInstance& instance) {
           {"read_wait_s", instance.readWaitSeconds},
           {"write_wait_s", instance.writeWaitSeconds},
           {"cpu_s", instance.cpuSeconds}};
+  if (instance.computeCpuSeconds) j["compute_cpu_s"] = *instance.computeCpuSeconds;
+  return j;
 }
 
 // Optional string members: absent in profiles written before they existed.
@@ -46,6 +48,11 @@ bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out,
       !f.measure("read_wait_s", out.readWaitSeconds) || !f.measure("write_wait_s", out.writeWaitSeconds))
     return false;
   if (f.member("cpu_s", false) != nullptr && !f.measure("cpu_s", out.cpuSeconds)) return false;
+  if (f.member("compute_cpu_s", false) != nullptr) {
+    double seconds = 0;
+    if (!f.measure("compute_cpu_s", seconds)) return false;
+    out.computeCpuSeconds = seconds;
+  }
   out.rank = static_cast<int>(rank);
   out.replica = static_cast<int>(replica);
   return true;

@@ -99,54 +99,54 @@ void unbindPipes() {
 // The entry points from VNODE code: each call's time counts as the instance's waiting in its ports
 // when profiling (rt::PortWaitTimer; the inline item fast paths never get here).
 void portWrite(PortState& port, const void* data, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.write(data, count);
 }
 bool portTakesVectors(PortState& port) { return port.takesVectors(); }
 void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.writeVector(std::move(message));
 }
 std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type, std::size_t bytes) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   return port.spareVector(type, bytes);
 }
 bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   return port.readAdopting(destination, adopt, ctx, expectation);
 }
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   return port.read(destination, ctx, expectation);
 }
 bool portReadElement(PortState& port, void* element) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   return port.readElement(element);
 }
 void portClose(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.close();
 }
 ItemWindow& portItemWindow(PortState& port, bool forPush) { return port.itemWindow(forPush); }
 void portMakeRoom(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.makeRoom();
 }
 void portFlush(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.flush();
 }
 bool portWaitItems(PortState& port, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   return port.waitItems(count);
 }
 void portPeek(PortState& port, std::size_t index, void* item) { port.peek(index, item); }
 void portPop(PortState& port, void* item) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.pop(item);
 }
 void portDrop(PortState& port, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   port.drop(count);
 }
 
@@ -161,14 +161,14 @@ void throwPipeIndexOutOfRange(const char* name, long long index, int size) {
 }
 
 void portWriteDevice(PortState& port, const void* data, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   if (gpu::Device* device = gpu::detail::activeDevice())
     port.writeDevice(data, count, *device);
   else
     port.write(data, count);
 }
 bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot());
+  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
   if (gpu::Device* device = gpu::detail::activeDevice()) return port.readDevice(destination, ctx, expectation, *device);
   return port.read(destination, ctx, expectation);
 }

@@ -72,6 +72,7 @@ struct PortState {
   /// a call on this port adds to (reads for an input port, writes for an output port).
   void profileInto(rt::PortWaits* waits) { waits_ = waits; }
   std::atomic<double>* waitSlot() { return waits_ == nullptr ? nullptr : isOutput_ ? &waits_->write : &waits_->read; }
+  std::atomic<double>* cpuSlot() { return waits_ == nullptr ? nullptr : &waits_->cpu; }
 
  protected:
   enum class Access { Unset, Messages, Items };

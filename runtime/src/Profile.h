@@ -17,11 +17,13 @@
 
 namespace dispar::rt {
 
-/// Time one instance's thread spent inside its ports, by direction. Written by that thread only; read
-/// at the end, or by a failing thread while others still run (hence atomics).
+/// Time one instance's thread spent inside its ports, by direction, and the CPU time it used there.
+/// Written by that thread only; read at the end, or by a failing thread while others still run (hence
+/// atomics).
 struct PortWaits {
   std::atomic<double> read{0};
   std::atomic<double> write{0};
+  std::atomic<double> cpu{0};
 };
 
 /// One instance's line of the profile, and one call site's split_for rates: the file's own records
@@ -58,23 +60,30 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
 /// Writes `text` to `path` through a temporary beside it.
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);
 
-/// Adds the time from its construction to its destruction to `waits` (read or write), when profiling.
+/// Adds the time from its construction to its destruction to `slot` (read or write) and the thread's
+/// CPU time meanwhile to `cpuSlot`, when profiling.
 class PortWaitTimer {
  public:
-  PortWaitTimer(std::atomic<double>* slot) : slot_(slot) {
-    if (slot_ != nullptr) start_ = std::chrono::steady_clock::now();
+  PortWaitTimer(std::atomic<double>* slot, std::atomic<double>* cpuSlot) : slot_(slot), cpuSlot_(cpuSlot) {
+    if (slot_ == nullptr) return;
+    start_ = std::chrono::steady_clock::now();
+    cpuStart_ = threadCpuSeconds();
   }
   ~PortWaitTimer() {
     if (slot_ == nullptr) return;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     slot_->store(slot_->load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+    const double cpu = threadCpuSeconds() - cpuStart_;
+    cpuSlot_->store(cpuSlot_->load(std::memory_order_relaxed) + cpu, std::memory_order_relaxed);
   }
   PortWaitTimer(const PortWaitTimer&) = delete;
   PortWaitTimer& operator=(const PortWaitTimer&) = delete;
 
  private:
   std::atomic<double>* slot_;
+  std::atomic<double>* cpuSlot_;
   std::chrono::steady_clock::time_point start_;
+  double cpuStart_ = 0;
 };
 
 }  // namespace dispar::rt

@@ -287,6 +287,80 @@ INSERT INTO gpus VALUES ('old1', 0, 'GeForce GTX 480', 'GPU-x', 2, 0, 1610612736
   EXPECT_EQ(db->openedSchemaVersion(), kResourceDbSchemaVersion);
   ASSERT_TRUE(db->readRecord("old1", r, found, error));
   EXPECT_EQ(r.node.gpus[0].measuredRate, 0.5);
+  // Version 3's performance history exists in the migrated database, and it starts empty.
+  std::vector<CostSample> samples;
+  std::vector<PipeSample> pipes;
+  ASSERT_TRUE(db->readHistory("", samples, pipes, error)) << error;
+  EXPECT_TRUE(samples.empty());
+  ProfileRunRecord run;
+  run.program = "app";
+  run.source = "p.json";
+  run.samples.push_back(CostSample{});
+  run.samples.back().vnode = "src";
+  run.samples.back().deviceClass = "cpu";
+  std::int64_t id = 0;
+  ASSERT_TRUE(db->recordProfileRun(run, id, error)) << error;
+  EXPECT_EQ(id, 1);
+  std::string integrity;
+  ASSERT_TRUE(db->integrityCheck(integrity, error)) << error;
+  EXPECT_EQ(integrity, "ok");
+}
+
+TEST_P(ResourceDbBackend, RecordsProfileRunsAndReadsTheHistoryBack) {
+  auto db = openDb(freshDatabase());
+  std::string error;
+  ProfileRunRecord run;
+  run.program = "app";
+  run.source = "run1.json";
+  run.periodMessages = 64;
+  CostSample a;
+  a.vnode = "stage";
+  a.fingerprint = "0123456789abcdef";
+  a.replica = 1;
+  a.replicas = 2;
+  a.deviceClass = "gpu";
+  a.deviceModel = "NVIDIA A100-SXM4-40GB";
+  a.host = "n1";
+  a.secondsPerMessage = 1.25e-4;
+  a.speed = 0.804;
+  a.features = R"({"arith_ops":12.0})";
+  run.samples = {a};
+  run.pipes = {PipeSample{0, "app", "data", 64, 262144}};
+  std::int64_t first = 0, second = 0;
+  ASSERT_TRUE(db->recordProfileRun(run, first, error)) << error;
+  run.program = "other";
+  ASSERT_TRUE(db->recordProfileRun(run, second, error)) << error;
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 2);
+  std::vector<CostSample> samples;
+  std::vector<PipeSample> pipes;
+  ASSERT_TRUE(db->readHistory("app", samples, pipes, error)) << error;
+  ASSERT_EQ(samples.size(), 1u);
+  const CostSample& b = samples[0];
+  EXPECT_EQ(b.runId, 1);
+  EXPECT_EQ(b.program, "app");
+  EXPECT_EQ(b.vnode, "stage");
+  EXPECT_EQ(b.fingerprint, a.fingerprint);
+  EXPECT_EQ(b.replica, 1);
+  EXPECT_EQ(b.replicas, 2);
+  EXPECT_EQ(b.deviceClass, "gpu");
+  EXPECT_EQ(b.deviceModel, a.deviceModel);
+  EXPECT_EQ(b.host, "n1");
+  EXPECT_DOUBLE_EQ(b.secondsPerMessage, 1.25e-4);
+  EXPECT_DOUBLE_EQ(b.speed, 0.804);
+  EXPECT_EQ(b.features, a.features);
+  EXPECT_GT(b.recordedAt, 0);
+  ASSERT_EQ(pipes.size(), 1u);
+  EXPECT_EQ(pipes[0].bytes, 262144u);
+  ASSERT_TRUE(db->readHistory("", samples, pipes, error)) << error;
+  EXPECT_EQ(samples.size(), 2u);
+  // A sample the schema refuses (a device class it does not know) leaves nothing of its run behind.
+  run.samples[0].deviceClass = "fpga";
+  std::int64_t third = 0;
+  EXPECT_FALSE(db->recordProfileRun(run, third, error));
+  ASSERT_TRUE(db->readHistory("", samples, pipes, error)) << error;
+  EXPECT_EQ(samples.size(), 2u);
+  EXPECT_EQ(pipes.size(), 2u);
 }
 
 TEST(ResourceDb, RefusesForeignCorruptAndNewerFilesWithoutTouchingThem) {

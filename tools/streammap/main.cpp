@@ -25,6 +25,7 @@ constexpr Subcommand kSubcommands[] = {
     {"check", dispar::streammap::checkCommand, "check a mapping against the current resources and the binary"},
     {"run", dispar::streammap::runCommand, "map if needed, check, and launch (mpiexec, or srun under Slurm)"},
     {"sbatch", dispar::streammap::sbatchCommand, "map for a Slurm batch job and write its script"},
+    {"profile", dispar::streammap::profileCommand, "record a run profile in the performance history, or show the measured costs"},
 };
 
 void printUsage(std::FILE* out) {

@@ -6,6 +6,7 @@
 #define DISPAR_LANG_RUN_PROFILE_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct ProfiledInstance {
   std::string fingerprint;  // the VNODE's code fingerprint as built (the RTG's); empty when unknown
   double computeSeconds = 0, readWaitSeconds = 0, writeWaitSeconds = 0;
   double cpuSeconds = 0;  // the body thread's CPU time (MPI's busy waiting included)
+  /// The body's CPU time outside its ports: what it computed on a CPU, not counting time the core went to
+  /// other processes (an oversubscribed node). Absent in profiles of runtimes that did not measure it.
+  std::optional<double> computeCpuSeconds;
 };
 
 struct ProfiledPipe {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <numeric>
 
 namespace dispar::streammap {
@@ -162,7 +163,7 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
   if (!cpuOnlyNode || !cg) return;
   MappingProblem fallback;
   std::string error;
-  if (!buildProblem(rtg, cluster, true, fallback, error)) return;
+  if (!buildProblem(rtg, cluster, true, fallback, error, settings.costs ? &settings.costs->hostCosts : nullptr)) return;
   const MappingResult mapped = mapWith(fallback, settings);
   RankLayout ranks;
   if (!groupRanks(fallback, mapped.nodeOf, settings.ranks, ranks, error)) return;  // --ranks out of its range there
@@ -181,7 +182,9 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
 bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
                  std::string& error) {
   MappingOutcome o;
-  if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error)) return false;
+  if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error,
+                    settings.costs ? &settings.costs->hostCosts : nullptr))
+    return false;
   o.result = mapWith(o.problem, settings);
   // Ranks after placement: a rank's instances are on one node by construction.
   if (!groupRanks(o.problem, o.result.nodeOf, settings.ranks, o.ranks, error)) return false;
@@ -250,6 +253,13 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
   IncrementalCost cost(p, o.result.nodeOf);
   const Score now = cost.score();
   std::vector<std::string> lines;
+  // "; cost 0.012 from the history (...)": where the cost it is placed with came from.
+  const auto costSource = [&](int v, int n) -> std::string {
+    if (settings.costs == nullptr) return "";
+    const VertexCosts& costs = settings.costs->vertices[static_cast<std::size_t>(v)];
+    return "; cost " + describeCost(p.onGpu(v, n) || p.vertices[v].type == lang::Requirement::CO ? costs.primary(p.vertices[v].type)
+                                                                                                  : costs.onCpu);
+  };
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = o.result.nodeOf[v];
     const Placement& how = o.result.placements[v];
@@ -258,7 +268,7 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
       line += placementRuleName(how.rule);
       if (how.viaVertex >= 0) line += " (rank " + std::to_string(o.ranks.rankOf[how.viaVertex]) + ")";
       line += "; runner-up " + (how.runnerUp >= 0 ? p.nodes[how.runnerUp].host : std::string("none"));
-      lines.push_back(std::move(line));
+      lines.push_back(std::move(line) + costSource(v, n));
       continue;
     }
     // Refine: weigh every other allowed node (the least-valued ones on large clusters).
@@ -301,7 +311,17 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
       line += "; runner-up " + p.nodes[runnerUp].host + " gives the same period, crossing bytes " +
               formatNumber(runnerScore.crossBytes) + " vs " + formatNumber(now.crossBytes);
     }
-    lines.push_back(std::move(line));
+    lines.push_back(std::move(line) + costSource(v, n));
+  }
+  if (settings.costs != nullptr) {
+    std::map<std::string, std::set<std::string>> measuredPipes;  // origin -> pipes
+    for (std::size_t e = 0; e < rtg.edges.size(); ++e)
+      if (!settings.costs->edgeOrigins[e].empty()) measuredPipes[settings.costs->edgeOrigins[e]].insert(rtg.edges[e].pipe);
+    for (const auto& [origin, pipes] : measuredPipes) {
+      std::string names;
+      for (const std::string& pipe : pipes) names += (names.empty() ? "'" : ", '") + pipe + "'";
+      lines.push_back("bytes per message from the " + origin + ": pipe(s) " + names);
+    }
   }
   explainRanks(rtg, o, settings.ranks, lines);
   return lines;

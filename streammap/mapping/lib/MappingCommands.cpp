@@ -2,12 +2,15 @@
 // MapPlanner and MapCheck.
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
+#include "streammap/CostHistory.h"
+#include "streammap/CostPredictor.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
 #include "streammap/Launch.h"
 #include "streammap/MapCheck.h"
 #include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
+#include "streammap/MeasuredCosts.h"
 #include "streammap/ResourceDb.h"
 #include "streammap/Slurm.h"
 
@@ -48,12 +51,15 @@ const std::vector<OptionSpec> kMappingOptions = {
     {"--allow-host-fallback", nullptr, "a CG vertex may run on a CPU (mode host-fallback, with a warning)"},
     {"--ranks", "N", "exactly N MPI ranks (from the nodes used to the instances; default: at most one per core)"},
     {"--rank-per-instance", nullptr, "one MPI rank per VNODE instance (no grouping)"},
+    {"--history", "PATH|none", "performance history of measured costs (default: the resource database mapped from; "
+                               "none with --cluster)"},
 };
 
 const CommandSpec kMapSpec = {
     "streammap map APP.rtg.json [-o FILE] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--ranks N | --rank-per-instance] [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
+    "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE]\n"
+    "                     [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
     "Places the RTG's vertices on the nodes, groups each node's instances into MPI ranks (no more ranks than\n"
     "cores, unless --ranks or --rank-per-instance says otherwise) and writes what the launcher needs: the\n"
     "placement file, and APP.map.json beside it. Inside a Slurm allocation only the allocation's nodes are used.",
@@ -61,7 +67,9 @@ const CommandSpec kMapSpec = {
                   {"--format", "mpich|openmpi|slurm", "the launcher's files (default: the program's MPI's)"},
                   {"--dot", "FILE", "also draw the mapped RTG (Graphviz), vertices grouped by node and rank"},
                   {"--explain", nullptr, "per vertex: the rule or cost term that decided, and the runner-up; "
-                                         "per rank of several instances: why they share it"}},
+                                         "per rank of several instances: why they share it"},
+                  {"--profile", "FILE", "map with the costs a run measured (a run profile, DISPAR_PROFILE): they "
+                                        "come before the history's"}},
                  kSourceOptions, kMappingOptions})};
 const CommandSpec kCheckSpec = {
     "streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]",
@@ -71,7 +79,7 @@ const CommandSpec kCheckSpec = {
 const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--ranks N | --rank-per-instance] [--profile FILE] ./APP [ARGS...]",
+    "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] ./APP [ARGS...]",
     "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
     "mapping, and launches the program with its arguments.",
     joinOptions({{{"--launcher", "mpich|fork|openmpi|slurm",
@@ -82,7 +90,8 @@ const CommandSpec kRunSpec = {
 const CommandSpec kSbatchSpec = {
     "streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                        [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                        [--ranks N | --rank-per-instance] [--time LIMIT] [--partition NAME] [--job-name NAME]",
+    "                        [--ranks N | --rank-per-instance] [--history PATH|none] [--time LIMIT] [--partition NAME]\n"
+    "                        [--job-name NAME]",
     "Maps for a Slurm batch job (onto the whole cluster) and writes its script: whole nodes, every rank\n"
     "where the mapping puts it.",
     joinOptions({{{"-o", "FILE", "the script (default: the RTG's stem + .sbatch)"},
@@ -123,6 +132,11 @@ bool readMapSettings(const CommandLine& cl, MapSettings& settings) {
   if (cl.has("--ranks")) settings.ranks = RankPolicy{RankPolicy::Kind::Exact, *ranks};
   if (cl.has("--rank-per-instance")) settings.ranks.kind = RankPolicy::Kind::PerInstance;
   return true;
+}
+
+/// --history (shared by map, run and sbatch).
+void readHistoryOption(const CommandLine& cl, std::optional<std::string>& out) {
+  if (cl.has("--history")) out = cl.value("--history");
 }
 
 /// The one argument a command takes (an rtg or map file): an error naming the command otherwise.
@@ -211,6 +225,8 @@ struct MapInvocation {
   bool printTable = true;
   bool wholeCluster = false;  // sbatch: map for a job yet to be submitted, not the one this runs in
   bool sourceGiven = false;   // --db or --cluster was given (else the default database)
+  std::string profilePath;    // map --profile: the run whose costs come first
+  std::optional<std::string> historyPath;  // --history: a database, or "none"; unset: the source's database
   /// Further files to write in the same atomic set as the mapping (sbatch's script).
   std::function<void(const MapRecord&, const MappingOutcome&, AtomicFileSet&)> extraFiles;
 };
@@ -261,17 +277,79 @@ bool readRtg(const std::string& path, lang::Rtg& rtg, std::string& error) {
   return false;
 }
 
+/// The measured and predicted costs a mapping uses (MeasuredCosts.h), and what they were read from.
+struct CostData {
+  CostHistory history, profile;
+  std::unique_ptr<CostPredictor> predictor;
+  CostInputs inputs;
+  std::vector<std::string> notes;
+};
+
+/// Reads `m`'s performance history and profile. The history is the database --history names, else the
+/// database the resources come from (none when that database does not exist: a Slurm allocation mapped
+/// without one), else none.
+bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, CostData& data, std::string& error) {
+  std::string historyPath;
+  bool required = true;
+  if (m.historyPath) {
+    if (*m.historyPath != "none") historyPath = *m.historyPath;
+  } else if (m.source.kind == ClusterSource::Kind::Database) {
+    historyPath = m.source.path;
+    struct stat st {};
+    required = isDatabaseUrl(historyPath) || ::stat(historyPath.c_str(), &st) == 0;
+  }
+  if (!historyPath.empty() && required) {
+    std::unique_ptr<ResourceDb> db = ResourceDb::open(historyPath, ResourceDb::OpenMode::Existing, error);
+    std::vector<CostSample> samples;
+    std::vector<PipeSample> pipes;
+    if (!db || !db->readHistory("", samples, pipes, error)) return false;
+    data.history = CostHistory(samples, pipes);
+    data.inputs.history = &data.history;
+    data.predictor = std::make_unique<CostPredictor>(data.history);
+    data.inputs.predictor = data.predictor.get();
+  }
+  if (!m.profilePath.empty()) {
+    std::string text;
+    lang::RunProfile profile;
+    if (!readFile(m.profilePath, text, error)) return false;
+    if (!lang::parseRunProfileJson(text, profile, error)) {
+      error = m.profilePath + ": " + error;
+      return false;
+    }
+    ProfileRunRecord run;
+    if (!samplesFromProfile(profile, m.profilePath, cluster, &rtg, run, data.notes, error)) return false;
+    data.profile = CostHistory(run.samples, run.pipes);
+    data.inputs.profile = &data.profile;
+  }
+  return true;
+}
+
+/// "costs: 4 from the profile, 1 from clauses" (instances by where their cost came from).
+std::string costSummary(const lang::Rtg& rtg, const CostResolution& costs) {
+  std::map<CostOrigin, int> count;
+  for (std::size_t v = 0; v < costs.vertices.size(); ++v) ++count[costs.vertices[v].primary(rtg.vertices[v].type).origin];
+  std::string text;
+  for (const auto& [origin, n] : count)
+    text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + costOriginName(origin);
+  return text;
+}
+
 /// Maps `rtg` onto `cluster` and writes the files; `made`, when given, receives the record written.
 int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, MapRecord* made = nullptr) {
   std::string error;
   // Without --format: the files of the MPI the program was built for.
   const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
+  CostData costData;
+  if (!loadCosts(m, rtg, cluster, costData, error)) return fail("map", error);
+  const CostResolution costs = resolveCosts(rtg, costData.inputs);
+  MapSettings settings = m.settings;
+  settings.costs = &costs;
   MappingOutcome outcome;
-  if (!planMapping(rtg, cluster, m.settings, outcome, error)) return fail("map", error);
+  if (!planMapping(costs.costed, cluster, settings, outcome, error)) return fail("map", error);
 
   const std::string output = m.output.empty() ? programStem(m.rtgPath) + info(format).placementSuffix : m.output;
   const std::string mapPath = siblingPath(output, ".map.json");
-  MapRecord record = makeMapRecord(rtg, cluster, outcome, m.settings);
+  MapRecord record = makeMapRecord(costs.costed, cluster, outcome, settings);
   record.rtgPath = m.rtgPath;
   record.machinefile = output;
   record.launcher = info(format).name;
@@ -299,11 +377,13 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
     case Launcher::Mpich: files.add(output, formatMpichMachinefile(hostOfRank)); break;
   }
   files.add(mapPath, writeMapJson(record));
-  if (!m.dotPath.empty()) files.add(m.dotPath, formatDot(rtg, outcome));
+  if (!m.dotPath.empty()) files.add(m.dotPath, formatDot(costs.costed, outcome));
   if (m.extraFiles) m.extraFiles(record, outcome, files);
   if (!files.commit(error)) return fail("map", error);
   if (made != nullptr) *made = record;
 
+  for (const std::string& w : costData.notes) std::fprintf(stderr, "streammap map: note: %s\n", w.c_str());
+  for (const std::string& w : costs.notes) std::fprintf(stderr, "streammap map: %s\n", w.c_str());
   for (const std::string& w : outcome.warnings) std::fprintf(stderr, "streammap map: %s\n", w.c_str());
   if (!m.printTable) return 0;
   // One row per instance; a rank's number heads its first instance's row, its other instances follow.
@@ -324,10 +404,11 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
   }
   if (m.explain) {
     std::printf("\nexplain (%s):\n", algorithmName(m.settings.algorithm));
-    for (const std::string& line : explainMapping(rtg, outcome, m.settings)) std::printf("  %s\n", line.c_str());
+    for (const std::string& line : explainMapping(costs.costed, outcome, settings)) std::printf("  %s\n", line.c_str());
   }
-  std::printf("\nalgorithm: %s\ncost model: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
-              algorithmName(m.settings.algorithm), kCostModelSummary, record.period, record.crossBytes);
+  std::printf("\nalgorithm: %s\ncost model: %s\ncosts: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
+              algorithmName(m.settings.algorithm), kCostModelSummary, costSummary(rtg, costs).c_str(), record.period,
+              record.crossBytes);
   const bool openmpi = format == Launcher::OpenMpi;
   std::printf("wrote %s and %s%s\n", output.c_str(), mapPath.c_str(), openmpi ? (" and " + rankfile).c_str() : "");
   const std::string program = launchProgram(programStem(m.rtgPath));
@@ -411,6 +492,8 @@ int mapCommand(const Args& args) {
   m.output = cl.value("-o");
   m.dotPath = cl.value("--dot");
   m.explain = cl.has("--explain");
+  m.profilePath = cl.value("--profile");
+  readHistoryOption(cl, m.historyPath);
   if (cl.has("--format")) {
     Launcher format = Launcher::Mpich;
     if (!parseLauncher(cl.value("--format"), format))
@@ -457,6 +540,7 @@ int runCommand(const Args& args) {
   MapInvocation m;
   std::string error;
   if (!readMapSettings(cl, m.settings)) return 1;
+  readHistoryOption(cl, m.historyPath);
   bool given = false;
   if (!readSource(cl, m.source, given)) return 1;
   m.sourceGiven = given;
@@ -640,6 +724,7 @@ int sbatchCommand(const Args& args) {
   MapInvocation m;
   if (!oneArgument("sbatch", kSbatchSpec, cl, "rtg file", m.rtgPath)) return 1;
   if (!readMapSettings(cl, m.settings)) return 1;
+  readHistoryOption(cl, m.historyPath);
   std::string error;
   bool given = false;
   if (!readSource(cl, m.source, given)) return 1;

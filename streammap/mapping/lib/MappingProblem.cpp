@@ -26,7 +26,7 @@ std::string formatMagnitude(double x) {
 // lowest bandwidth: refusing inputs whose bounds overflow keeps every prediction finite.
 bool checkMagnitudes(const MappingProblem& p, std::string& error) {
   double totalCost = 0;
-  for (const ProblemVertex& v : p.vertices) totalCost += v.cost;
+  for (const ProblemVertex& v : p.vertices) totalCost += std::max(v.cost, v.hostCost);
   double slowest = p.nodes[0].cpuSpeed, leastBandwidth = p.nodes[0].bandwidth;
   const std::string* slowestHost = &p.nodes[0].host;
   const std::string* leastBandwidthHost = slowestHost;
@@ -71,7 +71,7 @@ bool MappingProblem::anyGpuNode() const {
 }
 
 bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
-                  std::string& error) {
+                  std::string& error, const std::vector<double>* hostCosts) {
   MappingProblem p;
   p.allowHostFallback = allowHostFallback;
   const int vertexCount = static_cast<int>(rtg.vertices.size());
@@ -91,7 +91,14 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
       error = "rtg vertices[" + std::to_string(i) + "].cost: must be a positive finite number";
       return false;
     }
-    p.vertices.push_back(ProblemVertex{v.type, v.cost, v.usesNodeCores});
+    const double hostCost = hostCosts != nullptr && static_cast<std::size_t>(i) < hostCosts->size()
+                                ? (*hostCosts)[static_cast<std::size_t>(i)]
+                                : v.cost;
+    if (!(hostCost > 0) || !std::isfinite(hostCost)) {
+      error = "vertices[" + std::to_string(i) + "]: the cost on a CPU must be a positive finite number";
+      return false;
+    }
+    p.vertices.push_back(ProblemVertex{v.type, v.cost, v.usesNodeCores, hostCost});
     anyCg = anyCg || v.type == lang::Requirement::CG;
   }
 

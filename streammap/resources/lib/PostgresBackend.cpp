@@ -80,7 +80,7 @@ class PostgresBackend final : public RowStore<Statement, Connection> {
     // The server checks its own storage; what can be wrong here is our schema.
     const int version = readVersion();
     if (version != kResourceDbSchemaVersion) return "schema version " + std::to_string(version);
-    for (const char* table : {"nodes", "numa_nodes", "caches", "gpus"})
+    for (const char* table : {"nodes", "numa_nodes", "caches", "gpus", "profile_runs", "cost_samples", "pipe_samples"})
       if (!tableExists(table)) return std::string("table ") + table + " missing";
     return "ok";
   }

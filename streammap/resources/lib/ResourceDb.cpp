@@ -82,6 +82,41 @@ ALTER TABLE nodes ADD COLUMN cpu_speed REAL NOT NULL DEFAULT 1.0;
 ALTER TABLE nodes ADD COLUMN bandwidth_bytes_per_s REAL;
 ALTER TABLE gpus ADD COLUMN measured_rate REAL;
 )sql",
+    // 2 -> 3: the performance history (streammap profile add): profiled runs, per instance the time per
+    // message and the device it ran on, per pipe the traffic. Run ids are given by the writer (max + 1
+    // in the recording transaction), the same on both backends.
+    R"sql(
+CREATE TABLE profile_runs(
+  id INTEGER PRIMARY KEY NOT NULL,
+  program TEXT NOT NULL,
+  source TEXT NOT NULL,
+  recorded_at INTEGER NOT NULL,
+  period_messages INTEGER NOT NULL CHECK (period_messages > 0));
+CREATE INDEX profile_runs_program ON profile_runs(program);
+CREATE TABLE cost_samples(
+  run_id INTEGER NOT NULL REFERENCES profile_runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  program TEXT NOT NULL,
+  vnode TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  replica INTEGER NOT NULL,
+  replicas INTEGER NOT NULL,
+  device_class TEXT NOT NULL CHECK (device_class IN ('cpu', 'gpu')),
+  device_model TEXT NOT NULL,
+  host TEXT NOT NULL,
+  seconds_per_message REAL NOT NULL CHECK (seconds_per_message >= 0),
+  speed REAL NOT NULL CHECK (speed > 0),
+  features TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq));
+CREATE INDEX cost_samples_key ON cost_samples(program, vnode, fingerprint, device_class);
+CREATE TABLE pipe_samples(
+  run_id INTEGER NOT NULL REFERENCES profile_runs(id) ON DELETE CASCADE,
+  program TEXT NOT NULL,
+  pipe TEXT NOT NULL,
+  messages INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY (run_id, pipe));
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kResourceDbSchemaVersion - 1,
               "one migration per schema version after the first");
@@ -540,6 +575,24 @@ bool ResourceDb::readRecord(const std::string& host, NodeRecord& out, bool& foun
       impl_->readRecords(&host, records);
       found = !records.empty();
       if (found) out = std::move(records.front());
+    });
+  });
+}
+
+bool ResourceDb::recordProfileRun(const ProfileRunRecord& run, std::int64_t& runId, std::string& error) {
+  // Table scope: the run's number is the largest so far + 1, which concurrent recorders must not share.
+  return guarded(path_, error, [&] {
+    impl_->write(Impl::WriteScope::Table, [&] { runId = impl_->insertProfileRun(run, unixNow()); });
+  });
+}
+
+bool ResourceDb::readHistory(const std::string& program, std::vector<CostSample>& samples,
+                             std::vector<PipeSample>& pipes, std::string& error) {
+  return guarded(path_, error, [&] {
+    impl_->read([&] {
+      samples.clear();
+      pipes.clear();
+      impl_->readHistory(program.empty() ? nullptr : &program, samples, pipes);
     });
   });
 }

@@ -59,6 +59,12 @@ class ResourceDb::Impl {
   virtual bool heartbeat(const std::string& host, std::int64_t now) = 0;
   virtual bool setStatus(const std::string& host, NodeStatus status, std::int64_t now) = 0;
 
+  /// The performance history: inserts a run and its samples (inside write()), returning the run's id;
+  /// reads `program`'s samples (every program's for null).
+  virtual std::int64_t insertProfileRun(const ProfileRunRecord& run, std::int64_t now) = 0;
+  virtual void readHistory(const std::string* program, std::vector<CostSample>& samples,
+                           std::vector<PipeSample>& pipes) = 0;
+
   virtual std::string integrityCheck() = 0;
   /// Re-establishes a connection lost since the last operation; true when it did.
   virtual bool reconnectIfLost() = 0;
@@ -262,6 +268,82 @@ class RowStore : public ResourceDb::Impl {
     Statement s(connection(), "UPDATE nodes SET status = ?2, updated_at = ?3 WHERE host = ?1");
     s.bind(1, host).bind(2, std::string(nodeStatusName(status))).bind(3, now);
     return s.run() > 0;
+  }
+  std::int64_t insertProfileRun(const ProfileRunRecord& run, std::int64_t now) override {
+    std::int64_t id = 1;
+    {
+      Statement last(connection(), "SELECT max(id) FROM profile_runs");
+      if (last.step() && !last.columnIsNull(0)) id = last.columnInt(0) + 1;
+    }
+    Statement insertRun(connection(),
+                        "INSERT INTO profile_runs(id, program, source, recorded_at, period_messages) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5)");
+    insertRun.bind(1, id).bind(2, run.program).bind(3, run.source).bind(4, now)
+        .bind(5, static_cast<std::int64_t>(run.periodMessages));
+    insertRun.run();
+    Statement insertSample(connection(), R"sql(
+INSERT INTO cost_samples(run_id, seq, program, vnode, fingerprint, replica, replicas, device_class, device_model,
+                         host, seconds_per_message, speed, features)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13))sql");
+    for (std::size_t i = 0; i < run.samples.size(); ++i) {
+      const CostSample& c = run.samples[i];
+      insertSample.bind(1, id)
+          .bind(2, static_cast<std::int64_t>(i))
+          .bind(3, run.program)
+          .bind(4, c.vnode)
+          .bind(5, c.fingerprint)
+          .bind(6, c.replica)
+          .bind(7, c.replicas)
+          .bind(8, c.deviceClass)
+          .bind(9, c.deviceModel)
+          .bind(10, c.host)
+          .bind(11, c.secondsPerMessage)
+          .bind(12, c.speed)
+          .bind(13, c.features);
+      insertSample.run();
+    }
+    Statement insertPipe(connection(),
+                         "INSERT INTO pipe_samples(run_id, program, pipe, messages, bytes) VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const PipeSample& p : run.pipes) {
+      insertPipe.bind(1, id).bind(2, run.program).bind(3, p.pipe).bind(4, static_cast<std::int64_t>(p.messages))
+          .bind(5, static_cast<std::int64_t>(p.bytes));
+      insertPipe.run();
+    }
+    return id;
+  }
+  void readHistory(const std::string* program, std::vector<CostSample>& samples,
+                   std::vector<PipeSample>& pipes) override {
+    const std::string where = program ? " WHERE c.program = ?1" : "";
+    Statement s(connection(), ("SELECT c.run_id, r.recorded_at, c.program, c.vnode, c.fingerprint, c.replica, "
+                               "c.replicas, c.device_class, c.device_model, c.host, c.seconds_per_message, c.speed, "
+                               "c.features FROM cost_samples c JOIN profile_runs r ON r.id = c.run_id" +
+                               where + " ORDER BY c.run_id, c.seq")
+                                  .c_str());
+    if (program) s.bind(1, *program);
+    while (s.step()) {
+      CostSample c;
+      c.runId = s.columnInt(0);
+      c.recordedAt = s.columnInt(1);
+      c.program = s.columnText(2);
+      c.vnode = s.columnText(3);
+      c.fingerprint = s.columnText(4);
+      c.replica = static_cast<int>(s.columnInt(5));
+      c.replicas = static_cast<int>(s.columnInt(6));
+      c.deviceClass = s.columnText(7);
+      c.deviceModel = s.columnText(8);
+      c.host = s.columnText(9);
+      c.secondsPerMessage = s.columnDouble(10);
+      c.speed = s.columnDouble(11);
+      c.features = s.columnText(12);
+      samples.push_back(std::move(c));
+    }
+    Statement p(connection(), ("SELECT run_id, program, pipe, messages, bytes FROM pipe_samples" +
+                               std::string(program ? " WHERE program = ?1" : "") + " ORDER BY run_id, pipe")
+                                  .c_str());
+    if (program) p.bind(1, *program);
+    while (p.step())
+      pipes.push_back(PipeSample{p.columnInt(0), p.columnText(1), p.columnText(2),
+                                 static_cast<std::uint64_t>(p.columnInt(3)), static_cast<std::uint64_t>(p.columnInt(4))});
   }
 
  protected:

@@ -8,6 +8,7 @@
 #include "streammap/MapFile.h"
 #include "streammap/Mapping.h"
 #include "streammap/MappingProblem.h"
+#include "streammap/MeasuredCosts.h"
 #include "streammap/RankGroups.h"
 
 #include <cstdint>
@@ -26,6 +27,9 @@ struct MapSettings {
   bool allowHostFallback = false;
   int maxPasses = 0;  // refine; 0: automatic
   RankPolicy ranks;   // which instances share a rank (--ranks, --rank-per-instance)
+  /// Where the costs came from (measured, clause, predicted: MeasuredCosts.h); the RTG mapped must be its
+  /// `costed`. Null: the RTG's own costs.
+  const CostResolution* costs = nullptr;
 };
 
 struct MappingOutcome {

@@ -20,6 +20,7 @@ struct ProblemVertex {
   lang::Requirement type = lang::Requirement::CO;
   double cost = 1.0;
   bool usesNodeCores = false;  // shares its loops with its node's CPU cores (split_for; RTG "node_cores")
+  double hostCost = 0;         // a CG vertex's cost on a CPU (host fallback), when measured there; 0: its cost
 };
 
 struct ProblemNode {
@@ -69,6 +70,7 @@ struct MappingProblem {
   /// it runs and gives them only what they do beside the node's other work (docs/streammap.md).
   double weightOn(int v, int n) const {
     const ProblemVertex& vertex = vertices[v];
+    if (vertex.type == lang::Requirement::CG && !nodes[n].hasGpu() && vertex.hostCost > 0) return vertex.hostCost;
     if (!vertex.usesNodeCores || !onGpu(v, n)) return vertex.cost;
     const ProblemNode& node = nodes[n];
     return vertex.cost * node.gpuSpeed / (node.gpuSpeed + (node.cores - 1) * node.cpuSpeed);
@@ -78,11 +80,12 @@ struct MappingProblem {
 /// Bytes one message of an edge carries: its volume, or its element size when the volume is null.
 double edgeBytes(const lang::RtgEdge& edge);
 
-/// Builds the problem from an RTG and a cluster. Down and drained nodes are left out. Fails (false,
+/// Builds the problem from an RTG and a cluster. Down and drained nodes are left out. `hostCosts`, when
+/// given, holds per vertex its cost on a CPU (MeasuredCosts.h); else that is its RTG cost. Fails (false,
 /// `error` set) on an empty or down-only cluster, and on a CG vertex with no usable GPU anywhere unless
 /// `allowHostFallback`.
 bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
-                  std::string& error);
+                  std::string& error, const std::vector<double>* hostCosts = nullptr);
 
 }  // namespace dispar::streammap
 

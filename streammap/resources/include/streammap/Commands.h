@@ -22,6 +22,7 @@ int mapCommand(const Args& args);       // streammap map app.rtg.json -o app.mac
 int checkCommand(const Args& args);     // streammap check app.map.json
 int runCommand(const Args& args);       // streammap run ./app [args]
 int sbatchCommand(const Args& args);    // streammap sbatch app.rtg.json -o app.sbatch
+int profileCommand(const Args& args);   // streammap profile add FILE | show [PROGRAM]
 
 }  // namespace dispar::streammap
 

@@ -46,7 +46,7 @@ bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& o
 
 /// The schema version this build writes (PRAGMA user_version; dispar_meta.schema_version on PostgreSQL)
 /// and its application id (PRAGMA application_id; dispar_meta.application_id).
-constexpr int kResourceDbSchemaVersion = 2;
+constexpr int kResourceDbSchemaVersion = 3;
 constexpr std::int32_t kResourceDbApplicationId = 0x44535052;  // "DSPR"
 
 /// A node as stored, with the bookkeeping that is not part of the cluster model.
@@ -61,6 +61,36 @@ struct NodeRecord {
 struct NodeChanges {
   bool isNew = false;
   std::vector<std::string> descriptions;
+};
+
+/// One VNODE instance's measurement in the performance history (docs/streammap.md, "Measured costs").
+struct CostSample {
+  std::int64_t runId = 0;        // the profile run it came from
+  std::int64_t recordedAt = 0;   // unix seconds
+  std::string program, vnode, fingerprint;
+  int replica = 0, replicas = 1;
+  std::string deviceClass;       // "cpu" (CPU or host path) or "gpu"
+  std::string deviceModel;       // the GPU's or the CPU's model name
+  std::string host;
+  double secondsPerMessage = 0;  // compute time over the run's period messages
+  double speed = 1.0;            // the device's relative speed (the cost model's) where it was measured
+  std::string features = "{}";   // the RTG's code features of the VNODE, a JSON object; "{}" when unknown
+};
+
+/// One pipe's traffic in one profiled run.
+struct PipeSample {
+  std::int64_t runId = 0;
+  std::string program, pipe;
+  std::uint64_t messages = 0, bytes = 0;
+};
+
+/// One profile as `streammap profile add` records it.
+struct ProfileRunRecord {
+  std::string program;
+  std::string source;  // the profile file as given
+  std::uint64_t periodMessages = 1;
+  std::vector<CostSample> samples;
+  std::vector<PipeSample> pipes;
 };
 
 /// Applies the liveness rule above to one stored record at time `now`.
@@ -124,6 +154,14 @@ class ResourceDb {
   bool readRecords(std::vector<NodeRecord>& out, std::string& error);
   /// `found` is false when the host is not recorded.
   bool readRecord(const std::string& host, NodeRecord& out, bool& found, std::string& error);
+
+  /// Records one profiled run and its samples in one transaction; `runId` receives the run's number
+  /// (1, 2, ... in the order runs were recorded).
+  bool recordProfileRun(const ProfileRunRecord& run, std::int64_t& runId, std::string& error);
+  /// The history of `program` (every program's when empty), samples and pipes ordered by run, then
+  /// as recorded.
+  bool readHistory(const std::string& program, std::vector<CostSample>& samples, std::vector<PipeSample>& pipes,
+                   std::string& error);
 
   /// PRAGMA integrity_check's first line ("ok" when healthy). On PostgreSQL, which checks its own
   /// storage, "ok" once the metadata and every table of the schema are in place.

@@ -1,0 +1,42 @@
+// Costs predicted from code features where nothing was measured (docs/streammap.md, "Predicted
+// costs"): k nearest neighbours over the performance history, after the feature-based partitioning
+// idea of our background (../shared/background.md): VNODEs whose code looks alike cost alike.
+#ifndef STREAMMAP_COST_PREDICTOR_H
+#define STREAMMAP_COST_PREDICTOR_H
+
+#include "streammap/CostHistory.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dispar::streammap {
+
+class CostPredictor {
+ public:
+  static constexpr int kNeighbours = 10;
+  /// Fewer measured VNODEs with features than this on a device class: no prediction.
+  static constexpr int kMinimumHistory = 3;
+
+  explicit CostPredictor(const CostHistory& history);
+
+  struct Prediction {
+    double work = 0;                   // the VNODE's work per message, all replicas
+    std::vector<std::string> nearest;  // "program/vnode" of the neighbours used, nearest first
+  };
+  /// Predicts the work of code with `features` on `deviceClass` ("cpu"/"gpu"): the neighbours' works,
+  /// weighted 1/rank, averaged in log space (costs span orders of magnitude). Distances are Euclidean
+  /// over the features as log(1 + x), each scaled by its standard deviation over the history (a
+  /// feature that never varies is left out). Entries of `exclude` (program, vnode) are not neighbours.
+  /// nullopt, with `why`, when the features are empty or the history too small.
+  std::optional<Prediction> predict(const lang::CodeFeatures& features, const std::string& deviceClass,
+                                    const std::string& excludeProgram, const std::string& excludeVnode,
+                                    std::string& why) const;
+
+ private:
+  const CostHistory& history_;
+};
+
+}  // namespace dispar::streammap
+
+#endif

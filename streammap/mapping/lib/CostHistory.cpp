@@ -1,0 +1,193 @@
+#include "streammap/CostHistory.h"
+
+#include "streammap/GpuSpeed.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace dispar::streammap {
+
+const char* deviceClassOf(const lang::ProfiledInstance& instance) { return instance.device == "gpu" ? "gpu" : "cpu"; }
+
+namespace {
+
+/// The relative speed of the device `instance` ran on, as the cost model counts it; nullopt when
+/// `cluster` does not know it.
+std::optional<double> deviceSpeed(const lang::ProfiledInstance& instance, const Cluster& cluster) {
+  const NodeInfo* host = nullptr;
+  for (const NodeInfo& node : cluster.nodes)
+    if (node.host == instance.host) host = &node;
+  if (instance.device != "gpu") {
+    if (host == nullptr) return std::nullopt;
+    return host->cpuSpeed > 0 ? host->cpuSpeed : 1.0;
+  }
+  // The host's GPU of that model; else that model on any node (the same GPU has the same estimate).
+  if (host != nullptr)
+    for (const GpuInfo& gpu : host->gpus)
+      if (gpu.name == instance.deviceModel) return estimateGpuSpeed(gpu);
+  for (const NodeInfo& node : cluster.nodes)
+    for (const GpuInfo& gpu : node.gpus)
+      if (gpu.name == instance.deviceModel) return estimateGpuSpeed(gpu);
+  return std::nullopt;
+}
+
+double median(std::vector<double> values) {
+  const std::size_t n = values.size();
+  std::sort(values.begin(), values.end());
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+lang::CodeFeatures parseFeatures(const std::string& text) {
+  lang::CodeFeatures features;
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return features;
+  for (const auto& [name, value] : doc.items())
+    if (value.is_number() && std::isfinite(value.get<double>())) features[name] = value.get<double>();
+  return features;
+}
+
+}  // namespace
+
+bool samplesFromProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
+                        const lang::Rtg* rtg, ProfileRunRecord& out, std::vector<std::string>& notes,
+                        std::string& error) {
+  if (!profile.complete) {
+    error = source + ": the profile of a failed run (" + profile.failure +
+            "): its times are not the program's, so it is not used";
+    return false;
+  }
+  if (profile.instances.empty()) {
+    error = source + ": the profile has no instances";
+    return false;
+  }
+  if (rtg != nullptr && rtg->program != profile.program) {
+    error = source + ": the profile is of program '" + profile.program + "', the RTG of '" + rtg->program + "'";
+    return false;
+  }
+  ProfileRunRecord run;
+  run.program = profile.program;
+  run.source = source;
+  run.periodMessages = profile.periodMessages();
+  std::map<std::string, int> replicasOf;
+  for (const lang::ProfiledInstance& instance : profile.instances)
+    replicasOf[instance.vnode] = std::max(replicasOf[instance.vnode], instance.replica + 1);
+  std::set<std::string> noted;
+  for (const lang::ProfiledInstance& instance : profile.instances) {
+    CostSample sample;
+    sample.program = profile.program;
+    sample.vnode = instance.vnode;
+    sample.fingerprint = instance.fingerprint;
+    sample.replica = instance.replica;
+    sample.replicas = replicasOf[instance.vnode];
+    sample.deviceClass = deviceClassOf(instance);
+    sample.deviceModel = instance.deviceModel.empty() ? sample.deviceClass : instance.deviceModel;
+    sample.host = instance.host;
+    // On a CPU its CPU time outside the ports: wall time would count the time the core went to other
+    // ranks of an oversubscribed node. A GPU's work shows in wall time only.
+    const double compute = sample.deviceClass == std::string("cpu") && instance.computeCpuSeconds
+                               ? *instance.computeCpuSeconds
+                               : instance.computeSeconds;
+    sample.secondsPerMessage = compute / static_cast<double>(run.periodMessages);
+    const std::optional<double> speed = deviceSpeed(instance, cluster);
+    sample.speed = speed.value_or(1.0);
+    if (!speed && noted.insert(instance.host + "/" + sample.deviceModel).second)
+      notes.push_back("host '" + instance.host + "'" +
+                      (instance.device == "gpu" ? " and GPU model '" + instance.deviceModel + "' are" : " is") +
+                      " not in the resources: the " + sample.deviceClass + "'s speed is taken as 1.0");
+    if (rtg != nullptr) {
+      const auto vertex = std::find_if(rtg->vertices.begin(), rtg->vertices.end(),
+                                       [&](const lang::RtgVertex& v) { return v.vnode == instance.vnode; });
+      if (vertex == rtg->vertices.end()) {
+        error = source + ": vnode '" + instance.vnode + "' is not in the RTG of program '" + rtg->program + "'";
+        return false;
+      }
+      if (vertex->fingerprint != instance.fingerprint) {
+        if (noted.insert("fingerprint/" + instance.vnode).second)
+          notes.push_back("vnode '" + instance.vnode + "': the RTG is of other code than the run (fingerprint " +
+                          (vertex->fingerprint.empty() ? "none" : vertex->fingerprint) + " vs " +
+                          (instance.fingerprint.empty() ? "none" : instance.fingerprint) +
+                          "): its code features are not recorded");
+      } else if (!vertex->features.empty()) {
+        nlohmann::ordered_json features = nlohmann::ordered_json::object();
+        for (const auto& [name, value] : vertex->features) features[name] = value;
+        sample.features = features.dump();
+      }
+    }
+    run.samples.push_back(std::move(sample));
+  }
+  for (const lang::ProfiledPipe& pipe : profile.pipes)
+    run.pipes.push_back(PipeSample{0, profile.program, pipe.pipe, pipe.messages, pipe.bytes});
+  out = std::move(run);
+  return true;
+}
+
+RobustEstimate robustEstimate(std::vector<double> values) {
+  RobustEstimate estimate;
+  estimate.count = static_cast<int>(values.size());
+  if (values.empty()) return estimate;
+  const double center = median(values);
+  std::vector<double> deviations;
+  for (double v : values) deviations.push_back(std::fabs(v - center));
+  const double sigma = 1.4826 * median(deviations);
+  std::vector<double> kept;
+  for (double v : values)
+    if (std::fabs(v - center) <= 3 * sigma) kept.push_back(v);
+  estimate.used = static_cast<int>(kept.size());
+  estimate.value = median(kept);
+  estimate.spread = estimate.value > 0 ? sigma / estimate.value : 0;
+  return estimate;
+}
+
+CostHistory::CostHistory(const std::vector<CostSample>& samples, const std::vector<PipeSample>& pipes) {
+  struct Pool {
+    std::vector<double> work;
+    std::set<std::int64_t> runs;
+    std::set<std::string> models;
+    std::string features = "{}";
+  };
+  std::map<Key, Pool> pools;
+  for (const CostSample& s : samples) {
+    Pool& pool = pools[Key{s.program, s.vnode, s.fingerprint, s.deviceClass}];
+    pool.work.push_back(s.secondsPerMessage * s.speed * s.replicas);
+    pool.runs.insert(s.runId);
+    pool.models.insert(s.deviceModel);
+    if (s.features != "{}") pool.features = s.features;  // the latest run's that has them
+  }
+  for (auto& [key, pool] : pools) {
+    index_[key] = entries_.size();
+    entries_.push_back(Entry{key, robustEstimate(pool.work), static_cast<int>(pool.runs.size()),
+                             std::vector<std::string>(pool.models.begin(), pool.models.end()),
+                             parseFeatures(pool.features)});
+  }
+  std::map<std::pair<std::string, std::string>, std::vector<double>> perMessage;
+  for (const PipeSample& p : pipes)
+    if (p.messages > 0)
+      perMessage[{p.program, p.pipe}].push_back(static_cast<double>(p.bytes) / static_cast<double>(p.messages));
+  for (auto& [key, values] : perMessage) pipeBytes_[key] = robustEstimate(values);
+}
+
+const CostHistory::Entry* CostHistory::find(const std::string& program, const std::string& vnode,
+                                            const std::string& fingerprint, const std::string& deviceClass) const {
+  const auto it = index_.find(Key{program, vnode, fingerprint, deviceClass});
+  return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+std::vector<std::string> CostHistory::otherFingerprints(const std::string& program, const std::string& vnode,
+                                                        const std::string& fingerprint) const {
+  std::set<std::string> others;
+  for (const Entry& e : entries_)
+    if (e.key.program == program && e.key.vnode == vnode && e.key.fingerprint != fingerprint)
+      others.insert(e.key.fingerprint);
+  return {others.begin(), others.end()};
+}
+
+std::optional<RobustEstimate> CostHistory::bytesPerMessage(const std::string& program, const std::string& pipe) const {
+  const auto it = pipeBytes_.find({program, pipe});
+  if (it == pipeBytes_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace dispar::streammap

@@ -1,0 +1,145 @@
+#include "streammap/MeasuredCosts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace dispar::streammap {
+
+const char* costOriginName(CostOrigin origin) {
+  switch (origin) {
+    case CostOrigin::Profile: return "profile";
+    case CostOrigin::History: return "history";
+    case CostOrigin::Clause: return "clause";
+    case CostOrigin::Predicted: return "predicted";
+    case CostOrigin::Default: return "default";
+  }
+  return "default";
+}
+
+namespace {
+
+std::string formatNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+std::string measuredDetail(const CostHistory::Entry& e) {
+  std::string models;
+  for (const std::string& m : e.models) models += (models.empty() ? "" : ", ") + m;
+  return std::to_string(e.runs) + " run" + (e.runs == 1 ? "" : "s") + ", " + std::to_string(e.work.used) + " of " +
+         std::to_string(e.work.count) + " samples, spread " + formatNumber(100 * e.work.spread) + "%, on " + models;
+}
+
+/// A VNODE measured as taking no time (below the clock's resolution) still costs this much per message:
+/// the cost model needs positive costs, and 1 (the default) would make it the heaviest of all.
+constexpr double kLeastMeasuredCost = 1e-9;
+
+/// The measured cost of `v` on `deviceClass` from `source`, per instance; false when not measured.
+bool measured(const CostHistory* source, CostOrigin origin, const lang::Rtg& rtg, const lang::RtgVertex& v,
+              const std::string& deviceClass, ResolvedCost& out) {
+  if (source == nullptr) return false;
+  const CostHistory::Entry* e = source->find(rtg.program, v.vnode, v.fingerprint, deviceClass);
+  if (e == nullptr) return false;
+  out = ResolvedCost{std::max(kLeastMeasuredCost, e->work.value / v.replicas), origin, measuredDetail(*e)};
+  return true;
+}
+
+class Resolver {
+ public:
+  Resolver(const lang::Rtg& rtg, const CostInputs& inputs, CostResolution& out) : rtg_(rtg), in_(inputs), out_(out) {}
+
+  ResolvedCost resolve(const lang::RtgVertex& v, const std::string& deviceClass) {
+    ResolvedCost cost;
+    if (measured(in_.profile, CostOrigin::Profile, rtg_, v, deviceClass, cost) ||
+        measured(in_.history, CostOrigin::History, rtg_, v, deviceClass, cost))
+      return cost;
+    if (v.costDeclared) return ResolvedCost{v.cost, CostOrigin::Clause, "cost(" + formatNumber(v.cost) + ")"};
+    std::string why = "no performance history";
+    if (in_.predictor != nullptr) {
+      if (auto p = in_.predictor->predict(v.features, deviceClass, rtg_.program, v.vnode, why)) {
+        std::string nearest;
+        for (std::size_t i = 0; i < p->nearest.size() && i < 3; ++i) nearest += (i ? ", " : "") + p->nearest[i];
+        return ResolvedCost{p->work / v.replicas, CostOrigin::Predicted,
+                            "k-nearest neighbours on code features, nearest " + nearest};
+      }
+    }
+    return ResolvedCost{1.0, CostOrigin::Default, "no cost clause, not measured, not predicted: " + why};
+  }
+
+  void noteStaleHistory(const lang::RtgVertex& v) {
+    if (v.replica != 0) return;
+    for (const CostHistory* source : {in_.profile, in_.history}) {
+      if (source == nullptr) continue;
+      const std::vector<std::string> others = source->otherFingerprints(rtg_.program, v.vnode, v.fingerprint);
+      if (others.empty() || source->find(rtg_.program, v.vnode, v.fingerprint, "cpu") ||
+          source->find(rtg_.program, v.vnode, v.fingerprint, "gpu"))
+        continue;
+      out_.notes.push_back("note: vnode '" + v.vnode + "': the " + (source == in_.profile ? "profile" : "history") +
+                           " measured other code (fingerprint " + others.front() +
+                           (v.fingerprint.empty() ? "" : ", now " + v.fingerprint) + "); not used");
+    }
+  }
+
+ private:
+  const lang::Rtg& rtg_;
+  const CostInputs& in_;
+  CostResolution& out_;
+};
+
+}  // namespace
+
+CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
+  CostResolution out;
+  out.costed = rtg;
+  Resolver resolver(rtg, inputs, out);
+  std::map<CostOrigin, int> origins;
+  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) {
+    const lang::RtgVertex& v = rtg.vertices[i];
+    resolver.noteStaleHistory(v);
+    VertexCosts costs;
+    costs.onCpu = resolver.resolve(v, "cpu");
+    if (v.type == lang::Requirement::CG) {
+      costs.onGpu = resolver.resolve(v, "gpu");
+      // Not measured on a CPU: the host path costs what the vertex costs (the model before measurements).
+      if (costs.onCpu.origin != CostOrigin::Profile && costs.onCpu.origin != CostOrigin::History) costs.onCpu = costs.onGpu;
+    } else {
+      costs.onGpu = costs.onCpu;
+    }
+    ++origins[costs.primary(v.type).origin];
+    out.costed.vertices[i].cost = costs.primary(v.type).work;
+    out.hostCosts.push_back(costs.onCpu.work);
+    out.vertices.push_back(std::move(costs));
+  }
+  out.edgeOrigins.assign(rtg.edges.size(), "");
+  for (std::size_t e = 0; e < rtg.edges.size(); ++e) {
+    for (const auto& [source, name] : {std::pair{inputs.profile, "profile"}, std::pair{inputs.history, "history"}}) {
+      if (source == nullptr) continue;
+      const auto bytes = source->bytesPerMessage(rtg.program, rtg.edges[e].pipe);
+      if (!bytes) continue;
+      out.costed.edges[e].volume = static_cast<std::uint64_t>(bytes->value + 0.5);
+      out.edgeOrigins[e] = name;
+      break;
+    }
+  }
+  const int measuredCount = origins[CostOrigin::Profile] + origins[CostOrigin::History];
+  if (measuredCount > 0 && origins[CostOrigin::Default] > 0)
+    out.notes.push_back("note: " + std::to_string(origins[CostOrigin::Default]) +
+                        " vertex(es) have neither a measurement, a cost clause nor a prediction and cost 1, beside " +
+                        std::to_string(measuredCount) +
+                        " measured in seconds per message: profile a run of every VNODE, or give cost(W) clauses");
+  return out;
+}
+
+std::string describeCost(const ResolvedCost& cost) {
+  const char* from = cost.origin == CostOrigin::Profile     ? "from the profile"
+                     : cost.origin == CostOrigin::History   ? "from the history"
+                     : cost.origin == CostOrigin::Clause    ? "from the clause"
+                     : cost.origin == CostOrigin::Predicted ? "predicted"
+                                                            : "by default";
+  return formatNumber(cost.work) + " " + from + " (" + cost.detail + ")";
+}
+
+}  // namespace dispar::streammap

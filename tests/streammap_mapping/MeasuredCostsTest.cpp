@@ -1,0 +1,273 @@
+// Measured costs (docs/streammap.md, "Measured costs"): profiles into samples, robust estimates, the
+// k-nearest-neighbours prediction and the order in which the mapper takes each vertex's cost. Expected
+// values are worked out by hand in the comments.
+#include "TestSupport.h"
+
+#include "streammap/CostHistory.h"
+#include "streammap/CostPredictor.h"
+#include "streammap/GpuSpeed.h"
+#include "streammap/MapPlanner.h"
+#include "streammap/MeasuredCosts.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace dispar::streammap::testing {
+namespace {
+
+lang::ProfiledInstance instance(const std::string& vnode, int replica, const std::string& host,
+                                const std::string& device, const std::string& model, double compute,
+                                const std::string& fingerprint = "f") {
+  lang::ProfiledInstance i;
+  i.vnode = vnode;
+  i.replica = replica;
+  i.host = host;
+  i.device = device;
+  i.deviceModel = model;
+  i.computeSeconds = compute;
+  i.fingerprint = fingerprint;
+  return i;
+}
+
+lang::RunProfile profileOf(std::vector<lang::ProfiledInstance> instances, std::uint64_t messages = 100) {
+  lang::RunProfile p;
+  p.program = "app";
+  p.instances = std::move(instances);
+  p.pipes = {{"data", messages, messages * 64}, {"small", messages / 2, messages / 2 * 8}};
+  return p;
+}
+
+CostSample sample(const std::string& vnode, std::int64_t run, double secondsPerMessage, double speed = 1.0,
+                  const std::string& deviceClass = "cpu", const std::string& features = "{}",
+                  const std::string& program = "app") {
+  CostSample s;
+  s.runId = run;
+  s.program = program;
+  s.vnode = vnode;
+  s.fingerprint = "f";
+  s.deviceClass = deviceClass;
+  s.deviceModel = deviceClass == "gpu" ? "gpu-sm80" : "cpu-model";
+  s.host = "h";
+  s.secondsPerMessage = secondsPerMessage;
+  s.speed = speed;
+  s.features = features;
+  return s;
+}
+
+TEST(RobustEstimate, TheMedianOfWhatIsLeftAfterOutliers) {
+  // Median 1.01; deviations .01, .01, .03, 0, 3.99 -> MAD 0.01, sigma 0.014826: 5.0 lies 269 sigma away.
+  const RobustEstimate e = robustEstimate({1.0, 1.02, 0.98, 1.01, 5.0});
+  EXPECT_EQ(e.count, 5);
+  EXPECT_EQ(e.used, 4);
+  EXPECT_DOUBLE_EQ(e.value, 1.005);  // median of 0.98, 1.0, 1.01, 1.02
+  EXPECT_NEAR(e.spread, 1.4826 * 0.01 / 1.005, 1e-12);
+  // A noisy run among few does not move it far; identical values are all kept.
+  EXPECT_DOUBLE_EQ(robustEstimate({2.0, 2.0, 9.0}).value, 2.0);
+  EXPECT_EQ(robustEstimate({3.0, 3.0, 3.0}).used, 3);
+  EXPECT_EQ(robustEstimate({}).count, 0);
+}
+
+TEST(SamplesFromProfile, TimePerPeriodMessageTimesTheSpeedOfTheDevice) {
+  Cluster cluster;
+  cluster.nodes = {node("fast", 4, {}, 2.0), node("g", 8, {a100(0), v100(1)})};
+  lang::RunProfile p = profileOf({instance("src", 0, "fast", "cpu", "Xeon", 1.0),
+                                  instance("gpu", 0, "g", "gpu", v100(1).name, 0.5),
+                                  instance("hp", 0, "g", "host-path", "EPYC", 0.25),
+                                  instance("lost", 0, "nowhere", "cpu", "EPYC", 0.1)});
+  p.instances[2].computeCpuSeconds = 0.2;  // on a CPU the CPU time outside the ports counts
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(samplesFromProfile(p, "p.json", cluster, nullptr, run, notes, error)) << error;
+  EXPECT_EQ(run.periodMessages, 100u);  // the busiest pipe's messages
+  ASSERT_EQ(run.samples.size(), 4u);
+  EXPECT_DOUBLE_EQ(run.samples[0].secondsPerMessage, 0.01);
+  EXPECT_DOUBLE_EQ(run.samples[0].speed, 2.0);
+  EXPECT_EQ(run.samples[1].deviceClass, "gpu");
+  EXPECT_DOUBLE_EQ(run.samples[1].speed, estimateGpuSpeed(v100(1)));  // the host's GPU of that model
+  EXPECT_EQ(run.samples[2].deviceClass, "cpu");                       // the host path is a CPU
+  EXPECT_DOUBLE_EQ(run.samples[2].secondsPerMessage, 0.002);
+  EXPECT_DOUBLE_EQ(run.samples[3].speed, 1.0);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("host 'nowhere' is not in the resources"), std::string::npos) << notes[0];
+  ASSERT_EQ(run.pipes.size(), 2u);
+}
+
+TEST(SamplesFromProfile, RefusesAFailedRunAndAnotherProgramsRtg) {
+  lang::RunProfile p = profileOf({instance("src", 0, "h", "cpu", "x", 1.0)});
+  p.complete = false;
+  p.failure = "vnode 'src' (replica 0, rank 0) failed: boom";
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(samplesFromProfile(p, "p.json", Cluster{}, nullptr, run, notes, error));
+  EXPECT_NE(error.find("p.json: the profile of a failed run (vnode 'src'"), std::string::npos) << error;
+  p.complete = true;
+  lang::Rtg other = rtgOf({vertex(0, "src", lang::Requirement::CO)}, {});
+  other.program = "other";
+  EXPECT_FALSE(samplesFromProfile(p, "p.json", Cluster{}, &other, run, notes, error));
+  EXPECT_NE(error.find("the profile is of program 'app', the RTG of 'other'"), std::string::npos) << error;
+}
+
+TEST(CostHistory, ReplicasShareTheVnodesWorkAndGpuModelsTransferBySpeed) {
+  // Run 1: 'stage' as 2 replicas, each 0.01 s/message at speed 1 -> the VNODE's work 0.02 per message.
+  // Run 2: 'stage' as 1 replica at 0.01 s/message on a speed-2 CPU -> work 0.02 as well.
+  // 'k' on a GPU: 0.004 s/message at speed 0.5 and 0.002 s/message at speed 1.0 -> work 0.002 both.
+  std::vector<CostSample> samples = {sample("stage", 1, 0.01), sample("stage", 1, 0.01), sample("stage", 2, 0.01, 2.0),
+                                     sample("k", 1, 0.004, 0.5, "gpu"), sample("k", 2, 0.002, 1.0, "gpu")};
+  samples[0].replicas = samples[1].replicas = 2;
+  samples[1].replica = 1;
+  const CostHistory history(samples, {PipeSample{1, "app", "data", 10, 640}, PipeSample{2, "app", "data", 20, 1280}});
+  const CostHistory::Entry* stage = history.find("app", "stage", "f", "cpu");
+  ASSERT_NE(stage, nullptr);
+  EXPECT_DOUBLE_EQ(stage->work.value, 0.02);
+  EXPECT_EQ(stage->runs, 2);
+  const CostHistory::Entry* k = history.find("app", "k", "f", "gpu");
+  ASSERT_NE(k, nullptr);
+  EXPECT_DOUBLE_EQ(k->work.value, 0.002);
+  EXPECT_EQ(history.find("app", "k", "f", "cpu"), nullptr);
+  EXPECT_EQ(history.find("app", "stage", "changed", "cpu"), nullptr);
+  EXPECT_EQ(history.otherFingerprints("app", "stage", "changed"), std::vector<std::string>{"f"});
+  ASSERT_TRUE(history.bytesPerMessage("app", "data"));
+  EXPECT_DOUBLE_EQ(history.bytesPerMessage("app", "data")->value, 64.0);
+}
+
+// Features of a VNODE that costs `work`: its arithmetic grows with the work, the rest is noise-free.
+std::string featuresFor(double work) {
+  return "{\"arith_ops\": " + std::to_string(work * 1e6) + ", \"memory_ops\": " + std::to_string(work * 5e5) +
+         ", \"loop_depth\": 2}";
+}
+
+TEST(CostPredictor, NeighboursInFeatureSpacePredictTheCost) {
+  std::vector<CostSample> samples;
+  const double works[] = {1e-4, 2e-4, 4e-4, 8e-4, 1.6e-3, 3.2e-3, 6.4e-3, 1.28e-2};
+  for (int i = 0; i < 8; ++i)
+    samples.push_back(sample("v" + std::to_string(i), 1, works[i], 1.0, "cpu", featuresFor(works[i]), "lib"));
+  const CostHistory history(samples, {});
+  const CostPredictor predictor(history);
+  std::string why;
+  // Code that looks like the 8e-4 VNODE: the nearest is it, then its neighbours at 4e-4 and 1.6e-3; the
+  // 1/rank weights and the log-space mean keep the prediction within a factor of 2 of 8e-4.
+  lang::CodeFeatures query = {{"arith_ops", 800}, {"memory_ops", 400}, {"loop_depth", 2}};
+  const auto p = predictor.predict(query, "cpu", "app", "new", why);
+  ASSERT_TRUE(p) << why;
+  EXPECT_EQ(p->nearest.front(), "lib/v3");
+  EXPECT_GT(p->work, 4e-4);
+  EXPECT_LT(p->work, 1.6e-3);
+  // Larger code predicts more.
+  const auto bigger = predictor.predict({{"arith_ops", 12800}, {"memory_ops", 6400}, {"loop_depth", 2}}, "cpu", "", "", why);
+  ASSERT_TRUE(bigger);
+  EXPECT_GT(bigger->work, p->work);
+  // No GPU history, no features: no prediction, and why.
+  EXPECT_FALSE(predictor.predict(query, "gpu", "", "", why));
+  EXPECT_NE(why.find("the history has 0 measured VNODE(s) with code features on a gpu, fewer than 3"), std::string::npos)
+      << why;
+  EXPECT_FALSE(predictor.predict({}, "cpu", "", "", why));
+  EXPECT_EQ(why, "the RTG has no code features for it");
+}
+
+TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {
+  // Vertices: measured in the profile and the history; only in the history; a clause; features only;
+  // nothing at all; and a CG vertex measured on the host path only.
+  lang::Rtg rtg = rtgOf({vertex(0, "both", lang::Requirement::CO), vertex(1, "hist", lang::Requirement::CO),
+                         vertex(2, "clause", lang::Requirement::CO, 7.0), vertex(3, "feat", lang::Requirement::CO),
+                         vertex(4, "none", lang::Requirement::CO), vertex(5, "cg", lang::Requirement::CG, 3.0)},
+                        {edge(0, 1)});
+  for (lang::RtgVertex& v : rtg.vertices) {
+    v.fingerprint = "f";
+    v.costDeclared = v.vnode == "clause" || v.vnode == "cg";
+  }
+  rtg.edges[0].pipe = "data";
+  rtg.vertices[3].features = {{"arith_ops", 800}, {"memory_ops", 400}, {"loop_depth", 2}};
+  std::vector<CostSample> lib;
+  const double works[] = {1e-4, 8e-4, 6.4e-3};
+  for (int i = 0; i < 3; ++i) lib.push_back(sample("v" + std::to_string(i), 1, works[i], 1.0, "cpu", featuresFor(works[i]), "lib"));
+  std::vector<CostSample> all = lib;
+  all.push_back(sample("both", 2, 0.5));
+  all.push_back(sample("hist", 2, 0.25));
+  all.push_back(sample("cg", 2, 0.125));
+  const CostHistory history(all, {PipeSample{2, "app", "data", 10, 1000}});
+  const CostHistory profile({sample("both", 3, 0.05)}, {});
+  const CostPredictor predictor(history);
+  CostInputs inputs;
+  inputs.history = &history;
+  inputs.profile = &profile;
+  inputs.predictor = &predictor;
+  const CostResolution r = resolveCosts(rtg, inputs);
+  EXPECT_EQ(r.vertices[0].onCpu.origin, CostOrigin::Profile);
+  EXPECT_DOUBLE_EQ(r.costed.vertices[0].cost, 0.05);
+  EXPECT_EQ(r.vertices[1].onCpu.origin, CostOrigin::History);
+  EXPECT_DOUBLE_EQ(r.costed.vertices[1].cost, 0.25);
+  EXPECT_EQ(r.vertices[2].onCpu.origin, CostOrigin::Clause);
+  EXPECT_DOUBLE_EQ(r.costed.vertices[2].cost, 7.0);
+  EXPECT_EQ(r.vertices[3].onCpu.origin, CostOrigin::Predicted);
+  EXPECT_GT(r.costed.vertices[3].cost, 1e-4);
+  EXPECT_LT(r.costed.vertices[3].cost, 6.4e-3);
+  EXPECT_EQ(r.vertices[4].onCpu.origin, CostOrigin::Default);
+  EXPECT_DOUBLE_EQ(r.costed.vertices[4].cost, 1.0);
+  // CG: its clause on a GPU, its measured host-path cost on a CPU.
+  EXPECT_EQ(r.vertices[5].onGpu.origin, CostOrigin::Clause);
+  EXPECT_DOUBLE_EQ(r.costed.vertices[5].cost, 3.0);
+  EXPECT_EQ(r.vertices[5].onCpu.origin, CostOrigin::History);
+  EXPECT_DOUBLE_EQ(r.hostCosts[5], 0.125);
+  // The measured pipe's bytes per message; mixing measured and default costs is pointed out.
+  EXPECT_EQ(r.costed.edges[0].volume, std::optional<std::uint64_t>(100));
+  EXPECT_EQ(r.edgeOrigins[0], "history");
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("1 vertex(es) have neither a measurement"), std::string::npos) << r.notes.back();
+  EXPECT_EQ(describeCost(r.vertices[1].onCpu), "0.25 from the history (1 run, 1 of 1 samples, spread 0%, on cpu-model)");
+}
+
+TEST(ResolveCosts, HistoryOfChangedCodeIsNotUsedAndSaysSo) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", lang::Requirement::CO)}, {});
+  rtg.vertices[0].fingerprint = "new";
+  rtg.vertices[0].costDeclared = false;
+  const CostHistory history({sample("src", 1, 0.5)}, {});
+  CostInputs inputs;
+  inputs.history = &history;
+  const CostResolution r = resolveCosts(rtg, inputs);
+  EXPECT_EQ(r.vertices[0].onCpu.origin, CostOrigin::Default);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], "note: vnode 'src': the history measured other code (fingerprint f, now new); not used");
+}
+
+TEST(ResolveCosts, MeasuredCostsPlaceAsTheTrueCostsWould) {
+  // Four VNODEs of true work 1:2:4:8 on a speed-2 and a speed-1 node of one core each; the optimum puts
+  // {w8, w2} on the fast node (5) and {w1, w4} on the slow one (5). Declared costs are all 1 (wrong);
+  // measured ones are the truth with a few percent of noise.
+  const double truth[] = {1, 2, 4, 8}, measured[] = {1.03, 1.9, 4.1, 7.7};
+  std::vector<lang::RtgVertex> vertices;
+  std::vector<CostSample> samples;
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "w" + std::to_string(static_cast<int>(truth[i]));
+    vertices.push_back(vertex(i, name, lang::Requirement::CO, truth[i]));
+    samples.push_back(sample(name, 1, measured[i] * 1e-3));
+  }
+  const lang::Rtg trueRtg = rtgOf(vertices, {edge(0, 1, 8), edge(1, 2, 8), edge(2, 3, 8)});
+  lang::Rtg declared = trueRtg;
+  for (lang::RtgVertex& v : declared.vertices) {
+    v.cost = 1;
+    v.costDeclared = false;
+    v.fingerprint = "f";
+  }
+  Cluster cluster;
+  cluster.nodes = {node("fast", 1, {}, 2.0), node("slow", 1, {}, 1.0)};
+  MapSettings settings;
+  MappingOutcome fromTruth, fromHistory;
+  std::string error;
+  ASSERT_TRUE(planMapping(trueRtg, cluster, settings, fromTruth, error)) << error;
+  const CostHistory history(samples, {});
+  CostInputs inputs;
+  inputs.history = &history;
+  const CostResolution costs = resolveCosts(declared, inputs);
+  settings.costs = &costs;
+  ASSERT_TRUE(planMapping(costs.costed, cluster, settings, fromHistory, error)) << error;
+  EXPECT_EQ(fromHistory.result.nodeOf, fromTruth.result.nodeOf);
+  const int fast = fromTruth.problem.nodes[0].host == "fast" ? 0 : 1;
+  EXPECT_EQ(fromTruth.result.nodeOf[3], fast);
+  EXPECT_EQ(fromTruth.result.nodeOf[1], fast);
+}
+
+}  // namespace
+}  // namespace dispar::streammap::testing
