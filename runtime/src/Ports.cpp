@@ -651,15 +651,11 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     if (from.isLocal()) {
-      LocalLink::Delivery delivery = from.local->pop();
-      LocalLink::Message& message = delivery.message();
-      if (message.end) {
-        ended(index);
-        continue;
-      }
-      consumed(index);
-      deliverLocal(message, destination, ctx, expectation, device, adopt);
-      return true;
+      if (popLocal(index, [&](LocalLink::Message& message) {
+            deliverLocal(message, destination, ctx, expectation, device, adopt);
+          }))
+        return true;
+      continue;
     }
     if (!arrival.probed) {
       // Into host memory: no probe round when the size is the last one.
@@ -725,17 +721,13 @@ bool InPortEnd::readElement(void* element) {
     const LinkEnd& from = links_[index].end;
     MPI_Status status;
     if (from.isLocal()) {
-      LocalLink::Delivery delivery = from.local->pop();
-      LocalLink::Message& message = delivery.message();
-      if (message.end) {
-        ended(index);
-        continue;
-      }
-      consumed(index);
-      const std::size_t bytes = message.size(pipe_.elementBytes);
-      if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
-      std::memcpy(element, message.data(), bytes);
-      return true;
+      if (popLocal(index, [&](LocalLink::Message& message) {
+            const std::size_t bytes = message.size(pipe_.elementBytes);
+            if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
+            std::memcpy(element, message.data(), bytes);
+          }))
+        return true;
+      continue;
     }
     if (arrival.probed) {
       // "any" order found it by probing: receive it whole, whatever its size.
@@ -806,10 +798,7 @@ void InPortEnd::finish() {
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     if (from.isLocal()) {
-      if (from.local->pop().message().end)
-        ended(index);
-      else
-        consumed(index);
+      popLocal(index, [](LocalLink::Message&) {});
       continue;
     }
     if (!arrival.probed) DISPAR_MPI(MPI_Mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);

@@ -72,7 +72,7 @@ struct PortState {
   /// a call on this port adds to (reads for an input port, writes for an output port).
   void profileInto(rt::PortWaits* waits) { waits_ = waits; }
   std::atomic<double>* waitSlot() { return waits_ == nullptr ? nullptr : isOutput_ ? &waits_->write : &waits_->read; }
-  std::atomic<double>* cpuSlot() { return waits_ == nullptr ? nullptr : &waits_->cpu; }
+  std::atomic<double>* cpuSlot() { return waits_ == nullptr || !waits_->measureCpu ? nullptr : &waits_->cpu; }
 
  protected:
   enum class Access { Unset, Messages, Items };
@@ -205,6 +205,19 @@ class InPortEnd final : public detail::PortState {
   ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status, std::size_t index);
   void consumed(std::size_t link);
   void ended(std::size_t link);
+  /// Pops the next message of local link `link`: false at its end (the link is then ended); else the
+  /// message, counted as consumed, goes to `use` while the queue's vector is held.
+  template <class Use>
+  bool popLocal(std::size_t link, Use&& use) {
+    LocalLink::Delivery delivery = links_[link].end.local->pop();
+    if (delivery.message().end) {
+      ended(link);
+      return false;
+    }
+    consumed(link);
+    use(delivery.message());
+    return true;
+  }
   /// The one place control messages act, once received (every receive path calls it): a size-change
   /// marker makes link `link` probe its next message, end of stream closes the link. False for data
   /// and chunk headers, which the caller handles.

@@ -24,6 +24,7 @@ struct PortWaits {
   std::atomic<double> read{0};
   std::atomic<double> write{0};
   std::atomic<double> cpu{0};
+  bool measureCpu = false;  // set before the body starts: `cpu` is measured (an oversubscribed node)
 };
 
 /// One instance's line of the profile, and one call site's split_for rates: the file's own records
@@ -60,19 +61,20 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
 /// Writes `text` to `path` through a temporary beside it.
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);
 
-/// Adds the time from its construction to its destruction to `slot` (read or write) and the thread's
-/// CPU time meanwhile to `cpuSlot`, when profiling.
+/// Adds the time from its construction to its destruction to `slot` (read or write) when profiling, and
+/// the thread's CPU time meanwhile to `cpuSlot` when that is measured too.
 class PortWaitTimer {
  public:
   PortWaitTimer(std::atomic<double>* slot, std::atomic<double>* cpuSlot) : slot_(slot), cpuSlot_(cpuSlot) {
     if (slot_ == nullptr) return;
     start_ = std::chrono::steady_clock::now();
-    cpuStart_ = threadCpuSeconds();
+    if (cpuSlot_ != nullptr) cpuStart_ = threadCpuSeconds();
   }
   ~PortWaitTimer() {
     if (slot_ == nullptr) return;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     slot_->store(slot_->load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+    if (cpuSlot_ == nullptr) return;
     const double cpu = threadCpuSeconds() - cpuStart_;
     cpuSlot_->store(cpuSlot_->load(std::memory_order_relaxed) + cpu, std::memory_order_relaxed);
   }

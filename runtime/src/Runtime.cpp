@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <sched.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -228,7 +230,8 @@ class RankInstance final : public Instance {
   int replica() const override { return id_.replica; }
 
   /// Run profiles: every port adds the time its calls take to this instance's waits.
-  void profile() {
+  void profile(bool measureCpu) {
+    waits_.measureCpu = measureCpu;
     for (auto& port : ports_)
       if (port) port->profileInto(&waits_);
   }
@@ -270,6 +273,7 @@ class RankInstance final : public Instance {
 
 /// What one instance measured for the run profile.
 struct InstanceMeasure {
+  bool portCpu = false;  // measure the CPU time inside port calls (an oversubscribed node)
   InstanceProfile line;
   std::vector<PipeTraffic> pipes;  // by pipe
 };
@@ -298,6 +302,20 @@ std::pair<int, int> localRankAndSize() {
   MPI_Comm_size(shared, &size);
   MPI_Comm_free(&shared);
   return {rank, size};
+}
+
+/// Collective: whether this rank's node runs more instances than it has processors. Run profiles then
+/// also measure the CPU time inside port calls (docs/runtime.md, "Run profiles"): wall time outside the
+/// ports counts the time a thread waited for a core, but a thread CPU clock costs a system call per read.
+bool nodeOversubscribed(std::size_t instancesOfThisRank) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  long mine = static_cast<long>(instancesOfThisRank), onNode = 0;
+  const int status = MPI_Allreduce(&mine, &onNode, 1, MPI_LONG, MPI_SUM, shared);
+  MPI_Comm_free(&shared);
+  if (status != MPI_SUCCESS) return true;  // measure rather than guess
+  const long processors = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return processors <= 0 || onNode > processors;
 }
 
 bool verbose() {
@@ -395,7 +413,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
   const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) +
                           ", rank " + std::to_string(rank) + ")";
   if (measure != nullptr) {
-    ports->profile();
+    ports->profile(measure->portCpu);
     measure->line.rank = rank;
     measure->line.vnode = vnode.name;
     measure->line.replica = id.replica;
@@ -417,7 +435,8 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       measure->line.readWaitSeconds = ports->waits().read.load();
       measure->line.writeWaitSeconds = ports->waits().write.load();
       measure->line.computeSeconds = std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
-      measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
+      if (measure->portCpu)
+        measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
     }
     ports->finish();
     if (measure != nullptr) {
@@ -486,6 +505,8 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
   const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
   if (!profile.empty()) liveProfile.begin(program, profile);
+  const bool measurePortCpu = !profile.empty() && nodeOversubscribed(instances.size());
+  for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0));
   } else {

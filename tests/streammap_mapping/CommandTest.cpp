@@ -55,26 +55,8 @@ std::string placementMismatches(const std::string& mapText, const std::string& r
   return problems;
 }
 
-class Commands : public ::testing::Test {
+class Commands : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/streammap-mapping-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
-  bool exists(const std::string& name) const {
-    struct stat st {};
-    return ::stat(path(name).c_str(), &st) == 0;
-  }
-  std::string read(const std::string& name) const {
-    std::string text, error;
-    EXPECT_TRUE(readFile(path(name), text, error)) << error;
-    return text;
-  }
 
   static lang::Rtg pipeline() {
     lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 4.0),
@@ -101,7 +83,7 @@ class Commands : public ::testing::Test {
     return status;
   }
 
-  std::string dir_, out_, err_;
+  std::string out_, err_;
 };
 
 TEST_F(Commands, MapWritesMachinefileMapAndTable) {

@@ -56,14 +56,18 @@ CostSample sample(const std::string& vnode, std::int64_t run, double secondsPerM
 }
 
 TEST(RobustEstimate, TheMedianOfWhatIsLeftAfterOutliers) {
-  // Median 1.01; deviations .01, .01, .03, 0, 3.99 -> MAD 0.01, sigma 0.014826: 5.0 lies 269 sigma away.
+  // Median 1.01; deviations .01, .01, .03, 0, 3.99 -> MAD 0.01, sigma 0.014826, below its floor 5% of
+  // 1.01 = 0.0505: values within 0.1515 of the median are kept, 5.0 is not.
   const RobustEstimate e = robustEstimate({1.0, 1.02, 0.98, 1.01, 5.0});
   EXPECT_EQ(e.count, 5);
   EXPECT_EQ(e.used, 4);
   EXPECT_DOUBLE_EQ(e.value, 1.005);  // median of 0.98, 1.0, 1.01, 1.02
   EXPECT_NEAR(e.spread, 1.4826 * 0.01 / 1.005, 1e-12);
-  // A noisy run among few does not move it far; identical values are all kept.
+  // A noisy run among few does not move it far; identical values are all kept, and so are values
+  // that differ by little even when the rest agree exactly (MAD 0).
   EXPECT_DOUBLE_EQ(robustEstimate({2.0, 2.0, 9.0}).value, 2.0);
+  EXPECT_EQ(robustEstimate({2.0, 2.0, 2.2}).used, 3);
+  EXPECT_EQ(robustEstimate({2.0, 2.0, 2.4}).used, 2);
   EXPECT_EQ(robustEstimate({3.0, 3.0, 3.0}).used, 3);
   EXPECT_EQ(robustEstimate({}).count, 0);
 }
@@ -216,7 +220,7 @@ TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {
   EXPECT_EQ(r.edgeOrigins[0], "history");
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("1 vertex(es) have neither a measurement"), std::string::npos) << r.notes.back();
-  EXPECT_EQ(describeCost(r.vertices[1].onCpu), "0.25 from the history (1 run, 1 of 1 samples, spread 0%, on cpu-model)");
+  EXPECT_EQ(describeCost(r.vertices[1].onCpu), "0.25 from the history (1 run, 1 of 1 samples, spread 0.0%, on cpu-model)");
 }
 
 TEST(ResolveCosts, HistoryOfChangedCodeIsNotUsedAndSaysSo) {

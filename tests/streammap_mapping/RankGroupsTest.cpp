@@ -286,12 +286,10 @@ TEST(RankGroups, RankfileBindsEachRankToItsCores) {
   EXPECT_EQ(formatOpenMpiRankfile({"a", "a", "a"}, {2, 2, 2}, {1, 1, 1}), "rank 0=a slot=0\nrank 1=a slot=1\nrank 2=a slot=0\n");
 }
 
-class RankCommands : public ::testing::Test {
+class RankCommands : public ScratchDirTest {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/streammap-ranks-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    ScratchDirTest::SetUp();
     // A pipeline of five CO instances and a fan-out, on two nodes of two cores.
     lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "lowpass", Requirement::CO),
                            vertex(2, "demod", Requirement::CO), vertex(3, "sink", Requirement::CO),
@@ -302,19 +300,6 @@ class RankCommands : public ::testing::Test {
     Cluster c;
     c.nodes = {node("n1", 2), node("n2", 1)};
     write("cluster.json", writeClusterJson(c));
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
-  bool exists(const std::string& name) const {
-    struct stat st {};
-    return ::stat(path(name).c_str(), &st) == 0;
-  }
-  std::string read(const std::string& name) const {
-    std::string text, error;
-    EXPECT_TRUE(readFile(path(name), text, error)) << error;
-    return text;
   }
   int map(std::vector<std::string> extra) {
     Args args = {path("app.rtg.json"), "-o", path("app.machinefile"), "--cluster", path("cluster.json")};
@@ -333,7 +318,7 @@ class RankCommands : public ::testing::Test {
     return r;
   }
 
-  std::string dir_, out_, err_;
+  std::string out_, err_;
 };
 
 TEST_F(RankCommands, LauncherFilesHaveOneEntryPerRank) {

@@ -3,8 +3,14 @@
 #define STREAMMAP_MAPPING_TEST_SUPPORT_H
 
 #include "dispar_lang/Rtg.h"
+#include "streammap/AtomicFiles.h"
 #include "streammap/Cluster.h"
 
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +80,33 @@ inline lang::Rtg rtgOf(std::vector<lang::RtgVertex> vertices, std::vector<lang::
   r.edges = std::move(edges);
   return r;
 }
+
+/// A fixture with a fresh temporary directory (removed after the test) and file helpers inside it.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/streammap-mapping-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+  bool exists(const std::string& name) const {
+    struct stat st {};
+    return ::stat(path(name).c_str(), &st) == 0;
+  }
+  std::string read(const std::string& name) const {
+    std::string text, error;
+    EXPECT_TRUE(readFile(path(name), text, error)) << error;
+    return text;
+  }
+
+  std::string dir_;
+};
 
 }  // namespace dispar::streammap::testing
 

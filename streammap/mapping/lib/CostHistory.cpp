@@ -125,6 +125,7 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
 }
 
 RobustEstimate robustEstimate(std::vector<double> values) {
+  constexpr double kLeastRelativeSigma = 0.05;
   RobustEstimate estimate;
   estimate.count = static_cast<int>(values.size());
   if (values.empty()) return estimate;
@@ -132,9 +133,12 @@ RobustEstimate robustEstimate(std::vector<double> values) {
   std::vector<double> deviations;
   for (double v : values) deviations.push_back(std::fabs(v - center));
   const double sigma = 1.4826 * median(deviations);
+  // Within 15% of the median a value is never an outlier: a few agreeing samples (the replicas of one
+  // run) have a tiny MAD that would otherwise reject ordinary jitter.
+  const double width = 3 * std::max(sigma, kLeastRelativeSigma * std::fabs(center));
   std::vector<double> kept;
   for (double v : values)
-    if (std::fabs(v - center) <= 3 * sigma) kept.push_back(v);
+    if (std::fabs(v - center) <= width) kept.push_back(v);
   estimate.used = static_cast<int>(kept.size());
   estimate.value = median(kept);
   estimate.spread = estimate.value > 0 ? sigma / estimate.value : 0;

@@ -26,11 +26,17 @@ std::string formatNumber(double x) {
   return buffer;
 }
 
+std::string formatPercent(double share) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f%%", 100 * share);
+  return buffer;
+}
+
 std::string measuredDetail(const CostHistory::Entry& e) {
   std::string models;
   for (const std::string& m : e.models) models += (models.empty() ? "" : ", ") + m;
   return std::to_string(e.runs) + " run" + (e.runs == 1 ? "" : "s") + ", " + std::to_string(e.work.used) + " of " +
-         std::to_string(e.work.count) + " samples, spread " + formatNumber(100 * e.work.spread) + "%, on " + models;
+         std::to_string(e.work.count) + " samples, spread " + formatPercent(e.work.spread) + ", on " + models;
 }
 
 /// A VNODE measured as taking no time (below the clock's resolution) still costs this much per message:

@@ -35,7 +35,8 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
                         std::string& error);
 
 /// A robust estimate over repeated measurements: the median after dropping the values further than
-/// 3 scaled median absolute deviations (1.4826 MAD, the normal distribution's sigma) from the median.
+/// 3 scaled median absolute deviations (1.4826 MAD, the normal distribution's sigma) from the median,
+/// but never those within 15% of it (3 x 5% of the median, a floor on the deviation).
 struct RobustEstimate {
   double value = 0;   // median of the values kept
   int count = 0;      // values given
