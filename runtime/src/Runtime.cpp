@@ -294,13 +294,11 @@ unsigned agreedProgramWindow(int rank) {
 
 /// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
 std::pair<int, int> localRankAndSize() {
-  MPI_Comm shared = MPI_COMM_NULL;
-  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  const Communicator node = Communicator::ofNode(MPI_COMM_WORLD);
   int rank = 0;
   int size = 1;
-  MPI_Comm_rank(shared, &rank);
-  MPI_Comm_size(shared, &size);
-  MPI_Comm_free(&shared);
+  MPI_Comm_rank(node.get(), &rank);
+  MPI_Comm_size(node.get(), &size);
   return {rank, size};
 }
 
@@ -308,12 +306,9 @@ std::pair<int, int> localRankAndSize() {
 /// also measure the CPU time inside port calls (docs/runtime.md, "Run profiles"): wall time outside the
 /// ports counts the time a thread waited for a core, but a thread CPU clock costs a system call per read.
 bool nodeOversubscribed(std::size_t instancesOfThisRank) {
-  MPI_Comm shared = MPI_COMM_NULL;
-  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  const Communicator node = Communicator::ofNode(MPI_COMM_WORLD);
   long mine = static_cast<long>(instancesOfThisRank), onNode = 0;
-  const int status = MPI_Allreduce(&mine, &onNode, 1, MPI_LONG, MPI_SUM, shared);
-  MPI_Comm_free(&shared);
-  if (status != MPI_SUCCESS) return true;  // measure rather than guess
+  DISPAR_MPI(MPI_Allreduce, &mine, &onNode, 1, MPI_LONG, MPI_SUM, node.get());
   const long processors = ::sysconf(_SC_NPROCESSORS_ONLN);
   return processors <= 0 || onNode > processors;
 }
