@@ -4,7 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <string_view>
+#include <optional>
 
 namespace dispar::lang {
 
@@ -69,6 +74,57 @@ using Json = nlohmann::json;
 
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 
+// One vertex's or edge's members as streamed: the value of each member a reader looks up (a repeated key
+// keeps its last value, as in a document); other members are not kept. An element that is not an object
+// keeps its value, for the message.
+class Fields {
+ public:
+  Fields(std::initializer_list<std::string_view> keys) : keys_(keys), values_(keys_.size()), present_(keys_.size()) {}
+
+  /// The slot of `key`, or -1 when no reader looks it up.
+  int slot(const std::string& key) const {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (key.size() == keys_[i].size() && std::memcmp(key.data(), keys_[i].data(), key.size()) == 0)
+        return static_cast<int>(i);
+    return -1;
+  }
+  void beginObject() {
+    object_ = true;
+    std::fill(present_.begin(), present_.end(), false);
+  }
+  /// Where member `slot`'s value goes.
+  Json& at(int slot) {
+    present_[slot] = true;
+    return values_[slot];
+  }
+  /// Where a value that is not an object goes.
+  Json& notObject() {
+    object_ = false;
+    return value_;
+  }
+
+  bool isObject() const { return object_; }
+  const Json& value() const { return value_; }
+  const Json* get(const char* key) const {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (key == keys_[i].data() || std::strcmp(key, keys_[i].data()) == 0) return present_[i] ? &values_[i] : nullptr;
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::string_view> keys_;  // string literals: NUL-terminated
+  std::vector<Json> values_;
+  std::vector<bool> present_;
+  bool object_ = true;
+  Json value_;
+};
+
+const Json* lookup(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+const Json* lookup(const Fields& object, const char* key) { return object.get(key); }
+
 // Reads fields by kind, checking type and range, or fails with a message naming the field's path and
 // the value found.
 class Reader {
@@ -76,14 +132,15 @@ class Reader {
   explicit Reader(std::string& error) : error_(error) {}
 
   /// The member, or null (and, if `required`, a failure) when it is absent.
-  const Json* find(const Json& object, const char* key, const std::string& path, bool required) {
-    auto it = object.find(key);
-    if (it != object.end()) return &*it;
+  template <class Object>
+  const Json* find(const Object& object, const char* key, const std::string& path, bool required) {
+    if (const Json* v = lookup(object, key)) return v;
     if (required) fail(path + "." + key + ": missing");
     return nullptr;
   }
 
-  bool string(const Json& object, const char* key, const std::string& path, std::string& out,
+  template <class Object>
+  bool string(const Object& object, const char* key, const std::string& path, std::string& out,
               bool required = true) {
     const Json* v = find(object, key, path, required);
     if (!v) return !required;
@@ -92,7 +149,8 @@ class Reader {
     return true;
   }
 
-  bool strings(const Json& object, const char* key, const std::string& path, std::vector<std::string>& out) {
+  template <class Object>
+  bool strings(const Object& object, const char* key, const std::string& path, std::vector<std::string>& out) {
     const Json* v = find(object, key, path, false);
     if (!v) return true;
     if (!v->is_array()) return fail(path + "." + key + ": expected an array of strings, got " + lang::shownJson(*v));
@@ -107,7 +165,8 @@ class Reader {
   }
 
   /// An integer in [min, max]; absent leaves `out` as it is unless `required`.
-  bool integer(const Json& object, const char* key, const std::string& path, std::int64_t min, std::int64_t max,
+  template <class Object>
+  bool integer(const Object& object, const char* key, const std::string& path, std::int64_t min, std::int64_t max,
                int& out, bool required = false) {
     const Json* v = find(object, key, path, required);
     if (!v) return !required;
@@ -119,7 +178,8 @@ class Reader {
   }
 
   /// A finite number > 0; absent leaves `out` as it is.
-  bool positive(const Json& object, const char* key, const std::string& path, double& out) {
+  template <class Object>
+  bool positive(const Object& object, const char* key, const std::string& path, double& out) {
     const Json* v = find(object, key, path, false);
     if (!v) return true;
     std::string problem;
@@ -128,7 +188,8 @@ class Reader {
     return true;
   }
 
-  bool bytes(const Json& object, const char* key, const std::string& path, std::uint64_t& out) {
+  template <class Object>
+  bool bytes(const Object& object, const char* key, const std::string& path, std::uint64_t& out) {
     const Json* v = find(object, key, path, false);
     if (!v) return true;
     std::string problem;
@@ -138,7 +199,8 @@ class Reader {
   }
 
   /// A byte count or null; absent is null.
-  bool optionalBytes(const Json& object, const char* key, const std::string& path,
+  template <class Object>
+  bool optionalBytes(const Object& object, const char* key, const std::string& path,
                      std::optional<std::uint64_t>& out) {
     out.reset();
     const Json* v = find(object, key, path, false);
@@ -150,7 +212,8 @@ class Reader {
   }
 
   /// true or false; absent leaves `out` as it is.
-  bool boolean(const Json& object, const char* key, const std::string& path, bool& out) {
+  template <class Object>
+  bool boolean(const Object& object, const char* key, const std::string& path, bool& out) {
     const Json* v = find(object, key, path, false);
     if (!v) return true;
     if (!v->is_boolean()) return fail(path + "." + key + ": expected true or false, got " + lang::shownJson(*v));
@@ -159,7 +222,8 @@ class Reader {
   }
 
   /// An object of finite non-negative numbers; absent leaves `out` empty.
-  bool features(const Json& object, const char* key, const std::string& path, CodeFeatures& out) {
+  template <class Object>
+  bool features(const Object& object, const char* key, const std::string& path, CodeFeatures& out) {
     out.clear();
     const Json* v = find(object, key, path, false);
     if (!v) return true;
@@ -183,9 +247,9 @@ class Reader {
   std::string& error_;
 };
 
-bool readVertex(Reader& r, const Json& j, std::size_t i, RtgVertex& v) {
+bool readVertex(Reader& r, const Fields& j, std::size_t i, RtgVertex& v) {
   const std::string path = "vertices[" + std::to_string(i) + "]";
-  if (!j.is_object()) return r.fail(path + ": expected an object, got " + shownJson(j));
+  if (!j.isObject()) return r.fail(path + ": expected an object, got " + shownJson(j.value()));
   std::string type;
   if (!r.integer(j, "id", path, 0, kIntMax, v.id, true) || !r.string(j, "vnode", path, v.vnode) ||
       !r.string(j, "type", path, type))
@@ -216,9 +280,9 @@ bool readVertex(Reader& r, const Json& j, std::size_t i, RtgVertex& v) {
          r.features(j, "features", path, v.features);
 }
 
-bool readEdge(Reader& r, const Json& j, std::size_t i, int vertexCount, RtgEdge& e) {
+bool readEdge(Reader& r, const Fields& j, std::size_t i, int vertexCount, RtgEdge& e) {
   const std::string path = "edges[" + std::to_string(i) + "]";
-  if (!j.is_object()) return r.fail(path + ": expected an object, got " + shownJson(j));
+  if (!j.isObject()) return r.fail(path + ": expected an object, got " + shownJson(j.value()));
   const std::int64_t lowest = std::numeric_limits<int>::min();
   if (!r.integer(j, "from", path, lowest, kIntMax, e.from, true) ||
       !r.integer(j, "to", path, lowest, kIntMax, e.to, true))
@@ -248,27 +312,223 @@ bool readHeader(Reader& r, const Json& doc, Rtg& rtg) {
   return true;
 }
 
+// The RTG streamed (streamJson): an RTG of 100,000 vertices is a 43 MB file whose DOM would cost a second
+// and hundreds of MB. The header's members are kept as a small document; each vertex and edge is built
+// alone and checked by readVertex / readEdge, then dropped. Errors are those of reading the whole
+// document: invalid JSON first, then the header's, the vertices' (the first failing one), the edges'.
+class RtgStream {
+ public:
+  /// `knownVertices`: the vertex count, when a first pass found the edges before the (last) vertices.
+  explicit RtgStream(std::optional<std::size_t> knownVertices) : knownVertices_(knownVertices) {}
+
+  void scalar(Json&& v) {
+    if (skipping()) return;
+    if (building_ != Building::None) {
+      if (builder_.scalar(std::move(v))) built();
+      return;
+    }
+    if (depth_ == 0) {
+      top_ = std::move(v);
+    } else if (depth_ == 1 && topObject_) {
+      member(false, &v);
+    } else if (depth_ == 2 && streaming_ != Array::None) {
+      fields().notObject() = std::move(v);
+      elementDone();
+    } else if (depth_ == 3 && inElement_ && slot_ >= 0) {
+      fields().at(slot_) = std::move(v);
+    }
+  }
+
+  void start(bool array) {
+    ++depth_;
+    if (skipping()) return;
+    if (building_ != Building::None) {
+      builder_.start(array);
+      return;
+    }
+    if (depth_ == 1) {
+      if (array) {
+        top_ = Json::array();
+        skipFrom_ = 1;
+      } else {
+        topObject_ = true;
+      }
+    } else if (depth_ == 2 && topObject_) {
+      member(true, nullptr, array);
+    } else if (depth_ == 3 && streaming_ != Array::None) {
+      if (array) {
+        building_ = Building::Element;
+        builder_.begin(fields().notObject());
+        builder_.start(true);
+      } else {
+        fields().beginObject();
+        inElement_ = true;
+        slot_ = -1;
+      }
+    } else if (depth_ == 4 && inElement_) {
+      if (slot_ < 0) {
+        skipFrom_ = 4;
+      } else {
+        building_ = Building::Member;
+        builder_.begin(fields().at(slot_));
+        builder_.start(array);
+      }
+    }
+  }
+
+  void end() {
+    const int closing = depth_--;
+    if (skipFrom_ <= closing) {
+      if (skipFrom_ == closing) skipFrom_ = kNoSkip;
+      return;
+    }
+    if (building_ != Building::None) {
+      if (builder_.end()) built();
+      return;
+    }
+    if (closing == 3 && inElement_) {
+      inElement_ = false;
+      elementDone();
+    } else if (closing == 2 && streaming_ != Array::None) {
+      if (streaming_ == Array::Vertices) verticesComplete_ = true;
+      streaming_ = Array::None;
+    }
+  }
+
+  void key(const std::string& k) {
+    if (skipping()) return;
+    if (building_ != Building::None) builder_.key(k);
+    else if (depth_ == 1 && topObject_) topKey_ = k;
+    else if (depth_ == 3 && inElement_) slot_ = fields().slot(k);
+  }
+
+  /// After a successful parse: the RTG, or false with `error` set.
+  bool finish(Rtg& out, std::string& error) {
+    Reader r(error);
+    if (!topObject_) return r.fail("top level: expected an object, got " + shownJson(top_));
+    Rtg rtg;
+    if (!readHeader(r, header_, rtg)) return false;
+    if (vertices_ != State::Array) return r.fail("rtg.vertices: missing or not an array");
+    if (!vertexError_.empty()) return r.fail(vertexError_);
+    if (edges_ != State::Array) return r.fail("rtg.edges: missing or not an array");
+    if (!edgeError_.empty()) return r.fail(edgeError_);
+    rtg.vertices = std::move(vertexList_);
+    rtg.edges = std::move(edgeList_);
+    out = std::move(rtg);
+    return true;
+  }
+
+  /// The edges came before the last vertices array: they need a second pass that knows the vertex count.
+  bool needsSecondPass() const { return secondPass_ && vertices_ == State::Array; }
+  std::size_t vertexCount() const { return vertexCount_; }
+
+ private:
+  enum class Array { None, Vertices, Edges };
+  enum class State { Absent, NotArray, Array };
+  enum class Building { None, Header, Element, Member };
+  static constexpr int kNoSkip = std::numeric_limits<int>::max();
+
+  bool skipping() const { return depth_ >= skipFrom_; }
+  Fields& fields() { return streaming_ == Array::Vertices ? vertexFields_ : edgeFields_; }
+
+  // A member of the top-level object begins: a scalar (`v`) or a container (`array` says which).
+  void member(bool container, Json* v, bool array = false) {
+    if (topKey_ == "vertices" || topKey_ == "edges") {
+      const bool vertices = topKey_ == "vertices";
+      State& state = vertices ? vertices_ : edges_;
+      if (!container || !array) {
+        state = State::NotArray;
+        if (container) skipFrom_ = depth_;
+        return;
+      }
+      state = State::Array;
+      streaming_ = vertices ? Array::Vertices : Array::Edges;
+      if (vertices) {
+        if (edgesStarted_) secondPass_ = true;
+        vertexList_.clear();
+        vertexError_.clear();
+        vertexCount_ = 0;
+        verticesComplete_ = false;
+      } else {
+        edgesStarted_ = true;
+        edgeList_.clear();
+        edgeError_.clear();
+        edgeCount_ = 0;
+      }
+      return;
+    }
+    Json& slot = header_[topKey_];
+    if (!container) {
+      slot = std::move(*v);
+      return;
+    }
+    building_ = Building::Header;
+    builder_.begin(slot);
+    builder_.start(array);
+  }
+
+  void built() {
+    const Building was = building_;
+    building_ = Building::None;
+    if (was == Building::Element) elementDone();
+  }
+
+  void elementDone() {
+    std::string error;
+    Reader r(error);
+    if (streaming_ == Array::Vertices) {
+      const std::size_t i = vertexCount_++;
+      if (!vertexError_.empty()) return;
+      RtgVertex v;
+      if (readVertex(r, vertexFields_, i, v)) vertexList_.push_back(std::move(v));
+      else vertexError_ = error;
+    } else {
+      const std::size_t i = edgeCount_++;
+      if (!edgeError_.empty()) return;
+      if (!knownVertices_ && !verticesComplete_) {
+        secondPass_ = true;
+        return;
+      }
+      const int n = static_cast<int>(knownVertices_ ? *knownVertices_ : vertexCount_);
+      RtgEdge e;
+      if (readEdge(r, edgeFields_, i, n, e)) edgeList_.push_back(std::move(e));
+      else edgeError_ = error;
+    }
+  }
+
+  std::optional<std::size_t> knownVertices_;
+  int depth_ = 0;
+  int skipFrom_ = kNoSkip;
+  bool topObject_ = false;
+  Json top_;
+  Json header_ = Json::object();
+  std::string topKey_;
+  Building building_ = Building::None;
+  JsonBuilder<Json> builder_;
+  Fields vertexFields_{"id",       "rank",     "vnode",      "family",      "member",
+                       "replica",  "replicas", "type",       "cost",        "cost_declared",
+                       "memory",   "location", "node_cores", "fingerprint", "features"};
+  Fields edgeFields_{"from", "to", "pipe", "element", "element_bytes", "volume"};
+  bool inElement_ = false;
+  int slot_ = -1;  // the element's member being read, or -1 for one no reader looks up
+  Array streaming_ = Array::None;
+  State vertices_ = State::Absent, edges_ = State::Absent;
+  std::vector<RtgVertex> vertexList_;
+  std::vector<RtgEdge> edgeList_;
+  std::string vertexError_, edgeError_;
+  std::size_t vertexCount_ = 0, edgeCount_ = 0;
+  bool verticesComplete_ = false, edgesStarted_ = false, secondPass_ = false;
+};
+
 }  // namespace
 
 bool parseRtgJson(const std::string& text, Rtg& out, std::string& error) {
-  Json doc;
-  if (!parseJson(text, doc, error)) return false;
-  Reader r(error);
-  Rtg rtg;
-  if (!readHeader(r, doc, rtg)) return false;
-  auto vertices = doc.find("vertices");
-  if (vertices == doc.end() || !vertices->is_array()) return r.fail("rtg.vertices: missing or not an array");
-  rtg.vertices.resize(vertices->size());
-  for (std::size_t i = 0; i < vertices->size(); ++i)
-    if (!readVertex(r, (*vertices)[i], i, rtg.vertices[i])) return false;
-  auto edges = doc.find("edges");
-  if (edges == doc.end() || !edges->is_array()) return r.fail("rtg.edges: missing or not an array");
-  rtg.edges.resize(edges->size());
-  const int n = static_cast<int>(rtg.vertices.size());
-  for (std::size_t i = 0; i < edges->size(); ++i)
-    if (!readEdge(r, (*edges)[i], i, n, rtg.edges[i])) return false;
-  out = std::move(rtg);
-  return true;
+  RtgStream stream(std::nullopt);
+  if (!streamJson<Json>(text, stream, error)) return false;
+  if (!stream.needsSecondPass()) return stream.finish(out, error);
+  RtgStream again(stream.vertexCount());
+  if (!streamJson<Json>(text, again, error)) return false;
+  return again.finish(out, error);
 }
 
 }  // namespace dispar::lang

@@ -69,6 +69,22 @@ bool readPipe(const Json& j, const std::string& path, ProfiledPipe& out, std::st
   return true;
 }
 
+bool readKernel(const Json& j, const std::string& path, ProfiledKernel& out, std::string& error) {
+  Fields f(j, path, error);
+  std::int64_t rank = 0, replica = 0;
+  std::optional<std::uint64_t> launches;
+  if (!f.integer("rank", 0, kIntMax, rank) || !f.string("vnode", out.vnode) ||
+      !f.integer("replica", 0, kIntMax, replica) || !f.string("kernel", out.kernel) || !f.string("site", out.site) ||
+      !f.oneOf("device", {"gpu", "host-path"}, out.device) || !f.optionalUnsigned("launches", launches) ||
+      !f.measure("seconds", out.seconds))
+    return false;
+  if (!launches) return f.fail("launches", "expected a count, got null");
+  out.rank = static_cast<int>(rank);
+  out.replica = static_cast<int>(replica);
+  out.launches = *launches;
+  return true;
+}
+
 bool readSplitSite(const Json& j, const std::string& path, ProfiledSplitSite& out, std::string& error) {
   Fields f(j, path, error);
   std::int64_t rank = 0;
@@ -112,7 +128,17 @@ std::string writeRunProfileJson(const RunProfile& profile) {
   for (const ProfiledPipe& pipe : profile.pipes)
     pipes.push_back({{"pipe", pipe.pipe}, {"messages", pipe.messages}, {"bytes", pipe.bytes}});
   doc["pipes"] = std::move(pipes);
-  doc["kernels"] = Ordered::array();  // launch sites are not recorded yet (docs/runtime.md)
+  Ordered kernels = Ordered::array();
+  for (const ProfiledKernel& k : profile.kernels)
+    kernels.push_back({{"rank", k.rank},
+                       {"vnode", k.vnode},
+                       {"replica", k.replica},
+                       {"kernel", k.kernel},
+                       {"site", k.site},
+                       {"device", k.device},
+                       {"launches", k.launches},
+                       {"seconds", k.seconds}});
+  doc["kernels"] = std::move(kernels);
   Ordered sites = Ordered::array();
   for (const ProfiledSplitSite& site : profile.splitSites)
     sites.push_back(
@@ -144,6 +170,7 @@ bool parseRunProfileJson(const std::string& text, RunProfile& out, std::string& 
   if (!profile.complete && !optionalString(top, "failure", profile.failure)) return false;
   if (!readList(top, "instances", true, profile.instances, readInstance, error) ||
       !readList(top, "pipes", true, profile.pipes, readPipe, error) ||
+      !readList(top, "kernels", false, profile.kernels, readKernel, error) ||
       !readList(top, "split_sites", false, profile.splitSites, readSplitSite, error))
     return false;
   out = std::move(profile);

@@ -776,14 +776,19 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   // A failed launch aborts the job naming the VNODE, the kernel and where it was launched.
   clang::PresumedLoc where = sm_.getPresumedLoc(writtenRange(launch->getSourceRange()).getBegin());
   const std::string name = kernel ? kernel->getNameAsString() : calleeText + " (through a pointer)";
-  std::string check = "::dispar::gpu::checkLaunch(\"" + name + "\", \"" + where.getFilename() + ":" +
-                      std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + "\")";
+  const std::string site = "\"" + name + "\", \"" + where.getFilename() + ":" + std::to_string(where.getLine()) + ":" +
+                           std::to_string(where.getColumn()) + "\"";
+  std::string check = "::dispar::gpu::checkLaunch(" + site + ")";
+  // A run profile times every launch site: the timer is a temporary of the whole expression, so it ends
+  // after the launch and its check (LaunchTimer.h).
+  const std::string timer = "(void)::dispar::gpu::LaunchTimer(" + site + "), ";
   if (options_.cudaTarget != CudaTarget::HostOnly)
-    return "((::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) + ")), " +
-           check + ")";
+    return "(" + timer + "(::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) +
+           ")), " + check + ")";
   // The launch may span lines; its replacement keeps as many, so that #line and __LINE__ stay right.
   const std::string original = text(launch->getSourceRange());
-  return "((void)" + hostLaunch + ", " + check + std::string(std::count(original.begin(), original.end(), '\n'), '\n') + ")";
+  return "(" + timer + "(void)" + hostLaunch + ", " + check +
+         std::string(std::count(original.begin(), original.end(), '\n'), '\n') + ")";
 }
 
 clang::SourceLocation CudaLowering::writtenCalleeLocation(clang::SourceLocation loc) const {

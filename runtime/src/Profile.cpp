@@ -47,8 +47,8 @@ std::string binaryPath() {
 }
 
 lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
-                           const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
-                           const std::string& failure) {
+                           const std::vector<PipeTraffic>& pipes, const std::vector<KernelProfile>& kernels,
+                           const std::vector<SplitSiteProfile>& splitSites, const std::string& failure) {
   lang::RunProfile profile;
   profile.program = program.program;
   profile.binary = binaryPath();
@@ -58,6 +58,7 @@ lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<Instanc
   for (int p = 0; p < program.pipeCount && static_cast<std::size_t>(p) < pipes.size(); ++p)
     profile.pipes.push_back({program.pipes[p].name, pipes[static_cast<std::size_t>(p)].messages,
                              pipes[static_cast<std::size_t>(p)].bytes});
+  profile.kernels = kernels;
   profile.splitSites = splitSites;
   return profile;
 }
@@ -65,9 +66,9 @@ lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<Instanc
 }  // namespace
 
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
-                        const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
-                        const std::string& failure) {
-  return lang::writeRunProfileJson(profileOf(program, instances, pipes, splitSites, failure));
+                        const std::vector<PipeTraffic>& pipes, const std::vector<KernelProfile>& kernels,
+                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure) {
+  return lang::writeRunProfileJson(profileOf(program, instances, pipes, kernels, splitSites, failure));
 }
 
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error) {
@@ -91,10 +92,10 @@ bool writeProfileFile(const std::string& path, const std::string& text, std::str
 }
 
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
-                   const std::vector<PipeTraffic>& myPipes, const std::vector<SplitSiteProfile>& mySplitSites, int rank,
-                   std::string& error) {
+                   const std::vector<PipeTraffic>& myPipes, const std::vector<KernelProfile>& myKernels,
+                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, std::string& error) {
   // Each rank's lines as a profile of their own (the format's writer); rank 0 reads them back.
-  const std::string text = profileJson(program, mine, {}, mySplitSites, "");
+  const std::string text = profileJson(program, mine, {}, myKernels, mySplitSites, "");
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int length = static_cast<int>(text.size());
@@ -117,6 +118,7 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   if (rank != 0) return true;
 
   std::vector<InstanceProfile> instances;
+  std::vector<KernelProfile> kernels;
   std::vector<SplitSiteProfile> splitSites;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     lang::RunProfile part;
@@ -126,11 +128,12 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
       return false;
     }
     instances.insert(instances.end(), part.instances.begin(), part.instances.end());
+    kernels.insert(kernels.end(), part.kernels.begin(), part.kernels.end());
     splitSites.insert(splitSites.end(), part.splitSites.begin(), part.splitSites.end());
   }
   std::vector<PipeTraffic> pipes(myPipes.size());
   for (std::size_t p = 0; p < pipes.size(); ++p) pipes[p] = {sums[2 * p], sums[2 * p + 1]};
-  return writeProfileFile(path, profileJson(program, instances, pipes, splitSites, ""), error);
+  return writeProfileFile(path, profileJson(program, instances, pipes, kernels, splitSites, ""), error);
 }
 
 }  // namespace dispar::rt

@@ -31,6 +31,7 @@ struct PortWaits {
 /// (dispar_lang/RunProfile.h, the format's one writer and reader).
 using InstanceProfile = lang::ProfiledInstance;
 using SplitSiteProfile = lang::ProfiledSplitSite;
+using KernelProfile = lang::ProfiledKernel;
 
 /// The calling thread's CPU time so far, in seconds.
 double threadCpuSeconds();
@@ -49,14 +50,14 @@ std::string profilePath();
 
 /// The profile's JSON text. `failure`: empty for a complete profile; else why it is partial.
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
-                        const std::vector<PipeTraffic>& pipes, const std::vector<SplitSiteProfile>& splitSites,
-                        const std::string& failure);
+                        const std::vector<PipeTraffic>& pipes, const std::vector<KernelProfile>& kernels,
+                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure);
 
 /// Collective over MPI_COMM_WORLD: gathers every rank's instances and pipe traffic on rank 0, which
 /// writes `path` (through a temporary beside it, renamed). False with `error` on rank 0 when it cannot.
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
-                   const std::vector<PipeTraffic>& myPipes, const std::vector<SplitSiteProfile>& mySplitSites, int rank,
-                   std::string& error);
+                   const std::vector<PipeTraffic>& myPipes, const std::vector<KernelProfile>& myKernels,
+                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, std::string& error);
 
 /// Writes `text` to `path` through a temporary beside it.
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);

@@ -5,6 +5,7 @@
 #include "Links.h"
 #include "MpiHandles.h"
 #include "Ports.h"
+#include "LaunchLog.h"
 #include "Profile.h"
 #include "Program.h"
 
@@ -154,7 +155,7 @@ class LiveProfile {
       lines.push_back(std::move(line));
     }
     std::string error;
-    writeProfileFile(path_, profileJson(*program_, lines, {}, {}, failure), error);
+    writeProfileFile(path_, profileJson(*program_, lines, {}, {}, {}, failure), error);
   }
 
  private:
@@ -275,7 +276,8 @@ class RankInstance final : public Instance {
 struct InstanceMeasure {
   bool portCpu = false;  // measure the CPU time inside port calls (an oversubscribed node)
   InstanceProfile line;
-  std::vector<PipeTraffic> pipes;  // by pipe
+  std::vector<PipeTraffic> pipes;      // by pipe
+  std::vector<KernelProfile> kernels;  // by launch site
 };
 
 /// DISPAR_PIPE_WINDOW as rank 0 sees it, so that both ends of every pipe agree. 0 when invalid.
@@ -422,8 +424,15 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
     const auto bodyStart = std::chrono::steady_clock::now();
     const double cpuStart = measure != nullptr ? threadCpuSeconds() : 0;
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
+    gpu::detail::LaunchLog launches;
+    if (measure != nullptr) gpu::detail::setCurrentLaunchLog(&launches);
     dispatch(*ports);
+    gpu::detail::setCurrentLaunchLog(nullptr);
     if (measure != nullptr) {
+      // While the instance's device is open: its last GPU launches' events are waited for here.
+      for (const gpu::detail::LaunchLog::Site& site : launches.finish())
+        measure->kernels.push_back(KernelProfile{rank, vnode.name, id.replica, site.kernel, site.site, site.device,
+                                                 site.launches, site.seconds});
       measure->line.cpuSeconds = threadCpuSeconds() - cpuStart;
       // Compute: the body's time outside its ports (the ends of its streams below are not the body's).
       const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - bodyStart).count();
@@ -517,9 +526,11 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   if (profile.empty()) return 0;
   liveProfile.end();
   std::vector<InstanceProfile> lines;
+  std::vector<KernelProfile> kernels;
   std::vector<PipeTraffic> pipes(static_cast<std::size_t>(program.pipeCount));
   for (const InstanceMeasure& measure : measures) {
     lines.push_back(measure.line);
+    kernels.insert(kernels.end(), measure.kernels.begin(), measure.kernels.end());
     for (std::size_t p = 0; p < pipes.size(); ++p) {
       pipes[p].messages += measure.pipes[p].messages;
       pipes[p].bytes += measure.pipes[p].bytes;
@@ -530,7 +541,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
     splitSites.push_back({rank, site.site, site.gpuRate, site.cpuThreadRate});
   std::string error;
   try {
-    if (!gatherProfile(profile, program, lines, pipes, splitSites, rank, error))
+    if (!gatherProfile(profile, program, lines, pipes, kernels, splitSites, rank, error))
       report("warning: no run profile: " + error);
   } catch (const std::exception& failure) {
     report(std::string("warning: no run profile: ") + failure.what());

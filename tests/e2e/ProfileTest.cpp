@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -136,6 +137,38 @@ VNODE(sink, IN(numbers)) {
   EXPECT_NE(profile.at("failure").get<std::string>().find("fifty is too many"), std::string::npos) << profile;
   const std::set<std::pair<std::string, int>> failing = {{"sink", 0}};
   EXPECT_EQ(expectWellFormed(profile, "failing", 2), failing);
+}
+
+TEST(RunProfileOfKernels, CountsAndTimesEveryLaunchSite) {
+  // The FIR example launches its kernel once per frame (64 frames) in one place; its replicas share them.
+  ScratchDir dir;
+  const std::string source = readFile(kSourceDir + "/examples/fir/fir.dsp");
+  const lang::Rtg rtg = build(dir, "fir", source);
+  // Where the launch is written, found in the source independently of the compiler.
+  const std::size_t at = source.find("firKernel<<<");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t lineStart = source.rfind('\n', at) + 1;
+  const std::string site = "fir.dsp:" + std::to_string(std::count(source.begin(), source.begin() + at, '\n') + 1) + ":" +
+                           std::to_string(at - lineStart + 1);
+  const ProcessResult ran =
+      runProcess({kMpiexec, "-launcher", "fork", "-n", std::to_string(rtg.vertices.size()), "./fir"}, dir.path(),
+                 {"DISPAR_PROFILE=" + dir.file("profile.json")});
+  ASSERT_EQ(ran.status, 0) << ran.output;
+  ASSERT_NE(ran.output.find("frames=64"), std::string::npos) << ran.output;
+  const json profile = json::parse(readFile(dir.file("profile.json")));
+  std::uint64_t launches = 0;
+  std::set<int> replicas;
+  for (const json& k : profile.at("kernels")) {
+    EXPECT_EQ(k.at("vnode"), "fir") << k;
+    EXPECT_EQ(k.at("kernel"), "firKernel") << k;
+    EXPECT_EQ(k.at("site"), site) << k;
+    EXPECT_EQ(k.at("device"), "host-path") << k;  // no GPU here
+    EXPECT_GT(k.at("seconds").get<double>(), 0) << k;
+    launches += k.at("launches").get<std::uint64_t>();
+    replicas.insert(k.at("replica").get<int>());
+  }
+  EXPECT_EQ(launches, 64u) << profile.at("kernels");
+  EXPECT_EQ(replicas.size(), 2u) << profile.at("kernels");
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ RunProfile sampleProfile() {
   i.computeCpuSeconds = 0.5;
   p.instances = {i};
   p.pipes = {{"samples", 64, 262144}, {"energies", 64, 512}};
+  p.kernels = {{1, "square", 2, "scale", "app.dsp:41:3", "gpu", 64, 0.0125}};
   p.splitSites = {{1, "app.dsp:30#1", 1e6, 2.5e5}};
   return p;
 }
@@ -41,7 +42,9 @@ TEST(RunProfile, WhatIsWrittenReadsBack) {
   EXPECT_EQ(back.instances[0].deviceModel, "AMD EPYC 7B13");
   EXPECT_EQ(back.instances[0].computeCpuSeconds, std::optional<double>(0.5));
   EXPECT_EQ(back.periodMessages(), 64u);
-  EXPECT_NE(text.find("\"kernels\": []"), std::string::npos) << text;
+  ASSERT_EQ(back.kernels.size(), 1u);
+  EXPECT_EQ(back.kernels[0].site, "app.dsp:41:3");
+  EXPECT_EQ(back.kernels[0].launches, 64u);
 }
 
 TEST(RunProfile, AnIncompleteProfileKeepsItsFailure) {
@@ -95,6 +98,8 @@ TEST(RunProfile, MalformedFieldsAreNamed) {
   EXPECT_EQ(refused(replaced("\"messages\": 64", "\"messages\": 1.5")),
             "profile.pipes[0].messages: expected an integer, got 1.5");
   EXPECT_EQ(refused(replaced("\"complete\": true", "\"complete\": 1")), "profile.complete: expected true or false, got 1");
+  EXPECT_EQ(refused(replaced("\"launches\": 64", "\"launches\": -1")),
+            "profile.kernels[0].launches: must be at least 0, got -1");
   EXPECT_NE(refused("{\"format\": ").find("1:"), std::string::npos);
 }
 

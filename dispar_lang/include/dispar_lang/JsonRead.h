@@ -173,6 +173,161 @@ bool parseJson(const std::string& text, Json& out, std::string& error, const std
   return false;
 }
 
+namespace json_read_detail {
+
+/// Forwards nlohmann's SAX events to a PathTracker (for the path of a failing number) and to a
+/// streaming reader's handler, which takes values as `Json` scalars, container starts and ends, and keys.
+/// The handler never stops the parse: a reader records its first semantic error and reports it after
+/// the whole text has parsed, so that invalid JSON anywhere wins, as with the DOM parse.
+template <class Json, class Handler>
+class SaxForwarder {
+ public:
+  SaxForwarder(const std::string& text, const std::string& prefix, Handler& handler, std::string& error)
+      : text_(text), prefix_(prefix), handler_(handler), error_(error) {}
+
+  bool null() {
+    tracker_.null();
+    handler_.scalar(Json(nullptr));
+    return true;
+  }
+  bool boolean(bool b) {
+    tracker_.boolean(b);
+    handler_.scalar(Json(b));
+    return true;
+  }
+  bool number_integer(typename Json::number_integer_t n) {
+    tracker_.number_integer(n);
+    handler_.scalar(Json(n));
+    return true;
+  }
+  bool number_unsigned(typename Json::number_unsigned_t n) {
+    tracker_.number_unsigned(n);
+    handler_.scalar(Json(n));
+    return true;
+  }
+  bool number_float(typename Json::number_float_t x, const typename Json::string_t& s) {
+    tracker_.number_float(x, s);
+    handler_.scalar(Json(x));
+    return true;
+  }
+  bool string(typename Json::string_t& s) {
+    tracker_.string(s);
+    handler_.scalar(Json(std::move(s)));
+    return true;
+  }
+  bool binary(typename Json::binary_t& b) {
+    tracker_.binary(b);
+    handler_.scalar(Json(b));
+    return true;
+  }
+  bool start_object(std::size_t n) {
+    tracker_.start_object(n);
+    handler_.start(false);
+    return true;
+  }
+  bool start_array(std::size_t n) {
+    tracker_.start_array(n);
+    handler_.start(true);
+    return true;
+  }
+  bool end_object() {
+    tracker_.end_object();
+    handler_.end();
+    return true;
+  }
+  bool end_array() {
+    tracker_.end_array();
+    handler_.end();
+    return true;
+  }
+  bool key(typename Json::string_t& k) {
+    tracker_.key(k);
+    handler_.key(k);
+    return true;
+  }
+  /// The messages parseJson gives: a syntax error by line and column, a number beyond double range
+  /// by the path of its field.
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+    tracker_.parse_error(position, token, e);
+    if (e.id >= 100 && e.id < 200) {
+      error_ = "line " + lineColumn(text_, position) + ": invalid JSON: " + reasonOf(e);
+    } else {
+      const std::string path = prefix_ + tracker_.failedPath();
+      error_ = (path.empty() ? std::string("top level") : path) + ": " +
+               (e.id == 406 ? "number out of range, got " + tracker_.failedToken() : reasonOf(e));
+    }
+    return false;
+  }
+
+ private:
+  const std::string& text_;
+  const std::string& prefix_;
+  Handler& handler_;
+  std::string& error_;
+  PathTracker<Json> tracker_;
+};
+
+}  // namespace json_read_detail
+
+/// Streams `text` to `handler` (scalar(Json&&), start(bool array), end(), key(std::string&)) without
+/// building a document: for files too large for a DOM. Fails exactly as parseJson does (the same
+/// checks, the same messages); the handler's own checks are the caller's to report.
+template <class Json, class Handler>
+bool streamJson(const std::string& text, Handler& handler, std::string& error, const std::string& prefix = "") {
+  namespace d = json_read_detail;
+  if (const std::size_t at = d::tooDeepAt(text, kMaxJsonDepth)) {
+    error = "line " + d::lineColumn(text, at + 1) + ": invalid JSON: nested deeper than " +
+            std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
+  d::SaxForwarder<Json, Handler> forwarder(text, prefix, handler, error);
+  return Json::sax_parse(text, &forwarder);
+}
+
+/// Builds one value (a document's element) from streamJson's events, the way nlohmann's DOM parser
+/// does (a repeated key keeps its last value), so that a streaming reader can check each element with
+/// the same code and messages as a reader of the whole document.
+template <class Json>
+class JsonBuilder {
+ public:
+  /// Starts building into `root`.
+  void begin(Json& root) {
+    root_ = &root;
+    stack_.clear();
+  }
+  /// The value is complete when it was a scalar, or closed its outermost container.
+  bool scalar(Json&& v) {
+    place(std::move(v));
+    return stack_.empty();
+  }
+  void start(bool array) { stack_.push_back(place(array ? Json::array() : Json::object())); }
+  bool end() {
+    stack_.pop_back();
+    return stack_.empty();
+  }
+  void key(const std::string& k) { key_ = k; }
+
+ private:
+  Json* place(Json&& v) {
+    if (stack_.empty()) {
+      *root_ = std::move(v);
+      return root_;
+    }
+    Json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    Json& slot = top[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+
+  Json* root_ = nullptr;
+  std::vector<Json*> stack_;
+  std::string key_;
+};
+
 /// The value as written, for "got ..." in messages: containers by kind, long strings shortened.
 template <class Json>
 std::string shownJson(const Json& value) {

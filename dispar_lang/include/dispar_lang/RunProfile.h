@@ -35,6 +35,19 @@ struct ProfiledPipe {
   std::uint64_t messages = 0, bytes = 0;  // summed over the pipe's writer instances
 };
 
+/// One kernel launch site of one instance: how often it launched and the time the launches took (on the
+/// GPU between events around the launch; on the host path the launch itself, which runs the kernel).
+struct ProfiledKernel {
+  int rank = 0;
+  std::string vnode;
+  int replica = 0;
+  std::string kernel;
+  std::string site;    // "app.dsp:41:3", where the launch is written
+  std::string device;  // "gpu" or "host-path"
+  std::uint64_t launches = 0;
+  double seconds = 0;
+};
+
 /// The rates split_for learned at one call site on one rank (docs/split.md, "Carry-over").
 struct ProfiledSplitSite {
   int rank = 0;
@@ -49,6 +62,7 @@ struct RunProfile {
   std::string failure;  // why the profile is partial; empty when complete
   std::vector<ProfiledInstance> instances;
   std::vector<ProfiledPipe> pipes;
+  std::vector<ProfiledKernel> kernels;
   std::vector<ProfiledSplitSite> splitSites;
 
   /// The number of messages that stands for one period of the stream: the most any pipe carried (at

@@ -7,6 +7,7 @@
 #include <dispar/device_vector.h>
 #include <dispar/dispar.h>
 #include <dispar/gpu/Errors.h>
+#include <dispar/gpu/LaunchTimer.h>
 
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
 #include <dispar/gpu/CudaBackend.h>

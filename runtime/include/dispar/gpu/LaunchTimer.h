@@ -1,0 +1,86 @@
+// Kernel launch sites in run profiles (docs/runtime.md, "Run profiles"): StreamCC puts a LaunchTimer
+// temporary in front of every kernel launch it lowers, so that it lives until the launch and its check
+// are done. Without DISPAR_PROFILE it costs one thread-local read. On the host path it times the launch
+// (the kernel runs during it); on a GPU it records a CUDA event before and after the launch on the
+// default stream, resolved when the instance ends (the GPU's time, not the launch call's).
+#ifndef DISPAR_GPU_LAUNCHTIMER_H
+#define DISPAR_GPU_LAUNCHTIMER_H
+
+#include <dispar/dispar.h>
+
+#include <chrono>
+
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
+#include <cuda_runtime.h>
+#endif
+
+namespace dispar::gpu {
+
+namespace detail {
+
+/// The launch sites of the instance the calling thread runs; null when not profiling (runtime).
+class LaunchLog;
+LaunchLog* currentLaunchLog() noexcept;
+void recordHostLaunch(LaunchLog* log, const char* kernel, const char* site, double seconds) noexcept;
+/// Seconds between two recorded events, waiting for the second; frees both (0 when they failed).
+using EventSecondsFn = double (*)(void* start, void* stop);
+void recordDeviceLaunch(LaunchLog* log, const char* kernel, const char* site, void* start, void* stop,
+                        EventSecondsFn seconds) noexcept;
+
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
+inline double eventSeconds(void* start, void* stop) {
+  float milliseconds = 0;
+  const auto first = static_cast<cudaEvent_t>(start), second = static_cast<cudaEvent_t>(stop);
+  const bool timed = cudaEventSynchronize(second) == cudaSuccess &&
+                     cudaEventElapsedTime(&milliseconds, first, second) == cudaSuccess;
+  cudaEventDestroy(first);
+  cudaEventDestroy(second);
+  return timed ? milliseconds / 1000.0 : 0.0;
+}
+#endif
+
+}  // namespace detail
+
+class LaunchTimer {
+ public:
+  LaunchTimer(const char* kernel, const char* site) noexcept
+      : log_(detail::currentLaunchLog()), kernel_(kernel), site_(site) {
+    if (log_ == nullptr) return;
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
+    if (!::dispar::gpu::onHost()) {
+      cudaEvent_t start = nullptr;
+      if (cudaEventCreate(&start) == cudaSuccess && cudaEventRecord(start, 0) == cudaSuccess) start_ = start;
+      return;
+    }
+#endif
+    hostStart_ = std::chrono::steady_clock::now();
+  }
+  ~LaunchTimer() {
+    if (log_ == nullptr) return;
+#if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
+    if (start_ != nullptr) {
+      cudaEvent_t stop = nullptr;
+      if (cudaEventCreate(&stop) == cudaSuccess && cudaEventRecord(stop, 0) == cudaSuccess)
+        detail::recordDeviceLaunch(log_, kernel_, site_, start_, stop, &detail::eventSeconds);
+      else
+        cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+      return;
+    }
+#endif
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart_).count();
+    detail::recordHostLaunch(log_, kernel_, site_, seconds);
+  }
+  LaunchTimer(const LaunchTimer&) = delete;
+  LaunchTimer& operator=(const LaunchTimer&) = delete;
+
+ private:
+  detail::LaunchLog* log_;
+  const char* kernel_;
+  const char* site_;
+  void* start_ = nullptr;
+  std::chrono::steady_clock::time_point hostStart_;
+};
+
+}  // namespace dispar::gpu
+
+#endif  // DISPAR_GPU_LAUNCHTIMER_H

@@ -1,0 +1,62 @@
+#include "LaunchLog.h"
+
+namespace dispar::gpu::detail {
+
+namespace {
+thread_local LaunchLog* currentLog = nullptr;
+}  // namespace
+
+LaunchLog* currentLaunchLog() noexcept { return currentLog; }
+void setCurrentLaunchLog(LaunchLog* log) noexcept { currentLog = log; }
+
+// A profile must never fail a launch: what cannot be recorded (out of memory) is dropped.
+void recordHostLaunch(LaunchLog* log, const char* kernel, const char* site, double seconds) noexcept {
+  try {
+    log->addHost(kernel, site, seconds);
+  } catch (...) {
+  }
+}
+
+void recordDeviceLaunch(LaunchLog* log, const char* kernel, const char* site, void* start, void* stop,
+                        EventSecondsFn seconds) noexcept {
+  try {
+    log->addDevice(kernel, site, start, stop, seconds);
+  } catch (...) {
+    seconds(start, stop);  // frees the events
+  }
+}
+
+LaunchLog::~LaunchLog() { resolve(pending_.size()); }
+
+LaunchLog::Site& LaunchLog::site(const char* kernel, const char* where, const char* device, std::size_t* index) {
+  const auto [it, added] = index_.try_emplace({where, kernel, device}, sites_.size());
+  if (added) sites_.push_back(Site{kernel, where, device, 0, 0});
+  if (index != nullptr) *index = it->second;
+  return sites_[it->second];
+}
+
+void LaunchLog::addHost(const char* kernel, const char* where, double seconds) {
+  Site& s = site(kernel, where, "host-path");
+  ++s.launches;
+  s.seconds += seconds;
+}
+
+void LaunchLog::addDevice(const char* kernel, const char* where, void* start, void* stop, EventSecondsFn seconds) {
+  std::size_t index = 0;
+  ++site(kernel, where, "gpu", &index).launches;
+  pending_.push_back(Pending{index, start, stop, seconds});
+  if (pending_.size() > kMostPending) resolve(pending_.size() - kMostPending / 2);
+}
+
+void LaunchLog::resolve(std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    sites_[pending_[i].site].seconds += pending_[i].seconds(pending_[i].start, pending_[i].stop);
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(count));
+}
+
+std::vector<LaunchLog::Site> LaunchLog::finish() {
+  resolve(pending_.size());
+  return sites_;
+}
+
+}  // namespace dispar::gpu::detail

@@ -1,0 +1,55 @@
+// The kernel launch sites one instance profiled (LaunchTimer.h; docs/runtime.md, "Run profiles").
+#ifndef DISPAR_RUNTIME_LAUNCHLOG_H
+#define DISPAR_RUNTIME_LAUNCHLOG_H
+
+#include <dispar/gpu/LaunchTimer.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace dispar::gpu::detail {
+
+class LaunchLog {
+ public:
+  struct Site {
+    std::string kernel, site, device;  // device: "gpu" or "host-path"
+    std::uint64_t launches = 0;
+    double seconds = 0;
+  };
+
+  LaunchLog() = default;
+  ~LaunchLog();
+  LaunchLog(const LaunchLog&) = delete;
+  LaunchLog& operator=(const LaunchLog&) = delete;
+
+  void addHost(const char* kernel, const char* site, double seconds);
+  void addDevice(const char* kernel, const char* site, void* start, void* stop, EventSecondsFn seconds);
+  /// Waits for the GPU launches still timing; the sites in the order of their first launch.
+  std::vector<Site> finish();
+
+ private:
+  struct Pending {
+    std::size_t site;
+    void* start;
+    void* stop;
+    EventSecondsFn seconds;
+  };
+  /// Pending GPU launches beyond this many are resolved oldest first (their events freed).
+  static constexpr std::size_t kMostPending = 256;
+  Site& site(const char* kernel, const char* where, const char* device, std::size_t* index = nullptr);
+  void resolve(std::size_t count);
+
+  std::vector<Site> sites_;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index_;
+  std::vector<Pending> pending_;
+};
+
+/// Makes `log` the calling thread's launch log (null: not profiling).
+void setCurrentLaunchLog(LaunchLog* log) noexcept;
+
+}  // namespace dispar::gpu::detail
+
+#endif
