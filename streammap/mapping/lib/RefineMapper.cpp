@@ -163,10 +163,12 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
   const int nodeCount = p.nodeCount();
   std::vector<double> cpuSum(nodeCount, 0), cpuMax(nodeCount, 0), gpuSum(nodeCount, 0), gpuMax(nodeCount, 0),
       netBytes(nodeCount, 0), value(nodeCount, 0);
-  std::set<std::pair<double, int>> byValue, gpuByValue;
+  using ValueSet = std::set<std::pair<double, int>>;
+  ValueSet byValue, gpuByValue;
+  std::vector<ValueSet::iterator> byValueAt(nodeCount), gpuByValueAt(nodeCount);  // each node's entry
   for (int n = 0; n < nodeCount; ++n) {
-    byValue.emplace(0.0, n);
-    if (p.nodes[n].hasGpu()) gpuByValue.emplace(0.0, n);
+    byValueAt[n] = byValue.emplace_hint(byValue.end(), 0.0, n);
+    if (p.nodes[n].hasGpu()) gpuByValueAt[n] = gpuByValue.emplace_hint(gpuByValue.end(), 0.0, n);
   }
   auto valueWith = [&](int n, int v, double extraNet) {
     const ProblemNode& node = p.nodes[n];
@@ -180,14 +182,15 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
     return std::max({cpu, g, (netBytes[n] + extraNet) / node.bandwidth});
   };
   auto refresh = [&](int n) {
-    byValue.erase({value[n], n});
-    if (p.nodes[n].hasGpu()) gpuByValue.erase({value[n], n});
     const ProblemNode& node = p.nodes[n];
-    value[n] = std::max({std::max(cpuMax[n], cpuSum[n] / node.cores) / node.cpuSpeed,
-                         node.gpus ? std::max(gpuMax[n], gpuSum[n] / node.gpus) / node.gpuSpeed : 0.0,
-                         netBytes[n] / node.bandwidth});
-    byValue.emplace(value[n], n);
-    if (p.nodes[n].hasGpu()) gpuByValue.emplace(value[n], n);
+    const double now = std::max({std::max(cpuMax[n], cpuSum[n] / node.cores) / node.cpuSpeed,
+                                 node.gpus ? std::max(gpuMax[n], gpuSum[n] / node.gpus) / node.gpuSpeed : 0.0,
+                                 netBytes[n] / node.bandwidth});
+    if (now == value[n]) return;
+    value[n] = now;
+    // Re-insert through the node's own entry (no search for it), with its old place as the hint.
+    byValueAt[n] = byValue.emplace_hint(byValue.erase(byValueAt[n]), now, n);
+    if (p.nodes[n].hasGpu()) gpuByValueAt[n] = gpuByValue.emplace_hint(gpuByValue.erase(gpuByValueAt[n]), now, n);
   };
 
   std::vector<int> order(p.vertexCount());
