@@ -309,13 +309,8 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
     data.inputs.predictor = data.predictor.get();
   }
   if (!m.profilePath.empty()) {
-    std::string text;
     lang::RunProfile profile;
-    if (!readFile(m.profilePath, text, error)) return false;
-    if (!lang::parseRunProfileJson(text, profile, error)) {
-      error = m.profilePath + ": " + error;
-      return false;
-    }
+    if (!readRunProfile(m.profilePath, profile, error)) return false;
     ProfileRunRecord run;
     if (!samplesFromProfile(profile, m.profilePath, cluster, &rtg, run, data.notes, error)) return false;
     data.profile = CostHistory(run.samples, run.pipes);
@@ -324,7 +319,7 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
   return true;
 }
 
-/// "costs: 4 from the profile, 1 from clauses" (instances by where their cost came from).
+/// "4 profile, 1 clause": instances by where their cost came from.
 std::string costSummary(const lang::Rtg& rtg, const CostResolution& costs) {
   std::map<CostOrigin, int> count;
   for (std::size_t v = 0; v < costs.vertices.size(); ++v) ++count[costs.vertices[v].primary(rtg.vertices[v].type).origin];

@@ -39,8 +39,7 @@ bool fileExists(const std::string& path) {
 int addProfile(const CommandLine& cl, const std::string& path) {
   std::string text, error;
   lang::RunProfile profile;
-  if (!readFile(path, text, error)) return reportError(error);
-  if (!lang::parseRunProfileJson(text, profile, error)) return reportError(path + ": " + error);
+  if (!readRunProfile(path, profile, error)) return reportError(error);
   // The RTG gives the code features; without one the costs are recorded all the same.
   std::string rtgPath = cl.value("--rtg");
   if (rtgPath.empty() && !profile.binary.empty() && fileExists(profile.binary + ".rtg.json"))
