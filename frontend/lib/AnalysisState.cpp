@@ -1,6 +1,8 @@
 #include "AnalysisState.h"
 
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Type.h"
 
 namespace dispar::frontend {
@@ -116,6 +118,16 @@ std::optional<long long> evaluateIndex(const clang::Expr* expr, const clang::Par
     }
   }
   return std::nullopt;
+}
+
+const clang::FunctionDecl* mainFileDefinition(const clang::FunctionDecl* fn, const clang::SourceManager& sm) {
+  const clang::FunctionDecl* definition = nullptr;
+  if (!fn || !fn->hasBody(definition) || !definition || definition->isImplicit()) return nullptr;
+  if (!sm.isInMainFile(sm.getExpansionLoc(definition->getLocation()))) return nullptr;
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(definition);
+      method && method->getParent()->isLambda() && method->getParent()->getParentFunctionOrMethod())
+    return nullptr;
+  return definition;
 }
 
 std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family) {

@@ -9,6 +9,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -69,8 +70,16 @@ struct HostUnsupported {
   const clang::FunctionDecl* function = nullptr;
 };
 
+/// The main file's tokens as the parser received them (macros expanded, comments and whitespace gone), in
+/// order: the text of code fingerprints (CodeFingerprint).
+struct MainFileTokens {
+  std::vector<std::string> spellings;
+  llvm::DenseMap<clang::SourceLocation, std::size_t> indexAt;  // a token's location -> its index
+};
+
 struct AnalysisState {
   DirectiveTable directives;
+  MainFileTokens tokens;
   std::vector<PipeDecl> pipes;
   std::vector<VnodeDecl> vnodes;
   std::vector<PipeUse> pipeUses;
@@ -98,6 +107,10 @@ std::optional<int> familySize(const clang::ParmVarDecl* param);
 /// The VNODE name encoded in a function name `dispar_vnode_<name>_L<line>` (for a VNODE_ARRAY,
 /// `family`, `dispar_vnode_array_<name>_L<line>`); empty if not one.
 std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family = false);
+/// The definition of `fn` when it is code of the main file that a caller reaches only through the call:
+/// written in the main file, not implicit, and not a lambda's call operator written in a function (that
+/// one is code of the function it is written in). Null otherwise, and for a function without a body.
+const clang::FunctionDecl* mainFileDefinition(const clang::FunctionDecl* fn, const clang::SourceManager& sm);
 /// Evaluates the index of a pipe-array element: an integer constant expression in which `member` stands
 /// for the VNODE_ARRAY's index parameter `indexParam` (null outside one). nullopt when it is not one.
 std::optional<long long> evaluateIndex(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, long long member,

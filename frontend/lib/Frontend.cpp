@@ -2,6 +2,7 @@
 
 #include "AnalysisState.h"
 #include "Checks.h"
+#include "CodeFingerprint.h"
 #include "CudaArchConditionals.h"
 #include "CudaLowering.h"
 #include "ProgramAssembler.h"
@@ -75,6 +76,7 @@ class DisparAction : public clang::ASTFrontendAction {
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     diags_ = std::make_unique<DisparDiagnostics>(ci.getDiagnostics());
     ci.getPreprocessor().AddPragmaHandler(new StreamapPragmaHandler(state_.directives, *diags_));
+    recordMainFileTokens(ci.getPreprocessor(), state_.tokens);
     ci.getPreprocessor().addPPCallbacks(
         std::make_unique<CudaArchConditionals>(ci.getSourceManager(), state_.hostlessArchConditionals));
     const clang::SourceManager& sm = ci.getSourceManager();

@@ -1,5 +1,8 @@
 #include "ProgramAssembler.h"
 
+#include "CodeFeatures.h"
+#include "CodeFingerprint.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -49,6 +52,7 @@ void ProgramAssembler::assemble(lang::ProgramModel& program) {
   classifyVnodes(program);
   connectPipes(program);
   warnAboutCycles(program);
+  describeCode(program);
   collectCuda(program);
   if (program.vnodes.empty() && !diags_.engine().hasErrorOccurred())
     diags_.report(sm_.getLocForStartOfFile(sm_.getMainFileID()), Diag::NoVnodes);
@@ -490,6 +494,24 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
   };
   for (std::size_t v = 0; v < n; ++v)
     if (mark[v] == Mark::White && visit(static_cast<int>(v))) return;  // one warning is enough
+}
+
+void ProgramAssembler::describeCode(lang::ProgramModel& program) {
+  // Members of a VNODE_ARRAY share their function: both classes compute each function's once.
+  CodeFingerprint fingerprints(context_, state_.tokens);
+  CodeFeatureCounter counter(context_);
+  for (std::size_t v = 0; v < program.vnodes.size(); ++v) {
+    lang::VnodeModel& model = program.vnodes[v];
+    const clang::FunctionDecl* fn = state_.vnodes[declOf_[v]].decl;
+    double bytesWritten = 0;
+    for (const lang::PortRef& port : model.ports) {
+      if (port.direction != lang::PortDirection::Out || port.pipeIndex < 0) continue;
+      const lang::PipeModel& pipe = program.pipes[static_cast<std::size_t>(port.pipeIndex)];
+      bytesWritten += static_cast<double>(pipe.volume ? *pipe.volume : pipe.elementBytes);
+    }
+    model.fingerprint = fingerprints.of(fn);
+    model.features = counter.features(fn, bytesWritten);
+  }
 }
 
 void ProgramAssembler::collectCuda(lang::ProgramModel& program) {

@@ -1,5 +1,6 @@
 // Turns what the checks collected into the program model, applying the whole-program rules: directive
-// placement, pipe endpoints, replica shapes, VNODE classification (CO/CG), cycles.
+// placement, pipe endpoints, replica shapes, VNODE classification (CO/CG), cycles; and what the mapper
+// knows of each VNODE's code (its fingerprint and features).
 #ifndef DISPAR_FRONTEND_PROGRAM_ASSEMBLER_H
 #define DISPAR_FRONTEND_PROGRAM_ASSEMBLER_H
 
@@ -57,6 +58,8 @@ class ProgramAssembler {
   void classifyVnodes(lang::ProgramModel& program);
   void connectPipes(lang::ProgramModel& program);
   void warnAboutCycles(const lang::ProgramModel& program);
+  /// Each VNODE's code fingerprint and code features (docs/language.md, "The RTG file").
+  void describeCode(lang::ProgramModel& program);
   void collectCuda(lang::ProgramModel& program);
 
   clang::ASTContext& context_;

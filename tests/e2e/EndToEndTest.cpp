@@ -103,6 +103,26 @@ TEST_P(EndToEnd, PipelineRtgDescribesEveryInstance) {
   EXPECT_EQ(rtg.vertices[2].replica, 1);
   EXPECT_EQ(rtg.vertices[2].replicas, 3);
   EXPECT_EQ(rtg.vertices[0].location, "pipeline.dsp:13:1");
+  // Every vertex: its code's fingerprint and every code feature (docs/language.md, "The RTG file");
+  // replicas share them. No cost(W) clause: the default cost, marked as such.
+  for (int i = 0; i < 5; ++i) {
+    const lang::RtgVertex& v = rtg.vertices[i];
+    EXPECT_EQ(v.fingerprint.size(), 16u) << v.vnode;
+    EXPECT_EQ(v.fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos) << v.fingerprint;
+    EXPECT_EQ(v.features.size(), 12u) << v.vnode;
+    for (const char* name : {"arith_ops", "memory_ops", "branch_ops", "call_ops", "loop_depth", "kernel_launches",
+                             "kernel_arith_ops", "kernel_memory_ops", "lib_calls_blas", "lib_calls_fft",
+                             "lib_calls_other", "bytes_written_per_message"})
+      EXPECT_EQ(v.features.count(name), 1u) << v.vnode << " lacks " << name;
+    EXPECT_FALSE(v.costDeclared) << v.vnode;
+  }
+  EXPECT_EQ(rtg.vertices[1].fingerprint, rtg.vertices[3].fingerprint);
+  EXPECT_EQ(rtg.vertices[1].features, rtg.vertices[3].features);
+  EXPECT_NE(rtg.vertices[0].fingerprint, rtg.vertices[1].fingerprint);
+  EXPECT_EQ(rtg.vertices[1].features.at("bytes_written_per_message"), 8);  // one double per frame
+  EXPECT_EQ(rtg.vertices[0].features.at("loop_depth"), 2);
+  const std::string text = readFile(dir.file("pipeline.rtg.json"));
+  EXPECT_NE(text.find("\"cost_declared\": false"), std::string::npos);
   ASSERT_EQ(rtg.edges.size(), 6u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(rtg.edges[i].from, 0);
