@@ -1,6 +1,7 @@
 #include "streammap/MapPlanner.h"
 
 #include "streammap/ClusterDigest.h"
+#include "streammap/NumberFormat.h"
 #include "streammap/PaperMapper.h"
 #include "streammap/RefineMapper.h"
 
@@ -17,12 +18,6 @@ namespace {
 
 constexpr int kExplainCandidateLimit = 256;  // nodes weighed per vertex by --explain on large clusters
 constexpr int kWarningExamples = 5;          // hosts or vertices named in one warning
-
-std::string formatNumber(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
 
 std::string formatBytes(double x) {
   char buffer[32];

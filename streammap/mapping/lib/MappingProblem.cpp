@@ -1,6 +1,7 @@
 #include "streammap/MappingProblem.h"
 
 #include "streammap/GpuSpeed.h"
+#include "streammap/NumberFormat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,12 +15,6 @@ double edgeBytes(const lang::RtgEdge& edge) {
 }
 
 namespace {
-
-std::string formatMagnitude(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
 
 // The cost model adds times (cost / speed) and bytes / bandwidth in doubles. Every node's time is at
 // most the sum of all costs over the slowest speed, and its network time at most all bytes over the
@@ -46,18 +41,18 @@ bool checkMagnitudes(const MappingProblem& p, std::string& error) {
   }
   if (!std::isfinite(totalCost)) {
     error = "costs too large: the vertices' costs add up to more than the largest double (" +
-            formatMagnitude(std::numeric_limits<double>::max()) + "); scale the costs down";
+            formatNumber(std::numeric_limits<double>::max()) + "); scale the costs down";
     return false;
   }
   if (!std::isfinite(totalCost / slowest)) {
-    error = "costs too large: the vertices' costs add up to " + formatMagnitude(totalCost) +
-            ", which over the slowest speed (" + formatMagnitude(slowest) + ", " + *slowestHost +
+    error = "costs too large: the vertices' costs add up to " + formatNumber(totalCost) +
+            ", which over the slowest speed (" + formatNumber(slowest) + ", " + *slowestHost +
             ") overflows the predicted period; scale the costs down";
     return false;
   }
   if (!std::isfinite(p.totalEdgeBytes / leastBandwidth)) {
-    error = "volumes too large: the edges carry " + formatMagnitude(p.totalEdgeBytes) +
-            " bytes, which over the lowest bandwidth (" + formatMagnitude(leastBandwidth) + " bytes/s, " +
+    error = "volumes too large: the edges carry " + formatNumber(p.totalEdgeBytes) +
+            " bytes, which over the lowest bandwidth (" + formatNumber(leastBandwidth) + " bytes/s, " +
             *leastBandwidthHost + ") overflows the predicted period";
     return false;
   }

@@ -1,5 +1,7 @@
 #include "streammap/MeasuredCosts.h"
 
+#include "streammap/NumberFormat.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -19,18 +21,6 @@ const char* costOriginName(CostOrigin origin) {
 }
 
 namespace {
-
-std::string formatNumber(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
-std::string formatPercent(double share) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f%%", 100 * share);
-  return buffer;
-}
 
 std::string measuredDetail(const CostHistory::Entry& e) {
   std::string models;
