@@ -295,8 +295,7 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
     if (*m.historyPath != "none") historyPath = *m.historyPath;
   } else if (m.source.kind == ClusterSource::Kind::Database) {
     historyPath = m.source.path;
-    struct stat st {};
-    required = isDatabaseUrl(historyPath) || ::stat(historyPath.c_str(), &st) == 0;
+    required = isDatabaseUrl(historyPath) || fileExists(historyPath);
   }
   if (!historyPath.empty() && required) {
     std::unique_ptr<ResourceDb> db = ResourceDb::open(historyPath, ResourceDb::OpenMode::Existing, error);

@@ -9,8 +9,6 @@
 
 #include "dispar_lang/RunProfile.h"
 
-#include <sys/stat.h>
-
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -30,11 +28,6 @@ const CommandSpec kProfileSpec = {
     {{"--db", "PATH", "resource database: SQLite file or postgresql:// connection string"},
      {"--rtg", "FILE", "the program's RTG (default: the profiled binary's path + .rtg.json, when it exists)"},
      {"--cluster", "FILE.json", "add: the devices' speeds from a cluster description instead of the database"}}};
-
-bool fileExists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
 
 int addProfile(const CommandLine& cl, const std::string& path) {
   std::string text, error;

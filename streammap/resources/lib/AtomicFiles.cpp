@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace dispar::streammap {
@@ -86,6 +87,11 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
   AtomicFileSet file;
   file.add(path, text);
   return file.commit(error);
+}
+
+bool fileExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace dispar::streammap

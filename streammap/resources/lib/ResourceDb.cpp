@@ -3,6 +3,7 @@
 #include "Postgres.h"
 #include "ResourceDbBackend.h"
 #include "Sqlite.h"
+#include "streammap/AtomicFiles.h"
 #include "streammap/ClusterJson.h"
 
 #include <sys/stat.h>
@@ -141,11 +142,6 @@ std::string postgresDialect(const std::string& sql) {
 namespace {
 
 std::int64_t unixNow() { return static_cast<std::int64_t>(std::time(nullptr)); }
-
-bool fileExists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
 
 // mkdir -p for the database's directory.
 bool makeParentDirectories(const std::string& path, std::string& error) {

@@ -26,6 +26,9 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
 /// Reads a whole file; false with `error` naming the path and reason.
 bool readFile(const std::string& path, std::string& out, std::string& error);
 
+/// Whether anything exists at `path` (stat succeeds).
+bool fileExists(const std::string& path);
+
 }  // namespace dispar::streammap
 
 #endif
