@@ -19,23 +19,39 @@ constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 
 Ordered instanceJson(const ProfiledInstance& instance) {
   Ordered j = {{"rank", instance.rank},
-          {"vnode", instance.vnode},
-          {"replica", instance.replica},
-          {"host", instance.host},
-          {"device", instance.device},
-          {"device_model", instance.deviceModel},
-          {"fingerprint", instance.fingerprint},
-          {"compute_s", instance.computeSeconds},
-          {"read_wait_s", instance.readWaitSeconds},
-          {"write_wait_s", instance.writeWaitSeconds},
-          {"cpu_s", instance.cpuSeconds}};
+               {"vnode", instance.vnode},
+               {"replica", instance.replica},
+               {"host", instance.host},
+               {"device", instance.device},
+               {"device_model", instance.deviceModel},
+               {"fingerprint", instance.fingerprint},
+               {"compute_s", instance.computeSeconds},
+               {"read_wait_s", instance.readWaitSeconds},
+               {"write_wait_s", instance.writeWaitSeconds},
+               {"cpu_s", instance.cpuSeconds}};
   if (instance.computeCpuSeconds) j["compute_cpu_s"] = *instance.computeCpuSeconds;
   return j;
 }
 
-// Optional string members: absent in profiles written before they existed.
+// Optional members: absent in profiles written before they existed.
 bool optionalString(const Fields& fields, const char* key, std::string& out) {
   return fields.member(key, false) == nullptr || fields.string(key, out);
+}
+bool optionalMeasure(const Fields& fields, const char* key, std::optional<double>& out) {
+  if (fields.member(key, false) == nullptr) return true;
+  double value = 0;
+  if (!fields.measure(key, value)) return false;
+  out = value;
+  return true;
+}
+
+// A count that must be present and not null.
+bool count(const Fields& fields, const char* key, std::uint64_t& out) {
+  std::optional<std::uint64_t> value;
+  if (!fields.optionalUnsigned(key, value)) return false;
+  if (!value) return fields.fail(key, "expected a count, got null");
+  out = *value;
+  return true;
 }
 
 bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out, std::string& error) {
@@ -48,11 +64,7 @@ bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out,
       !f.measure("read_wait_s", out.readWaitSeconds) || !f.measure("write_wait_s", out.writeWaitSeconds))
     return false;
   if (f.member("cpu_s", false) != nullptr && !f.measure("cpu_s", out.cpuSeconds)) return false;
-  if (f.member("compute_cpu_s", false) != nullptr) {
-    double seconds = 0;
-    if (!f.measure("compute_cpu_s", seconds)) return false;
-    out.computeCpuSeconds = seconds;
-  }
+  if (!optionalMeasure(f, "compute_cpu_s", out.computeCpuSeconds)) return false;
   out.rank = static_cast<int>(rank);
   out.replica = static_cast<int>(replica);
   return true;
@@ -60,28 +72,19 @@ bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out,
 
 bool readPipe(const Json& j, const std::string& path, ProfiledPipe& out, std::string& error) {
   Fields f(j, path, error);
-  std::optional<std::uint64_t> messages, bytes;
-  if (!f.string("pipe", out.pipe) || !f.optionalUnsigned("messages", messages) || !f.optionalUnsigned("bytes", bytes))
-    return false;
-  if (!messages || !bytes) return f.fail(messages ? "bytes" : "messages", "expected a count, got null");
-  out.messages = *messages;
-  out.bytes = *bytes;
-  return true;
+  return f.string("pipe", out.pipe) && count(f, "messages", out.messages) && count(f, "bytes", out.bytes);
 }
 
 bool readKernel(const Json& j, const std::string& path, ProfiledKernel& out, std::string& error) {
   Fields f(j, path, error);
   std::int64_t rank = 0, replica = 0;
-  std::optional<std::uint64_t> launches;
   if (!f.integer("rank", 0, kIntMax, rank) || !f.string("vnode", out.vnode) ||
       !f.integer("replica", 0, kIntMax, replica) || !f.string("kernel", out.kernel) || !f.string("site", out.site) ||
-      !f.oneOf("device", {"gpu", "host-path"}, out.device) || !f.optionalUnsigned("launches", launches) ||
+      !f.oneOf("device", {"gpu", "host-path"}, out.device) || !count(f, "launches", out.launches) ||
       !f.measure("seconds", out.seconds))
     return false;
-  if (!launches) return f.fail("launches", "expected a count, got null");
   out.rank = static_cast<int>(rank);
   out.replica = static_cast<int>(replica);
-  out.launches = *launches;
   return true;
 }
 

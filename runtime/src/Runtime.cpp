@@ -439,7 +439,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       measure->line.readWaitSeconds = ports->waits().read.load();
       measure->line.writeWaitSeconds = ports->waits().write.load();
       measure->line.computeSeconds = std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
-      if (measure->portCpu)
+      if (ports->waits().measureCpu)
         measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
     }
     ports->finish();

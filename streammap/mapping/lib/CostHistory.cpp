@@ -1,6 +1,5 @@
 #include "streammap/CostHistory.h"
 
-#include "streammap/AtomicFiles.h"
 #include "streammap/GpuSpeed.h"
 
 #include <nlohmann/json.hpp>
@@ -10,14 +9,6 @@
 #include <set>
 
 namespace dispar::streammap {
-
-bool readRunProfile(const std::string& path, lang::RunProfile& out, std::string& error) {
-  std::string text;
-  if (!readFile(path, text, error)) return false;
-  if (lang::parseRunProfileJson(text, out, error)) return true;
-  error = path + ": " + error;
-  return false;
-}
 
 const char* deviceClassOf(const lang::ProfiledInstance& instance) { return instance.device == "gpu" ? "gpu" : "cpu"; }
 

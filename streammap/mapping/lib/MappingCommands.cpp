@@ -6,6 +6,7 @@
 #include "streammap/CostPredictor.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
+#include "streammap/InputFiles.h"
 #include "streammap/Launch.h"
 #include "streammap/MapCheck.h"
 #include "streammap/MapFile.h"
@@ -264,17 +265,6 @@ std::vector<std::string> srunArguments(const MapRecord& record) {
       break;
     }
   return words;
-}
-
-/// Maps `m.rtgPath` onto `preloaded` when given (a caller that already read and restricted the
-/// resources), else onto `m.source`, and writes the files.
-/// Reads and validates the RTG at `path`; `error` names the file.
-bool readRtg(const std::string& path, lang::Rtg& rtg, std::string& error) {
-  std::string text;
-  if (!readFile(path, text, error)) return false;
-  if (lang::parseRtgJson(text, rtg, error)) return true;
-  error = path + ": " + error;
-  return false;
 }
 
 /// The measured and predicted costs a mapping uses (MeasuredCosts.h), and what they were read from.

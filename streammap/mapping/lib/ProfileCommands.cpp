@@ -5,6 +5,7 @@
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
 #include "streammap/CostHistory.h"
+#include "streammap/InputFiles.h"
 #include "streammap/ResourceDb.h"
 
 #include "dispar_lang/RunProfile.h"
@@ -30,7 +31,7 @@ const CommandSpec kProfileSpec = {
      {"--cluster", "FILE.json", "add: the devices' speeds from a cluster description instead of the database"}}};
 
 int addProfile(const CommandLine& cl, const std::string& path) {
-  std::string text, error;
+  std::string error;
   lang::RunProfile profile;
   if (!readRunProfile(path, profile, error)) return reportError(error);
   // The RTG gives the code features; without one the costs are recorded all the same.
@@ -41,8 +42,7 @@ int addProfile(const CommandLine& cl, const std::string& path) {
   std::vector<std::string> notes;
   if (!rtgPath.empty()) {
     lang::Rtg parsed;
-    if (!readFile(rtgPath, text, error)) return reportError(error);
-    if (!lang::parseRtgJson(text, parsed, error)) return reportError(rtgPath + ": " + error);
+    if (!readRtg(rtgPath, parsed, error)) return reportError(error);
     rtg = std::move(parsed);
   } else {
     notes.push_back("no RTG beside '" + (profile.binary.empty() ? std::string("the binary") : profile.binary) +

@@ -22,9 +22,6 @@
 
 namespace dispar::streammap {
 
-/// Reads and validates the run profile file at `path`; `error` starts with the path.
-bool readRunProfile(const std::string& path, lang::RunProfile& out, std::string& error);
-
 /// "gpu" for an instance that ran on a GPU, "cpu" for one that ran on a CPU (its own or the host path).
 const char* deviceClassOf(const lang::ProfiledInstance& instance);
 
