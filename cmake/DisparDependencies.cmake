@@ -57,6 +57,25 @@ endif()
 if(NOT TARGET DISPAR::OpenMPI)
   message(STATUS "DISPAR: no Open MPI (Debian packages openmpi-bin libopenmpi-dev); disparcc builds for MPICH only")
 endif()
+# SimGrid's SMPI, optional: where installed (Debian package libsimgrid-dev) the runtime is also built
+# against it, and `disparcc --target smpi` builds programs that `streammap simulate` runs on a simulated
+# cluster (docs/simulation.md). smpicxx links programs as shared objects: everything they link is PIC.
+find_program(DISPAR_SMPICXX NAMES smpicxx)
+find_program(DISPAR_SMPIRUN NAMES smpirun)
+find_path(DISPAR_SMPI_INCLUDE_DIR NAMES smpi/smpi.h)
+find_library(DISPAR_SIMGRID_LIBRARY NAMES simgrid)
+if(DISPAR_SMPICXX AND DISPAR_SMPIRUN AND DISPAR_SMPI_INCLUDE_DIR AND DISPAR_SIMGRID_LIBRARY)
+  add_library(DISPAR::SMPI INTERFACE IMPORTED)
+  # smpi/ first: its mpi.h is the one the runtime's `#include <mpi.h>` must find.
+  set_target_properties(DISPAR::SMPI PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${DISPAR_SMPI_INCLUDE_DIR}/smpi;${DISPAR_SMPI_INCLUDE_DIR}"
+    INTERFACE_COMPILE_DEFINITIONS DISPAR_TARGET_SMPI
+    INTERFACE_LINK_LIBRARIES "${DISPAR_SIMGRID_LIBRARY}")
+  message(STATUS "DISPAR: SimGrid SMPI found (${DISPAR_SMPICXX}): disparcc --target smpi available")
+else()
+  message(STATUS "DISPAR: no SimGrid SMPI (Debian package libsimgrid-dev); disparcc --target smpi unavailable")
+endif()
+
 set(DISPAR_DEFAULT_MPI "mpich" CACHE STRING "MPI that disparcc builds programs for without --mpi: mpich or openmpi")
 set_property(CACHE DISPAR_DEFAULT_MPI PROPERTY STRINGS mpich openmpi)
 if(NOT DISPAR_DEFAULT_MPI MATCHES "^(mpich|openmpi)$")

@@ -6,6 +6,9 @@
 install(TARGETS disparcc streammap RUNTIME DESTINATION bin)
 
 set(DISPAR_INSTALLED_LIBRARIES dispar_runtime dispar_gpu dispar_hostk dispar_hostlib)
+if(TARGET dispar_runtime_smpi)
+  list(APPEND DISPAR_INSTALLED_LIBRARIES dispar_runtime_smpi)
+endif()
 if(TARGET dispar_runtime_openmpi)
   list(APPEND DISPAR_INSTALLED_LIBRARIES dispar_runtime_openmpi dispar_gpu_openmpi)
 endif()

@@ -10,10 +10,29 @@
 
 namespace dispar::rt::mpi {
 
+/// A message matched by a probe, received later by mrecvBytes. With MPI's matched probes (MPI_Mprobe),
+/// the MPI_Message itself. SMPI 3.32 implements none of them (docs/simulation.md): there it is the probed
+/// source, tag and communicator, received by MPI_Recv of exactly those. That receives the probed message
+/// because MPI does not overtake messages of one source, tag and communicator, and because SMPI runs a
+/// rank's calls on one thread (the runtime runs no rank groups there), so nothing else receives between.
+#ifdef DISPAR_TARGET_SMPI
+struct Message {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+#else
+using Message = MPI_Message;
+#endif
+
+/// MPI_Mprobe / MPI_Improbe; MPI error codes as returned.
+int mprobe(int source, int tag, MPI_Comm comm, Message* message, MPI_Status* status);
+int improbe(int source, int tag, MPI_Comm comm, int* found, Message* message, MPI_Status* status);
+
 /// MPI_Send / MPI_Recv / MPI_Mrecv / MPI_Isend / MPI_Irecv of `bytes` bytes; MPI error codes as returned.
 int sendBytes(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm);
 int recvBytes(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Status* status);
-int mrecvBytes(void* buffer, MPI_Count bytes, MPI_Message* message, MPI_Status* status);
+int mrecvBytes(void* buffer, MPI_Count bytes, Message* message, MPI_Status* status);
 int isendBytes(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm, MPI_Request* request);
 int irecvBytes(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Request* request);
 /// The byte length of a received or probed message.

@@ -408,7 +408,7 @@ InPortEnd::Arrival InPortEnd::awaitAnyLink() {
         if (!end.local->ready()) continue;
       } else {
         int found = 0;
-        DISPAR_MPI(MPI_Improbe, end.peer, MPI_ANY_TAG, end.comm, &found, &arrival.message, &arrival.status);
+        DISPAR_MPI(mpi::improbe, end.peer, MPI_ANY_TAG, end.comm, &found, &arrival.message, &arrival.status);
         if (!found) continue;
         arrival.probed = true;
       }
@@ -538,7 +538,7 @@ bool InPortEnd::applyControl(int tag, std::size_t link) {
   }
 }
 
-ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& status, std::size_t index) {
+ChunkHeader InPortEnd::receiveHeader(mpi::Message& message, const MPI_Status& status, std::size_t index) {
   MPI_Count bytes = 0;
   DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
   ChunkHeader header{0, 0};
@@ -546,7 +546,7 @@ ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& sta
     std::vector<unsigned char> discard(static_cast<std::size_t>(bytes));
     DISPAR_MPI(mpi::mrecvBytes, discard.data(), bytes, &message, MPI_STATUS_IGNORE);
   } else {
-    DISPAR_MPI(MPI_Mrecv, &header, static_cast<int>(sizeof header), MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    DISPAR_MPI(mpi::mrecvBytes, &header, static_cast<MPI_Count>(sizeof header), &message, MPI_STATUS_IGNORE);
   }
   if (bytes != static_cast<MPI_Count>(sizeof header) || !plausibleHeader(header))
     throw PipeError(describe() + ": " + owner_ + " received a malformed chunked-message header from rank " +
@@ -554,7 +554,7 @@ ChunkHeader InPortEnd::receiveHeader(MPI_Message& message, const MPI_Status& sta
   return header;
 }
 
-void InPortEnd::receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device) {
+void InPortEnd::receivePlain(mpi::Message& message, MPI_Count bytes, void* target, gpu::Device* device) {
   const auto size = static_cast<std::size_t>(bytes);
   if (device == nullptr || device->transfers().mpiAddressable || size == 0) {
     DISPAR_MPI(mpi::mrecvBytes, target, bytes, &message, MPI_STATUS_IGNORE);
@@ -664,12 +664,12 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
         if (outcome == SameSize::Received) return true;
         if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
       }
-      DISPAR_MPI(MPI_Mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+      DISPAR_MPI(mpi::mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
     }
-    MPI_Message& message = arrival.message;
+    mpi::Message& message = arrival.message;
     const MPI_Status& status = arrival.status;
     if (status.MPI_TAG == kSizeChangeTag || status.MPI_TAG == kEndTag) {  // empty control messages
-      DISPAR_MPI(MPI_Mrecv, nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      DISPAR_MPI(mpi::mrecvBytes, nullptr, 0, &message, MPI_STATUS_IGNORE);
       applyControl(status.MPI_TAG, index);
       continue;
     }
@@ -801,7 +801,7 @@ void InPortEnd::finish() {
       popLocal(index, [](LocalLink::Message&) {});
       continue;
     }
-    if (!arrival.probed) DISPAR_MPI(MPI_Mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+    if (!arrival.probed) DISPAR_MPI(mpi::mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
     const MPI_Status& status = arrival.status;
     MPI_Count bytes = 0;
     DISPAR_MPI(mpi::receivedBytes, &status, &bytes);

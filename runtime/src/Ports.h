@@ -15,6 +15,7 @@
 #include "Links.h"
 #include "Profile.h"
 #include "WireTags.h"
+#include "MpiBytes.h"
 #include "MpiHandles.h"
 #include "Program.h"
 
@@ -185,7 +186,7 @@ class InPortEnd final : public detail::PortState {
   struct Arrival {
     std::size_t link = 0;
     bool probed = false;
-    MPI_Message message = MPI_MESSAGE_NULL;
+    mpi::Message message{};
     MPI_Status status{};
   };
   Arrival nextArrival();
@@ -200,9 +201,9 @@ class InPortEnd final : public detail::PortState {
   /// The fast path: when the link's last size is known and the host destination already has it, one
   /// MPI_Recv straight into it. NotTried when it does not apply (the caller probes instead).
   SameSize receiveSameSize(detail::DestinationFn destination, void* ctx, std::size_t index);
-  void receivePlain(MPI_Message& message, MPI_Count bytes, void* target, gpu::Device* device);
+  void receivePlain(mpi::Message& message, MPI_Count bytes, void* target, gpu::Device* device);
   /// Receives a chunked message's header; throws when it is malformed.
-  ChunkHeader receiveHeader(MPI_Message& message, const MPI_Status& status, std::size_t index);
+  ChunkHeader receiveHeader(mpi::Message& message, const MPI_Status& status, std::size_t index);
   void consumed(std::size_t link);
   void ended(std::size_t link);
   /// Pops the next message of local link `link`: false at its end (the link is then ended); else the

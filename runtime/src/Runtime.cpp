@@ -480,6 +480,12 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (problem.empty() && size != groups.rankCount()) problem = launchMismatch(program, groups, size);
+#ifdef DISPAR_TARGET_SMPI
+  // SMPI runs each rank as one simulated process: MPI calls from the threads of a rank group fail there.
+  if (problem.empty() && groups.threaded())
+    problem = "this grouping runs several VNODE instances in one rank, on threads that call MPI, which the SMPI "
+              "target cannot simulate; map with --rank-per-instance (streammap simulate does)";
+#endif
   if (problem.empty() && groups.threaded() && session.threadLevel() < MPI_THREAD_MULTIPLE)
     problem = std::string("this grouping runs several VNODE instances in one rank, on threads that call MPI: it needs "
                           "MPI_THREAD_MULTIPLE, but the MPI library provides ") +

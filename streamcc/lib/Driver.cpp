@@ -124,7 +124,7 @@ class Disparcc {
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
     hostPath_ = frontendOptions.cudaTarget != frontend::CudaTarget::GpuOnly;
     gpuLibraries_ = parsed.gpuLibraries;
-    if (parsed.program.isCuda && !gpuBuild_)
+    if (parsed.program.isCuda && !gpuBuild_ && !simulated())
       llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
                    << "' will run their kernels on the host\n";
     std::optional<std::string> generated = lower(parsed);
@@ -146,8 +146,8 @@ class Disparcc {
     frontendOptions.fusion = options_.fusion;
     frontendOptions.remarkFusion = options_.remarkFusion;
     frontendOptions.remarkFusionMissed = options_.remarkFusionMissed;
-    frontendOptions.cudaTarget = options_.noHostPath      ? frontend::CudaTarget::GpuOnly
-                                 : paths_.cudaPath.empty() ? frontend::CudaTarget::HostOnly
+    frontendOptions.cudaTarget = options_.noHostPath                           ? frontend::CudaTarget::GpuOnly
+                                 : paths_.cudaPath.empty() || simulated() ? frontend::CudaTarget::HostOnly
                                                            : frontend::CudaTarget::GpuAndHost;
     return frontendOptions;
   }
@@ -254,6 +254,10 @@ class Disparcc {
     return true;
   }
 
+  /// --target smpi: SimGrid's smpicxx builds the program (a shared object smpirun loads), kernels run
+  /// on the host path, and the runtime's SMPI build charges them to the simulated host's GPU.
+  bool simulated() const { return options_.target == "smpi"; }
+
   std::vector<std::string> compileCommand(const std::string& sourcePath, const std::string& outputPath) const {
     std::vector<std::string> cmd;
     if (gpuBuild_) {
@@ -268,6 +272,7 @@ class Disparcc {
       cmd = {mpi_.mpicxx, "-std=c++17", options_.optimization, "-pthread"};
     }
     if (options_.debugInfo) cmd.push_back("-g");
+    if (simulated()) cmd.push_back("-DDISPAR_TARGET_SMPI");
     cmd.push_back("-I" + paths_.runtimeIncludeDir);
     if (isCudaProgram_ && !gpuBuild_) cmd.push_back("-I" + paths_.hostOnlyIncludeDir);
     for (const std::string& dir : options_.includeDirs) cmd.push_back("-I" + dir);
@@ -358,6 +363,9 @@ ToolchainPaths ToolchainPaths::detect() {
   paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX, library(DISPAR_OPENMPI_RUNTIME_LIBRARY, "dispar_runtime_openmpi"),
                         library(DISPAR_OPENMPI_GPU_LIBRARY, "dispar_gpu_openmpi")});
 #endif
+#ifdef DISPAR_SMPICXX
+  paths.smpi = MpiToolchain{"smpi", DISPAR_SMPICXX, library(DISPAR_SMPI_RUNTIME_LIBRARY, "dispar_runtime_smpi"), ""};
+#endif
   // The build's default first.
   std::stable_partition(paths.mpis.begin(), paths.mpis.end(),
                         [](const MpiToolchain& m) { return m.name == DISPAR_DEFAULT_MPI; });
@@ -406,6 +414,14 @@ int disparccMain(int argc, const char* const* argv) {
   }
   ToolchainPaths paths = ToolchainPaths::detect();
   if (!options.cudaPath.empty()) paths.cudaPath = options.cudaPath;
+  if (options.target == "smpi") {
+    if (!paths.smpi) {
+      reportError("--target smpi: this disparcc was built without SimGrid SMPI (install libsimgrid-dev, then rebuild DISPAR)");
+      return 1;
+    }
+    MpiToolchain smpi = *paths.smpi;
+    return Disparcc(std::move(options), std::move(paths), std::move(smpi)).run();
+  }
   const MpiToolchain* mpi = paths.mpi(options.mpi);
   if (mpi == nullptr) {
     std::string known;

@@ -59,6 +59,9 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string&) { o.syntaxOnly = true; }},
     {"--mpi", ArgStyle::Separate, "mpich|openmpi", "MPI library to build the program for (default: the build's, see --version)",
      [](DriverOptions& o, const std::string& v) { o.mpi = v; }},
+    {"--target", ArgStyle::Separate, "mpi|smpi",
+     "mpi: a program for mpiexec/srun (default); smpi: one for SimGrid's simulator (streammap simulate, docs/simulation.md)",
+     [](DriverOptions& o, const std::string& v) { o.target = v; }},
     {"--cuda-arch", ArgStyle::Separate, "ARCH[,ARCH]", "GPU targets, e.g. sm_80,sm_90,compute_90 (repeatable)",
      [](DriverOptions& o, const std::string& v) { splitCommaList(v, o.cudaArchs); }},
     {"--cuda-path", ArgStyle::Separate, "DIR", "CUDA toolkit to use (default /usr/local/cuda)",
@@ -130,6 +133,19 @@ bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& option
       return false;
     }
     match->apply(options, value);
+  }
+  if (options.target != "mpi" && options.target != "smpi") {
+    error = "invalid --target '" + options.target + "'; expected 'mpi' or 'smpi'";
+    return false;
+  }
+  if (options.target == "smpi" && !options.mpi.empty()) {
+    error = "--mpi " + options.mpi + " and --target smpi: the SMPI target is built with SimGrid's own MPI";
+    return false;
+  }
+  if (options.target == "smpi" && (options.noHostPath || !options.cudaArchs.empty())) {
+    error = std::string(options.noHostPath ? "--no-host-path" : "--cuda-arch") +
+            " and --target smpi: the SMPI target runs kernels on the host path and simulates the GPU's time";
+    return false;
   }
   if (options.input.empty() && !options.showHelp && !options.showVersion) {
     error = "no input file";

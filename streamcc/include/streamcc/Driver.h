@@ -4,6 +4,7 @@
 
 #include "frontend/Frontend.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct MpiToolchain {
 /// the MPI compiler (DISPAR_MPICXX, for the MPI chosen) and the CUDA toolkit (DISPAR_CUDA_PATH).
 struct ToolchainPaths {
   std::vector<MpiToolchain> mpis;  // every MPI this build has a runtime for; the default first
+  std::optional<MpiToolchain> smpi;  // SimGrid's SMPI (disparcc --target smpi), when this build has it
   std::string runtimeIncludeDir;
   std::string hostKernelLibrary;
   std::string hostLibraryStandIns;  // dispar_hostlib: cuBLAS and cuFFT on the host path

@@ -24,6 +24,7 @@ struct DriverOptions {
   std::vector<std::string> cudaArchs;     // --cuda-arch (repeatable or comma-separated)
   std::string cudaPath;                   // --cuda-path
   std::string mpi;                        // --mpi: "mpich" / "openmpi"; empty: the build's default
+  std::string target = "mpi";             // --target: "mpi" (a real MPI) or "smpi" (SimGrid's simulated MPI)
   std::string dependencyFile;             // -MF: Make-style dependencies of the program (build systems)
   std::string compileCommandsFile;        // -MJ: a compilation database for the .dsp (editors, clangd)
   bool noHostPath = false;                // --no-host-path: GPU VNODEs require a GPU

@@ -2,7 +2,8 @@
 // temporary in front of every kernel launch it lowers, so that it lives until the launch and its check
 // are done. Without DISPAR_PROFILE it costs one thread-local read. On the host path it times the launch
 // (the kernel runs during it); on a GPU it records a CUDA event before and after the launch on the
-// default stream, resolved when the instance ends (the GPU's time, not the launch call's).
+// default stream, resolved when the instance ends (the GPU's time, not the launch call's). On the SMPI
+// target it also charges the launch to the simulated host's GPU (dispar/smpi/SimulatedGpu.h).
 #ifndef DISPAR_GPU_LAUNCHTIMER_H
 #define DISPAR_GPU_LAUNCHTIMER_H
 
@@ -12,6 +13,9 @@
 
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
 #include <cuda_runtime.h>
+#endif
+#ifdef DISPAR_TARGET_SMPI
+#include <dispar/smpi/SimulatedGpu.h>
 #endif
 
 namespace dispar::gpu {
@@ -79,6 +83,10 @@ class LaunchTimer {
   const char* site_;
   void* start_ = nullptr;
   std::chrono::steady_clock::time_point hostStart_;
+#ifdef DISPAR_TARGET_SMPI
+  // Last member: constructed after the timer starts and destroyed before it stops, around the launch.
+  smpi::SimulatedKernel simulated_;
+#endif
 };
 
 }  // namespace dispar::gpu
