@@ -16,6 +16,7 @@ packages=(
   postgresql libpq-dev
   slurmctld slurmd slurm-client
   openmpi-bin libopenmpi-dev
+  libsimgrid-dev
   clangd-19 libclang-rt-19-dev
 )
 

@@ -307,8 +307,8 @@ bool readHeader(Reader& r, const Json& doc, Rtg& rtg) {
     return false;
   // Absent in RTGs written before programs could be built for Open MPI: those are MPICH programs.
   if (!r.string(doc, "mpi", "rtg", rtg.mpi, false)) return false;
-  if (rtg.mpi != "mpich" && rtg.mpi != "openmpi")
-    return r.fail("rtg.mpi: expected \"mpich\" or \"openmpi\", got \"" + rtg.mpi + "\"");
+  if (rtg.mpi != "mpich" && rtg.mpi != "openmpi" && rtg.mpi != "smpi")
+    return r.fail("rtg.mpi: expected \"mpich\", \"openmpi\" or \"smpi\", got \"" + rtg.mpi + "\"");
   return true;
 }
 

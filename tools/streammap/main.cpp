@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"map", dispar::streammap::mapCommand, "place an RTG's vertices on nodes and write the machinefile"},
     {"check", dispar::streammap::checkCommand, "check a mapping against the current resources and the binary"},
     {"run", dispar::streammap::runCommand, "map if needed, check, and launch (mpiexec, or srun under Slurm)"},
+    {"simulate", dispar::streammap::simulateCommand, "run a program built with --target smpi on a simulated cluster (SimGrid)"},
     {"sbatch", dispar::streammap::sbatchCommand, "map for a Slurm batch job and write its script"},
     {"profile", dispar::streammap::profileCommand, "record a run profile in the performance history, or show the measured costs"},
 };

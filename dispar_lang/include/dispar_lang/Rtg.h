@@ -53,7 +53,7 @@ struct RtgEdge {
 struct Rtg {
   std::string program;
   std::vector<std::string> cudaArchs;  // e.g. "sm_80", "sm_90", "compute_90"
-  std::string mpi = "mpich";           // the MPI the program was built for: "mpich" / "openmpi"
+  std::string mpi = "mpich";           // the MPI the program was built for: "mpich" / "openmpi" / "smpi" (SimGrid)
   std::vector<RtgVertex> vertices;
   std::vector<RtgEdge> edges;
 };

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,10 +39,26 @@ int exitStatus(int status) {
   return 1;
 }
 
+/// posix_spawn file actions (RAII): at most a redirect of standard error.
+class SpawnFileActions {
+ public:
+  SpawnFileActions() { posix_spawn_file_actions_init(&actions_); }
+  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&actions_); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+  void redirectStderr(const std::string& path) {
+    posix_spawn_file_actions_addopen(&actions_, STDERR_FILENO, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  const posix_spawn_file_actions_t* get() const { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
 }  // namespace
 
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-                std::string& error) {
+                std::string& error, const std::string& stderrPath) {
   std::vector<char*> cargv, cenv;
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
   cargv.push_back(nullptr);
@@ -56,7 +73,9 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   }
   const SpawnAttributes attributes(signals.previousMask());
   pid_t pid = 0;
-  if (const int rc = ::posix_spawnp(&pid, cargv[0], nullptr, attributes.get(), cargv.data(), cenv.data()); rc != 0) {
+  SpawnFileActions files;
+  if (!stderrPath.empty()) files.redirectStderr(stderrPath);
+  if (const int rc = ::posix_spawnp(&pid, cargv[0], files.get(), attributes.get(), cargv.data(), cenv.data()); rc != 0) {
     error = "cannot start " + argv[0] + ": " + std::strerror(rc);
     return -1;
   }

@@ -88,7 +88,14 @@ bool checkFinite(const MappingOutcome& o, std::string& error) {
 
 }  // namespace
 
-const char* algorithmName(Algorithm a) { return a == Algorithm::Paper ? "paper" : "refine"; }
+const char* algorithmName(Algorithm a) {
+  switch (a) {
+    case Algorithm::Paper: return "paper";
+    case Algorithm::RoundRobin: return "round-robin";
+    case Algorithm::Refine: break;
+  }
+  return "refine";
+}
 
 const char* rankMode(const MappingProblem& problem, int v, int n) {
   if (problem.onGpu(v, n)) return "gpu";
@@ -131,6 +138,12 @@ namespace {
 
 // The mapping of `problem` by the settings' algorithm, seed and passes.
 MappingResult mapWith(const MappingProblem& problem, const MapSettings& settings) {
+  if (settings.algorithm == Algorithm::RoundRobin) {
+    MappingResult roundRobin;
+    roundRobin.nodeOf = roundRobinPlacement(problem);
+    roundRobin.placements.resize(roundRobin.nodeOf.size());
+    return roundRobin;
+  }
   PaperOptions paperOptions;
   paperOptions.seed = settings.seed;
   MappingResult paper = mapPaper(problem, paperOptions);

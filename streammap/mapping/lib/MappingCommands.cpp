@@ -12,13 +12,16 @@
 #include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
 #include "streammap/MeasuredCosts.h"
+#include "streammap/NumberFormat.h"
 #include "streammap/ResourceDb.h"
+#include "streammap/Simulation.h"
 #include "streammap/Slurm.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,7 +49,9 @@ const std::vector<OptionSpec> kSourceOptions = {
     {"--ttl", "SECONDS", "count daemon-kept nodes with an older heartbeat as down (default: each node's own)"},
 };
 const std::vector<OptionSpec> kMappingOptions = {
-    {"--algorithm", "refine|paper", "refine (default: cost-model local search) or paper (the paper's steps)"},
+    {"--algorithm", "refine|paper|round-robin",
+     "refine (default: cost-model local search), paper (the paper's steps) or round-robin (what mpiexec does with "
+     "every node and its cores)"},
     {"--seed", "N", "seed of the paper's step 7 and of refine's random starts (default: deterministic)"},
     {"--passes", "N", "refine: improvement passes per start (default automatic)"},
     {"--allow-host-fallback", nullptr, "a CG vertex may run on a CPU (mode host-fallback, with a warning)"},
@@ -101,6 +106,25 @@ const CommandSpec kSbatchSpec = {
                   {"--job-name", "NAME", "job name (default: the program's)"}},
                  kSourceOptions, kMappingOptions})};
 
+const CommandSpec kSimulateSpec = {
+    "streammap simulate [--cluster FILE.json | --db PATH] [--mapping APP.map.json | --algorithm refine|paper|round-robin\n"
+    "                          | --machinefile FILE -n N] [--gpu-speedup X] [--latency SECONDS] [--keep DIR]\n"
+    "                          [mapping options] ./APP.smpi [ARGS...]",
+    "Runs a program built with `disparcc --target smpi` on a simulated cluster (SimGrid SMPI): writes the cluster as\n"
+    "a platform, maps the program one rank per instance (or takes --mapping, or a machinefile for programs not built\n"
+    "by disparcc), runs smpirun with the program's arguments, passes its output through and prints the simulated\n"
+    "makespan and each node's busy core-seconds. Exit status 1 when the simulated program fails (docs/simulation.md).",
+    joinOptions({{{"--mapping", "FILE", "simulate this mapping (one rank per instance) instead of mapping anew"},
+                  {"--machinefile", "FILE", "a program not built by disparcc: its ranks placed as mpiexec places them "
+                                            "from this MPICH machinefile"},
+                  {"-n", "N", "with --machinefile: the number of ranks"},
+                  {"--gpu-speedup", "X", "how many times faster the reference GPU (an A100) runs a kernel than its host "
+                                         "clone on one core of this machine (default 100)"},
+                  {"--latency", "SECONDS", "every node link's latency (default 1.5e-6, InfiniBand's order)"},
+                  {"--keep", "DIR", "write the platform, hostfile and SimGrid log into DIR and keep them"}},
+                 kSourceOptions, kMappingOptions}),
+    /*firstArgumentEndsOptions=*/true};
+
 /// Where the resources come from: --db, --cluster (exclusive), --ttl. `given` says whether either was.
 /// Prints its own errors.
 bool readSource(const CommandLine& cl, ClusterSource& out, bool& given) {
@@ -119,7 +143,8 @@ bool readMapSettings(const CommandLine& cl, MapSettings& settings) {
   const std::string algorithm = cl.value("--algorithm", "refine");
   if (algorithm == "paper") settings.algorithm = Algorithm::Paper;
   else if (algorithm == "refine") settings.algorithm = Algorithm::Refine;
-  else return reportError("option --algorithm: expected 'refine' or 'paper', got '" + algorithm + "'") == 0;
+  else if (algorithm == "round-robin") settings.algorithm = Algorithm::RoundRobin;
+  else return reportError("option --algorithm: expected 'refine', 'paper' or 'round-robin', got '" + algorithm + "'") == 0;
   const std::optional<long long> seed = cl.integerValue("--seed", 0, 0, std::numeric_limits<long long>::max());
   const std::optional<int> passes = cl.intValue("--passes", 1, 1, 1000000);
   // The upper bound of --ranks depends on the mapping (its nodes and instances): planMapping checks it.
@@ -543,6 +568,7 @@ int runCommand(const Args& args) {
   if (!readRtg(m.rtgPath, rtg, error))
     return fail("run", statFile(m.rtgPath).exists ? error : m.rtgPath + ": not found (was the program built with disparcc?)");
   const std::string& mpi = rtg.mpi;
+  if (mpi == "smpi") return fail("run", program + " was built with disparcc --target smpi: run it with streammap simulate");
   // Inside an allocation srun is the way to start ranks (no ssh between nodes); elsewhere the
   // launcher of the MPI the program was built for.
   const char* jobId = std::getenv("SLURM_JOB_ID");
@@ -735,6 +761,159 @@ int sbatchCommand(const Args& args) {
   };
   if (const int status = executeMap(m)) return status;
   std::printf("wrote %s; submit with: sbatch %s\n", batch.script.c_str(), batch.script.c_str());
+  return 0;
+}
+
+namespace {
+
+/// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
+class SimulationFiles {
+ public:
+  bool open(const std::string& keep, std::string& error) {
+    std::error_code ec;
+    if (!keep.empty()) {
+      std::filesystem::create_directories(keep, ec);
+      if (ec) error = "--keep " + keep + ": " + ec.message();
+      dir_ = keep;
+      return !ec;
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    std::string model = std::string(tmp && *tmp ? tmp : "/tmp") + "/streammap-simulate-XXXXXX";
+    if (::mkdtemp(model.data()) == nullptr) {
+      error = "cannot create a scratch directory " + model + ": " + std::strerror(errno);
+      return false;
+    }
+    dir_ = model;
+    scratch_ = true;
+    return true;
+  }
+  ~SimulationFiles() {
+    std::error_code ignored;
+    if (scratch_) std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string path(const char* name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+  bool scratch_ = false;
+};
+
+bool writeWhole(const std::string& path, const std::string& text, std::string& error) {
+  AtomicFileSet files;
+  files.add(path, text);
+  return files.commit(error);
+}
+
+}  // namespace
+
+int simulateCommand(const Args& args) {
+  CommandLine cl;
+  if (!cl.parse(kSimulateSpec, args)) return 1;
+  if (cl.helpRequested()) return 0;
+  if (cl.positional().empty()) {
+    std::fprintf(stderr, "usage: %s\n", kSimulateSpec.usage);
+    return fail("simulate", "no program given");
+  }
+  const std::string program = cl.positional()[0];
+  const std::optional<double> gpuSpeedup = cl.doubleValue("--gpu-speedup", kDefaultGpuSpeedup, 1e-6, 1e9);
+  const std::optional<double> latency = cl.doubleValue("--latency", kDefaultLatencySeconds, 0, 10);
+  const std::optional<int> machinefileRanks = cl.intValue("-n", 0, 1, 1000000);
+  if (!gpuSpeedup || !latency || !machinefileRanks) return 1;
+  const int given = cl.has("--mapping") + cl.has("--machinefile") + cl.has("--algorithm");
+  if (given > 1) return fail("simulate", "--mapping, --machinefile and --algorithm are mutually exclusive");
+  if (cl.has("--machinefile") != cl.has("-n")) return fail("simulate", "--machinefile and -n go together");
+  MapInvocation m;
+  if (!readMapSettings(cl, m.settings)) return 1;
+  readHistoryOption(cl, m.historyPath);
+  bool sourceGiven = false;
+  if (!readSource(cl, m.source, sourceGiven)) return 1;
+  m.sourceGiven = sourceGiven;
+  std::string error;
+  Cluster cluster;
+  if (!loadResources("simulate", m.source, sourceGiven, false, cluster, error)) return fail("simulate", error);
+
+  // Each rank's simulated host: from a machinefile, a given mapping or a new one.
+  std::vector<std::string> hostOfRank;
+  if (cl.has("--machinefile")) {
+    std::string text;
+    if (!readFile(cl.value("--machinefile"), text, error) ||
+        !ranksFromMachinefile(text, *machinefileRanks, hostOfRank, error))
+      return fail("simulate", cl.value("--machinefile") + ": " + error);
+  } else {
+    m.rtgPath = program + ".rtg.json";
+    lang::Rtg rtg;
+    if (!readRtg(m.rtgPath, rtg, error))
+      return fail("simulate", statFile(m.rtgPath).exists ? error
+                                                         : m.rtgPath + ": not found (build the program with disparcc "
+                                                                       "--target smpi, or give --machinefile)");
+    if (rtg.mpi != "smpi")
+      return fail("simulate", program + " was built for " + rtg.mpi + " (its rtg says so); rebuild it with disparcc --target smpi");
+    MapRecord record;
+    if (cl.has("--mapping")) {
+      std::string text;
+      if (!readFile(cl.value("--mapping"), text, error) || !parseMapJson(text, record, error))
+        return fail("simulate", cl.value("--mapping") + ": " + error);
+    } else {
+      // SMPI runs no rank groups; mpiexec's own placement ignores what a vertex needs.
+      m.settings.ranks.kind = RankPolicy::Kind::PerInstance;
+      if (m.settings.algorithm == Algorithm::RoundRobin) m.settings.allowHostFallback = true;
+      m.output = program + ".machinefile";
+      m.printTable = false;
+      if (const int status = writeMapping(m, rtg, cluster, &record)) return status;
+      std::printf("mapping (%s): %s; predicted period %s\n", algorithmName(m.settings.algorithm),
+                  siblingPath(m.output, ".map.json").c_str(), formatNumber(record.period).c_str());
+    }
+    if (lang::rankCountOf(record.ranks) != static_cast<int>(record.ranks.size()))
+      return fail("simulate", "the mapping runs " + std::to_string(record.ranks.size()) + " instances in " +
+                                  std::to_string(lang::rankCountOf(record.ranks)) +
+                                  " ranks; the SMPI target runs one rank per instance: map with --rank-per-instance");
+    hostOfRank = hostsOfRanks(record);
+  }
+  for (const std::string& h : hostOfRank) {
+    const bool known = std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
+                                   [&](const NodeInfo& n) { return n.host == h && n.status == NodeStatus::Up; });
+    if (!known) return fail("simulate", "rank placed on '" + h + "', which is not an up node of the cluster");
+  }
+
+  SimulationSettings settings;
+  settings.gpuSpeedup = *gpuSpeedup;
+  settings.latencySeconds = *latency;
+  SimulationFiles files;
+  if (!files.open(cl.value("--keep"), error)) return fail("simulate", error);
+  const std::string platform = files.path("platform.xml"), hostfile = files.path("hostfile"), log = files.path("smpirun.log");
+  if (!writeWhole(platform, formatSmpiPlatform(cluster, settings), error) ||
+      !writeWhole(hostfile, formatSmpiHostfile(hostOfRank), error))
+    return fail("simulate", error);
+
+  const char* smpirun = std::getenv("DISPAR_SMPIRUN");
+  std::vector<std::string> argv = {smpirun && *smpirun ? smpirun : DISPAR_SMPIRUN_PATH,
+                                   "-np", std::to_string(hostOfRank.size()), "-platform", platform, "-hostfile", hostfile,
+                                   "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) + "f",
+                                   "--cfg=smpi/display-timing:yes", "--cfg=plugin:host_energy",
+                                   "--log=xbt_cfg.thres:warning", launchProgram(program)};
+  argv.insert(argv.end(), cl.positional().begin() + 1, cl.positional().end());
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e) environment.push_back(*e);
+  std::fflush(stdout);  // the mapping line before the program's output
+  const int status = runLauncher(argv, environment, error, log);
+  if (status < 0) return fail("simulate", error);
+  std::string text;
+  if (!readFile(log, text, error)) return fail("simulate", error);
+  const SimulationLog result = parseSimulationLog(text);
+  for (const std::string& line : result.otherLines) std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  if (status != 0 || result.aborted || !result.simulatedSeconds)
+    return fail("simulate", "the simulated program failed (" +
+                                std::string(result.aborted ? "MPI_Abort was called"
+                                            : status != 0  ? "smpirun exit status " + std::to_string(status)
+                                                           : "no simulated time reported") +
+                                ")");
+  std::printf("simulated makespan: %s s\n", formatNumber(*result.simulatedSeconds).c_str());
+  // Busy core-seconds per node, its GPUs beside it (HOST.gpuI).
+  std::string busy;
+  for (const SimulationLog::HostBusy& b : result.busy)
+    if (b.coreSeconds > 0) busy += (busy.empty() ? "" : ", ") + b.host + " " + formatNumber(b.coreSeconds);
+  std::printf("busy core-seconds: %s\n", busy.empty() ? "none" : busy.c_str());
   return 0;
 }
 

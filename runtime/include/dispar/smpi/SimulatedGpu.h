@@ -1,51 +1,61 @@
 // The GPU time model of the SMPI target (docs/simulation.md). SimGrid simulates a rank's computation by
 // timing its real CPU bursts and scaling them to the simulated host's CPU speed; it has no GPUs. On the
-// SMPI target kernels run on the host path, and a kernel run on a simulated host that has a GPU is
-// charged to that GPU instead: the burst is taken out of SimGrid's benchmark and replaced by
-// smpi_execute_benched(host seconds / gpu_speedup), gpu_speedup being the host's platform property of
-// that name (written by `streammap simulate`: how many times faster the host's GPU runs a kernel than
-// its host clone runs on one core of this machine). On a host without the property the kernel stays a
-// CPU burst, as SimGrid times it. Header-only, so that a hand-written baseline simulated beside a
-// DISPAR program (bench/paper) is charged by the same rule.
+// SMPI target kernels run on the host path, and a kernel launched on a simulated host that has GPUs is
+// charged to one of them instead: `streammap simulate` writes each GPU as a host of its own,
+// HOST.gpuI, one core at the GPU's speed, and the host's `gpu_count` property; the kernel's host-path
+// burst is taken out of SimGrid's benchmark and becomes an execution of (its seconds x the GPU host's
+// `host_path_speed` property) flops on GPU rank % gpu_count. Two ranks on one GPU so queue for it, as
+// on a real GPU. On a host without GPUs the kernel stays a CPU burst, as SimGrid times it.
+// Header-only, so that a hand-written baseline simulated beside a DISPAR program (bench/paper) is
+// charged by the same rule.
 #ifndef DISPAR_SMPI_SIMULATEDGPU_H
 #define DISPAR_SMPI_SIMULATEDGPU_H
 
+#include <mpi.h>
 #include <smpi/smpi.h>
-#include <simgrid/host.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 
 namespace dispar::smpi {
 
-/// The calling rank's simulated host's gpu_speedup property; 0 when it has none (no GPU).
-inline double hostGpuSpeedup() {
-  const char* value = sg_host_get_property_value(sg_host_self(), "gpu_speedup");
-  if (value == nullptr) return 0;
-  const double speedup = std::strtod(value, nullptr);
-  return speedup > 0 ? speedup : 0;
+/// The simulated GPU the calling rank's kernels run on, or null when its host has none.
+inline simgrid::s4u::Host* rankGpu() {
+  simgrid::s4u::Host* host = simgrid::s4u::Host::current();
+  const char* count = host->get_property("gpu_count");
+  const int gpus = count != nullptr ? std::atoi(count) : 0;
+  if (gpus <= 0) return nullptr;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return simgrid::s4u::Host::by_name_or_null(host->get_name() + ".gpu" + std::to_string(rank % gpus));
 }
 
-/// Brackets one kernel run on the host path (RAII): on a host with a GPU, its real duration divided by
-/// the host's gpu_speedup becomes simulated time on that host; elsewhere nothing changes.
+/// Brackets one kernel run on the host path (RAII): on a host with GPUs it becomes simulated work on the
+/// rank's GPU; elsewhere nothing changes.
 class SimulatedKernel {
  public:
-  SimulatedKernel() : speedup_(hostGpuSpeedup()) {
-    if (speedup_ <= 0) return;
+  SimulatedKernel() : gpu_(rankGpu()) {
+    if (gpu_ == nullptr) return;
     smpi_bench_end();  // the rank's CPU burst so far is simulated; the kernel's is not
     start_ = std::chrono::steady_clock::now();
   }
   ~SimulatedKernel() {
-    if (speedup_ <= 0) return;
+    if (gpu_ == nullptr) return;
     const double hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const char* speed = gpu_->get_property("host_path_speed");
+    const double flops = hostSeconds * (speed != nullptr ? std::strtod(speed, nullptr) : 0.0);
+    if (flops > 0) simgrid::s4u::this_actor::exec_init(flops)->set_host(gpu_)->wait();
     smpi_bench_begin();
-    smpi_execute_benched(hostSeconds / speedup_);
   }
   SimulatedKernel(const SimulatedKernel&) = delete;
   SimulatedKernel& operator=(const SimulatedKernel&) = delete;
 
  private:
-  double speedup_;
+  simgrid::s4u::Host* gpu_;
   std::chrono::steady_clock::time_point start_;
 };
 

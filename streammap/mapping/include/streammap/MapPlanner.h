@@ -18,8 +18,10 @@
 
 namespace dispar::streammap {
 
-enum class Algorithm { Paper, Refine };
-const char* algorithmName(Algorithm a);  // "paper" / "refine"
+/// RoundRobin is what mpiexec does with a machinefile of every node and its cores (roundRobinPlacement):
+/// the baseline the others are measured against (bench/mapping, streammap simulate).
+enum class Algorithm { Paper, Refine, RoundRobin };
+const char* algorithmName(Algorithm a);  // "paper" / "refine" / "round-robin"
 
 struct MapSettings {
   Algorithm algorithm = Algorithm::Refine;

@@ -21,6 +21,7 @@ int clusterCommand(const Args& args);   // streammap cluster import FILE | expor
 int mapCommand(const Args& args);       // streammap map app.rtg.json -o app.machinefile ...
 int checkCommand(const Args& args);     // streammap check app.map.json
 int runCommand(const Args& args);       // streammap run ./app [args]
+int simulateCommand(const Args& args);  // streammap simulate ./app.smpi --cluster FILE.json [args]
 int sbatchCommand(const Args& args);    // streammap sbatch app.rtg.json -o app.sbatch
 int profileCommand(const Args& args);   // streammap profile add FILE | show [PROGRAM]
 
