@@ -126,8 +126,8 @@ SimulationLog parseSimulationLog(const std::string& text) {
         continue;
       }
     }
-    // SimGrid's own summary of the run: the makespan above says what matters of it.
-    if (line.find("[smpi_utils/INFO]") != std::string::npos || line.find("[host_energy/INFO]") != std::string::npos ||
+    // SimGrid's own summary of the run (the makespan above says what matters of it), and its blank lines.
+    if (line.empty() || line.find("[smpi_utils/INFO]") != std::string::npos || line.find("[host_energy/INFO]") != std::string::npos ||
         line.rfind("The simulation took ", 0) == 0 || line.find("seconds were actual computation") != std::string::npos ||
         line.rfind("You may want to use sampling functions", 0) == 0)
       continue;

@@ -1,0 +1,192 @@
+// The SMPI target (docs/simulation.md): every example built with `disparcc --target smpi`, run by
+// `streammap simulate` on the 4-node paper4 cluster, prints what the same example built for MPICH prints
+// under mpiexec (one rank per instance); the simulated GPU takes the kernels; failures fail.
+#include "Process.h"
+
+#include "dispar_lang/Rtg.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kDisparcc = DISPARCC_PATH;
+const std::string kStreammap = STREAMMAP_PATH;
+const std::string kMpiexec = MPIEXEC_PATH;
+const std::string kSourceDir = DISPAR_SOURCE_DIR;
+const std::string kPaper4 = kSourceDir + "/examples/clusters/paper4.json";
+
+struct Example {
+  const char* name;  // the test's name
+  const char* path;  // under examples/
+  std::vector<std::string> libraries;
+  std::vector<std::string> args;  // small sizes
+  const char* timingLine;         // a line that reports wall times, left out of the comparison; "" none
+};
+
+std::ostream& operator<<(std::ostream& out, const Example& e) { return out << e.name; }
+
+/// The program's own lines of `output`, sorted (stdout and stderr interleave differently under the two
+/// launchers): without simulate's report and the example's timing line.
+std::vector<std::string> programLines(const std::string& output, const std::string& timingLine) {
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.rfind("mapping (", 0) == 0 || line.rfind("simulated makespan: ", 0) == 0 ||
+        line.rfind("busy core-seconds: ", 0) == 0 || line.rfind("streammap map: ", 0) == 0)
+      continue;
+    if (!timingLine.empty() && line.find(timingLine) != std::string::npos) continue;
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+class SimulatedExample : public ::testing::TestWithParam<Example> {};
+
+TEST_P(SimulatedExample, PrintsWhatTheMpichBuildPrints) {
+  const Example& example = GetParam();
+  ScratchDir dir;
+  dir.write("app.dsp", readFile(kSourceDir + "/examples/" + example.path));
+  std::vector<std::string> mpich = {kDisparcc, "app.dsp", "-o", "app"};
+  std::vector<std::string> smpi = {kDisparcc, "--target", "smpi", "app.dsp", "-o", "app.smpi"};
+  for (const std::string& library : example.libraries) {
+    mpich.push_back(library);
+    smpi.push_back(library);
+  }
+  const ProcessResult builtMpich = runProcess(mpich, dir.path());
+  ASSERT_EQ(builtMpich.status, 0) << builtMpich.output;
+  const ProcessResult builtSmpi = runProcess(smpi, dir.path());
+  ASSERT_EQ(builtSmpi.status, 0) << builtSmpi.output;
+  lang::Rtg rtg;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(dir.file("app.smpi.rtg.json")), rtg, error)) << error;
+  EXPECT_EQ(rtg.mpi, "smpi");
+
+  std::vector<std::string> run = {kMpiexec, "-launcher", "fork", "-n", std::to_string(rtg.vertices.size()), "./app"};
+  run.insert(run.end(), example.args.begin(), example.args.end());
+  const ProcessResult real = runProcess(run, dir.path(), {"DISPAR_DEVICE=host"}, 300);
+  ASSERT_EQ(real.status, 0) << real.output;
+  std::vector<std::string> simulate = {kStreammap, "simulate", "--cluster", kPaper4, "./app.smpi"};
+  simulate.insert(simulate.end(), example.args.begin(), example.args.end());
+  const ProcessResult simulated = runProcess(simulate, dir.path(), {}, 300);
+  ASSERT_EQ(simulated.status, 0) << simulated.output;
+
+  EXPECT_EQ(programLines(simulated.output, example.timingLine), programLines(real.output, example.timingLine))
+      << "simulated:\n" << simulated.output << "\nmpiexec:\n" << real.output;
+  std::smatch makespan;
+  ASSERT_TRUE(std::regex_search(simulated.output, makespan, std::regex(R"(simulated makespan: ([0-9.e+-]+) s)")))
+      << simulated.output;
+  EXPECT_GT(std::stod(makespan[1]), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, SimulatedExample,
+    ::testing::Values(Example{"Pipeline", "pipeline/pipeline.dsp", {}, {}, ""},
+                      Example{"Fanout", "fanout/fanout.dsp", {"-lfftw3", "-lopenblas"}, {"20", "64"}, ""},
+                      Example{"Fir", "fir/fir.dsp", {}, {"8", "4096"}, ""},
+                      Example{"StreamItFft", "streamit/fft.dsp", {}, {}, ""},
+                      Example{"StreamItFilterbank", "streamit/filterbank.dsp", {}, {}, ""},
+                      Example{"StreamItFmradio", "streamit/fmradio.dsp", {}, {}, ""},
+                      Example{"Hotspot", "split/hotspot.dsp", {}, {"64", "4"}, "last step: cpu share"},
+                      Example{"Stap", "stap/stap.dsp", {}, {"2"}, ""}),
+    [](const ::testing::TestParamInfo<Example>& info) { return std::string(info.param.name); });
+
+/// Builds examples/fir/fir.dsp for SMPI in `dir`.
+void buildFir(const ScratchDir& dir) {
+  dir.write("fir.dsp", readFile(kSourceDir + "/examples/fir/fir.dsp"));
+  const ProcessResult built = runProcess({kDisparcc, "--target", "smpi", "fir.dsp", "-o", "fir.smpi"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+}
+
+/// Busy core-seconds of `host` in simulate's report; -1 when it is not there.
+double busyOf(const std::string& output, const std::string& host) {
+  std::smatch match;
+  if (!std::regex_search(output, match, std::regex("[ ,]" + std::regex_replace(host, std::regex(R"(\.)"), R"(\.)") +
+                                                   " ([0-9.e+-]+)")))
+    return -1;
+  return std::stod(match[1]);
+}
+
+TEST(Simulate, KernelsRunOnTheSimulatedGpuAtItsSpeed) {
+  ScratchDir dir;
+  buildFir(dir);
+  // Both fir replicas on node1 (two K20m): refine puts them there.
+  const auto simulateWith = [&](const char* speedup) {
+    return runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--gpu-speedup", speedup, "./fir.smpi", "8", "8192"},
+                      dir.path(), {}, 300);
+  };
+  const ProcessResult slow = simulateWith("1"), fast = simulateWith("1000");
+  ASSERT_EQ(slow.status, 0) << slow.output;
+  ASSERT_EQ(fast.status, 0) << fast.output;
+  const double slowGpu = busyOf(slow.output, "node1.gpu0") + busyOf(slow.output, "node1.gpu1");
+  const double fastGpu = busyOf(fast.output, "node1.gpu0") + busyOf(fast.output, "node1.gpu1");
+  ASSERT_GT(slowGpu, 0) << slow.output;
+  ASSERT_GT(fastGpu, 0) << fast.output;
+  // 1000x faster GPUs: the kernels' simulated time shrinks by about that (host-path timings are noisy).
+  EXPECT_GT(slowGpu / fastGpu, 100) << slow.output << "\n" << fast.output;
+}
+
+TEST(Simulate, AFailingVnodeFailsTheSimulation) {
+  ScratchDir dir;
+  dir.write("broken.dsp", R"dsp(#include <dispar/dispar.h>
+#include <stdexcept>
+PIPE(int, numbers);
+#pragma streamap resource(cpu)
+VNODE(source, OUT(numbers)) { numbers.write(1); }
+#pragma streamap resource(cpu)
+VNODE(sink, IN(numbers)) {
+  int n = 0;
+  while (numbers.read(n)) throw std::runtime_error("sink cannot take " + std::to_string(n));
+}
+)dsp");
+  const ProcessResult built = runProcess({kDisparcc, "--target", "smpi", "broken.dsp", "-o", "broken.smpi"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const ProcessResult ran = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./broken.smpi"}, dir.path(), {}, 120);
+  EXPECT_EQ(ran.status, 1) << ran.output;
+  EXPECT_NE(ran.output.find("sink cannot take 1"), std::string::npos) << ran.output;
+  EXPECT_NE(ran.output.find("streammap simulate: error: the simulated program failed"), std::string::npos) << ran.output;
+  EXPECT_EQ(ran.output.find("simulated makespan"), std::string::npos) << ran.output;
+}
+
+TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
+  ScratchDir dir;
+  buildFir(dir);
+  dir.write("fir.dsp", readFile(kSourceDir + "/examples/fir/fir.dsp"));
+  const ProcessResult mpich = runProcess({kDisparcc, "fir.dsp", "-o", "fir"}, dir.path());
+  ASSERT_EQ(mpich.status, 0) << mpich.output;
+  const ProcessResult wrongTarget = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./fir"}, dir.path());
+  EXPECT_EQ(wrongTarget.status, 1);
+  EXPECT_NE(wrongTarget.output.find("was built for mpich (its rtg says so); rebuild it with disparcc --target smpi"),
+            std::string::npos)
+      << wrongTarget.output;
+
+  // A mapping of rank groups (two ranks on a 2-core node for 4 instances) cannot be simulated.
+  dir.write("small.json", R"({"format": "dispar-cluster", "version": 1, "nodes": [
+    {"host": "solo", "cpu": {"sockets": 1, "cores": 2, "threads": 2, "speed": 1.0},
+     "gpus": [{"index": 0, "name": "Tesla K20m", "compute_capability": "3.5", "multiprocessors": 13, "clock_khz": 705500}]}]})");
+  const ProcessResult mapped =
+      runProcess({kStreammap, "map", "fir.smpi.rtg.json", "--cluster", "small.json", "-o", "grouped.machinefile"}, dir.path());
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  const ProcessResult grouped = runProcess(
+      {kStreammap, "simulate", "--cluster", "small.json", "--mapping", "grouped.map.json", "./fir.smpi"}, dir.path());
+  EXPECT_EQ(grouped.status, 1);
+  EXPECT_NE(grouped.output.find("the SMPI target runs one rank per instance: map with --rank-per-instance"),
+            std::string::npos)
+      << grouped.output;
+
+  const ProcessResult badMachinefile = runProcess(
+      {kStreammap, "simulate", "--cluster", kPaper4, "--machinefile", "missing.machinefile", "-n", "4", "./fir.smpi"},
+      dir.path());
+  EXPECT_EQ(badMachinefile.status, 1);
+  EXPECT_NE(badMachinefile.output.find("missing.machinefile"), std::string::npos) << badMachinefile.output;
+}
+
+}  // namespace
+}  // namespace dispar::testing
