@@ -330,7 +330,8 @@ TEST(StreammapDocs, EveryCommandsOptionsAreDocumented) {
   const std::pair<const char*, int (*)(const Args&)> commands[] = {
       {"--discover", discoverCommand}, {"daemon", daemonCommand}, {"nodes", nodesCommand},
       {"node", nodeCommand},           {"cluster", clusterCommand}, {"map", mapCommand},
-      {"check", checkCommand},         {"run", runCommand},       {"sbatch", sbatchCommand}};
+      {"check", checkCommand},         {"run", runCommand},       {"sbatch", sbatchCommand},
+      {"simulate", simulateCommand}};
   int options = 0;
   for (const auto& [name, command] : commands) {
     ::testing::internal::CaptureStdout();

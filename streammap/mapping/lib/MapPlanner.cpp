@@ -272,6 +272,14 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
     const int n = o.result.nodeOf[v];
     const Placement& how = o.result.placements[v];
     std::string line = vertexLabel(rtg, o.ranks, v) + " -> " + p.nodes[n].host + ": ";
+    if (algorithm == Algorithm::RoundRobin) {
+      lines.push_back(std::move(line) + "round-robin: the next free core in host order" +
+                      (p.allowed(v, n) && !p.nodes[n].hasGpu() && p.vertices[v].type == lang::Requirement::CG
+                           ? " (host fallback)"
+                           : "") +
+                      costSource(v, n));
+      continue;
+    }
     if (algorithm == Algorithm::Paper) {
       line += placementRuleName(how.rule);
       if (how.viaVertex >= 0) line += " (rank " + std::to_string(o.ranks.rankOf[how.viaVertex]) + ")";
