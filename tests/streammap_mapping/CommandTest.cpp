@@ -169,7 +169,7 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
   EXPECT_NE(err_.find("oversubscribed by 3"), std::string::npos) << err_;
   // Bad options.
   EXPECT_EQ(map({"--algorithm", "best"}), 1);
-  EXPECT_NE(err_.find("option --algorithm: expected 'refine' or 'paper', got 'best'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("option --algorithm: expected 'refine', 'paper' or 'round-robin', got 'best'"), std::string::npos) << err_;
 }
 
 // Replaces the first `from` in `text`, which must hold it.
