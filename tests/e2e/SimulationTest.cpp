@@ -188,5 +188,48 @@ TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
   EXPECT_NE(badMachinefile.output.find("missing.machinefile"), std::string::npos) << badMachinefile.output;
 }
 
+// The paper's hand-written baseline (examples/fir/handwritten) runs on the host path under mpiexec with its
+// hand-made machinefile, and as an SMPI build under streammap simulate --machinefile, and prints what
+// DISPAR's fir prints; with 3 ranks it says it needs 4.
+TEST(Simulate, HandwrittenFirMatchesDispar) {
+  ScratchDir dir;
+  buildFir(dir);
+  const std::string baseline = kSourceDir + "/examples/fir/handwritten/fir_mpi_cuda.cu";
+  const std::string machinefile = kSourceDir + "/examples/fir/handwritten/paper4.machinefile";
+  const ProcessResult builtMpich =
+      runProcess({MPICXX_PATH, "-std=c++17", "-O2", "-x", "c++", baseline, "-o", "fir_mpi_cuda"}, dir.path());
+  ASSERT_EQ(builtMpich.status, 0) << builtMpich.output;
+  const ProcessResult builtSmpi = runProcess({SMPICXX_PATH, "-std=c++17", "-O2", "-DFIR_SIMULATED_GPU",
+                                              "-I" + kSourceDir + "/runtime/include", "-x", "c++", baseline, "-o",
+                                              "fir_mpi_cuda.smpi"},
+                                             dir.path());
+  ASSERT_EQ(builtSmpi.status, 0) << builtSmpi.output;
+
+  const ProcessResult dispar =
+      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./fir.smpi", "8", "4096"}, dir.path(), {}, 300);
+  ASSERT_EQ(dispar.status, 0) << dispar.output;
+  const ProcessResult real = runProcess(
+      {kMpiexec, "-launcher", "fork", "-f", machinefile, "-n", "4", "./fir_mpi_cuda", "8", "4096"}, dir.path());
+  ASSERT_EQ(real.status, 0) << real.output;
+  const ProcessResult simulated =
+      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--machinefile", machinefile, "-n", "4",
+                  "./fir_mpi_cuda.smpi", "8", "4096"},
+                 dir.path(), {}, 300);
+  ASSERT_EQ(simulated.status, 0) << simulated.output;
+  const std::vector<std::string> expected = programLines(dispar.output, "");
+  ASSERT_EQ(expected.size(), 1u) << dispar.output;
+  EXPECT_EQ(expected[0].rfind("frames=8 max_error=", 0), 0u) << dispar.output;
+  EXPECT_EQ(programLines(real.output, ""), expected) << real.output;
+  EXPECT_EQ(programLines(simulated.output, ""), expected) << simulated.output;
+  // Both workers on node1: the filter was charged to its two simulated K20m.
+  EXPECT_GT(busyOf(simulated.output, "node1.gpu0"), 0) << simulated.output;
+  EXPECT_GT(busyOf(simulated.output, "node1.gpu1"), 0) << simulated.output;
+
+  const ProcessResult three =
+      runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./fir_mpi_cuda", "8", "4096"}, dir.path());
+  EXPECT_NE(three.status, 0);
+  EXPECT_NE(three.output.find("needs exactly 4 ranks"), std::string::npos) << three.output;
+}
+
 }  // namespace
 }  // namespace dispar::testing
