@@ -273,6 +273,9 @@ class Disparcc {
     }
     if (options_.debugInfo) cmd.push_back("-g");
     if (simulated()) cmd.push_back("-DDISPAR_TARGET_SMPI");
+    // smpirun copies the program once per rank (its globals are the rank's): without -g, no debug
+    // information to copy (the runtime's is most of a program's size).
+    if (simulated() && !options_.debugInfo) cmd.push_back("-Wl,--strip-debug");
     cmd.push_back("-I" + paths_.runtimeIncludeDir);
     if (isCudaProgram_ && !gpuBuild_) cmd.push_back("-I" + paths_.hostOnlyIncludeDir);
     for (const std::string& dir : options_.includeDirs) cmd.push_back("-I" + dir);
