@@ -82,12 +82,14 @@ TEST(CostModel, SplitVertexUsesTheGpuAndTheOtherCores) {
   ASSERT_TRUE(buildProblem(rtg, c, true, p, error)) << error;
   EXPECT_DOUBLE_EQ(vertexTime(p, 0, 1), 8 / (4.0 + 4 * 1.0));  // GPU 4 + 4 more cores at 1
   EXPECT_DOUBLE_EQ(vertexTime(p, 1, 1), 8 / 4.0);
-  EXPECT_DOUBLE_EQ(vertexTime(p, 0, 0), 8 / 2.0);  // host fallback: one core, as any CG vertex
+  // Host fallback: one core running the host path, kReferenceGpuSpeedupOverCore times the GPU's work.
+  EXPECT_DOUBLE_EQ(vertexTime(p, 0, 0), 8 * kReferenceGpuSpeedupOverCore / 2.0);
   const Evaluation e = evaluate(p, {1, 0});
   EXPECT_DOUBLE_EQ(e.nodes[1].gpu, 1.0);
   EXPECT_DOUBLE_EQ(e.nodes[1].cpu, 0.0);  // the borrowed cores are not charged
   IncrementalCost inc(p, {0, 0});
-  EXPECT_DOUBLE_EQ(inc.scoreAfterMove(0, 1).period, 4.0);  // the plain vertex's 8 / 2 on the CPU node remains
+  // The plain vertex's host path on the CPU node remains.
+  EXPECT_DOUBLE_EQ(inc.scoreAfterMove(0, 1).period, 8 * kReferenceGpuSpeedupOverCore / 2.0);
 }
 
 TEST(CostModel, TiesBrokenByCrossingBytes) {

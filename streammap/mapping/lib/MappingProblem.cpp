@@ -86,11 +86,18 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
       error = "rtg vertices[" + std::to_string(i) + "].cost: must be a positive finite number";
       return false;
     }
+    // A CG vertex's cost is its GPU work; on a CPU its host path takes kReferenceGpuSpeedupOverCore
+    // times longer, unless measured there (hostCosts).
     const double hostCost = hostCosts != nullptr && static_cast<std::size_t>(i) < hostCosts->size()
                                 ? (*hostCosts)[static_cast<std::size_t>(i)]
-                                : v.cost;
+                            : v.type == lang::Requirement::CG ? v.cost * kReferenceGpuSpeedupOverCore
+                                                               : v.cost;
     if (!(hostCost > 0) || !std::isfinite(hostCost)) {
-      error = "vertices[" + std::to_string(i) + "]: the cost on a CPU must be a positive finite number";
+      error = "vertices[" + std::to_string(i) + "]: " +
+              (std::isinf(hostCost) && v.type == lang::Requirement::CG ? "costs too large: cost " + formatNumber(v.cost) + " on a CPU's host path is " +
+                                          formatNumber(kReferenceGpuSpeedupOverCore) +
+                                          " times that, more than the largest double"
+                                    : std::string("the cost on a CPU must be a positive finite number"));
       return false;
     }
     p.vertices.push_back(ProblemVertex{v.type, v.cost, v.usesNodeCores, hostCost});

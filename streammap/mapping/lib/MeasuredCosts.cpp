@@ -1,5 +1,7 @@
 #include "streammap/MeasuredCosts.h"
 
+#include "streammap/GpuSpeed.h"
+
 #include "streammap/NumberFormat.h"
 
 #include <algorithm>
@@ -99,8 +101,12 @@ CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
     costs.onCpu = resolver.resolve(v, "cpu");
     if (v.type == lang::Requirement::CG) {
       costs.onGpu = resolver.resolve(v, "gpu");
-      // Not measured on a CPU: the host path costs what the vertex costs (the model before measurements).
-      if (costs.onCpu.origin != CostOrigin::Profile && costs.onCpu.origin != CostOrigin::History) costs.onCpu = costs.onGpu;
+      // Not measured on a CPU: the host path takes kReferenceGpuSpeedupOverCore times the GPU's work.
+      if (costs.onCpu.origin != CostOrigin::Profile && costs.onCpu.origin != CostOrigin::History) {
+        costs.onCpu = costs.onGpu;
+        costs.onCpu.work *= kReferenceGpuSpeedupOverCore;
+        costs.onCpu.detail += "; x " + formatNumber(kReferenceGpuSpeedupOverCore) + " on a CPU's host path";
+      }
     } else {
       costs.onGpu = costs.onCpu;
     }

@@ -14,6 +14,12 @@ struct ReferenceGpu {
   static constexpr int kFp32LanesPerSm = 64;
 };
 
+/// How many times faster the reference GPU runs a CG vertex's work than one CPU core of relative speed
+/// 1.0 runs it on the host path: what a CG vertex costs on a CPU when no run measured it there. An
+/// assumption, not a measurement (a profile of the vertex on a CPU replaces it); streammap simulate
+/// charges kernels by the same figure unless --gpu-speedup says otherwise (docs/simulation.md).
+inline constexpr double kReferenceGpuSpeedupOverCore = 100;
+
 /// FP32 lanes per SM for a compute capability (CUDA programming guide, "Arithmetic instructions").
 /// Unknown or future architectures get 128, the figure of every architecture since 8.6.
 int fp32LanesPerSm(int ccMajor, int ccMinor);

@@ -4,6 +4,7 @@
 #define STREAMMAP_SIMULATION_H
 
 #include "streammap/Cluster.h"
+#include "streammap/GpuSpeed.h"
 
 #include <optional>
 #include <string>
@@ -18,9 +19,9 @@ inline constexpr double kHostPathFlopsPerSecond = 1e9;
 /// (QDR: 1.3 us end to end).
 inline constexpr double kDefaultLatencySeconds = 1.5e-6;
 /// How many times faster the reference GPU (GpuSpeed.h: an A100, relative speed 1.0) runs a kernel than
-/// its host clone runs on one core of the machine running the simulation. An assumption, not a
-/// measurement: --gpu-speedup sets it.
-inline constexpr double kDefaultGpuSpeedup = 100;
+/// its host clone runs on one core of the machine running the simulation: the cost model's figure by
+/// default; --gpu-speedup sets it.
+inline constexpr double kDefaultGpuSpeedup = kReferenceGpuSpeedupOverCore;
 
 struct SimulationSettings {
   double gpuSpeedup = kDefaultGpuSpeedup;

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The mapping at scale, simulated (bench/paper/README.md, docs/simulation.md).
+
+Generated clusters of 64, 256 and 1,000 nodes (mixed core counts, GPU counts and generations, links)
+and generated programs of matching size (a pipeline of alternating CPU and GPU stages, and a split-join
+whose GPU workers regroup into CPU workers), each built once with `disparcc --target smpi` and run by
+`streammap simulate` under the round-robin, paper and refine mappings. Prints per case the simulated
+makespans, the cost model's predicted periods and the simulation's wall time; checks every mapping
+printed the same checksum; then the targets (refine >= 1.5x faster than round-robin at the median,
+never slower than paper) and the rank correlation of predicted period and simulated makespan.
+
+Usage: bench/paper/at_scale.py [--build DIR] [--sizes 64,256,1000] [--quick]
+"""
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+GPUS = [  # name, SMs, clock (kHz), compute capability: the generations of examples/clusters
+    ("Tesla K20m", 13, 705500, "3.5"),
+    ("Tesla V100-SXM2-16GB", 80, 1530000, "7.0"),
+    ("NVIDIA A100-SXM4-40GB", 108, 1410000, "8.0"),
+    ("NVIDIA H100 80GB HBM3", 132, 1980000, "9.0"),
+]
+ALGORITHMS = ["round-robin", "paper", "refine"]
+GPU_SPEEDUP = 100          # streammap simulate's default: the costs below assume it
+MESSAGES_PER_CHAIN = 16    # messages each replica chain carries: enough for the steady state to dominate
+BASE_ITERATIONS = 100000   # one unit of work: a dependent multiply-add chain of this length
+
+
+def cluster(nodes, seed):
+    """A deterministic mixed cluster in the dispar-cluster format of examples/clusters."""
+    rng = random.Random(seed)
+    described = []
+    for i in range(nodes):
+        cores = rng.choice([8, 16, 32, 64])
+        gpu_count = rng.choice([0, 0, 0, 1, 2, 4, 8])
+        name, sms, clock, cc = rng.choice(GPUS)
+        described.append({
+            "host": "n%04d" % i, "status": "up", "source": "import", "last_heartbeat": None,
+            "cpu": {"sockets": 2, "cores": cores, "threads": 2 * cores, "speed": 1.0},
+            "memory_bytes": 68719476736, "numa": [], "caches": [],
+            "network": {"bandwidth_bytes_per_s": rng.choice([12.5e9, 25e9, 100e9])},
+            "gpus": [{"index": g, "name": name, "uuid": "", "compute_capability": cc,
+                      "memory_bytes": 17179869184, "multiprocessors": sms, "clock_khz": clock,
+                      "pci_bus_id": "", "numa_node": 0, "rate": None} for g in range(gpu_count)],
+        })
+    return {"format": "dispar-cluster", "version": 1, "nodes": described}
+
+
+PRELUDE = r"""#include <dispar/dispar.h>
+#include <cstdio>
+#include <vector>
+
+constexpr int kValues = 1024;  // 4 KiB messages
+
+// `units` units of work: a dependent chain, so that its time is proportional to its length.
+__host__ __device__ inline float spin(const float* in, long units) {
+  float acc = 0.0f;
+  for (long i = 0; i < units * %(base)dL; ++i) acc = acc * 0.999f + in[i %% kValues];
+  return acc;
+}
+
+__global__ void spinKernel(const float* in, float* out, long units) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = spin(in, units);
+}
+
+// A GPU stage's step: the values to the device, the kernel, its result back into the message.
+void gpuStep(std::vector<float>& values, float* deviceIn, float* deviceOut, long units) {
+  cudaMemcpy(deviceIn, values.data(), kValues * sizeof(float), cudaMemcpyHostToDevice);
+  spinKernel<<<1, 1>>>(deviceIn, deviceOut, units);
+  float result = 0.0f;
+  cudaMemcpy(&result, deviceOut, sizeof(float), cudaMemcpyDeviceToHost);
+  values[0] += result * 1e-6f;
+}
+""" % {"base": BASE_ITERATIONS}
+
+
+def cost_of(kind, units):
+    """The cost clause consistent with the simulation: a unit of work takes the same host time on a CPU
+    core and in a host-path kernel; on the reference GPU it takes GPU_SPEEDUP times less."""
+    per_run = MESSAGES_PER_CHAIN * units
+    return per_run if kind == "cpu" else per_run / GPU_SPEEDUP
+
+
+def stage(name, kind, replicas, units, read, write):
+    body = ["#pragma streamap resource(%s) replicas(%d) cost(%g)" % (kind, replicas, cost_of(kind, units)),
+            "VNODE(%s, IN(%s), OUT(%s)) {" % (name, read, write),
+            "  std::vector<float> values;"]
+    if kind == "gpu":
+        body += ["  float *deviceIn = nullptr, *deviceOut = nullptr;",
+                 "  cudaMalloc(reinterpret_cast<void**>(&deviceIn), kValues * sizeof(float));",
+                 "  cudaMalloc(reinterpret_cast<void**>(&deviceOut), sizeof(float));",
+                 "  while (%s.read(values)) {" % read,
+                 "    gpuStep(values, deviceIn, deviceOut, %d);" % units,
+                 "    %s.write(values);" % write,
+                 "  }",
+                 "  cudaFree(deviceIn);",
+                 "  cudaFree(deviceOut);"]
+    else:
+        body += ["  while (%s.read(values)) {" % read,
+                 "    values[0] += spin(values.data(), %d) * 1e-6f;" % units,
+                 "    %s.write(values);" % write,
+                 "  }"]
+    return "\n".join(body + ["}", ""])
+
+
+def program(shape, instances):
+    """A .dsp of about `instances` VNODE instances: (source text, instance count)."""
+    if shape == "pipeline":
+        # source -> a (cpu) -> b (gpu, heavy) -> c (cpu) -> d (gpu) -> sink, R replicas per stage, paired.
+        replicas = max(1, (instances - 2) // 4)
+        stages = [("a", "cpu", 1), ("b", "gpu", 12), ("c", "cpu", 3), ("d", "gpu", 6)]
+        widths = [replicas] * 4
+    else:
+        # source -> g (gpu, heavy, G replicas) -> c (cpu, C replicas, regrouped) -> sink.
+        gpu_replicas = max(1, (instances - 2) // 2)
+        cpu_replicas = max(1, instances - 2 - gpu_replicas)
+        stages = [("g", "gpu", 16), ("c", "cpu", 2)]
+        widths = [gpu_replicas, cpu_replicas]
+    chains = max(widths)
+    messages = MESSAGES_PER_CHAIN * chains
+    pipes = ["p0"] + ["p%d" % (i + 1) for i in range(len(stages))]
+    text = [PRELUDE] + ["PIPE(float, %s);" % p for p in pipes] + [""]
+    text += ["#pragma streamap resource(cpu)",
+             "VNODE(source, OUT(p0)) {",
+             "  std::vector<float> values(kValues);",
+             "  for (int m = 0; m < %d; ++m) {" % messages,
+             "    for (int i = 0; i < kValues; ++i) values[i] = float((m * 131 + i * 7) % 97) / 97.0f;",
+             "    p0.write(values);",
+             "  }",
+             "}", ""]
+    for (name, kind, units), width, read, write in zip(stages, widths, pipes, pipes[1:]):
+        text.append(stage(name, kind, width, units, read, write))
+    text += ["#pragma streamap resource(cpu)",
+             "VNODE(sink, IN(%s)) {" % pipes[-1],
+             "  std::vector<float> values;",
+             "  double checksum = 0;",
+             "  long count = 0;",
+             "  while (%s.read(values)) {" % pipes[-1],
+             "    for (float v : values) checksum += v;",
+             "    ++count;",
+             "  }",
+             '  std::printf("messages=%ld checksum=%.6f\\n", count, checksum);',
+             "}", ""]
+    return "\n".join(text), 2 + sum(widths)
+
+
+def simulate(build, workdir, description, algorithm):
+    started = time.monotonic()
+    run = subprocess.run([os.path.join(build, "bin", "streammap"), "simulate", "--cluster", description,
+                          "--algorithm", algorithm, "./app.smpi"], cwd=workdir, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if run.returncode != 0:
+        sys.exit("at_scale: %s failed:\n%s%s" % (algorithm, run.stdout, run.stderr[-4000:]))
+    makespan = float(re.search(r"simulated makespan: (\S+) s", run.stdout).group(1))
+    period = float(re.search(r"predicted period (\S+)", run.stdout).group(1))
+    result = re.search(r"messages=\d+ checksum=\S+", run.stdout).group(0)
+    return makespan, period, wall, result
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    rank = [0.0] * len(values)
+    i = 0
+    while i < len(order):  # ties share their mean rank
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            rank[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return rank
+
+
+def spearman(xs, ys):
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.mean(rx), statistics.mean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (sx * sy) if sx and sy else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build"))
+    parser.add_argument("--sizes", default="64,256,1000")
+    parser.add_argument("--quick", action="store_true", help="16 nodes only (a smoke test)")
+    options = parser.parse_args()
+    build = os.path.abspath(options.build)
+    sizes = [16] if options.quick else [int(s) for s in options.sizes.split(",")]
+
+    rows = []
+    print("%5s %-10s %5s | %-27s | %-27s | %-27s | %8s %8s" % (
+        "nodes", "program", "inst", "round-robin: makespan period", "paper: makespan period",
+        "refine: makespan period", "rr/ref", "pap/ref"))
+    for nodes in sizes:
+        for shape in ["pipeline", "splitjoin"]:
+            with tempfile.TemporaryDirectory() as workdir:
+                description = os.path.join(workdir, "cluster.json")
+                with open(description, "w") as out:
+                    json.dump(cluster(nodes, seed=nodes), out)
+                source, instances = program(shape, nodes)
+                with open(os.path.join(workdir, "app.dsp"), "w") as out:
+                    out.write(source)
+                built = subprocess.run([os.path.join(build, "bin", "disparcc"), "--target", "smpi", "app.dsp",
+                                        "-o", "app.smpi"], cwd=workdir, capture_output=True, text=True)
+                if built.returncode != 0:
+                    sys.exit("at_scale: disparcc failed:\n" + built.stdout + built.stderr)
+                case = {"nodes": nodes, "shape": shape, "instances": instances, "runs": {}}
+                for algorithm in ALGORITHMS:
+                    case["runs"][algorithm] = simulate(build, workdir, description, algorithm)
+                results = {run[3] for run in case["runs"].values()}
+                if len(results) != 1:
+                    sys.exit("at_scale: the mappings computed different results: %s" % sorted(results))
+                runs = case["runs"]
+                case["rr"] = runs["round-robin"][0] / runs["refine"][0]
+                case["paper"] = runs["paper"][0] / runs["refine"][0]
+                rows.append(case)
+                cells = " | ".join("%11.4fs %14.6g" % (runs[a][0], runs[a][1]) for a in ALGORITHMS)
+                print("%5d %-10s %5d | %s | %7.2fx %7.2fx" % (nodes, shape, instances, cells, case["rr"],
+                                                             case["paper"]), flush=True)
+                print("      simulation wall time: %s; result: %s" % (
+                    ", ".join("%s %.1f s" % (a, runs[a][2]) for a in ALGORITHMS), results.pop()), flush=True)
+
+    median_rr = statistics.median(r["rr"] for r in rows)
+    worst_paper = min(r["paper"] for r in rows)
+    print()
+    print("refine vs round-robin, median: %.2fx (target >= 1.5x): %s" % (median_rr, "PASS" if median_rr >= 1.5 else "FAIL"))
+    print("refine never slower than paper (2%% noise margin): worst paper/refine %.3fx: %s" % (
+        worst_paper, "PASS" if worst_paper >= 0.98 else "FAIL"))
+    periods = [r["runs"][a][1] for r in rows for a in ALGORITHMS]
+    makespans = [r["runs"][a][0] for r in rows for a in ALGORITHMS]
+    print("model vs simulation: Spearman rank correlation of predicted period and simulated makespan over "
+          "%d runs: %.3f" % (len(periods), spearman(periods, makespans)))
+    for r in rows:
+        model = sorted(ALGORITHMS, key=lambda a: r["runs"][a][1])
+        simulated = sorted(ALGORITHMS, key=lambda a: r["runs"][a][0])
+        if model[0] != simulated[0]:
+            print("  %d nodes, %s: the model ranks %s, the simulation %s" % (r["nodes"], r["shape"], " < ".join(model),
+                                                                           " < ".join(simulated)))
+
+
+if __name__ == "__main__":
+    main()
