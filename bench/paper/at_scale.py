@@ -113,32 +113,36 @@ def stage(name, kind, replicas, units, read, write):
 
 def program(shape, instances):
     """A .dsp of about `instances` VNODE instances: (source text, instance count)."""
+    # One source and one sink per 8 chains at most: a single source feeding hundreds of chains would be
+    # the bottleneck of every mapping.
     if shape == "pipeline":
-        # source -> a (cpu) -> b (gpu, heavy) -> c (cpu) -> d (gpu) -> sink, R replicas per stage, paired.
-        replicas = max(1, (instances - 2) // 4)
+        # sources -> a (cpu) -> b (gpu, heavy) -> c (cpu) -> d (gpu) -> sinks, R paired replicas per stage.
+        replicas = max(1, (instances * 8 // 9 - 2) // 4)
         stages = [("a", "cpu", 1), ("b", "gpu", 12), ("c", "cpu", 3), ("d", "gpu", 6)]
         widths = [replicas] * 4
     else:
-        # source -> g (gpu, heavy, G replicas) -> c (cpu, C replicas, regrouped) -> sink.
-        gpu_replicas = max(1, (instances - 2) // 2)
-        cpu_replicas = max(1, instances - 2 - gpu_replicas)
+        # sources -> g (gpu, heavy, G replicas) -> c (cpu, C replicas, regrouped) -> sinks.
+        gpu_replicas = max(1, (instances * 8 // 9 - 2) // 2)
+        cpu_replicas = max(1, instances * 8 // 9 - 2 - gpu_replicas)
         stages = [("g", "gpu", 16), ("c", "cpu", 2)]
         widths = [gpu_replicas, cpu_replicas]
-    chains = max(widths)
-    messages = MESSAGES_PER_CHAIN * chains
+    sources = max(1, widths[0] // 8)
+    sinks = max(1, widths[-1] // 8)
+    per_source = MESSAGES_PER_CHAIN * -(-widths[0] // sources)
     pipes = ["p0"] + ["p%d" % (i + 1) for i in range(len(stages))]
     text = [PRELUDE] + ["PIPE(float, %s);" % p for p in pipes] + [""]
-    text += ["#pragma streamap resource(cpu)",
+    text += ["#pragma streamap resource(cpu) replicas(%d)" % sources,
              "VNODE(source, OUT(p0)) {",
              "  std::vector<float> values(kValues);",
-             "  for (int m = 0; m < %d; ++m) {" % messages,
+             "  for (int j = 0; j < %d; ++j) {" % per_source,
+             "    const int m = j * %d + int(dispar::replica());" % sources,
              "    for (int i = 0; i < kValues; ++i) values[i] = float((m * 131 + i * 7) % 97) / 97.0f;",
              "    p0.write(values);",
              "  }",
              "}", ""]
     for (name, kind, units), width, read, write in zip(stages, widths, pipes, pipes[1:]):
         text.append(stage(name, kind, width, units, read, write))
-    text += ["#pragma streamap resource(cpu)",
+    text += ["#pragma streamap resource(cpu) replicas(%d)" % sinks,
              "VNODE(sink, IN(%s)) {" % pipes[-1],
              "  std::vector<float> values;",
              "  double checksum = 0;",
@@ -147,9 +151,9 @@ def program(shape, instances):
              "    for (float v : values) checksum += v;",
              "    ++count;",
              "  }",
-             '  std::printf("messages=%ld checksum=%.6f\\n", count, checksum);',
+             '  std::printf("sink %d: messages=%ld checksum=%.6f\\n", int(dispar::replica()), count, checksum);',
              "}", ""]
-    return "\n".join(text), 2 + sum(widths)
+    return "\n".join(text), sources + sum(widths) + sinks
 
 
 def simulate(build, workdir, description, algorithm):
@@ -161,7 +165,9 @@ def simulate(build, workdir, description, algorithm):
         sys.exit("at_scale: %s failed:\n%s%s" % (algorithm, run.stdout, run.stderr[-4000:]))
     makespan = float(re.search(r"simulated makespan: (\S+) s", run.stdout).group(1))
     period = float(re.search(r"predicted period (\S+)", run.stdout).group(1))
-    result = re.search(r"messages=\d+ checksum=\S+", run.stdout).group(0)
+    result = " ".join(sorted(re.findall(r"sink \d+: messages=\d+ checksum=\S+", run.stdout)))
+    if not result:
+        sys.exit("at_scale: %s printed no result:\n%s" % (algorithm, run.stdout))
     return makespan, period, wall, result
 
 
@@ -227,8 +233,9 @@ def main():
                 cells = " | ".join("%11.4fs %14.6g" % (runs[a][0], runs[a][1]) for a in ALGORITHMS)
                 print("%5d %-10s %5d | %s | %7.2fx %7.2fx" % (nodes, shape, instances, cells, case["rr"],
                                                              case["paper"]), flush=True)
-                print("      simulation wall time: %s; result: %s" % (
-                    ", ".join("%s %.1f s" % (a, runs[a][2]) for a in ALGORITHMS), results.pop()), flush=True)
+                print("      simulation wall time: %s; the %d sinks' results agree" % (
+                    ", ".join("%s %.1f s" % (a, runs[a][2]) for a in ALGORITHMS), results.pop().count("sink")),
+                      flush=True)
 
     median_rr = statistics.median(r["rr"] for r in rows)
     worst_paper = min(r["paper"] for r in rows)
@@ -241,11 +248,14 @@ def main():
     print("model vs simulation: Spearman rank correlation of predicted period and simulated makespan over "
           "%d runs: %.3f" % (len(periods), spearman(periods, makespans)))
     for r in rows:
-        model = sorted(ALGORITHMS, key=lambda a: r["runs"][a][1])
-        simulated = sorted(ALGORITHMS, key=lambda a: r["runs"][a][0])
-        if model[0] != simulated[0]:
-            print("  %d nodes, %s: the model ranks %s, the simulation %s" % (r["nodes"], r["shape"], " < ".join(model),
-                                                                           " < ".join(simulated)))
+        best_period = min(r["runs"][a][1] for a in ALGORITHMS)
+        model_best = [a for a in ALGORITHMS if r["runs"][a][1] <= best_period * (1 + 1e-9)]
+        simulated_best = min(ALGORITHMS, key=lambda a: r["runs"][a][0])
+        if simulated_best not in model_best:
+            print("  %d nodes, %s: the model's best: %s (period %g); the simulation's: %s (makespan %.4f s against %s)"
+                  % (r["nodes"], r["shape"], " = ".join(model_best), best_period, simulated_best,
+                     r["runs"][simulated_best][0],
+                     ", ".join("%.4f s" % r["runs"][a][0] for a in model_best)))
 
 
 if __name__ == "__main__":

@@ -99,7 +99,11 @@ TEST(CostModel, TiesBrokenByCrossingBytes) {
   EXPECT_FALSE(scoreLess({1.0, 10}, {1.0, 10}));
 }
 
-TEST(CostModel, IncrementalMatchesFromScratch) {
+class IncrementalCostTest : public ::testing::TestWithParam<bool> {};
+
+// Random moves and swaps: the incremental score equals evaluate's, with and without one rank per
+// instance (40 instances on 4 nodes of few cores: the oversubscription term is exercised).
+TEST_P(IncrementalCostTest, MatchesFromScratch) {
   SplitMix64 rng(99);
   Cluster c = paperCluster();
   std::vector<lang::RtgVertex> vs;
@@ -115,6 +119,7 @@ TEST(CostModel, IncrementalMatchesFromScratch) {
   MappingProblem p;
   std::string error;
   ASSERT_TRUE(buildProblem(rtgOf(vs, es), c, true, p, error)) << error;
+  p.rankPerInstance = GetParam();
   std::vector<int> nodeOf(40);
   for (int& n : nodeOf) n = static_cast<int>(rng.below(4));
   IncrementalCost inc(p, nodeOf);
@@ -140,6 +145,24 @@ TEST(CostModel, IncrementalMatchesFromScratch) {
     ASSERT_NEAR(inc.score().crossBytes, truth.crossBytes, 1e-6) << "step " << step;
     ASSERT_NEAR(predicted.crossBytes, truth.crossBytes, 1e-6) << "step " << step;
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(RankLayouts, IncrementalCostTest, ::testing::Bool());
+
+// One rank per instance: more instances than cores share the cores, each rank computing at
+// cores / instances of one, whether its neighbours compute or wait.
+TEST(CostModel, RanksBeyondCoresShareThem) {
+  Cluster c;
+  c.nodes = {node("small", 2)};
+  const lang::Rtg rtg = rtgOf({vertex(0, "a", Requirement::CO, 4), vertex(1, "b", Requirement::CO, 1),
+                               vertex(2, "c", Requirement::CO, 1), vertex(3, "d", Requirement::CO, 1)},
+                              {});
+  MappingProblem p;
+  std::string error;
+  ASSERT_TRUE(buildProblem(rtg, c, false, p, error)) << error;
+  EXPECT_DOUBLE_EQ(evaluate(p, {0, 0, 0, 0}).score.period, 4.0);  // ranks grouped: max(4, 7 / 2)
+  p.rankPerInstance = true;
+  EXPECT_DOUBLE_EQ(evaluate(p, {0, 0, 0, 0}).score.period, 4.0 * 4 / 2);  // 4 ranks on 2 cores
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ namespace dispar::streammap {
 const char* const kCostModelSummary =
     "t_v = cost / speed (GPU speed for CG on a GPU node, CPU speed otherwise; a vertex using its node's cores "
     "(split_for) on a GPU node: cost / (GPU speed + (cores - 1) * CPU speed)); "
-    "cpu(n) = max(max t_v, sum t_v / cores); gpu(n) = max(max t_v, sum t_v / gpus); "
+    "cpu(n) = max(max t_v, sum t_v / cores) (one rank per instance, R instances > cores on n: max t_v * R / cores); "
+    "gpu(n) = max(max t_v, sum t_v / gpus); "
     "net(n) = sum of crossing edge bytes / bandwidth; a rank of several instances on n: cpu(n) >= sum of its CPU t_v / "
     "its cores, gpu(n) >= sum of its GPU t_v (one GPU per rank); period = max over nodes; ties: fewer crossing bytes";
 
@@ -31,9 +32,9 @@ bool scoreLess(const Score& a, const Score& b) {
 
 // The model's one formula for a node (kCostModelSummary states it).
 NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                    double netBytes) {
+                    double netBytes, double oversubscription) {
   NodeCost c;
-  c.cpu = std::max(cpuMax, cpuSum / node.cores) / node.cpuSpeed;
+  c.cpu = std::max(cpuMax * oversubscription, cpuSum / node.cores) / node.cpuSpeed;
   c.gpu = node.gpus ? std::max(gpuMax, gpuSum / node.gpus) / node.gpuSpeed : 0.0;
   c.net = netBytes / node.bandwidth;
   return c;
@@ -48,9 +49,11 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
   const int nodeCount = p.nodeCount();
   std::vector<double> cpuSum(nodeCount, 0), cpuMax(nodeCount, 0), gpuSum(nodeCount, 0), gpuMax(nodeCount, 0),
       netBytes(nodeCount, 0);
+  std::vector<int> instances(nodeCount, 0);
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = nodeOf[v];
     const double w = p.weightOn(v, n);
+    ++instances[n];
     if (p.onGpu(v, n)) {
       gpuSum[n] += w;
       gpuMax[n] = std::max(gpuMax[n], w);
@@ -70,7 +73,8 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
   }
   result.nodes.resize(nodeCount);
   for (int n = 0; n < nodeCount; ++n) {
-    result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n]);
+    result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n],
+                                 p.oversubscription(n, instances[n]));
     result.score.period = std::max(result.score.period, result.nodes[n].value());
   }
   return result;
@@ -205,8 +209,8 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
 Score IncrementalCost::score() const { return Score{byValue_.rbegin()->first, crossBytes_}; }
 
 NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                                 double netBytes) const {
-  return nodeCostOf(p_.nodes[n], cpuSum, cpuMax, gpuSum, gpuMax, netBytes);
+                                 double netBytes, int instances) const {
+  return nodeCostOf(p_.nodes[n], cpuSum, cpuMax, gpuSum, gpuMax, netBytes, p_.oversubscription(n, instances));
 }
 
 NodeCost IncrementalCost::nodeCost(int n) const {
@@ -214,7 +218,7 @@ NodeCost IncrementalCost::nodeCost(int n) const {
   const double cpuMax = l.cpuCosts.empty() ? 0.0 : *l.cpuCosts.rbegin();
   const double gpuMax = l.gpuCosts.empty() ? 0.0 : *l.gpuCosts.rbegin();
   return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax,
-                l.netBytes);
+                l.netBytes, static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size()));
 }
 
 // Largest element of `costs` after removing one `removed` (when >= 0) and adding `added` (when >= 0).
@@ -240,8 +244,8 @@ double IncrementalCost::maxExcept(int a, int b) const {
 
 Score IncrementalCost::evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta,
                                     double* touchedMax) const {
-  const double va = costOf(a, da.cpuSum, da.cpuMax, da.gpuSum, da.gpuMax, da.netBytes).value();
-  const double vb = costOf(b, db.cpuSum, db.cpuMax, db.gpuSum, db.gpuMax, db.netBytes).value();
+  const double va = costOf(a, da.cpuSum, da.cpuMax, da.gpuSum, da.gpuMax, da.netBytes, da.instances).value();
+  const double vb = costOf(b, db.cpuSum, db.cpuMax, db.gpuSum, db.gpuMax, db.netBytes, db.instances).value();
   if (touchedMax) *touchedMax = std::max(va, vb);
   return Score{std::max({maxExcept(a, b), va, vb}), crossBytes_ + crossDelta};
 }
@@ -263,8 +267,10 @@ Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
   const Load& la = loads_[from];
   const Load& lb = loads_[to];
   const bool gpuA = p_.onGpu(v, from), gpuB = p_.onGpu(v, to);
-  Delta da{from, 0, 0, 0, 0, la.netBytes};
-  Delta db{to, 0, 0, 0, 0, lb.netBytes};
+  const int countA = static_cast<int>(la.cpuCosts.size() + la.gpuCosts.size());
+  const int countB = static_cast<int>(lb.cpuCosts.size() + lb.gpuCosts.size());
+  Delta da{from, 0, 0, 0, 0, la.netBytes, countA - 1};
+  Delta db{to, 0, 0, 0, 0, lb.netBytes, countB + 1};
   da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), gpuA ? -1 : wa, -1);
   da.cpuMax = maxCost(la.cpuCosts, gpuA ? -1 : wa, -1);
   da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), gpuA ? wa : -1, -1);
@@ -299,8 +305,8 @@ Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
   const Load& la = loads_[a];
   const Load& lb = loads_[b];
   const bool uOnA = p_.onGpu(u, a), vOnA = p_.onGpu(v, a), uOnB = p_.onGpu(u, b), vOnB = p_.onGpu(v, b);
-  Delta da{a, 0, 0, 0, 0, la.netBytes};
-  Delta db{b, 0, 0, 0, 0, lb.netBytes};
+  Delta da{a, 0, 0, 0, 0, la.netBytes, static_cast<int>(la.cpuCosts.size() + la.gpuCosts.size())};
+  Delta db{b, 0, 0, 0, 0, lb.netBytes, static_cast<int>(lb.cpuCosts.size() + lb.gpuCosts.size())};
   da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), uOnA ? -1 : wuA, vOnA ? -1 : wvA);
   da.cpuMax = maxCost(la.cpuCosts, uOnA ? -1 : wuA, vOnA ? -1 : wvA);
   da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), uOnA ? wuA : -1, vOnA ? wvA : -1);

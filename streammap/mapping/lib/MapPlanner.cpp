@@ -172,6 +172,7 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
   MappingProblem fallback;
   std::string error;
   if (!buildProblem(rtg, cluster, true, fallback, error, settings.costs ? &settings.costs->hostCosts : nullptr)) return;
+  fallback.rankPerInstance = o.problem.rankPerInstance;
   const MappingResult mapped = mapWith(fallback, settings);
   RankLayout ranks;
   if (!groupRanks(fallback, mapped.nodeOf, settings.ranks, ranks, error)) return;  // --ranks out of its range there
@@ -193,6 +194,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   if (!buildProblem(rtg, cluster, settings.allowHostFallback, o.problem, error,
                     settings.costs ? &settings.costs->hostCosts : nullptr))
     return false;
+  o.problem.rankPerInstance = settings.ranks.kind == RankPolicy::Kind::PerInstance;
   o.result = mapWith(o.problem, settings);
   // Ranks after placement: a rank's instances are on one node by construction.
   if (!groupRanks(o.problem, o.result.nodeOf, settings.ranks, o.ranks, error)) return false;

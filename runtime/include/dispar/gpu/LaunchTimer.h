@@ -84,7 +84,8 @@ class LaunchTimer {
   void* start_ = nullptr;
   std::chrono::steady_clock::time_point hostStart_;
 #ifdef DISPAR_TARGET_SMPI
-  // Last member: constructed after the timer starts and destroyed before it stops, around the launch.
+  // A member: constructed before the constructor's body and destroyed after the destructor's, so that it
+  // spans the whole launch (the timer's own bookkeeping included, a few microseconds).
   smpi::SimulatedKernel simulated_;
 #endif
 };

@@ -2,7 +2,9 @@
 //
 // A vertex v of cost w on node n takes t_v = w / s, s being n's GPU speed for a CG vertex on a node with
 // GPUs and n's CPU speed otherwise. Per node:
-//   cpu(n) = max(max t_v, sum t_v / cores(n))   over the vertices on n's CPU
+//   cpu(n) = max(max t_v, sum t_v / cores(n))   over the vertices on n's CPU; with one rank per instance
+//            (--rank-per-instance) and R > cores(n) instances on n: max t_v * R / cores(n) (every rank
+//            shares the cores, computing or polling in a blocking MPI call)
 //   gpu(n) = max(max t_v, sum t_v / gpus(n))    over the vertices on n's GPUs
 //   net(n) = sum over edges with exactly one end on n of bytes / bandwidth(n)
 // With ranks that run several instances (RankLayout), each rank r on n adds two terms:
@@ -38,7 +40,7 @@ struct NodeCost {
 /// The cost of a node from its loads: cpu = max(largest CPU vertex, CPU sum / cores) / CPU speed, gpu
 /// likewise over its GPUs (0 without GPUs), net = crossing bytes / bandwidth.
 NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                    double netBytes);
+                    double netBytes, double oversubscription = 1.0);
 
 struct Score {
   double period = 0;
@@ -132,8 +134,10 @@ class IncrementalCost {
   struct Delta {
     int node;
     double cpuSum, gpuSum, cpuMax, gpuMax, netBytes;
+    int instances;
   };
-  NodeCost costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes) const;
+  NodeCost costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes,
+                  int instances) const;
   double maxCost(const std::multiset<double>& costs, double removed, double added) const;
   double maxExcept(int a, int b) const;
   void setValue(int n);

@@ -46,6 +46,9 @@ struct MappingProblem {
   std::vector<ProblemNode> nodes;       // usable (up) nodes, in host order
   double totalEdgeBytes = 0;
   bool allowHostFallback = false;       // a CG vertex may run on the CPU of a node without a GPU
+  /// One MPI rank per instance (--rank-per-instance, and always on the SMPI target): ranks beyond a
+  /// node's cores share them whether they compute or wait, since MPI's blocking calls poll.
+  bool rankPerInstance = false;
 
   /// Neighbours of vertex v in both arc directions (CSR layout: offsets has vertices + 1 entries).
   std::vector<int> adjacencyOffsets;
@@ -57,6 +60,11 @@ struct MappingProblem {
   const Neighbour* neighboursBegin(int v) const { return adjacency.data() + adjacencyOffsets[v]; }
   const Neighbour* neighboursEnd(int v) const { return adjacency.data() + adjacencyOffsets[v + 1]; }
   bool anyGpuNode() const;
+  /// The share of a core each rank of node n gets with `instances` instances there: 1, or cores /
+  /// instances when one rank per instance outnumbers the cores; returned as its inverse (>= 1).
+  double oversubscription(int n, int instances) const {
+    return rankPerInstance && instances > nodes[n].cores ? static_cast<double>(instances) / nodes[n].cores : 1.0;
+  }
   /// May vertex v run on node n at all?
   bool allowed(int v, int n) const {
     return vertices[v].type == lang::Requirement::CO || nodes[n].hasGpu() || allowHostFallback;
