@@ -108,7 +108,6 @@ int irecvBytes(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm
   if (run.status() != MPI_SUCCESS) return run.status();
   return MPI_Irecv(buffer, run.count(), run.type(), source, tag, comm, request);
 }
-// Counts basic elements whatever type the message was received with: bytes, even beyond INT_MAX.
 #ifdef DISPAR_TARGET_SMPI
 // SMPI 3.32 has no MPI_Get_elements_x: an int count, so simulated messages stay below 2 GiB.
 int receivedBytes(const MPI_Status* status, MPI_Count* bytes) {
@@ -118,6 +117,7 @@ int receivedBytes(const MPI_Status* status, MPI_Count* bytes) {
   return code;
 }
 #else
+// Counts basic elements whatever type the message was received with: bytes, even beyond INT_MAX.
 int receivedBytes(const MPI_Status* status, MPI_Count* bytes) { return MPI_Get_elements_x(status, MPI_BYTE, bytes); }
 #endif
 

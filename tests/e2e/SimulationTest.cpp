@@ -188,6 +188,26 @@ TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
   EXPECT_NE(badMachinefile.output.find("missing.machinefile"), std::string::npos) << badMachinefile.output;
 }
 
+// disparcc's --target: one of two words, and not with what only a real MPI or a real GPU build takes.
+TEST(Simulate, DisparccRefusesTargetsItCannotBuild) {
+  ScratchDir dir;
+  dir.write("fir.dsp", readFile(kSourceDir + "/examples/fir/fir.dsp"));
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--target", "simgrid"}, "invalid --target 'simgrid'; expected 'mpi' or 'smpi'"},
+      {{"--target", "smpi", "--mpi", "openmpi"}, "--mpi openmpi and --target smpi"},
+      {{"--target", "smpi", "--cuda-arch", "sm_90"}, "--cuda-arch and --target smpi"},
+      {{"--target", "smpi", "--no-host-path"}, "--no-host-path and --target smpi"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv = {kDisparcc, "fir.dsp", "-o", "fir.smpi"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    const ProcessResult built = runProcess(argv, dir.path());
+    EXPECT_EQ(built.status, 1) << built.output;
+    EXPECT_NE(built.output.find(message), std::string::npos) << built.output;
+    EXPECT_FALSE(fileExists(dir.file("fir.smpi")));
+  }
+}
+
 // The paper's hand-written baseline (examples/fir/handwritten) runs on the host path under mpiexec with its
 // hand-made machinefile, and as an SMPI build under streammap simulate --machinefile, and prints what
 // DISPAR's fir prints; with 3 ranks it says it needs 4.
