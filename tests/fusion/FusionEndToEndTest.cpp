@@ -1,5 +1,5 @@
-// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and two FFT column loops) and cublas_fusion_e2e.dsp (a cublasDgemv
-// loop, on the host stand-ins) compiled by the real disparcc with fusion (the default) and with
+// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and two FFT column loops) and cublas_fusion_e2e.dsp (cublasDgemv,
+// cublasDgemm and cuFFT loops, on the host stand-ins) compiled by the real disparcc with fusion (the default) and with
 // -fno-fusion, run under mpiexec; both print the same values, which match a naive matrix-vector product
 // and DFT computed here.
 #include "Process.h"
@@ -125,15 +125,15 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
   }
 }
 
-// The cuBLAS patterns on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
-TEST(FusionEndToEnd, FusedCublasLoopsComputeWhatTheLoopsComputed) {
+// The cuBLAS and cuFFT patterns on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
+TEST(FusionEndToEnd, FusedGpuLibraryLoopsComputeWhatTheLoopsComputed) {
   ScratchDir dir;
   dir.write("cublas_fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/cublas_fusion_e2e.dsp"));
   const std::vector<std::string> hostOnly = {"DISPAR_CUDA_PATH=/nonexistent"};
   std::string fusedLog, plainLog;
   std::vector<double> fused = buildAndRun(dir, "fused", {"-Rfusion"}, fusedLog, "cublas_fusion_e2e.dsp", hostOnly);
   std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion"}, plainLog, "cublas_fusion_e2e.dsp", hostOnly);
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:16:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm"),
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:18:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm"),
             std::string::npos) << fusedLog;
   EXPECT_NE(readFile(dir.file("fused.cpp")).find("cublasDgemm("), std::string::npos);
 
@@ -160,13 +160,50 @@ TEST(FusionEndToEnd, FusedCublasLoopsComputeWhatTheLoopsComputed) {
         for (int l = 0; l < k; ++l) sum += BA[b * m * k + i + l * m] * BB[b * k * nb + j + l * nb];
         expected.push_back(sum);
       }
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:23:3: remark: fused a loop of calls of cublasDgemm into one cublasDgemmStridedBatched"),
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:25:3: remark: fused a loop of calls of cublasDgemm into one cublasDgemmStridedBatched"),
             std::string::npos) << fusedLog;
+  // Unnormalised forward DFTs (cuFFT's sign -1): 5 complex rows of 16 points, then 4 real rows of 12 points
+  // whose 7 non-redundant coefficients are kept.
+  auto dft = [&expected](const std::vector<double>& re, const std::vector<double>& im, int n, int kept) {
+    const double pi = std::acos(-1.0);
+    for (int k = 0; k < kept; ++k) {
+      double sumRe = 0, sumIm = 0;
+      for (int j = 0; j < n; ++j) {
+        double angle = -2 * pi * double(j) * double(k) / n;
+        sumRe += re[j] * std::cos(angle) - im[j] * std::sin(angle);
+        sumIm += re[j] * std::sin(angle) + im[j] * std::cos(angle);
+      }
+      expected.insert(expected.end(), {sumRe, sumIm});
+    }
+  };
+  constexpr int len = 16, rows = 5, realLen = 12, realRows = 4;
+  for (int r = 0; r < rows; ++r) {
+    std::vector<double> re, im;
+    for (int i = r * len; i < (r + 1) * len; ++i) {
+      re.push_back(double((i * 3) % 5) - 2.0);
+      im.push_back(double((i * 7) % 4) / 4.0);
+    }
+    dft(re, im, len, len);
+  }
+  std::size_t singlePrecisionFrom = expected.size();
+  for (int r = 0; r < realRows; ++r) {
+    std::vector<double> re, im(realLen, 0.0);
+    for (int i = r * realLen; i < (r + 1) * realLen; ++i) re.push_back(double((i * 5) % 7) - 3.0);
+    dft(re, im, realLen, realLen / 2 + 1);
+  }
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:33:3: remark: fused a loop of calls of cufftExecZ2Z into one cufftPlanMany"),
+            std::string::npos) << fusedLog;
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:43:3: remark: fused a loop of calls of cufftExecR2C into one cufftPlanMany"),
+            std::string::npos) << fusedLog;
+  EXPECT_NE(readFile(dir.file("fused.cpp")).find("cufftPlanMany("), std::string::npos);
+  EXPECT_EQ(readFile(dir.file("plain.cpp")).find("cufftPlanMany("), std::string::npos);
+
   ASSERT_EQ(fused.size(), expected.size());
   ASSERT_EQ(plain.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(fused[i], expected[i], 1e-12) << "value " << i;
-    EXPECT_NEAR(fused[i], plain[i], 1e-12) << "value " << i;
+    double tolerance = i < singlePrecisionFrom ? 1e-12 * (1 + std::fabs(expected[i])) : 1e-5 * (1 + std::fabs(expected[i]));
+    EXPECT_NEAR(fused[i], expected[i], tolerance) << "value " << i;
+    EXPECT_NEAR(fused[i], plain[i], tolerance) << "value " << i;
   }
 }
 

@@ -28,13 +28,19 @@ struct Fusion {
   frontend::FrontendResult result;
 };
 
-Fusion fuse(const std::string& code, bool fusion = true, const std::string& fileName = "test.dsp") {
+// `toolkit`: parse with the CUDA toolkit and call GPU libraries through ::dispar::gpu, as disparcc does
+// where it finds one; else with DISPAR's own CUDA headers, calling the host stand-ins by name.
+Fusion fuse(const std::string& code, bool fusion = true, const std::string& fileName = "test.dsp", bool toolkit = true) {
   llvm::SmallString<128> dir;
   llvm::sys::fs::createUniqueDirectory("dispar-fusion-test", dir);
   std::string path = std::string(dir) + "/" + fileName;
   std::ofstream(path) << kPrelude << code << kVnode;
   frontend::FrontendOptions options = streamcc::ToolchainPaths::detect().frontendOptions(path);
   options.fusion = fusion;
+  if (!toolkit) {
+    options.cudaPath.clear();
+    options.cudaTarget = frontend::CudaTarget::HostOnly;
+  }
   options.remarkFusion = true;
   options.remarkFusionMissed = true;
   Fusion out;
@@ -341,22 +347,101 @@ TEST(Fusion, CublasGemmLoopOverBlocksBecomesOneStridedBatch) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// cuFFT executions -> one batched plan
+
+TEST(Fusion, CufftExecutionLoopBecomesOneBatchedPlan) {
+  Fusion f = fuse(
+      "#include <cufft.h>\n"
+      "void spectra(cufftDoubleComplex* in, cufftDoubleComplex* out, int n, int rows) {\n"
+      "  cufftHandle plan;\n"
+      "  cufftPlan1d(&plan, n, CUFFT_Z2Z, 1);\n"
+      "  for (int r = 0; r < rows; ++r) cufftExecZ2Z(plan, in + r * n, out + r * n, CUFFT_FORWARD);\n"
+      "  cufftDestroy(plan);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // Device pointers: the rows' disjointness is checked at run time, and so is the plan's creation; the
+  // loop (lowered as any other) runs when either fails.
+  EXPECT_TRUE(contains(f.code,
+                       "  { cufftHandle dispar_fft_plan; int dispar_fft_n = n; if (rows >= 1 && ((const char*)(out) + "
+                       "sizeof(cufftDoubleComplex) * n * rows <= (const char*)(in) || (const char*)(in) + sizeof(cufftDoubleComplex) "
+                       "* n * rows <= (const char*)(out)) && ::dispar::gpu::cufftPlanMany(&dispar_fft_plan, 1, "
+                       "&dispar_fft_n, &dispar_fft_n, 1, n, &dispar_fft_n, 1, n, CUFFT_Z2Z, rows) == CUFFT_SUCCESS) { "
+                       "::dispar::gpu::cufftExecZ2Z(dispar_fft_plan, in, out, CUFFT_FORWARD); "
+                       "::dispar::gpu::cufftDestroy(dispar_fft_plan); } else for (int r = 0; r < rows; ++r) "
+                       "::dispar::gpu::cufftExecZ2Z(plan, in + r * n, out + r * n, CUFFT_FORWARD); }\n"))
+      << f.code;
+  EXPECT_TRUE(f.result.fusedRanges.empty());
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:9:3: remark: fused a loop of calls of cufftExecZ2Z into one cufftPlanMany, behind"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, CufftRealLoopKeepsThePlansStream) {
+  Fusion f = fuse(
+      "#include <cufft.h>\n"
+      "void spectra(cudaStream_t stream, cufftReal* in, cufftComplex* out) {\n"
+      "  cufftHandle plan;\n"
+      "  cufftPlan1d(&plan, 64, CUFFT_R2C, 1);\n"
+      "  cufftSetStream(plan, stream);\n"
+      "  for (int r = 0; r < 32; ++r) {\n"
+      "    cufftExecR2C(plan, in + r * 64, out + r * 33);\n"
+      "  }\n"
+      "  cufftDestroy(plan);\n"
+      "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // The steps are proven (64 >= 64, 33 >= 64 / 2 + 1); the fused plan runs on the loop's stream; the
+  // block closes after the loop's, keeping the lines.
+  EXPECT_TRUE(contains(f.code,
+                       "&& ::dispar::gpu::cufftPlanMany(&dispar_fft_plan, 1, &dispar_fft_n, &dispar_fft_n, 1, 64, &dispar_fft_n, 1, "
+                       "33, CUFFT_R2C, 32) == CUFFT_SUCCESS) { ::dispar::gpu::cufftSetStream(dispar_fft_plan, stream); "
+                       "::dispar::gpu::cufftExecR2C(dispar_fft_plan, in, out); ::dispar::gpu::cufftDestroy(dispar_fft_plan); } "
+                       "else for (int r = 0; r < 32; ++r) {\n"
+                       "    ::dispar::gpu::cufftExecR2C(plan, in + r * 64, out + r * 33);\n"
+                       "  } }\n"
+                       "  ::dispar::gpu::cufftDestroy(plan);\n"))
+      << f.code;
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:10:3: remark: fused 32 calls of cufftExecR2C into one cufftPlanMany, behind"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, CufftLoopWithoutToolkitCallsTheStandInsByName) {
+  const char* code =
+      "#include <cufft.h>\n"
+      "void spectra(cufftComplex* data, int rows) {\n"
+      "  cufftHandle plan;\n"
+      "  cufftPlan1d(&plan, 128, CUFFT_C2C, 1);\n"
+      "  for (int r = 0; r < rows; ++r) cufftExecC2C(plan, data + r * 128, data + r * 128, CUFFT_INVERSE);\n"
+      "  cufftDestroy(plan);\n"
+      "}\n";
+  Fusion f = fuse(code, true, "test.dsp", /*toolkit=*/false);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // In place: the same rows in and out are allowed; only the iteration needs checking.
+  EXPECT_TRUE(contains(f.code,
+                       "  { cufftHandle dispar_fft_plan; int dispar_fft_n = 128; if (rows >= 1 && cufftPlanMany(&dispar_fft_plan, 1, "
+                       "&dispar_fft_n, &dispar_fft_n, 1, 128, &dispar_fft_n, 1, 128, CUFFT_C2C, rows) == CUFFT_SUCCESS) { "
+                       "cufftExecC2C(dispar_fft_plan, data, data, CUFFT_INVERSE); cufftDestroy(dispar_fft_plan); } else for"))
+      << f.code;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Loops that must stay as written, and why
 
 struct Missed {
   const char* name;
   const char* code;
-  const char* remark;  // expected at test.dsp:6:3
+  const char* remark;  // expected at test.dsp:LINE:3
+  int line = 6;
+  bool toolkit = false;  // GPU library calls by name, not rewritten to ::dispar::gpu (the code stays as written)
 };
 
 class MissedFusion : public ::testing::TestWithParam<Missed> {};
 
 TEST_P(MissedFusion, LoopStaysAndTheRemarkSaysWhy) {
-  Fusion f = fuse(GetParam().code);
+  Fusion f = fuse(GetParam().code, true, "test.dsp", GetParam().toolkit);
   ASSERT_TRUE(f.ok) << f.diagnostics;
   EXPECT_EQ(f.code, GetParam().code);
   EXPECT_TRUE(f.result.sourceEdits.empty());
-  EXPECT_TRUE(contains(f.diagnostics, std::string("test.dsp:6:3: remark: ") + GetParam().remark + " [-Rfusion-missed]\n"))
+  EXPECT_TRUE(contains(f.diagnostics, "test.dsp:" + std::to_string(GetParam().line) + ":3: remark: " + GetParam().remark +
+                                          " [-Rfusion-missed]\n"))
       << f.diagnostics;
   EXPECT_EQ(remarkCount(f.diagnostics), 1) << f.diagnostics;
 }
@@ -448,6 +533,45 @@ const Missed kMissed[] = {
      "  for (int b = 0; b < 4; ++b) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 8, 8, 8, 1.0, A + b * 100, 8, B, 8, 0.0, C + b * 64, 8);\n"
      "}\n",
      "loop of cblas_dgemm calls not fused: the blocks of A are not stacked by rows (each block must start one block after the previous)"},
+    // cuFFT: the include takes a line, so the loops are on line 8.
+    {"CufftPlanPassedOn",
+     "#include <cufft.h>\nvoid keep(cufftHandle); void f(cufftComplex* a, cufftComplex* b) { cufftHandle p; cufftPlan1d(&p, 16, CUFFT_C2C, 1); "
+     "keep(p);\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 16, b + r * 16, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecC2C calls not fused: the plan 'p' is used by other calls than cufftPlan1d, its executions, cufftSetStream and "
+     "cufftDestroy",
+     7},
+    {"CufftPlanOfBatches",
+     "#include <cufft.h>\nvoid f(cufftComplex* a, cufftComplex* b) { cufftHandle p; cufftPlan1d(&p, 16, CUFFT_C2C, 2);\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 32, b + r * 32, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecC2C calls not fused: the plan 'p' is not a plan of one transform (its batch is not 1)", 7},
+    {"CufftPlanOfAnotherType",
+     "#include <cufft.h>\nvoid f(cufftDoubleComplex* a, cufftDoubleComplex* b) { cufftHandle p; cufftPlan1d(&p, 16, CUFFT_C2C, 1);\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecZ2Z(p, a + r * 16, b + r * 16, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecZ2Z calls not fused: the plan 'p' is not of type CUFFT_Z2Z, which cufftExecZ2Z needs", 7},
+    {"CufftOutputRowsOverlap",
+     "#include <cufft.h>\nvoid f(cufftComplex* a, cufftComplex* b) { cufftHandle p; cufftPlan1d(&p, 16, CUFFT_C2C, 1);\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 16, b + r * 8, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecC2C calls not fused: the outputs of successive transforms overlap", 7},
+    {"CufftStreamSetAfterTheLoop",
+     "#include <cufft.h>\nvoid f(cufftComplex* a, cufftComplex* b, cudaStream_t s) { cufftHandle p; cufftPlan1d(&p, 16, CUFFT_C2C, 1);\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 16, b + r * 16, CUFFT_FORWARD);\n"
+     "  cufftSetStream(p, s); }\n",
+     "loop of cufftExecC2C calls not fused: the plan 'p' is given its stream after the loop", 7},
+    {"CufftPlanSizeOutOfScope",
+     "#include <cufft.h>\nvoid f(cufftComplex* a, cufftComplex* b) { cufftHandle p; { int m = 16; cufftPlan1d(&p, m, CUFFT_C2C, 1); }\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 16, b + r * 16, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecC2C calls not fused: 'm', used by the plan's creation, is not in scope at the loop", 7},
+    {"CufftPlanMadeElsewhere",
+     "#include <cufft.h>\nvoid f(cufftHandle p, cufftComplex* a, cufftComplex* b) {\n"
+     "  for (int r = 0; r < 8; ++r) cufftExecC2C(p, a + r * 16, b + r * 16, CUFFT_FORWARD);\n"
+     "}\n",
+     "loop of cufftExecC2C calls not fused: the plan 'p' is not made by one cufftPlan1d in this function", 7},
 };
 
 INSTANTIATE_TEST_SUITE_P(Fusion, MissedFusion, ::testing::ValuesIn(kMissed),

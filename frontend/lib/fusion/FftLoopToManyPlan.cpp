@@ -46,27 +46,6 @@ bool isCallOf(const clang::Stmt* stmt, const std::string& name, const clang::Var
   return ref && ref->getDecl() == plan;
 }
 
-// An expression of the plan's creation, used again at the loop: it must have the same value there, so
-// it may only read variables the function never changes.
-std::string whyNotFixed(const clang::Expr* expr, const clang::FunctionDecl* function, LoopAnalysis& analysis) {
-  if (analysis.constant(expr)) return "";
-  std::string why;
-  std::function<void(const clang::Stmt*)> visit = [&](const clang::Stmt* s) {
-    if (!s || !why.empty()) return;
-    if (llvm::isa<clang::CallExpr, clang::ArraySubscriptExpr, clang::MemberExpr>(s) ||
-        (llvm::isa<clang::UnaryOperator>(s) && llvm::cast<clang::UnaryOperator>(s)->getOpcode() == clang::UO_Deref)) {
-      why = "'" + analysis.text(expr) + "' of the plan's creation may have changed by the loop";
-      return;
-    }
-    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s))
-      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()); var && !analysis.onlyRead(var, function->getBody()))
-        why = "'" + var->getNameAsString() + "', used by the plan's creation, is changed in the function";
-    for (const clang::Stmt* child : s->children()) visit(child);
-  };
-  visit(expr);
-  return why;
-}
-
 // What a 1-D plan's creation says: plan1d(n, in, out, [sign,] flags), or, for a strided one,
 // plan_many_dft(1, &n, 1, in, nullptr, istride, idist, out, nullptr, ostride, odist, sign, flags).
 struct PlanArgs {
@@ -245,7 +224,7 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   // as any invariant of the loop).
   auto scalar = [&](const clang::Expr* e, const char* what) -> Analysed<Poly> {
     if (!planInLoop)
-      if (std::string why = whyNotFixed(e, site.function, analysis); !why.empty()) return Analysed<Poly>::fail(why);
+      if (std::string why = whyNotFixed(e, site.function, analysis, loop.loop); !why.empty()) return Analysed<Poly>::fail(why);
     Analysed<Poly> p = analysis.invariantPoly(e, loop);
     if (!p) return Analysed<Poly>::fail(std::string(what) + " " + p.whyNot);
     return p;
@@ -268,7 +247,7 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   std::string sizeText = analysis.text(args.size), signText = args.sign ? analysis.text(args.sign) : "";
   if (args.sign) {
     if (!planInLoop) {
-      if (std::string why = whyNotFixed(args.sign, site.function, analysis); !why.empty()) return Fail::fail(why);
+      if (std::string why = whyNotFixed(args.sign, site.function, analysis, loop.loop); !why.empty()) return Fail::fail(why);
     } else if (Analysed<std::string> sign = analysis.invariantText(args.sign, loop); !sign) {
       return Fail::fail("the sign " + sign.whyNot);
     }

@@ -18,11 +18,15 @@
 namespace dispar::frontend::fusion {
 
 /// What replaces a loop: `statement` (one C++ statement, a block), run instead of the loop when
-/// `guard`'s run-time condition holds.
+/// `guard`'s run-time condition holds. A fused call that needs a resource the loop did not (a bigger
+/// plan) declares it in `setup` and makes it in `acquire`, a condition tested after the guard's: when
+/// it fails, the loop runs as written.
 struct FusedLoop {
   std::string fusedName;  // the library call it becomes, for the remark
   std::string statement;
   Guard guard;
+  std::string setup;
+  std::string acquire;
 };
 
 /// Where a pattern's trigger call was found.
@@ -65,6 +69,14 @@ class FftLoopToManyPlan : public FusionPattern {
   Analysed<FusedLoop> fuse(const LoopSite& site, LoopAnalysis& analysis) const override;
 };
 
+/// for (r) cufftExec?2?(plan, in + r*d, out + r*e[, direction]), the plan made once by cufftPlan1d in this
+/// function -> one cufftPlanMany of the loop's transforms, executed once and destroyed.
+class CufftLoopToManyPlan : public FusionPattern {
+ public:
+  bool triggers(llvm::StringRef name) const override;
+  Analysed<FusedLoop> fuse(const LoopSite& site, LoopAnalysis& analysis) const override;
+};
+
 /// Every pattern, in the order they are tried.
 std::vector<std::unique_ptr<FusionPattern>> makeFusionPatterns();
 
@@ -74,6 +86,12 @@ llvm::StringRef calleeName(const clang::CallExpr* call);
 
 /// The call a statement is (`f(x);`), ignoring implicit nodes; null otherwise.
 const clang::CallExpr* asCall(const clang::Stmt* stmt);
+
+/// Why an expression of a plan's creation, written again at `usedAt` (the loop), may not have the same
+/// value there: it may only read variables the function never changes and that are in scope at
+/// `usedAt` (empty when it is fixed).
+std::string whyNotFixed(const clang::Expr* expr, const clang::FunctionDecl* function, LoopAnalysis& analysis,
+                        const clang::Stmt* usedAt);
 
 /// `count` calls' regions: the first at `pointer`'s value at the loop start, `(count - 1) * step + length`
 /// elements long.

@@ -4,11 +4,13 @@
 #include "LoopAnalysis.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace dispar::frontend {
 
@@ -31,6 +33,48 @@ const clang::CallExpr* asCall(const clang::Stmt* stmt) {
   return expr ? llvm::dyn_cast<clang::CallExpr>(expr->IgnoreImplicit()->IgnoreParens()) : nullptr;
 }
 
+namespace {
+
+// True when a local variable's declaration is in a statement that encloses `at`, so that its name means
+// the same variable there (globals and parameters always are).
+bool inScopeAt(const clang::VarDecl* var, const clang::Stmt* at, clang::ASTContext& context) {
+  if (!var->isLocalVarDecl()) return true;
+  const clang::SourceManager& sm = context.getSourceManager();
+  for (const clang::DynTypedNode& parent : context.getParents(*var))
+    if (const auto* declaration = parent.get<clang::DeclStmt>())
+      for (const clang::DynTypedNode& scope : context.getParents(*declaration))
+        if (const auto* enclosing = scope.get<clang::Stmt>())
+          return !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(at->getBeginLoc()), sm.getExpansionLoc(enclosing->getBeginLoc())) &&
+                 !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(enclosing->getEndLoc()), sm.getExpansionLoc(at->getEndLoc()));
+  return false;
+}
+
+}  // namespace
+
+std::string whyNotFixed(const clang::Expr* expr, const clang::FunctionDecl* function, LoopAnalysis& analysis,
+                        const clang::Stmt* usedAt) {
+  if (analysis.constant(expr)) return "";
+  std::string why;
+  std::function<void(const clang::Stmt*)> visit = [&](const clang::Stmt* s) {
+    if (!s || !why.empty()) return;
+    if (llvm::isa<clang::CallExpr, clang::ArraySubscriptExpr, clang::MemberExpr>(s) ||
+        (llvm::isa<clang::UnaryOperator>(s) && llvm::cast<clang::UnaryOperator>(s)->getOpcode() == clang::UO_Deref)) {
+      why = "'" + analysis.text(expr) + "' of the plan's creation may have changed by the loop";
+      return;
+    }
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s))
+      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+        if (!analysis.onlyRead(var, function->getBody()))
+          why = "'" + var->getNameAsString() + "', used by the plan's creation, is changed in the function";
+        else if (!inScopeAt(var, usedAt, analysis.context()))
+          why = "'" + var->getNameAsString() + "', used by the plan's creation, is not in scope at the loop";
+      }
+    for (const clang::Stmt* child : s->children()) visit(child);
+  };
+  visit(expr);
+  return why;
+}
+
 Region loopRegion(const std::string& name, const AffinePointer& pointer, const CanonicalLoop& loop, const Poly& length,
                   const std::string& elementBytes) {
   Poly extent = (loop.count - Poly::constant(1)) * pointer.index.coefficient + length;
@@ -42,6 +86,7 @@ std::vector<std::unique_ptr<FusionPattern>> makeFusionPatterns() {
   patterns.push_back(std::make_unique<GemvLoopToGemm>());
   patterns.push_back(std::make_unique<GemmBlocksToGemm>());
   patterns.push_back(std::make_unique<FftLoopToManyPlan>());
+  patterns.push_back(std::make_unique<CufftLoopToManyPlan>());
   return patterns;
 }
 
@@ -140,19 +185,29 @@ void LibraryFusion::run(FrontendResult& result) {
           next && next->is(clang::tok::semi))
         range.setEnd(next->getEndLoc());
     std::string condition = fused->guard.condition();
+    if (!fused->acquire.empty()) condition = condition.empty() ? fused->acquire : condition + " && " + fused->acquire;
     clang::tooling::Replacement edit;
     if (condition.empty()) {
       // Proven: the call replaces the loop; as many line breaks as the loop had keep later lines' numbers.
       llvm::StringRef original = clang::Lexer::getSourceText(range, sm, lang);
-      edit = clang::tooling::Replacement(sm, range, fused->statement + std::string(original.count('\n'), '\n'), lang);
+      std::string statement = fused->setup.empty() ? fused->statement : "{ " + fused->setup + " " + fused->statement + " }";
+      edit = clang::tooling::Replacement(sm, range, statement + std::string(original.count('\n'), '\n'), lang);
     } else {
-      edit = clang::tooling::Replacement(sm, range.getBegin(), 0, "if (" + condition + ") " + fused->statement + " else ");
+      // What the setup declares lives in a block around the choice, which ends after the loop.
+      std::string open = fused->setup.empty() ? "" : "{ " + fused->setup + " ";
+      edit = clang::tooling::Replacement(sm, range.getBegin(), 0, open + "if (" + condition + ") " + fused->statement + " else ");
     }
-    if (llvm::Error error = result.sourceEdits.add(edit)) {
-      // Fusion edits never overlap (a fused loop contains no other candidate); skip rather than guess.
+    // Fusion edits never overlap (a fused loop contains no other candidate); skip rather than guess, and
+    // take both halves of a block or neither.
+    clang::tooling::Replacements edits = result.sourceEdits;
+    llvm::Error error = edits.add(edit);
+    if (!error && !condition.empty() && !fused->setup.empty())
+      error = edits.add(clang::tooling::Replacement(sm, range.getEnd(), 0, " }"));
+    if (error) {
       llvm::consumeError(std::move(error));
       continue;
     }
+    result.sourceEdits = std::move(edits);
     if (condition.empty()) result.fusedRanges.push_back(clang::tooling::Range(edit.getOffset(), edit.getLength()));
     if (options_.remarkFusion) {
       std::optional<std::int64_t> count = canonical->count.constantValue();

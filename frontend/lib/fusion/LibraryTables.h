@@ -1,6 +1,6 @@
 // The library functions fusion knows, as data: one row per function family and precision. A pattern
 // looks its trigger call up here and takes the fused call's name and element sizes from the same row.
-// GPU rows (cuBLAS) sit beside the CPU ones; cuFFT's are not written yet (docs/libraries.md).
+// GPU rows (cuBLAS, cuFFT) sit beside the CPU ones.
 #ifndef DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 #define DISPAR_FRONTEND_FUSION_LIBRARY_TABLES_H
 
@@ -93,6 +93,26 @@ inline constexpr FftShapeRow kFftShapes[] = {
     {"plan_many_dft", "execute_dft", "plan_many_dft", FftKind::ComplexToComplex, true},
     {"plan_dft_r2c_1d", "execute_dft_r2c", "plan_many_dft_r2c", FftKind::RealToComplex, false},
     {"plan_dft_c2r_1d", "execute_dft_c2r", "plan_many_dft_c2r", FftKind::ComplexToReal, false},
+};
+
+/// A cuFFT execution, the plan type it needs (cufft.h's cufftType) and its element types. A loop of them
+/// becomes one cufftPlanMany of that type.
+struct CufftExecRow {
+  llvm::StringLiteral execute;
+  llvm::StringLiteral typeName;
+  long long typeValue;
+  FftKind kind;
+  const char* complexType;
+  const char* realType;
+};
+
+inline constexpr CufftExecRow kCufftExecRows[] = {
+    {"cufftExecC2C", "CUFFT_C2C", 0x29, FftKind::ComplexToComplex, "cufftComplex", "cufftReal"},
+    {"cufftExecR2C", "CUFFT_R2C", 0x2a, FftKind::RealToComplex, "cufftComplex", "cufftReal"},
+    {"cufftExecC2R", "CUFFT_C2R", 0x2c, FftKind::ComplexToReal, "cufftComplex", "cufftReal"},
+    {"cufftExecZ2Z", "CUFFT_Z2Z", 0x69, FftKind::ComplexToComplex, "cufftDoubleComplex", "cufftDoubleReal"},
+    {"cufftExecD2Z", "CUFFT_D2Z", 0x6a, FftKind::RealToComplex, "cufftDoubleComplex", "cufftDoubleReal"},
+    {"cufftExecZ2D", "CUFFT_Z2D", 0x6c, FftKind::ComplexToReal, "cufftDoubleComplex", "cufftDoubleReal"},
 };
 
 /// Whether a loop that copies each column through a buffer around a contiguous 1-D transform is rewritten
