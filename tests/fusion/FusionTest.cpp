@@ -639,7 +639,7 @@ TEST(Fusion, EveryBenchKernelFuses) {
   Fusion f = fuse(text.str());
   ASSERT_TRUE(f.ok) << f.diagnostics;
   EXPECT_FALSE(contains(f.diagnostics, "[-Rfusion-missed]")) << f.diagnostics;
-  EXPECT_EQ(remarkCount(f.diagnostics), 5) << f.diagnostics;
+  EXPECT_EQ(remarkCount(f.diagnostics), 6) << f.diagnostics;
 }
 
 }  // namespace
