@@ -63,7 +63,7 @@ const std::vector<OptionSpec> kMappingOptions = {
 
 const CommandSpec kMapSpec = {
     "streammap map APP.rtg.json [-o FILE] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                     [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
     "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE]\n"
     "                     [--format mpich|openmpi|slurm] [--dot FILE] [--explain]",
     "Places the RTG's vertices on the nodes, groups each node's instances into MPI ranks (no more ranks than\n"
@@ -84,7 +84,7 @@ const CommandSpec kCheckSpec = {
     kSourceOptions};
 const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                     [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                     [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
     "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] ./APP [ARGS...]",
     "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
     "mapping, and launches the program with its arguments.",
@@ -95,7 +95,7 @@ const CommandSpec kRunSpec = {
     /*firstArgumentEndsOptions=*/true};
 const CommandSpec kSbatchSpec = {
     "streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
-    "                        [--algorithm refine|paper] [--seed N] [--allow-host-fallback] [--passes N]\n"
+    "                        [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
     "                        [--ranks N | --rank-per-instance] [--history PATH|none] [--time LIMIT] [--partition NAME]\n"
     "                        [--job-name NAME]",
     "Maps for a Slurm batch job (onto the whole cluster) and writes its script: whole nodes, every rank\n"
