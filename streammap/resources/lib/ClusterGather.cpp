@@ -2,6 +2,7 @@
 
 #include "streammap/CommandLine.h"
 #include "streammap/ClusterJson.h"
+#include "streammap/ProgressLine.h"
 #include "streammap/ResourceDb.h"
 
 #include <mpi.h>
@@ -124,7 +125,14 @@ int discoverClusterCollective(const std::string& dbPath, const ProbeOptions& opt
         std::string error;
         std::unique_ptr<ResourceDb> db =
             ResourceDb::open(dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
-        if (!db || !db->recordNodes(nodes, /*markOthersDown=*/true, &down, error)) {
+        bool recorded = false;
+        if (db) {
+          ProgressLine progress("recording nodes");
+          db->setWriteProgress([&progress](std::size_t written, std::size_t total) { progress.update(written, total); });
+          recorded = db->recordNodes(nodes, /*markOthersDown=*/true, &down, error);
+          db->setWriteProgress(nullptr);
+        }
+        if (!recorded) {
           status = reportError(error);
         } else {
           for (const NodeInfo& n : nodes) std::printf("discovered %s\n", summarizeNode(n).c_str());

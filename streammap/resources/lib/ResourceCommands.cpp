@@ -6,6 +6,7 @@
 #include "streammap/ClusterJson.h"
 #include "streammap/Daemon.h"
 #include "streammap/Discovery.h"
+#include "streammap/ProgressLine.h"
 #include "streammap/ResourceDb.h"
 #include "streammap/Slurm.h"
 
@@ -127,7 +128,14 @@ int recordImport(const CommandLine& cl, const std::vector<NodeInfo>& nodes, cons
   rules.removeOthers = cl.has("--replace");
   std::vector<std::string> removed;
   std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::CreateIfMissing, error);
-  if (!db || !db->importNodes(nodes, rules, recorded, &removed, error)) return reportError(error);
+  if (!db) return reportError(error);
+  {
+    ProgressLine progress("importing nodes");  // erased before the table below
+    db->setWriteProgress([&progress](std::size_t written, std::size_t total) { progress.update(written, total); });
+    const bool imported = db->importNodes(nodes, rules, recorded, &removed, error);
+    db->setWriteProgress(nullptr);
+    if (!imported) return reportError(error);
+  }
   if (recorded)
     for (const NodeInfo& m : *recorded)
       std::printf("%-16s %-8s %3d CPUs %10s  %s%s\n", m.host.c_str(), nodeStatusName(m.status), m.threads,

@@ -463,6 +463,17 @@ bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTt
   });
 }
 
+void ResourceDb::writeNodes(const NodeInfo* nodes, std::size_t count, std::int64_t now) {
+  // Batches small enough for the progress to move, large enough not to cost anything.
+  constexpr std::size_t kBatch = 256;
+  if (writeProgress_) writeProgress_(0, count);
+  for (std::size_t start = 0; start < count; start += kBatch) {
+    const std::size_t size = std::min(kBatch, count - start);
+    impl_->writeNodes(nodes + start, size, std::nullopt, now);
+    if (writeProgress_) writeProgress_(start + size, count);
+  }
+}
+
 bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
                              std::vector<std::string>* markedDown, std::string& error) {
   if (!checkHostNames(nodes.data(), nodes.size(), displayDatabaseName(path_), error)) return false;
@@ -471,7 +482,7 @@ bool ResourceDb::recordNodes(const std::vector<NodeInfo>& nodes, bool markOthers
     impl_->write(Impl::WriteScope::Table, [&] {
       if (markedDown) markedDown->resize(reported);  // a repeated transaction reports afresh
       const std::int64_t now = unixNow();
-      impl_->writeNodes(nodes.data(), nodes.size(), std::nullopt, now);
+      writeNodes(nodes.data(), nodes.size(), now);
       if (!markOthersDown) return;
       std::set<std::string> recorded;
       for (const NodeInfo& node : nodes) recorded.insert(node.host);
@@ -501,7 +512,7 @@ bool ResourceDb::importNodes(const std::vector<NodeInfo>& nodes, const ImportRul
         }
       }
       const std::int64_t now = unixNow();
-      impl_->writeNodes(written.data(), written.size(), std::nullopt, now);
+      writeNodes(written.data(), written.size(), now);
       if (recorded) *recorded = written;
       std::set<std::string> imported;
       for (const NodeInfo& node : written) {

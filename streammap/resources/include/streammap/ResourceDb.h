@@ -116,6 +116,11 @@ class ResourceDb {
   /// The version the file had when opened (before migration) — 0 for a new file.
   int openedSchemaVersion() const { return openedVersion_; }
 
+  /// Called as recordNodes and importNodes write their nodes, in batches: (written, total). A repeated
+  /// transaction starts again from 0.
+  using WriteProgress = std::function<void(std::size_t written, std::size_t total)>;
+  void setWriteProgress(WriteProgress progress) { writeProgress_ = std::move(progress); }
+
   /// Records a probed or described node (insert or replace its resources). A drained node stays
   /// drained; otherwise the status becomes node.status. `heartbeatTtlSeconds` set marks the node as
   /// kept alive by a daemon. `changes`, when given, receives what differs from the stored record.
@@ -175,7 +180,9 @@ class ResourceDb {
 
  private:
   ResourceDb(std::string path, std::unique_ptr<Impl> impl, int openedVersion);
+  void writeNodes(const NodeInfo* nodes, std::size_t count, std::int64_t now);
   std::string path_;
+  WriteProgress writeProgress_;
   std::unique_ptr<Impl> impl_;
   int openedVersion_ = 0;
 };
