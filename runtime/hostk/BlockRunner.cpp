@@ -14,10 +14,6 @@ namespace dispar::hostk::detail {
 __thread ThreadContext* currentThread = nullptr;
 __thread ThreadLoopBlock* currentLoopBlock = nullptr;
 
-namespace {
-constexpr std::size_t kArenaAlignment = 64;
-}
-
 struct BlockRunner::Fiber {
   Fiber(BlockRunner& owner, std::size_t stackBytes, std::size_t index)
       : runner(&owner), stack(stackBytes, FiberStack::colorFor(index)) {
@@ -33,19 +29,7 @@ struct BlockRunner::Fiber {
   BarrierSite site{};               ///< where that thread waits, while it waits
 };
 
-void BlockRunner::AlignedFree::operator()(unsigned char* bytes) const {
-  ::operator delete[](bytes, std::align_val_t{kArenaAlignment});
-}
-
-BlockRunner::AlignedBytes BlockRunner::allocateAligned(std::size_t bytes) {
-  return AlignedBytes(static_cast<unsigned char*>(::operator new[](bytes, std::align_val_t{kArenaAlignment})));
-}
-
-BlockRunner::BlockRunner(const HostConfig& config)
-    : config_(config),
-      staticArena_(allocateAligned(LaunchLimits::kMaxStaticSharedBytes)),
-      dynamicArena_(allocateAligned(kArenaAlignment)),
-      dynamicCapacity_(kArenaAlignment) {}
+BlockRunner::BlockRunner(const HostConfig& config) : config_(config) {}
 
 BlockRunner::~BlockRunner() = default;
 
@@ -57,13 +41,7 @@ bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
   nextThreadIdx_ = uint3{0, 0, 0};
   failed_ = false;
   arrivedTrue_ = 0;
-  ++blockSerial_;
-  sharedDeclarations_ = 0;
-  sharedUsed_ = 0;
-  if (launch.dynamicSharedBytes > dynamicCapacity_) {
-    dynamicArena_ = allocateAligned(launch.dynamicSharedBytes);
-    dynamicCapacity_ = launch.dynamicSharedBytes;
-  }
+  shared_.startBlock(launch.dynamicSharedBytes);
   if (launch.form == CloneForm::ThreadLoops) {
     runThreadLoops();
     launch_ = nullptr;
@@ -103,8 +81,7 @@ void BlockRunner::runThreadLoops() {
   // Cleared only after a block in which threads returned early: most blocks have none.
   if (loopExitedDirty_ || loopExited_.size() < threadCount_)
     loopExited_.assign(std::max<std::size_t>(threadCount_, loopExited_.size()), 0);
-  scratchChunk_ = 0;
-  scratchUsed_ = 0;
+  scratch_.startBlock();
   ThreadLoopBlock block{&loopThread_, loopExited_.data(), 0, threadCount_, false};
   currentLoopBlock = &block;
   currentThread = &loopThread_;
@@ -118,23 +95,6 @@ void BlockRunner::runThreadLoops() {
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {
   block.failed = true;
   recordFailure(*block.thread, what);
-}
-
-void* BlockRunner::blockScratch(std::size_t count, std::size_t size, std::size_t alignment) {
-  // Slots handed out earlier in the block must stay put, so storage grows by whole chunks, kept for
-  // later blocks.
-  const std::size_t align = alignment < 1 ? 1 : alignment;
-  const std::size_t bytes = count * size;
-  for (;; ++scratchChunk_, scratchUsed_ = 0) {
-    if (scratchChunk_ == scratch_.size()) scratch_.emplace_back(std::max<std::size_t>(bytes + align, 64 * 1024));
-    std::vector<unsigned char>& chunk = scratch_[scratchChunk_];
-    const auto base = reinterpret_cast<std::uintptr_t>(chunk.data());
-    const std::uintptr_t aligned = (base + scratchUsed_ + align - 1) / align * align;
-    if (aligned + bytes <= base + chunk.size()) {
-      scratchUsed_ = aligned - base + bytes;
-      return reinterpret_cast<void*>(aligned);
-    }
-  }
 }
 
 BlockRunner::Fiber* BlockRunner::pickNext() {
@@ -406,24 +366,6 @@ void BlockRunner::recordFailure(const ThreadContext& thread, const char* what) {
                 thread.blockIdx.y, thread.blockIdx.z, thread.threadIdx.x, thread.threadIdx.y,
                 thread.threadIdx.z, what);
   failure_ = text;
-}
-
-void* BlockRunner::sharedSlot(unsigned key, std::size_t size, std::size_t alignment) {
-  if (key >= sharedSlots_.size()) sharedSlots_.resize(key + 1);
-  SharedSlot& slot = sharedSlots_[key];
-  if (slot.block == blockSerial_) return staticArena_.get() + slot.offset;
-  // The first thread of the block to reach this declaration places it.
-  const std::size_t align = alignment < 1 ? 1 : alignment;
-  const auto base = reinterpret_cast<std::uintptr_t>(staticArena_.get());
-  const std::size_t offset = ((base + sharedUsed_ + align - 1) / align * align) - base;
-  ++sharedDeclarations_;
-  if (offset + size > LaunchLimits::kMaxStaticSharedBytes)
-    fatal("__shared__ declarations of the kernel need more than %zu bytes (block (%u,%u,%u), declaration "
-          "#%u of %zu bytes)",
-          LaunchLimits::kMaxStaticSharedBytes, blockIdx_.x, blockIdx_.y, blockIdx_.z, sharedDeclarations_, size);
-  slot = SharedSlot{blockSerial_, offset, size};
-  sharedUsed_ = offset + size;
-  return staticArena_.get() + offset;
 }
 
 bool BlockRunner::isGuardAddress(const void* fiber, const void* address) const {

@@ -9,9 +9,13 @@
 //
 // A clone the frontend emitted as thread loops (Kernel.h) runs on the OS thread's own stack instead:
 // once per block, its segments looping over per-thread contexts that the runner prepares.
+//
+// The block's memory (__shared__ arenas, thread-loop scratch) is BlockMemory.h's; this class schedules
+// the threads, and holds the barrier and warp meetings, whose state is the fibers' own.
 #ifndef DISPAR_HOSTK_BLOCKRUNNER_H
 #define DISPAR_HOSTK_BLOCKRUNNER_H
 
+#include "BlockMemory.h"
 #include "ExecutionContext.h"
 #include "FiberStack.h"
 #include "HostConfig.h"
@@ -66,10 +70,14 @@ class BlockRunner {
   [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
   const WarpRound& warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
   unsigned activeLanes();
-  void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment);
-  void* dynamicShared() const { return dynamicArena_.get(); }
+  void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment) {
+    return shared_.slot(key, size, alignment, blockIdx_);
+  }
+  void* dynamicShared() const { return shared_.dynamic(); }
   void threadLoopFailed(ThreadLoopBlock& block, const char* what);
-  void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment);
+  void* blockScratch(std::size_t count, std::size_t size, std::size_t alignment) {
+    return scratch_.allocate(count, size, alignment);
+  }
 
   // Called from the SIGSEGV handler: async-signal-safe.
   bool isGuardAddress(const void* fiber, const void* address) const;
@@ -77,16 +85,6 @@ class BlockRunner {
 
  private:
   struct Fiber;
-  struct AlignedFree {
-    void operator()(unsigned char* bytes) const;
-  };
-  using AlignedBytes = std::unique_ptr<unsigned char[], AlignedFree>;
-  /// Where the running block keeps one __shared__ declaration (valid when `block` is the current one).
-  struct SharedSlot {
-    unsigned long long block = 0;
-    std::size_t offset = 0;
-    std::size_t size = 0;
-  };
   /// One meeting of lanes at a warp-level primitive, with what they deposited. It stays alive until
   /// every lane it released has made its next warp-level call (or returned): a lane reads the meeting
   /// after it resumes, while others, released from it too, may already be meeting again.
@@ -131,7 +129,6 @@ class BlockRunner {
   unsigned existingLanes(unsigned warp) const;
   void abandonSuspendedFibers();
   void recordFailure(const ThreadContext& thread, const char* what);
-  static AlignedBytes allocateAligned(std::size_t bytes);
 
   HostConfig config_;
   StackOverflowReporter overflowReporter_;
@@ -160,9 +157,7 @@ class BlockRunner {
   ThreadContext loopThread_{};
   std::vector<unsigned char> loopExited_;
   bool loopExitedDirty_ = false;
-  std::vector<std::vector<unsigned char>> scratch_;  // chunks
-  std::size_t scratchChunk_ = 0;                     // the one being filled
-  std::size_t scratchUsed_ = 0;                      // bytes used of it
+  BlockScratch scratch_;
 
   // Warps of the block being run (fibers only).
   std::vector<WarpState> warps_;
@@ -172,14 +167,7 @@ class BlockRunner {
   unsigned warpCount_ = 0;
   unsigned warpsWaiting_ = 0;  ///< warps with lanes waiting at a warp-level primitive
 
-  // Shared memory: __shared__ declarations live in the static arena, indexed by declaration key.
-  std::vector<SharedSlot> sharedSlots_;
-  unsigned long long blockSerial_ = 0;  ///< numbers the blocks this runner ran; tells stale slots apart
-  unsigned sharedDeclarations_ = 0;     ///< declarations placed in the running block
-  std::size_t sharedUsed_ = 0;
-  AlignedBytes staticArena_;
-  AlignedBytes dynamicArena_;
-  std::size_t dynamicCapacity_ = 0;
+  BlockSharedMemory shared_;
 };
 
 }  // namespace dispar::hostk::detail
