@@ -7,7 +7,35 @@
 
 namespace dispar::streammap {
 
-CostPredictor::CostPredictor(const CostHistory& history) : history_(history) {}
+namespace {
+
+double transformed(const lang::CodeFeatures& features, const std::string& name) {
+  const auto it = features.find(name);
+  return std::log1p(it == features.end() ? 0.0 : it->second);
+}
+
+}  // namespace
+
+CostPredictor::CostPredictor(const CostHistory& history) {
+  for (const CostHistory::Entry& e : history.entries())
+    if (!e.features.empty() && e.work.value > 0) classes_[e.key.deviceClass].entries.push_back(&e);
+  for (auto& [deviceClass, known] : classes_) {
+    std::set<std::string> names;
+    for (const CostHistory::Entry* e : known.entries)
+      for (const auto& [name, value] : e->features) names.insert(name);
+    known.names.assign(names.begin(), names.end());
+    known.sums.assign(known.names.size(), 0.0);
+    known.squares.assign(known.names.size(), 0.0);
+    for (const CostHistory::Entry* e : known.entries) {
+      std::vector<double>& row = known.rows.emplace_back(known.names.size());
+      for (std::size_t f = 0; f < known.names.size(); ++f) {
+        row[f] = transformed(e->features, known.names[f]);
+        known.sums[f] += row[f];
+        known.squares[f] += row[f] * row[f];
+      }
+    }
+  }
+}
 
 std::optional<CostPredictor::Prediction> CostPredictor::predict(const lang::CodeFeatures& features,
                                                                 const std::string& deviceClass,
@@ -17,45 +45,51 @@ std::optional<CostPredictor::Prediction> CostPredictor::predict(const lang::Code
     why = "the RTG has no code features for it";
     return std::nullopt;
   }
-  std::vector<const CostHistory::Entry*> known;
-  for (const CostHistory::Entry& e : history_.entries())
-    if (e.key.deviceClass == deviceClass && !e.features.empty() && e.work.value > 0 &&
-        !(e.key.program == excludeProgram && e.key.vnode == excludeVnode))
-      known.push_back(&e);
-  if (static_cast<int>(known.size()) < kMinimumHistory) {
-    why = "the history has " + std::to_string(known.size()) + " measured VNODE(s) with code features on a " +
-          deviceClass + ", fewer than " + std::to_string(kMinimumHistory);
+  static const ClassHistory kNone;
+  const auto found = classes_.find(deviceClass);
+  const ClassHistory& known = found == classes_.end() ? kNone : found->second;
+  // The excluded VNODE's entries (leave-one-out) take no part, in the scales either.
+  std::vector<bool> excluded(known.entries.size(), false);
+  std::vector<double> sums = known.sums, squares = known.squares;
+  std::size_t count = known.entries.size();
+  for (std::size_t i = 0; i < known.entries.size(); ++i) {
+    const CostHistory::Key& key = known.entries[i]->key;
+    if (key.program != excludeProgram || key.vnode != excludeVnode) continue;
+    excluded[i] = true;
+    --count;
+    for (std::size_t f = 0; f < known.names.size(); ++f) {
+      sums[f] -= known.rows[i][f];
+      squares[f] -= known.rows[i][f] * known.rows[i][f];
+    }
+  }
+  if (static_cast<int>(count) < kMinimumHistory) {
+    why = "the history has " + std::to_string(count) + " measured VNODE(s) with code features on a " + deviceClass +
+          ", fewer than " + std::to_string(kMinimumHistory);
     return std::nullopt;
   }
-  // Every feature name any of them (or the query) has; a missing one counts 0.
-  std::set<std::string> names;
-  for (const auto& [name, value] : features) names.insert(name);
-  for (const CostHistory::Entry* e : known)
-    for (const auto& [name, value] : e->features) names.insert(name);
-  const auto transformed = [](const lang::CodeFeatures& f, const std::string& name) {
-    const auto it = f.find(name);
-    return std::log1p(it == f.end() ? 0.0 : it->second);
-  };
-  std::map<std::string, double> scale;  // 1 / standard deviation over the history
-  for (const std::string& name : names) {
-    double sum = 0, squares = 0;
-    for (const CostHistory::Entry* e : known) {
-      const double x = transformed(e->features, name);
-      sum += x;
-      squares += x * x;
-    }
-    const double n = static_cast<double>(known.size()), mean = sum / n;
-    const double variance = std::max(0.0, squares / n - mean * mean);
-    if (variance > 1e-12) scale[name] = 1 / std::sqrt(variance);
+  // 1 / standard deviation over the history per feature; one that never varies is left out. A feature
+  // only the query has varies nowhere in the history, so it never counts.
+  std::vector<std::size_t> used;
+  std::vector<double> scale, query;
+  const double n = static_cast<double>(count);
+  for (std::size_t f = 0; f < known.names.size(); ++f) {
+    const double mean = sums[f] / n;
+    const double variance = std::max(0.0, squares[f] / n - mean * mean);
+    if (variance <= 1e-12) continue;
+    used.push_back(f);
+    scale.push_back(1 / std::sqrt(variance));
+    query.push_back(transformed(features, known.names[f]));
   }
   std::vector<std::pair<double, const CostHistory::Entry*>> byDistance;
-  for (const CostHistory::Entry* e : known) {
+  byDistance.reserve(count);
+  for (std::size_t i = 0; i < known.entries.size(); ++i) {
+    if (excluded[i]) continue;
     double squared = 0;
-    for (const auto& [name, factor] : scale) {
-      const double d = (transformed(features, name) - transformed(e->features, name)) * factor;
+    for (std::size_t u = 0; u < used.size(); ++u) {
+      const double d = (query[u] - known.rows[i][used[u]]) * scale[u];
       squared += d * d;
     }
-    byDistance.push_back({squared, e});
+    byDistance.push_back({squared, known.entries[i]});
   }
   // Ties broken by key, so that predictions do not depend on the history's order.
   std::sort(byDistance.begin(), byDistance.end(), [](const auto& a, const auto& b) {

@@ -6,6 +6,7 @@
 
 #include "streammap/CostHistory.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,7 +35,16 @@ class CostPredictor {
                                     std::string& why) const;
 
  private:
-  const CostHistory& history_;
+  /// The history of one device class, prepared once: each measured VNODE's transformed features as a
+  /// dense row over the class's feature names, and their sums, so that a query (often one per vertex of
+  /// a large program) costs one pass over the rows, less the excluded entries' share of the sums.
+  struct ClassHistory {
+    std::vector<std::string> names;  // sorted: every feature any entry has
+    std::vector<const CostHistory::Entry*> entries;
+    std::vector<std::vector<double>> rows;  // per entry: log(1 + feature) per name, 0 when absent
+    std::vector<double> sums, squares;     // per name, over every entry
+  };
+  std::map<std::string, ClassHistory> classes_;
 };
 
 }  // namespace dispar::streammap
