@@ -234,7 +234,7 @@ double periodUnderTruth(const lang::Rtg& rtg, const CostResolution* costs, const
 // costs.
 void runWrongCosts(bool quick) {
   SplitMix64 rng(1313);
-  constexpr int kRuns = 5, kNoisyRun = 2;
+  constexpr int kNoisyRun = 2;  // the run (of 3 to 5) with the noisy neighbour
   std::vector<double> declaredRatio, profileRatio;
   int samplesGiven = 0, samplesSlowed = 0, samplesKept = 0;
   std::printf("wrong declared costs (issue 13): each mapping (refine) priced with the true costs\n");
