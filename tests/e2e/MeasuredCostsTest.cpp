@@ -145,7 +145,7 @@ TEST_F(MeasuredCosts, OneProfiledRunRecoversTheRatiosAndTheMapping) {
 
 TEST_F(MeasuredCosts, TheHistoryInTheResourceDatabaseMapsAsTheTruth) {
   ASSERT_EQ(runProcess({kStreammap, "cluster", "import", "two.json", "--db", "history.db"}, dir_.path()).status, 0);
-  for (const std::string& run : {"run1.json", "run2.json"}) {
+  for (const char* run : {"run1.json", "run2.json"}) {
     profiledRun(run);
     const ProcessResult added = runProcess({kStreammap, "profile", "add", run, "--db", "history.db"}, dir_.path());
     ASSERT_EQ(added.status, 0) << added.output;
@@ -164,6 +164,32 @@ TEST_F(MeasuredCosts, TheHistoryInTheResourceDatabaseMapsAsTheTruth) {
   // --history none maps without it.
   ASSERT_EQ(map({"work.rtg.json", "--db", "history.db", "--history", "none", "-o", "none.machinefile"}).status, 0);
   EXPECT_NE(placement(dir_.file("none.map.json")), truth_);
+}
+
+// `streammap run` maps again when `profile add` has moved the costs its mapping was made from, and not
+// when nothing changed.
+TEST_F(MeasuredCosts, RunRemapsWhenTheHistoryRevisesTheCosts) {
+  ASSERT_EQ(runProcess({kStreammap, "cluster", "import", "two.json", "--db", "history.db"}, dir_.path()).status, 0);
+  const std::vector<std::string> run = {kStreammap, "run", "--launcher", "fork", "--db", "history.db", "--profile",
+                                        "run1.json", "./work"};
+  ProcessResult first = runProcess(run, dir_.path());
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("mapping ./work.rtg.json (no mapping yet)"), std::string::npos) << first.output;
+  ProcessResult again = runProcess(run, dir_.path());
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(again.output.find("streammap run: mapping"), std::string::npos) << again.output;
+
+  const ProcessResult added = runProcess({kStreammap, "profile", "add", "run1.json", "--db", "history.db"}, dir_.path());
+  ASSERT_EQ(added.status, 0) << added.output;
+  ProcessResult revised = runProcess(run, dir_.path());
+  ASSERT_EQ(revised.status, 0) << revised.output;
+  EXPECT_NE(revised.output.find("mapping ./work.rtg.json (measured costs changed since mapping)"), std::string::npos)
+      << revised.output;
+  EXPECT_NE(revised.output.find("messages=48"), std::string::npos) << revised.output;
+  // The new mapping was made from the history; nothing changed since.
+  ProcessResult settled = runProcess(run, dir_.path());
+  ASSERT_EQ(settled.status, 0) << settled.output;
+  EXPECT_EQ(settled.output.find("streammap run: mapping"), std::string::npos) << settled.output;
 }
 
 TEST_F(MeasuredCosts, BadProfilesAreRefusedNamingTheFieldAndNothingIsWritten) {

@@ -37,9 +37,9 @@ std::string canonicalClusterText(const Cluster& cluster) {
   return text;
 }
 
-std::string clusterDigest(const Cluster& cluster) {
+std::string textDigest(const std::string& text) {
   std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : canonicalClusterText(cluster)) {
+  for (unsigned char c : text) {
     hash ^= c;
     hash *= 0x100000001b3ull;
   }
@@ -47,6 +47,8 @@ std::string clusterDigest(const Cluster& cluster) {
   std::snprintf(buffer, sizeof buffer, "fnv1a64:%016" PRIx64, hash);
   return buffer;
 }
+
+std::string clusterDigest(const Cluster& cluster) { return textDigest(canonicalClusterText(cluster)); }
 
 std::vector<std::string> describeClusterChanges(const Cluster& before, const Cluster& now) {
   std::map<std::string, const NodeInfo*> old, cur;

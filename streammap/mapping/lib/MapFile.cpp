@@ -164,6 +164,7 @@ std::string writeMapJson(const MapRecord& r) {
   json.integer("ttl_seconds", r.source.ttlSeconds);
   json.endObject();
   json.string("cluster_digest", r.clusterDigest);
+  json.string("costs_digest", r.costsDigest);
   json.beginArray("cuda_archs");
   for (const std::string& arch : r.cudaArchs) json.string(nullptr, arch);
   json.endArray();
@@ -342,6 +343,7 @@ bool parseMapJson(const std::string& text, MapRecord& out, std::string& error) {
     readHeader(doc, r);
     readSource(doc, r.source);
     r.clusterDigest = MapReader::string(doc, "cluster_digest", "map");
+    if (doc.contains("costs_digest")) r.costsDigest = MapReader::string(doc, "costs_digest", "map");
     r.cudaArchs = readStrings(doc, "cuda_archs");
     r.costModel = MapReader::string(doc, "cost_model", "map");
     readPredicted(doc, r);

@@ -359,6 +359,7 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
   const std::string output = m.output.empty() ? programStem(m.rtgPath) + info(format).placementSuffix : m.output;
   const std::string mapPath = siblingPath(output, ".map.json");
   MapRecord record = makeMapRecord(costs.costed, cluster, outcome, settings);
+  record.costsDigest = costsDigest(costs);
   record.rtgPath = m.rtgPath;
   record.machinefile = output;
   record.launcher = info(format).name;
@@ -589,7 +590,8 @@ int runCommand(const Args& args) {
   Cluster current;
   if (!loadResources("run", m.source, given, true, current, error)) return fail("run", error);
 
-  // Remap when the mapping is missing, older than the RTG, made from other or changed resources.
+  // Remap when the mapping is missing, older than the RTG, made from other or changed resources, or
+  // from costs the performance history has revised since (`profile add`).
   std::string reason;
   MapRecord record;
   std::string text;
@@ -602,6 +604,12 @@ int runCommand(const Args& args) {
   else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
   else reason = rankPolicyMismatch(record, m.settings.ranks);
+  if (reason.empty() && !record.costsDigest.empty()) {
+    CostData costData;
+    if (!loadCosts(m, rtg, current, costData, error)) return fail("run", error);
+    if (costsDigest(resolveCosts(rtg, costData.inputs)) != record.costsDigest)
+      reason = "measured costs changed since mapping";
+  }
   if (!reason.empty()) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
     if (const int status = writeMapping(m, rtg, current, &record)) return status;

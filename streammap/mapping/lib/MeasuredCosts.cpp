@@ -1,5 +1,6 @@
 #include "streammap/MeasuredCosts.h"
 
+#include "streammap/ClusterDigest.h"
 #include "streammap/GpuSpeed.h"
 
 #include "streammap/NumberFormat.h"
@@ -88,6 +89,20 @@ class Resolver {
 };
 
 }  // namespace
+
+std::string costsDigest(const CostResolution& costs) {
+  std::string text;
+  char number[40];
+  for (std::size_t v = 0; v < costs.costed.vertices.size(); ++v) {
+    std::snprintf(number, sizeof number, "%.17g ", costs.costed.vertices[v].cost);
+    text += number;
+    std::snprintf(number, sizeof number, "%.17g\n", v < costs.hostCosts.size() ? costs.hostCosts[v] : 0.0);
+    text += number;
+  }
+  for (const lang::RtgEdge& e : costs.costed.edges)
+    text += e.volume ? std::to_string(*e.volume) + "\n" : std::string("-\n");
+  return textDigest(text);
+}
 
 CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
   CostResolution out;

@@ -15,8 +15,10 @@ namespace dispar::streammap {
 /// caches and NUMA layout are left out: they do not change a mapping.
 std::string canonicalClusterText(const Cluster& cluster);
 
-/// "fnv1a64:" and 16 hex digits of the FNV-1a hash of canonicalClusterText (change detection, not
-/// security).
+/// "fnv1a64:" and 16 hex digits of the FNV-1a hash of `text` (change detection, not security).
+std::string textDigest(const std::string& text);
+
+/// textDigest of canonicalClusterText.
 std::string clusterDigest(const Cluster& cluster);
 
 /// What differs, per node, in words: "node2: up -> down", "node1: gpu 1 (NVIDIA A100) gone",

@@ -46,6 +46,7 @@ struct MapRecord {
   std::optional<std::uint64_t> seed;
   ClusterSource source;
   std::string clusterDigest;
+  std::string costsDigest;              // costsDigest of the costs mapped with; empty in files before it
   Cluster cluster;                      // the snapshot the mapping used
   std::vector<std::string> cudaArchs;
   std::string costModel;

@@ -51,6 +51,10 @@ struct CostResolution {
 /// Resolves every vertex's and edge's cost of `rtg` from `inputs`.
 CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs);
 
+/// The digest of the costs a mapping is made from (every vertex's cost and host cost, every edge's
+/// bytes per message): `run` maps again when the history's estimates have moved since.
+std::string costsDigest(const CostResolution& costs);
+
 /// "0.0123 from the history (5 runs, 10 of 10 samples, spread 2%)" for --explain.
 std::string describeCost(const ResolvedCost& cost);
 
