@@ -344,12 +344,15 @@ std::string costSummary(const lang::Rtg& rtg, const CostResolution& costs) {
 }
 
 /// Maps `rtg` onto `cluster` and writes the files; `made`, when given, receives the record written.
-int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, MapRecord* made = nullptr) {
+/// `loaded`, when given, holds `m`'s costs already read (run compared them with the mapping's).
+int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, MapRecord* made = nullptr,
+                 const CostData* loaded = nullptr) {
   std::string error;
   // Without --format: the files of the MPI the program was built for.
   const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
-  CostData costData;
-  if (!loadCosts(m, rtg, cluster, costData, error)) return fail("map", error);
+  CostData read;
+  if (loaded == nullptr && !loadCosts(m, rtg, cluster, read, error)) return fail("map", error);
+  const CostData& costData = loaded ? *loaded : read;
   const CostResolution costs = resolveCosts(rtg, costData.inputs);
   MapSettings settings = m.settings;
   settings.costs = &costs;
@@ -604,15 +607,16 @@ int runCommand(const Args& args) {
   else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
   else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
   else reason = rankPolicyMismatch(record, m.settings.ranks);
-  if (reason.empty() && !record.costsDigest.empty()) {
-    CostData costData;
+  CostData costData;  // read once: compared with the mapping's, and mapped with when they differ
+  const bool costsLoaded = reason.empty() && !record.costsDigest.empty();
+  if (costsLoaded) {
     if (!loadCosts(m, rtg, current, costData, error)) return fail("run", error);
     if (costsDigest(resolveCosts(rtg, costData.inputs)) != record.costsDigest)
       reason = "measured costs changed since mapping";
   }
   if (!reason.empty()) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
-    if (const int status = writeMapping(m, rtg, current, &record)) return status;
+    if (const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr)) return status;
   }
   const CheckReport report = checkMapping(record, current);
   if (!report.ok()) {
