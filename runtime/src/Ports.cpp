@@ -11,6 +11,11 @@
 #include <thread>
 #include <utility>
 
+#ifdef DISPAR_TARGET_SMPI
+#include <simgrid/s4u/Actor.hpp>
+#include <smpi/smpi.h>
+#endif
+
 namespace dispar::detail {
 
 PortState::PortState(const rt::PipeSpec& pipe, unsigned window, std::string owner)
@@ -393,6 +398,29 @@ InPortEnd::Arrival InPortEnd::nextArrival() {
   return arrival;
 }
 
+namespace {
+
+// The pause of a reader polling MPI links: a yield while spinning, then a sleep of the poll interval.
+void pauseBetweenPolls(bool spinning) {
+  constexpr std::chrono::microseconds kPollInterval{20};
+#ifdef DISPAR_TARGET_SMPI
+  // SimGrid would time a real yield or sleep as a CPU burst of the rank: noise, and real time that every
+  // simulated rank spends in turn. The probes themselves cost simulated time (smpi/iprobe, set by
+  // streammap simulate); the sleep is the same interval in simulated time, on an idle core.
+  if (spinning) return;
+  smpi_bench_end();
+  simgrid::s4u::this_actor::sleep_for(std::chrono::duration<double>(kPollInterval).count());
+  smpi_bench_begin();
+#else
+  if (spinning)
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(kPollInterval);
+#endif
+}
+
+}  // namespace
+
 InPortEnd::Arrival InPortEnd::awaitAnyLink() {
   // MPI has no probe over several communicators: poll them, with the local queues. Only local links:
   // sleep on the doorbell they ring. With MPI links: spin briefly (as MPI's own blocking calls do),
@@ -417,10 +445,8 @@ InPortEnd::Arrival InPortEnd::awaitAnyLink() {
     }
     if (!hasMpiLinks_)
       doorbell_->wait(rings);
-    else if (idle < kSpinRounds)
-      std::this_thread::yield();
     else
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      pauseBetweenPolls(idle < kSpinRounds);
   }
 }
 

@@ -10,6 +10,9 @@
 #include "Program.h"
 
 #include <dispar/gpu/MapFile.h>
+#ifdef DISPAR_TARGET_SMPI
+#include <dispar/smpi/SimulatedGpu.h>
+#endif
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -356,20 +360,34 @@ void makeLibrariesThreadSafe() {
 
 /// The grouping run() uses: the caller's, else the mapping file's, else one rank per instance. Empty
 /// when it is valid, else the message. Read before MPI starts: it decides the thread level.
-std::string chooseGroups(const ProgramSpec& program, const RunOptions& options, RankGroups& groups) {
+/// `map`: the running binary's map file when the groups come from it.
+std::string chooseGroups(const ProgramSpec& program, const RunOptions& options, RankGroups& groups,
+                         std::optional<gpu::MapFile>& map) {
   if (!options.grouping.empty()) {
     const std::string problem = makeGroups(program, options.grouping, groups);
     return problem.empty() ? problem : "invalid grouping: " + problem;
   }
   groups = onePerInstance(program);
   try {
-    const std::optional<gpu::MapFile> map = gpu::loadRunningMapFile();
+    map = gpu::loadRunningMapFile();
     if (!map) return {};
     return groupsFromMap(program, map->program, map->ranks, map->path, groups);
   } catch (const std::exception& error) {
     return error.what();
   }
 }
+
+#ifdef DISPAR_TARGET_SMPI
+/// The simulated GPU a CG instance's kernels are charged to is the one its mapping assigned, as the GPU
+/// backend opens that GPU on a real cluster (dispar/smpi/SimulatedGpu.h).
+void assignSimulatedGpu(const ProgramSpec& program, const gpu::MapFile& map, int instance) {
+  const InstanceId id = *instanceOfRank(program, instance);
+  const VnodeSpec& vnode = program.vnodes[id.vnode];
+  if (!vnode.usesGpu) return;
+  const gpu::MappedRank* mapped = map.instance(vnode.name, id.replica);
+  if (mapped != nullptr && mapped->device) smpi::assignGpu(*mapped->device);
+}
+#endif
 
 std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups, int launchedRanks) {
   const bool fromMap = !groups.source.empty();
@@ -473,7 +491,8 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   std::string problem = validateProgram(program);
   if (!problem.empty()) problem = "invalid program description: " + problem;
   RankGroups groups;
-  if (problem.empty()) problem = chooseGroups(program, options, groups);
+  std::optional<gpu::MapFile> map;
+  if (problem.empty()) problem = chooseGroups(program, options, groups, map);
   MpiSession session(&argc, &argv, groups.threaded());
   int rank = 0;
   int size = 0;
@@ -509,6 +528,9 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   }
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
+#ifdef DISPAR_TARGET_SMPI
+  if (map) assignSimulatedGpu(program, *map, instances.front());  // one instance per rank there
+#endif
   if (instances.size() > 1) makeLibrariesThreadSafe();
   LocalLink::setSpin(instances.size() <= availableCores() ? LocalLink::kSpinWithCores : LocalLink::kSpinWithoutCores);
   const std::string profile = profilePath();

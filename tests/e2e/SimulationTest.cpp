@@ -211,6 +211,29 @@ TEST(Simulate, DisparccRefusesTargetsItCannotBuild) {
 // The paper's hand-written baseline (examples/fir/handwritten) runs on the host path under mpiexec with its
 // hand-made machinefile, and as an SMPI build under streammap simulate --machinefile, and prints what
 // DISPAR's fir prints; with 3 ranks it says it needs 4.
+TEST(Simulate, KernelsRunOnTheGpuTheMappingAssigned) {
+  ScratchDir dir;
+  buildFir(dir);
+  const ProcessResult mapped =
+      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./fir.smpi", "8", "4096"}, dir.path(), {}, 300);
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  // refine gives the two fir replicas node1's two GPUs; the same mapping with both on one GPU, either one.
+  const std::string map = readFile(dir.file("fir.smpi.map.json"));
+  ASSERT_NE(map.find("\"device\": 0,"), std::string::npos) << map;
+  ASSERT_NE(map.find("\"device\": 1,"), std::string::npos) << map;
+  for (const int gpu : {0, 1}) {
+    const std::string other = std::to_string(1 - gpu);
+    dir.write("assigned.map.json", std::regex_replace(map, std::regex("\"device\": " + other + ","),
+                                                      "\"device\": " + std::to_string(gpu) + ","));
+    const ProcessResult run = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--mapping",
+                                          "assigned.map.json", "./fir.smpi", "8", "4096"},
+                                         dir.path(), {}, 300);
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_GT(busyOf(run.output, "node1.gpu" + std::to_string(gpu)), 0) << run.output;
+    EXPECT_EQ(busyOf(run.output, "node1.gpu" + other), -1) << "GPU " << other << " was not assigned:\n" << run.output;
+  }
+}
+
 TEST(Simulate, HandwrittenFirMatchesDispar) {
   ScratchDir dir;
   buildFir(dir);

@@ -155,7 +155,7 @@ void filter(int localRank) {
     out.resize(size - kHistory);
     {
 #ifdef FIR_SIMULATED_GPU
-      dispar::smpi::SimulatedKernel simulated;
+      dispar::smpi::SimulatedKernel simulated(localRank);  // the GPU firOnGpu picks
 #endif
 #ifdef __CUDACC__
       if (haveGpu()) firOnGpu(in, taps, out, localRank);

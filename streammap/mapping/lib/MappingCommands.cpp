@@ -846,6 +846,7 @@ int simulateCommand(const Args& args) {
 
   // Each rank's simulated host: from a machinefile, a given mapping or a new one.
   std::vector<std::string> hostOfRank;
+  std::string mapPath;  // the program's mapping: the runtime takes each rank's GPU from it
   if (cl.has("--machinefile")) {
     std::string text;
     if (!readFile(cl.value("--machinefile"), text, error) ||
@@ -862,6 +863,7 @@ int simulateCommand(const Args& args) {
       return fail("simulate", program + " was built for " + rtg.mpi + " (its rtg says so); rebuild it with disparcc --target smpi");
     MapRecord record;
     if (cl.has("--mapping")) {
+      mapPath = cl.value("--mapping");
       std::string text;
       if (!readFile(cl.value("--mapping"), text, error) || !parseMapJson(text, record, error))
         return fail("simulate", cl.value("--mapping") + ": " + error);
@@ -872,8 +874,9 @@ int simulateCommand(const Args& args) {
       m.output = program + ".machinefile";
       m.printTable = false;
       if (const int status = writeMapping(m, rtg, cluster, &record)) return status;
-      std::printf("mapping (%s): %s; predicted period %s\n", algorithmName(m.settings.algorithm),
-                  siblingPath(m.output, ".map.json").c_str(), formatNumber(record.period).c_str());
+      mapPath = siblingPath(m.output, ".map.json");
+      std::printf("mapping (%s): %s; predicted period %s\n", algorithmName(m.settings.algorithm), mapPath.c_str(),
+                  formatNumber(record.period).c_str());
     }
     if (lang::rankCountOf(record.ranks) != static_cast<int>(record.ranks.size()))
       return fail("simulate", "the mapping runs " + std::to_string(record.ranks.size()) + " instances in " +
@@ -901,11 +904,15 @@ int simulateCommand(const Args& args) {
   std::vector<std::string> argv = {smpirun && *smpirun ? smpirun : DISPAR_SMPIRUN_PATH,
                                    "-np", std::to_string(hostOfRank.size()), "-platform", platform, "-hostfile", hostfile,
                                    "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) + "f",
+                                   "--cfg=smpi/iprobe:" + formatNumber(kPollCallSeconds),
+                                   "--cfg=smpi/test:" + formatNumber(kPollCallSeconds),
                                    "--cfg=smpi/display-timing:yes", "--cfg=plugin:host_energy",
                                    "--log=xbt_cfg.thres:warning", launchProgram(program)};
   argv.insert(argv.end(), cl.positional().begin() + 1, cl.positional().end());
   std::vector<std::string> environment;
-  for (char** e = environ; *e; ++e) environment.push_back(*e);
+  for (char** e = environ; *e; ++e)
+    if (mapPath.empty() || std::strncmp(*e, "DISPAR_MAPPING=", 15) != 0) environment.push_back(*e);
+  if (!mapPath.empty()) environment.push_back("DISPAR_MAPPING=" + std::filesystem::absolute(mapPath).string());
   std::fflush(stdout);  // the mapping line before the program's output
   const int status = runLauncher(argv, environment, error, log);
   if (status < 0) return fail("simulate", error);

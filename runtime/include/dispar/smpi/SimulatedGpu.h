@@ -4,8 +4,10 @@
 // charged to one of them instead: `streammap simulate` writes each GPU as a host of its own,
 // HOST.gpuI, one core at the GPU's speed, and the host's `gpu_count` property; the kernel's host-path
 // burst is taken out of SimGrid's benchmark and becomes an execution of (its seconds x the GPU host's
-// `host_path_speed` property) flops on GPU rank % gpu_count. Two ranks on one GPU so queue for it, as
-// on a real GPU. On a host without GPUs the kernel stays a CPU burst, as SimGrid times it.
+// `host_path_speed` property) flops on the rank's GPU: the one its mapping assigned (the runtime calls
+// assignGpu at start-up, as the GPU backend opens that GPU on a real cluster), or the one a caller names,
+// or else GPU rank % gpu_count. Two ranks on one GPU so queue for it, as on a real GPU. On a host without
+// GPUs the kernel stays a CPU burst, as SimGrid times it.
 // Header-only, so that a hand-written baseline simulated beside a DISPAR program (bench/paper) is
 // charged by the same rule.
 #ifndef DISPAR_SMPI_SIMULATEDGPU_H
@@ -23,22 +25,34 @@
 
 namespace dispar::smpi {
 
-/// The simulated GPU the calling rank's kernels run on, or null when its host has none.
-inline simgrid::s4u::Host* rankGpu() {
+inline constexpr const char* kAssignedGpuProperty = "dispar_gpu";
+
+/// Charges the calling rank's kernels to GPU `ordinal` of its host from now on. Kept as a property of
+/// the rank's simulated actor: per rank by construction, whatever SMPI privatises.
+inline void assignGpu(int ordinal) {
+  simgrid::s4u::Actor::self()->set_property(kAssignedGpuProperty, std::to_string(ordinal));
+}
+
+/// The simulated GPU the calling rank's kernels run on, or null when its host has none: GPU `ordinal`
+/// when it is >= 0, else the one assignGpu named, else GPU rank % gpu_count.
+inline simgrid::s4u::Host* rankGpu(int ordinal = -1) {
   simgrid::s4u::Host* host = simgrid::s4u::Host::current();
   const char* count = host->get_property("gpu_count");
   const int gpus = count != nullptr ? std::atoi(count) : 0;
   if (gpus <= 0) return nullptr;
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return simgrid::s4u::Host::by_name_or_null(host->get_name() + ".gpu" + std::to_string(rank % gpus));
+  if (ordinal < 0)
+    if (const char* assigned = simgrid::s4u::Actor::self()->get_property(kAssignedGpuProperty))
+      ordinal = std::atoi(assigned);
+  if (ordinal < 0) MPI_Comm_rank(MPI_COMM_WORLD, &ordinal);
+  return simgrid::s4u::Host::by_name_or_null(host->get_name() + ".gpu" + std::to_string(ordinal % gpus));
 }
 
 /// Brackets one kernel run on the host path (RAII): on a host with GPUs it becomes simulated work on the
 /// rank's GPU; elsewhere nothing changes.
 class SimulatedKernel {
  public:
-  SimulatedKernel() : gpu_(rankGpu()) {
+  /// `ordinal`: the GPU of the rank's host to charge (a hand-written program's own choice); -1: rankGpu's.
+  explicit SimulatedKernel(int ordinal = -1) : gpu_(rankGpu(ordinal)) {
     if (gpu_ == nullptr) return;
     smpi_bench_end();  // the rank's CPU burst so far is simulated; the kernel's is not
     start_ = std::chrono::steady_clock::now();

@@ -23,6 +23,11 @@ inline constexpr double kDefaultLatencySeconds = 1.5e-6;
 /// default; --gpu-speedup sets it.
 inline constexpr double kDefaultGpuSpeedup = kReferenceGpuSpeedupOverCore;
 
+/// The simulated time of an MPI_Iprobe or MPI_Test (smpi/iprobe, smpi/test). SimGrid's default, 100 us,
+/// keeps busy loops from spinning forever; it made every poll of a reader of several pipes cost as much
+/// as a message's work. MPI libraries take well under a microsecond.
+inline constexpr double kPollCallSeconds = 1e-6;
+
 struct SimulationSettings {
   double gpuSpeedup = kDefaultGpuSpeedup;
   double latencySeconds = kDefaultLatencySeconds;
