@@ -17,7 +17,7 @@ packages=(
   slurmctld slurmd slurm-client
   openmpi-bin libopenmpi-dev
   libsimgrid-dev
-  clangd-19 libclang-rt-19-dev
+  clangd-19 libclang-rt-19-dev clang-format-19
 )
 
 sudo_cmd=()

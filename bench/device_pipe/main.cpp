@@ -83,8 +83,7 @@ double pipelined(int rank, void* device, std::size_t bytes, gpu::CopyEngine& eng
         MPI_Recv(&received, sizeof received, MPI_BYTE, 0, rt::kChunkedTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         rt::receiveChunks(device, received, &engine, 0, MPI_COMM_WORLD);
       } else {
-        MPI_Recv_c(engine.staging(0), static_cast<MPI_Count>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD,
-                   MPI_STATUS_IGNORE);
+        MPI_Recv_c(engine.staging(0), static_cast<MPI_Count>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         engine.startToDevice(0, device, bytes);
         while (!engine.finished(0)) {
         }

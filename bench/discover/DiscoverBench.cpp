@@ -95,11 +95,11 @@ int main() {
     probe = probeLocalNode({});
     probeMs.push_back(msSince(start));
   }
-  std::printf("probe of %s: %d cores, %d threads, %zu GPUs (median of %d)\n", probe.node.host.c_str(),
-              probe.node.cores, probe.node.threads, probe.node.gpus.size(), kProbes);
+  std::printf("probe of %s: %d cores, %d threads, %zu GPUs (median of %d)\n", probe.node.host.c_str(), probe.node.cores,
+              probe.node.threads, probe.node.gpus.size(), kProbes);
   report("probe (hwloc + CUDA driver)", median(probeMs), 100.0);
-  std::printf("%-44s %10.2f ms   probe/hwloc ratio %.2f\n", "baseline: hwloc_topology_load alone",
-              median(hwlocMs), median(probeMs) / median(hwlocMs));
+  std::printf("%-44s %10.2f ms   probe/hwloc ratio %.2f\n", "baseline: hwloc_topology_load alone", median(hwlocMs),
+              median(probeMs) / median(hwlocMs));
 
   // 2. One node's write (one BEGIN IMMEDIATE transaction each).
   double oneWriteMs = 0;
@@ -133,7 +133,8 @@ int main() {
     const double loadMs = msSince(start);
     std::printf("10,000-node cluster: %.1f MiB of JSON, %zu GPUs\n", text.size() / 1048576.0,
                 static_cast<std::size_t>(std::count_if(parsed.nodes.begin(), parsed.nodes.end(),
-                                                       [](const NodeInfo& n) { return !n.gpus.empty(); })) * 4);
+                                                       [](const NodeInfo& n) { return !n.gpus.empty(); })) *
+                    4);
     report("10,000-node import: record (one transaction)", recordMs, 1000.0);
     report("10,000-node import: parse + record", parseMs + recordMs, 1000.0);
     std::printf("%-44s %10.2f ms\n", "10,000-node load (what the mapper reads)", loadMs);

@@ -89,17 +89,20 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof name, "FFT rows, plan per row -> many plan (%d x %d)", n, n);
     double u = bestMs(reps, [&] { unfused::fftRowsPlanEach(in, out1, n, n); });
     double f = bestMs(reps, [&] { fused::fftRowsPlanEach(in, out2, n, n); });
-    report(name, u, f, 1.5, relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
+    report(name, u, f, 1.5,
+           relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
     std::snprintf(name, sizeof name, "FFT rows, one plan executed per row -> many (%d x %d)", n, n);
     u = bestMs(reps, [&] { unfused::fftRowsExecute(in, out1, n, n); });
     f = bestMs(reps, [&] { fused::fftRowsExecute(in, out2, n, n); });
-    report(name, u, f, 0, relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
+    report(name, u, f, 0,
+           relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
     std::snprintf(name, sizeof name, "FFT columns, strided plan per column -> many (%d x %d)", n, n);
     unfused::fftColumnsPlanEach(in, out1, n, 1);
     fused::fftColumnsPlanEach(in, out2, n, 1);
     u = bestMs(reps, [&] { unfused::fftColumnsPlanEach(in, out1, n, n); });
     f = bestMs(reps, [&] { fused::fftColumnsPlanEach(in, out2, n, n); });
-    report(name, u, f, 0, relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
+    report(name, u, f, 0,
+           relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
     // The same rows through cuFFT's API on the host stand-ins.
     std::snprintf(name, sizeof name, "cuFFT rows, one plan executed per row -> many (%d x %d)", n, n);
     auto* cin = reinterpret_cast<cufftDoubleComplex*>(in);
@@ -109,7 +112,8 @@ int main(int argc, char** argv) {
     fused::cufftRowsExecute(cin, cout2, n, 1);
     u = bestMs(reps, [&] { unfused::cufftRowsExecute(cin, cout1, n, n); });
     f = bestMs(reps, [&] { fused::cufftRowsExecute(cin, cout2, n, n); });
-    report(name, u, f, 0, relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
+    report(name, u, f, 0,
+           relativeDifference(reinterpret_cast<double*>(out1), reinterpret_cast<double*>(out2), 2 * size));
     fftw_free(in);
     fftw_free(out1);
     fftw_free(out2);

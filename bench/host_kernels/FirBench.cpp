@@ -38,7 +38,8 @@ constexpr int kFrames = 15;
 // The fiber form (Kernel.h): the clone is one CUDA thread; __syncthreads switches fibers.
 void host_fir_fibers(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) {
   ::dispar::hostk::SharedRef<float[kTaps]> sTaps = ::dispar::hostk::sharedVariable<float[kTaps]>([] {});
-  if (::dispar::hostk::threadIdx().x < kTaps) sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
+  if (::dispar::hostk::threadIdx().x < kTaps)
+    sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
   ::dispar::hostk::syncthreads();
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
   if (i >= n) return;
@@ -49,16 +50,21 @@ void host_fir_fibers(const float* __restrict__ in, float* __restrict__ out, cons
 
 // The thread-loop form, exactly as disparcc emits it for the kernel above (--emit-cpp; kTaps is 64):
 // the clone is one block, each segment between barriers a loop over its threads.
-void host_fir(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(kTaps), [&](const ::dispar::hostk::LoopThread dispar_thread) { 
-  
-  if (dispar_thread.idx.x < kTaps) sTaps[dispar_thread.idx.x] = taps[dispar_thread.idx.x];
-  }); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { 
-  int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + dispar_thread.idx.x;
-  if (i >= n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < kTaps; ++k) acc += sTaps[k] * ::dispar::hostk::__ldg(&in[i + kTaps - 1 - k]);
-  out[i] = acc;
- }); }
+void host_fir(const float* __restrict__ in, float* __restrict__ out, const float* __restrict__ taps, int n) {
+  ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {});
+  ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(kTaps),
+                                             [&](const ::dispar::hostk::LoopThread dispar_thread) {
+                                               if (dispar_thread.idx.x < kTaps)
+                                                 sTaps[dispar_thread.idx.x] = taps[dispar_thread.idx.x];
+                                             });
+  ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + dispar_thread.idx.x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (int k = 0; k < kTaps; ++k) acc += sTaps[k] * ::dispar::hostk::__ldg(&in[i + kTaps - 1 - k]);
+    out[i] = acc;
+  });
+}
 
 // A second kernel: a tree reduction, whose barrier sits in a loop that every thread runs alike (thread
 // loops run that loop once per block around its segments; `t` is recomputed from the loop index in each
@@ -88,17 +94,24 @@ void host_blockSums_fibers(const int* in, long long* out) {
 }
 
 // As disparcc emits it.
-void host_blockSums(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { 
-  
-  unsigned t = dispar_thread.idx.x;
-  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
-  }); 
-  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), [&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
-    if (t < half) sums[t] += sums[t + half];
-    }); 
-  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
-  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
- }); }
+void host_blockSums(const int* in, long long* out) {
+  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {});
+  ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    unsigned t = dispar_thread.idx.x;
+    sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  });
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) {
+    ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half),
+                                               [&](const ::dispar::hostk::LoopThread dispar_thread) {
+                                                 const unsigned int t = dispar_thread.idx.x;
+                                                 if (t < half) sums[t] += sums[t + half];
+                                               });
+  }
+  ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    const unsigned int t = dispar_thread.idx.x;
+    if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+  });
+}
 
 // The same tree, block by block, as plain OpenMP.
 void openmpBlockSums(const int* in, long long* out, int blocks) {
@@ -146,8 +159,9 @@ int main() {
 
   bool launchFailed = false;
   const double loops = bestSeconds([&] {
-    launchFailed |= ::dispar::hostk::launchThreadLoops(blocks, kThreadsPerBlock, 0, &host_fir, in.data(), loopsOut.data(),
-                                                       taps.data(), kFrameSamples) != ::dispar::hostk::cudaSuccess;
+    launchFailed |=
+        ::dispar::hostk::launchThreadLoops(blocks, kThreadsPerBlock, 0, &host_fir, in.data(), loopsOut.data(),
+                                           taps.data(), kFrameSamples) != ::dispar::hostk::cudaSuccess;
   });
   const double fibers = bestSeconds([&] {
     launchFailed |= ::dispar::hostk::launch(blocks, kThreadsPerBlock, 0, &host_fir_fibers, in.data(), fibersOut.data(),

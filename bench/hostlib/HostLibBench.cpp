@@ -41,7 +41,8 @@ void report(const char* name, double standIn, double direct) {
 
 // Interleaves the two sides, alternating which goes first (A B, B A, ...), so that drifting load and
 // cache state hit both alike; each side's figure is its best round's median (noise only adds time).
-void compare(const char* name, const std::function<void()>& standIn, const std::function<void()>& direct, int repetitions) {
+void compare(const char* name, const std::function<void()>& standIn, const std::function<void()>& direct,
+             int repetitions) {
   double a = 1e30, b = 1e30;
   const int rounds = 6;
   for (int round = 0; round < rounds; ++round) {
@@ -68,10 +69,16 @@ int main() {
     std::vector<double> a(n * n), b(n * n), c(n * n);
     for (int i = 0; i < n * n; ++i) a[i] = std::sin(i), b[i] = std::cos(i);
     const double one = 1, zero = 0;
-    compare("cublasDgemm 512x512x512",
-            [&] { cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n); },
-            [&] { cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n); },
-            9);
+    compare(
+        "cublasDgemm 512x512x512",
+        [&] {
+          cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n);
+        },
+        [&] {
+          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(),
+                      n);
+        },
+        9);
   }
   {  // sgemv 2048^2, memory-bound
     const int n = 2048;
@@ -79,17 +86,24 @@ int main() {
     for (int i = 0; i < n * n; ++i) a[i] = static_cast<float>(std::sin(i));
     for (int i = 0; i < n; ++i) x[i] = static_cast<float>(std::cos(i));
     const float one = 1, zero = 0;
-    compare("cublasSgemv 2048x2048",
-            [&] { cublasSgemv(handle, CUBLAS_OP_N, n, n, &one, a.data(), n, x.data(), 1, &zero, y.data(), 1); },
-            [&] { cblas_sgemv(CblasColMajor, CblasNoTrans, n, n, 1.0f, a.data(), n, x.data(), 1, 0.0f, y.data(), 1); }, 21);
+    compare(
+        "cublasSgemv 2048x2048",
+        [&] { cublasSgemv(handle, CUBLAS_OP_N, n, n, &one, a.data(), n, x.data(), 1, &zero, y.data(), 1); },
+        [&] { cblas_sgemv(CblasColMajor, CblasNoTrans, n, n, 1.0f, a.data(), n, x.data(), 1, 0.0f, y.data(), 1); }, 21);
   }
   {  // daxpy 4096, many small calls: the per-call overhead
     const int n = 4096;
     std::vector<double> x(n, 1.0), y(n, 2.0);
     const double alpha = 1e-9;
-    compare("cublasDaxpy 4096 (x1000 calls)",
-            [&] { for (int r = 0; r < 1000; ++r) cublasDaxpy(handle, n, &alpha, x.data(), 1, y.data(), 1); },
-            [&] { for (int r = 0; r < 1000; ++r) cblas_daxpy(n, alpha, x.data(), 1, y.data(), 1); }, 11);
+    compare(
+        "cublasDaxpy 4096 (x1000 calls)",
+        [&] {
+          for (int r = 0; r < 1000; ++r) cublasDaxpy(handle, n, &alpha, x.data(), 1, y.data(), 1);
+        },
+        [&] {
+          for (int r = 0; r < 1000; ++r) cblas_daxpy(n, alpha, x.data(), 1, y.data(), 1);
+        },
+        11);
   }
   {  // Z2Z: 1024 transforms of 1024 points, one batched plan
     const int n = 1024, batch = 1024;
@@ -99,10 +113,15 @@ int main() {
     cufftHandle plan;
     cufftPlan1d(&plan, n, CUFFT_Z2Z, batch);
     int size[] = {n};
-    fftw_plan direct = fftw_plan_many_dft(1, size, batch, in, nullptr, 1, n, out, nullptr, 1, n, FFTW_FORWARD, FFTW_ESTIMATE);
-    compare("cufftExecZ2Z 1024 x 1024 points",
-            [&] { cufftExecZ2Z(plan, reinterpret_cast<cufftDoubleComplex*>(in), reinterpret_cast<cufftDoubleComplex*>(out), CUFFT_FORWARD); },
-            [&] { fftw_execute_dft(direct, in, out); }, 9);
+    fftw_plan direct =
+        fftw_plan_many_dft(1, size, batch, in, nullptr, 1, n, out, nullptr, 1, n, FFTW_FORWARD, FFTW_ESTIMATE);
+    compare(
+        "cufftExecZ2Z 1024 x 1024 points",
+        [&] {
+          cufftExecZ2Z(plan, reinterpret_cast<cufftDoubleComplex*>(in), reinterpret_cast<cufftDoubleComplex*>(out),
+                       CUFFT_FORWARD);
+        },
+        [&] { fftw_execute_dft(direct, in, out); }, 9);
     fftw_destroy_plan(direct);
     cufftDestroy(plan);
     fftw_free(in);
@@ -116,9 +135,17 @@ int main() {
     cufftHandle plan;
     cufftPlan1d(&plan, n, CUFFT_C2C, 1);
     fftwf_plan direct = fftwf_plan_dft_1d(n, in, out, FFTW_FORWARD, FFTW_ESTIMATE);
-    compare("cufftExecC2C 256 points (x10000 calls)",
-            [&] { for (int r = 0; r < 10000; ++r) cufftExecC2C(plan, reinterpret_cast<cufftComplex*>(in), reinterpret_cast<cufftComplex*>(out), CUFFT_FORWARD); },
-            [&] { for (int r = 0; r < 10000; ++r) fftwf_execute_dft(direct, in, out); }, 11);
+    compare(
+        "cufftExecC2C 256 points (x10000 calls)",
+        [&] {
+          for (int r = 0; r < 10000; ++r)
+            cufftExecC2C(plan, reinterpret_cast<cufftComplex*>(in), reinterpret_cast<cufftComplex*>(out),
+                         CUFFT_FORWARD);
+        },
+        [&] {
+          for (int r = 0; r < 10000; ++r) fftwf_execute_dft(direct, in, out);
+        },
+        11);
     fftwf_destroy_plan(direct);
     cufftDestroy(plan);
     fftwf_free(in);
@@ -132,10 +159,11 @@ int main() {
     cufftHandle plan;
     cufftPlan1d(&plan, n, CUFFT_D2Z, batch);
     int size[] = {n};
-    fftw_plan direct = fftw_plan_many_dft_r2c(1, size, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, FFTW_ESTIMATE);
-    compare("cufftExecD2Z 512 x 2048 points",
-            [&] { cufftExecD2Z(plan, in, reinterpret_cast<cufftDoubleComplex*>(out)); },
-            [&] { fftw_execute_dft_r2c(direct, in, out); }, 9);
+    fftw_plan direct =
+        fftw_plan_many_dft_r2c(1, size, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, FFTW_ESTIMATE);
+    compare(
+        "cufftExecD2Z 512 x 2048 points", [&] { cufftExecD2Z(plan, in, reinterpret_cast<cufftDoubleComplex*>(out)); },
+        [&] { fftw_execute_dft_r2c(direct, in, out); }, 9);
     fftw_destroy_plan(direct);
     cufftDestroy(plan);
     fftw_free(in);

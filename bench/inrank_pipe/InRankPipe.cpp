@@ -23,7 +23,9 @@ constexpr std::size_t kSizes[] = {std::size_t{64} << 10, std::size_t{256} << 10,
 constexpr int kRepetitions = 7;
 constexpr std::size_t kWarmup = 4;
 
-std::size_t messageCount(std::size_t bytes) { return std::clamp<std::size_t>((std::size_t{256} << 20) / bytes, 16, 4000); }
+std::size_t messageCount(std::size_t bytes) {
+  return std::clamp<std::size_t>((std::size_t{256} << 20) / bytes, 16, 4000);
+}
 
 // What the current run streams (set before each run).
 std::size_t currentBytes = 0;
@@ -66,7 +68,8 @@ void dispatch(rt::Instance& instance) {
 }
 
 double pipeSeconds(int argc, char** argv) {
-  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "inrank.dsp:1:1", false}, {"reader", 1, 1, "inrank.dsp:2:1", false}};
+  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "inrank.dsp:1:1", false},
+                                         {"reader", 1, 1, "inrank.dsp:2:1", false}};
   static const rt::PipeSpec pipes[] = {
       {"bytes", "unsigned char", 1, 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
   static const rt::ProgramSpec program = {"inrank_pipe", vnodes, 2, pipes, 1, 2};

@@ -61,8 +61,16 @@ const dispar::rt::ProgramSpec kProgram = {"item_ports", kVnodes, 2, kPipes, 1, 2
 
 void dispatch(dispar::rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto stream = instance.out<float>(0); dispar_vnode_sender(stream); break; }
-    case 1: { auto stream = instance.in<float>(0); dispar_vnode_receiver(stream); break; }
+    case 0: {
+      auto stream = instance.out<float>(0);
+      dispar_vnode_sender(stream);
+      break;
+    }
+    case 1: {
+      auto stream = instance.in<float>(0);
+      dispar_vnode_receiver(stream);
+      break;
+    }
   }
 }
 
@@ -95,7 +103,8 @@ int main(int argc, char** argv) {
                 static_cast<double>(kItems) / bestMessages / 1e6);
     std::printf("%-34s %10.1f MB/s %8.1f Mitems/s\n", "items (push/pop, batched)", megabytes / bestItems,
                 static_cast<double>(kItems) / bestItems / 1e6);
-    std::printf("ratio items / messages = %.3f (target >= 0.8)   [checksum %.0f]\n", bestMessages / bestItems, checksum);
+    std::printf("ratio items / messages = %.3f (target >= 0.8)   [checksum %.0f]\n", bestMessages / bestItems,
+                checksum);
   }
   MPI_Finalize();
   return status;

@@ -18,8 +18,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <fcntl.h>
+#include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,14 +38,16 @@ struct GpuModel {
 
 // Relative speeds (GpuSpeed.h): K80 0.22, T4 0.42, V100 0.80, A100 1.00, H100 3.04.
 constexpr GpuModel kGpuModels[] = {
-    {"Tesla K80", 13, 875000, 3, 7},  {"Tesla T4", 40, 1590000, 7, 5}, {"Tesla V100", 80, 1530000, 7, 0},
-    {"A100", 108, 1410000, 8, 0},     {"H100", 132, 1755000, 9, 0},
+    {"Tesla K80", 13, 875000, 3, 7}, {"Tesla T4", 40, 1590000, 7, 5}, {"Tesla V100", 80, 1530000, 7, 0},
+    {"A100", 108, 1410000, 8, 0},    {"H100", 132, 1755000, 9, 0},
 };
 constexpr int kGpuCounts[] = {0, 0, 1, 2, 4};
 constexpr int kCoreCounts[] = {8, 16, 32};
 
 enum class Shape { Pipeline, SplitJoin, Layered };
-const char* shapeName(Shape s) { return s == Shape::Pipeline ? "pipeline" : s == Shape::SplitJoin ? "splitjoin" : "layered"; }
+const char* shapeName(Shape s) {
+  return s == Shape::Pipeline ? "pipeline" : s == Shape::SplitJoin ? "splitjoin" : "layered";
+}
 
 lang::RtgVertex makeVertex(int id, SplitMix64& rng) {
   lang::RtgVertex v;
@@ -368,18 +370,19 @@ void runScale(int vertices, int nodes) {
   dup2(devNull, 1);
   dup2(devNull, 2);  // the table and the oversubscription warning
   const auto commandStart = std::chrono::steady_clock::now();
-  const int status = mapCommand({base + "/app.rtg.json", "-o", base + "/app.machinefile", "--cluster", base + "/cluster.json"});
+  const int status =
+      mapCommand({base + "/app.rtg.json", "-o", base + "/app.machinefile", "--cluster", base + "/cluster.json"});
   std::fflush(stdout);
   const double commandTime = seconds(commandStart);
   dup2(savedStdout, 1);
   dup2(savedStderr, 2);
-  std::printf("scale: %d vertices, %zu edges -> %d nodes:\n"
-              "  in memory: paper %.3f s, paper + refine (bounded passes) %.3f s; period paper %.4g, refine %.4g (%.1fx)\n"
-              "  streammap map on files (parse, map, write): %.3f s (status %d)\n"
-              "  peak RSS %.1f MiB (%.0f bytes per vertex + edge, input included)\n",
-              vertices, rtg.edges.size(), nodes, paperTime, total, ps.period, rs.period, ps.period / rs.period,
-              commandTime, status, peakRssKiB() / 1024.0,
-              peakRssKiB() * 1024.0 / (static_cast<double>(vertices) + rtg.edges.size()));
+  std::printf(
+      "scale: %d vertices, %zu edges -> %d nodes:\n"
+      "  in memory: paper %.3f s, paper + refine (bounded passes) %.3f s; period paper %.4g, refine %.4g (%.1fx)\n"
+      "  streammap map on files (parse, map, write): %.3f s (status %d)\n"
+      "  peak RSS %.1f MiB (%.0f bytes per vertex + edge, input included)\n",
+      vertices, rtg.edges.size(), nodes, paperTime, total, ps.period, rs.period, ps.period / rs.period, commandTime,
+      status, peakRssKiB() / 1024.0, peakRssKiB() * 1024.0 / (static_cast<double>(vertices) + rtg.edges.size()));
   std::fflush(stdout);
   if (!std::getenv("BENCH_KEEP")) std::system(("rm -rf '" + base + "'").c_str());
   std::_Exit(0);
@@ -391,8 +394,8 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   SplitMix64 rng(2015);
   std::vector<Row> rows;
-  std::printf("%-9s %4s %5s %10s %10s %10s %10s %10s %8s %8s %8s %6s %8s\n", "shape", "V", "nodes", "round-rob", "random",
-              "paper", "refine", "optimum", "ref/opt", "rr/ref", "pap/ref", "ranks", "grp/one");
+  std::printf("%-9s %4s %5s %10s %10s %10s %10s %10s %8s %8s %8s %6s %8s\n", "shape", "V", "nodes", "round-rob",
+              "random", "paper", "refine", "optimum", "ref/opt", "rr/ref", "pap/ref", "ranks", "grp/one");
   auto runInstance = [&](Shape shape, int vertices, int nodes, bool withOptimum) {
     const lang::Rtg rtg = makeRtg(shape, vertices, rng);
     const Cluster cluster = makeCluster(nodes, rng);

@@ -17,10 +17,9 @@ struct Case {
   std::size_t bytes;
   bool scalar;
 };
-constexpr Case kCases[] = {{8, false},      {32, false},      {128, false},     {512, false},
-                           {2048, false},   {8192, false},    {32768, false},   {65536, false},
-                           {262144, false}, {1 << 20, false}, {4 << 20, false}, {16 << 20, false},
-                           {8, true}};
+constexpr Case kCases[] = {{8, false},       {32, false},       {128, false},   {512, false},    {2048, false},
+                           {8192, false},    {32768, false},    {65536, false}, {262144, false}, {1 << 20, false},
+                           {4 << 20, false}, {16 << 20, false}, {8, true}};
 constexpr std::size_t kCaseCount = sizeof(kCases) / sizeof(kCases[0]);
 constexpr std::size_t kLargest = 16 << 20;
 constexpr int kRepetitions = 15;
@@ -28,7 +27,9 @@ constexpr std::size_t kWarmupMessages = 4;
 
 /// Enough messages that each size moves ~32 MiB, within [20, 20000]: short runs, many of them, so that
 /// the best of them is a quiet one.
-std::size_t messageCount(std::size_t bytes) { return std::clamp<std::size_t>((std::size_t{32} << 20) / bytes, 20, 20000); }
+std::size_t messageCount(std::size_t bytes) {
+  return std::clamp<std::size_t>((std::size_t{32} << 20) / bytes, 20, 20000);
+}
 
 /// Best (shortest) receive-side time of each case, raw and DISPAR.
 double bestRaw[kCaseCount];
@@ -86,15 +87,28 @@ void dispar_vnode_receiver(dispar::InPort<unsigned char>& bytes, dispar::InPort<
   keepBest(bestDispar[currentCase], MPI_Wtime() - start);
 }
 
-const dispar::rt::VnodeSpec kVnodes[] = {{"sender", 0, 1, "bench.dsp:1:1", false}, {"receiver", 1, 1, "bench.dsp:9:1", false}};
-const dispar::rt::PipeSpec kPipes[] = {{"bytes", "unsigned char", 1, 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin},
-                                       {"words", "uint64_t", sizeof(std::uint64_t), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}};
+const dispar::rt::VnodeSpec kVnodes[] = {{"sender", 0, 1, "bench.dsp:1:1", false},
+                                         {"receiver", 1, 1, "bench.dsp:9:1", false}};
+const dispar::rt::PipeSpec kPipes[] = {
+    {"bytes", "unsigned char", 1, 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin},
+    {"words", "uint64_t", sizeof(std::uint64_t), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0,
+     dispar::rt::SplitMode::RoundRobin}};
 const dispar::rt::ProgramSpec kProgram = {"pipe_bandwidth", kVnodes, 2, kPipes, 2, 2};
 
 void dispatch(dispar::rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto bytes = instance.out<unsigned char>(0); auto words = instance.out<std::uint64_t>(1); dispar_vnode_sender(bytes, words); break; }
-    case 1: { auto bytes = instance.in<unsigned char>(0); auto words = instance.in<std::uint64_t>(1); dispar_vnode_receiver(bytes, words); break; }
+    case 0: {
+      auto bytes = instance.out<unsigned char>(0);
+      auto words = instance.out<std::uint64_t>(1);
+      dispar_vnode_sender(bytes, words);
+      break;
+    }
+    case 1: {
+      auto bytes = instance.in<unsigned char>(0);
+      auto words = instance.in<std::uint64_t>(1);
+      dispar_vnode_receiver(bytes, words);
+      break;
+    }
   }
 }
 

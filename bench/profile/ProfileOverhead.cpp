@@ -41,7 +41,8 @@ void dispatch(rt::Instance& instance) {
 }
 
 double runOnce(int argc, char** argv, bool profiled, const std::string& path) {
-  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "profile.dsp:1:1", false}, {"reader", 1, 1, "profile.dsp:2:1", false}};
+  static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "profile.dsp:1:1", false},
+                                         {"reader", 1, 1, "profile.dsp:2:1", false}};
   static const rt::PipeSpec pipes[] = {
       {"bytes", "unsigned char", 1, 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
   static const rt::ProgramSpec program = {"profile_overhead", vnodes, 2, pipes, 1, 2};
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     const double bytes = static_cast<double>(kMessages * kBytes);
-    std::printf("run profiles: %zu messages of 64 KiB, rank 0 -> rank 1, best of %d, same run\n", kMessages, kRepetitions);
+    std::printf("run profiles: %zu messages of 64 KiB, rank 0 -> rank 1, best of %d, same run\n", kMessages,
+                kRepetitions);
     std::printf("  without DISPAR_PROFILE: %8.1f MB/s\n", bytes / plain / 1e6);
     std::printf("  with DISPAR_PROFILE:    %8.1f MB/s\n", bytes / profiled / 1e6);
     std::printf("  overhead: %+.2f%% (target <= 2%%)\n", (profiled / plain - 1) * 100);

@@ -26,7 +26,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void spin(double seconds) {
-  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const Clock::time_point until =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   while (Clock::now() < until) {
   }
 }
@@ -95,9 +96,10 @@ int overlapTable(double cpuCost, double target) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double cpuCost = 20e-6;  // seconds per item on the CPU unit
+  const double cpuCost = 20e-6;                               // seconds per item on the CPU unit
   const double target = argc > 1 ? std::atof(argv[1]) : 0.4;  // seconds of ideal work per measurement
-  std::printf("split_for, synthetic units (CPU unit %.0f us per item, 1 CPU thread + the GPU's thread)\n", cpuCost * 1e6);
+  std::printf("split_for, synthetic units (CPU unit %.0f us per item, 1 CPU thread + the GPU's thread)\n",
+              cpuCost * 1e6);
   std::printf("%-6s %10s %10s %10s %10s %9s %9s %9s %8s\n", "ratio", "cpu alone", "gpu alone", "50/50", "split_for",
               "of ideal", "vs 50/50", "finish", "gpu %");
   int missed = 0;

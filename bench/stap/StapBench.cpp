@@ -33,8 +33,8 @@ struct Timed {
 };
 
 Timed timedJob(const std::string& dir, const std::string& binary, int cpis) {
-  const std::string command = "cd '" + dir + "' && " MPIEXEC_PATH " -launcher fork -n 7 ./" + binary + " " +
-                              std::to_string(cpis) + " 2>&1";
+  const std::string command =
+      "cd '" + dir + "' && " MPIEXEC_PATH " -launcher fork -n 7 ./" + binary + " " + std::to_string(cpis) + " 2>&1";
   int status = 0;
   const auto start = std::chrono::steady_clock::now();
   std::string output = run(command, &status);
@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
                              std::filesystem::copy_options::overwrite_existing);
   int status = 0;
   for (const auto& [binary, flag] : {std::pair<std::string, std::string>{"fused", ""}, {"unfused", "-fno-fusion"}}) {
-    const std::string out = run("cd '" + dir + "' && " DISPARCC_PATH " stap.dsp -o " + binary + " " + flag + " 2>&1", &status);
+    const std::string out =
+        run("cd '" + dir + "' && " DISPARCC_PATH " stap.dsp -o " + binary + " " + flag + " 2>&1", &status);
     if (status != 0) {
       std::fprintf(stderr, "stap_bench: disparcc failed:\n%s", out.c_str());
       return 1;
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
     unfusedOne.push_back(timedJob(dir, "unfused", 1).seconds);
   }
   if (fusedOutput != unfusedOutput) {
-    std::fprintf(stderr, "stap_bench: the builds disagree\nfused:\n%sunfused:\n%s", fusedOutput.c_str(), unfusedOutput.c_str());
+    std::fprintf(stderr, "stap_bench: the builds disagree\nfused:\n%sunfused:\n%s", fusedOutput.c_str(),
+                 unfusedOutput.c_str());
     return 1;
   }
   const double f = median(fused), u = median(unfused);
@@ -88,8 +90,8 @@ int main(int argc, char** argv) {
   std::printf("examples/stap, %d CPIs, 7 ranks, median of %d runs (same detections in both builds)\n", cpis, reps);
   std::printf("  end to end:  fused %.3f s   unfused %.3f s   speedup %.2fx (target >= 2x) %s\n", f, u, u / f,
               u / f >= 2 ? "met" : "NOT met");
-  std::printf("  per CPI:     fused %.1f ms  unfused %.1f ms  speedup %.2fx (start-up left out)\n", perF * 1e3, perU * 1e3,
-              perU / perF);
+  std::printf("  per CPI:     fused %.1f ms  unfused %.1f ms  speedup %.2fx (start-up left out)\n", perF * 1e3,
+              perU * 1e3, perU / perF);
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -31,10 +31,8 @@ struct Unit {
 };
 constexpr std::uint64_t kKi = 1024, kK = 1000;
 constexpr Unit kUnits[] = {
-    {"", 1},          {"B", 1},
-    {"KiB", kKi},     {"MiB", kKi * kKi}, {"GiB", kKi * kKi * kKi}, {"TiB", kKi * kKi * kKi * kKi},
-    {"kB", kK},       {"KB", kK},         {"MB", kK * kK},          {"GB", kK * kK * kK},
-    {"TB", kK * kK * kK * kK},
+    {"", 1},    {"B", 1},   {"KiB", kKi},   {"MiB", kKi* kKi},  {"GiB", kKi* kKi* kKi}, {"TiB", kKi* kKi* kKi* kKi},
+    {"kB", kK}, {"KB", kK}, {"MB", kK* kK}, {"GB", kK* kK* kK}, {"TB", kK* kK* kK* kK},
 };
 }  // namespace
 

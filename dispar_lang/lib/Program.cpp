@@ -2,9 +2,7 @@
 
 namespace dispar::lang {
 
-std::string SourceLocation::str() const {
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
+std::string SourceLocation::str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
 
 int ProgramModel::findVnode(const std::string& vnodeName) const {
   for (std::size_t i = 0; i < vnodes.size(); ++i)
@@ -59,8 +57,8 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
     int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
     for (int w = 0; w < kw; ++w)
       for (int r : writerPeers(w, kw, kr, pipe.split))
-        rtg.edges.push_back(RtgEdge{writerFirst + w, readerFirst + r, pipe.name, pipe.elementType, pipe.elementBytes,
-                                    pipe.volume});
+        rtg.edges.push_back(
+            RtgEdge{writerFirst + w, readerFirst + r, pipe.name, pipe.elementType, pipe.elementBytes, pipe.volume});
   }
   return rtg;
 }

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
-#include <string_view>
 #include <optional>
+#include <string_view>
 
 namespace dispar::lang {
 
@@ -140,8 +140,7 @@ class Reader {
   }
 
   template <class Object>
-  bool string(const Object& object, const char* key, const std::string& path, std::string& out,
-              bool required = true) {
+  bool string(const Object& object, const char* key, const std::string& path, std::string& out, bool required = true) {
     const Json* v = find(object, key, path, required);
     if (!v) return !required;
     if (!v->is_string()) return fail(path + "." + key + ": expected a string, got " + lang::shownJson(*v));
@@ -232,7 +231,8 @@ class Reader {
       double value = 0;
       std::string problem;
       if (!lang::jsonNumber(item, value, problem)) return fail(path + "." + key + "." + name + ": " + problem);
-      if (value < 0) return fail(path + "." + key + "." + name + ": must not be negative, got " + lang::shownJson(item));
+      if (value < 0)
+        return fail(path + "." + key + "." + name + ": must not be negative, got " + lang::shownJson(item));
       out[name] = value;
     }
     return true;
@@ -261,15 +261,17 @@ bool readVertex(Reader& r, const Fields& j, std::size_t i, RtgVertex& v) {
   if (!r.integer(j, "rank", path, 0, kIntMax, v.rank)) return false;
   if (v.rank != v.id)
     return r.fail(path + ".rank: must equal id " + std::to_string(v.id) + ", got " + std::to_string(v.rank));
-  if (type == "CO") v.type = Requirement::CO;
-  else if (type == "CG") v.type = Requirement::CG;
-  else return r.fail(path + ".type: expected \"CO\" or \"CG\", got \"" + type + "\"");
+  if (type == "CO")
+    v.type = Requirement::CO;
+  else if (type == "CG")
+    v.type = Requirement::CG;
+  else
+    return r.fail(path + ".type: expected \"CO\" or \"CG\", got \"" + type + "\"");
   if (!r.string(j, "family", path, v.family, false) || !r.integer(j, "member", path, 0, kIntMax, v.member))
     return false;
   if (v.family.empty() != (v.member < 0))
     return r.fail(path + ": 'family' and 'member' go together (a VNODE_ARRAY member has both)");
-  if (!r.integer(j, "replicas", path, 1, kIntMax, v.replicas) ||
-      !r.integer(j, "replica", path, 0, kIntMax, v.replica))
+  if (!r.integer(j, "replicas", path, 1, kIntMax, v.replicas) || !r.integer(j, "replica", path, 0, kIntMax, v.replica))
     return false;
   if (v.replica >= v.replicas)
     return r.fail(path + ".replica: must be less than replicas (" + std::to_string(v.replicas) + "), got " +
@@ -397,9 +399,12 @@ class RtgStream {
 
   void key(const std::string& k) {
     if (skipping()) return;
-    if (building_ != Building::None) builder_.key(k);
-    else if (depth_ == 1 && topObject_) topKey_ = k;
-    else if (depth_ == 3 && inElement_) slot_ = fields().slot(k);
+    if (building_ != Building::None)
+      builder_.key(k);
+    else if (depth_ == 1 && topObject_)
+      topKey_ = k;
+    else if (depth_ == 3 && inElement_)
+      slot_ = fields().slot(k);
   }
 
   /// After a successful parse: the RTG, or false with `error` set.
@@ -480,8 +485,10 @@ class RtgStream {
       const std::size_t i = vertexCount_++;
       if (!vertexError_.empty()) return;
       RtgVertex v;
-      if (readVertex(r, vertexFields_, i, v)) vertexList_.push_back(std::move(v));
-      else vertexError_ = error;
+      if (readVertex(r, vertexFields_, i, v))
+        vertexList_.push_back(std::move(v));
+      else
+        vertexError_ = error;
     } else {
       const std::size_t i = edgeCount_++;
       if (!edgeError_.empty()) return;
@@ -491,8 +498,10 @@ class RtgStream {
       }
       const int n = static_cast<int>(knownVertices_ ? *knownVertices_ : vertexCount_);
       RtgEdge e;
-      if (readEdge(r, edgeFields_, i, n, e)) edgeList_.push_back(std::move(e));
-      else edgeError_ = error;
+      if (readEdge(r, edgeFields_, i, n, e))
+        edgeList_.push_back(std::move(e));
+      else
+        edgeError_ = error;
     }
   }
 
@@ -505,9 +514,8 @@ class RtgStream {
   std::string topKey_;
   Building building_ = Building::None;
   JsonBuilder<Json> builder_;
-  Fields vertexFields_{"id",       "rank",     "vnode",      "family",      "member",
-                       "replica",  "replicas", "type",       "cost",        "cost_declared",
-                       "memory",   "location", "node_cores", "fingerprint", "features"};
+  Fields vertexFields_{"id",   "rank",          "vnode",  "family",   "member",     "replica",     "replicas", "type",
+                       "cost", "cost_declared", "memory", "location", "node_cores", "fingerprint", "features"};
   Fields edgeFields_{"from", "to", "pipe", "element", "element_bytes", "volume"};
   bool inElement_ = false;
   int slot_ = -1;  // the element's member being read, or -1 for one no reader looks up

@@ -59,9 +59,10 @@ bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out,
   std::int64_t rank = 0, replica = 0;
   if (!f.integer("rank", 0, kIntMax, rank) || !f.string("vnode", out.vnode) ||
       !f.integer("replica", 0, kIntMax, replica) || !f.string("host", out.host) ||
-      !f.oneOf("device", {"cpu", "gpu", "host-path"}, out.device) || !optionalString(f, "device_model", out.deviceModel) ||
-      !optionalString(f, "fingerprint", out.fingerprint) || !f.measure("compute_s", out.computeSeconds) ||
-      !f.measure("read_wait_s", out.readWaitSeconds) || !f.measure("write_wait_s", out.writeWaitSeconds))
+      !f.oneOf("device", {"cpu", "gpu", "host-path"}, out.device) ||
+      !optionalString(f, "device_model", out.deviceModel) || !optionalString(f, "fingerprint", out.fingerprint) ||
+      !f.measure("compute_s", out.computeSeconds) || !f.measure("read_wait_s", out.readWaitSeconds) ||
+      !f.measure("write_wait_s", out.writeWaitSeconds))
     return false;
   if (f.member("cpu_s", false) != nullptr && !f.measure("cpu_s", out.cpuSeconds)) return false;
   if (!optionalMeasure(f, "compute_cpu_s", out.computeCpuSeconds)) return false;
@@ -144,8 +145,10 @@ std::string writeRunProfileJson(const RunProfile& profile) {
   doc["kernels"] = std::move(kernels);
   Ordered sites = Ordered::array();
   for (const ProfiledSplitSite& site : profile.splitSites)
-    sites.push_back(
-        {{"rank", site.rank}, {"site", site.site}, {"gpu_rate", site.gpuRate}, {"cpu_thread_rate", site.cpuThreadRate}});
+    sites.push_back({{"rank", site.rank},
+                     {"site", site.site},
+                     {"gpu_rate", site.gpuRate},
+                     {"cpu_thread_rate", site.cpuThreadRate}});
   doc["split_sites"] = std::move(sites);
   return doc.dump(2) + "\n";
 }

@@ -38,8 +38,8 @@
 // Device-side overloads of the standard math functions must be declared before <cmath> (as Clang's
 // CUDA wrapper does); their definitions follow below, after the builtin variables.
 #include <__clang_cuda_math_forward_declares.h>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 
 // The standard headers the host-kernel headers use, included outside the host+device region below.
@@ -82,6 +82,7 @@ struct dim3 {
 // The runtime API's types, global as in the toolkit's driver_types.h. Aliases of the dispar::hostk types
 // would not do: argument-dependent lookup would then find dispar::hostk::cudaMemcpy beside ::cudaMemcpy
 // and the call would be ambiguous. The enumerators take their values from dispar::hostk.
+// clang-format off: X-macro lists, which clang-format does not lay out stably
 #define DISPAR_CUDA_PARSE_ERRORS(X)                                                                      \
   X(cudaSuccess) X(cudaErrorInvalidValue) X(cudaErrorMemoryAllocation) X(cudaErrorInvalidConfiguration) \
   X(cudaErrorInvalidDevicePointer) X(cudaErrorInvalidMemcpyDirection) X(cudaErrorInvalidDeviceFunction) \
@@ -90,6 +91,7 @@ struct dim3 {
 #define DISPAR_CUDA_PARSE_COPY_KINDS(X)                                                     \
   X(cudaMemcpyHostToHost) X(cudaMemcpyHostToDevice) X(cudaMemcpyDeviceToHost) X(cudaMemcpyDeviceToDevice) \
   X(cudaMemcpyDefault)
+// clang-format on
 #define DISPAR_CUDA_PARSE_ENUMERATOR(name) name = ::dispar::hostk::name,
 enum cudaError { DISPAR_CUDA_PARSE_ERRORS(DISPAR_CUDA_PARSE_ENUMERATOR) };
 enum cudaMemcpyKind { DISPAR_CUDA_PARSE_COPY_KINDS(DISPAR_CUDA_PARSE_ENUMERATOR) };
@@ -111,10 +113,12 @@ using cudaEvent_t = CUevent_st*;
 #pragma push_macro("CUDA_VERSION")
 #undef CUDA_VERSION
 #define CUDA_VERSION 9020
+// clang-format off: Clang's CUDA wrappers need this order
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
 #include <__clang_cuda_cmath.h>
+// clang-format on
 #pragma pop_macro("CUDA_VERSION")
 
 #pragma clang force_cuda_host_device begin
@@ -144,7 +148,7 @@ cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
-#define DISPAR_GPU_RUNTIME_SPECIAL(name) \
+#define DISPAR_GPU_RUNTIME_SPECIAL(name)                                                                               \
   static_assert(sizeof(&::name) != 0, "dispar_cuda_parse.h does not declare " #name " of RuntimeApi.def");
 #include <dispar/gpu/RuntimeApi.def>
 
@@ -182,9 +186,9 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x0
 // warpSize, ...) come from Clang's builtin-variable header above.
 #define DISPAR_CUDA_PARSE_BUILTIN_Index(CudaName, HostName)
 #define DISPAR_CUDA_PARSE_BUILTIN_Constant(CudaName, HostName)
-#define DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName) \
-  template <class... Args>                                      \
-  auto CudaName(Args&&... args)->decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
+#define DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)                                                         \
+  template <class... Args>                                                                                             \
+  auto CudaName(Args&&... args) -> decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
 #define DISPAR_CUDA_PARSE_BUILTIN_Barrier(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
 #define DISPAR_CUDA_PARSE_BUILTIN_Warp(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
 #define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_CUDA_PARSE_BUILTIN_##Kind(CudaName, HostName)
@@ -222,7 +226,6 @@ template <class T>
 T surf2Dread(cudaSurfaceObject_t surface, int x, int y);
 template <class T>
 void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y);
-
 
 #pragma clang force_cuda_host_device end
 

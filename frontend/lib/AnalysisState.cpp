@@ -2,8 +2,8 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Type.h"
+#include "clang/Basic/SourceManager.h"
 
 namespace dispar::frontend {
 
@@ -25,7 +25,8 @@ clang::QualType pipeElementType(clang::QualType type) {
 
 int pipeArraySize(clang::QualType type) {
   const auto* spec = specializationOf(type, "dispar::PipeArray");
-  if (!spec || spec->getTemplateArgs().size() != 2 || spec->getTemplateArgs()[1].getKind() != clang::TemplateArgument::Integral)
+  if (!spec || spec->getTemplateArgs().size() != 2 ||
+      spec->getTemplateArgs()[1].getKind() != clang::TemplateArgument::Integral)
     return -1;
   return static_cast<int>(spec->getTemplateArgs()[1].getAsIntegral().getExtValue());
 }

@@ -49,8 +49,8 @@ void PipeDeclarationCheck::run(const MatchFinder::MatchResult& result) {
 }
 
 void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
-  finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), matchesName("^::dispar_vnode_")).bind("vnode"),
-                    this);
+  finder.addMatcher(
+      functionDecl(isExpansionInMainFile(), isDefinition(), matchesName("^::dispar_vnode_")).bind("vnode"), this);
 }
 
 void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
@@ -63,8 +63,8 @@ void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
 
 void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {
   // Only references in statements: IN(p)/OUT(p) name the pipe inside decltype in the parameter list.
-  finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(pipeVariable().bind("pipe")),
-                                hasAncestor(compoundStmt()), forCallable(functionDecl().bind("fn")))
+  finder.addMatcher(declRefExpr(isExpansionInMainFile(), to(pipeVariable().bind("pipe")), hasAncestor(compoundStmt()),
+                                forCallable(functionDecl().bind("fn")))
                         .bind("ref"),
                     this);
 }
@@ -99,7 +99,8 @@ void PipeReferenceCheck::run(const MatchFinder::MatchResult& result) {
 }
 
 void PortElementTypeCheck::registerMatchers(MatchFinder& finder) {
-  auto portClass = classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort", "::dispar::Pipe"));
+  auto portClass =
+      classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort", "::dispar::Pipe"));
   finder.addMatcher(
       cxxMemberCallExpr(isExpansionInMainFile(),
                         callee(cxxMethodDecl(hasAnyName("read", "write", "push"), ofClass(portClass)).bind("method")))
@@ -135,8 +136,8 @@ void UserMainCheck::run(const MatchFinder::MatchResult& result) {
 }
 
 void GpuUseCollector::registerMatchers(MatchFinder& finder) {
-  finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), hasAttr(clang::attr::CUDAGlobal)).bind("kernel"),
-                    this);
+  finder.addMatcher(
+      functionDecl(isExpansionInMainFile(), isDefinition(), hasAttr(clang::attr::CUDAGlobal)).bind("kernel"), this);
   finder.addMatcher(functionDecl(isExpansionInMainFile(), unless(isImplicit()), unless(isTemplateInstantiation()),
                                  anyOf(hasAttr(clang::attr::CUDAGlobal), hasAttr(clang::attr::CUDADevice)))
                         .bind("devicefn"),
@@ -185,7 +186,8 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
     state_.gpuUses.push_back(GpuUse{fn, launch->getBeginLoc()});
   } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
     state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});
-    if (!fn->hasAttr<clang::CUDAGlobalAttr>() && !fn->hasAttr<clang::CUDADeviceAttr>()) state_.runtimeCalls.push_back(call);
+    if (!fn->hasAttr<clang::CUDAGlobalAttr>() && !fn->hasAttr<clang::CUDADeviceAttr>())
+      state_.runtimeCalls.push_back(call);
   } else if (const auto* split = result.Nodes.getNodeAs<clang::CallExpr>("split")) {
     // split_for(n, cpu, gpu): the GPU body makes the function a GPU user; `nullptr` for it is the
     // CPU-only parallel loop.
@@ -193,7 +195,8 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
     const bool cpuOnly = split->getNumArgs() > 2 && split->getArg(2)->IgnoreParenImpCasts()->getType()->isNullPtrType();
     if (!cpuOnly) state_.gpuUses.push_back(GpuUse{fn, split->getBeginLoc()});
   } else if (const auto* callee = result.Nodes.getNodeAs<clang::FunctionDecl>("callee")) {
-    state_.calls.push_back(CallEdge{fn, callee->getCanonicalDecl(), result.Nodes.getNodeAs<clang::CallExpr>("call")->getBeginLoc()});
+    state_.calls.push_back(
+        CallEdge{fn, callee->getCanonicalDecl(), result.Nodes.getNodeAs<clang::CallExpr>("call")->getBeginLoc()});
   }
 }
 

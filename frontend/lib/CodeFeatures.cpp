@@ -112,8 +112,7 @@ std::optional<double> constantTripCount(const clang::ForStmt* loop, const clang:
       // Ends only by landing on the bound.
       if (distance < 0 || distance % stride != 0) return std::nullopt;
       return static_cast<double>(distance / stride);
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -132,17 +131,33 @@ void addCall(Counts& into, const Counts& callee, double weight, double depth) {
 std::optional<CodeFeature> overloadedOperatorFeature(const clang::CXXOperatorCallExpr* call) {
   const bool unary = call->getNumArgs() == 1;
   switch (call->getOperator()) {
-    case clang::OO_Plus: case clang::OO_Minus: case clang::OO_Slash: case clang::OO_Percent:
-    case clang::OO_Caret: case clang::OO_Pipe: case clang::OO_Tilde: case clang::OO_LessLess:
-    case clang::OO_GreaterGreater: case clang::OO_PlusEqual: case clang::OO_MinusEqual: case clang::OO_StarEqual:
-    case clang::OO_SlashEqual: case clang::OO_PercentEqual: case clang::OO_CaretEqual: case clang::OO_AmpEqual:
-    case clang::OO_PipeEqual: case clang::OO_LessLessEqual: case clang::OO_GreaterGreaterEqual:
-    case clang::OO_PlusPlus: case clang::OO_MinusMinus:
-      return CodeFeature::ArithOps;
+    case clang::OO_Plus:
+    case clang::OO_Minus:
+    case clang::OO_Slash:
+    case clang::OO_Percent:
+    case clang::OO_Caret:
+    case clang::OO_Pipe:
+    case clang::OO_Tilde:
+    case clang::OO_LessLess:
+    case clang::OO_GreaterGreater:
+    case clang::OO_PlusEqual:
+    case clang::OO_MinusEqual:
+    case clang::OO_StarEqual:
+    case clang::OO_SlashEqual:
+    case clang::OO_PercentEqual:
+    case clang::OO_CaretEqual:
+    case clang::OO_AmpEqual:
+    case clang::OO_PipeEqual:
+    case clang::OO_LessLessEqual:
+    case clang::OO_GreaterGreaterEqual:
+    case clang::OO_PlusPlus:
+    case clang::OO_MinusMinus: return CodeFeature::ArithOps;
     case clang::OO_Star: return unary ? CodeFeature::MemoryOps : CodeFeature::ArithOps;
     case clang::OO_Amp: return unary ? std::nullopt : std::optional<CodeFeature>(CodeFeature::ArithOps);
-    case clang::OO_Subscript: case clang::OO_Arrow: return CodeFeature::MemoryOps;
-    case clang::OO_AmpAmp: case clang::OO_PipePipe: return CodeFeature::BranchOps;
+    case clang::OO_Subscript:
+    case clang::OO_Arrow: return CodeFeature::MemoryOps;
+    case clang::OO_AmpAmp:
+    case clang::OO_PipePipe: return CodeFeature::BranchOps;
     case clang::OO_Call: return CodeFeature::CallOps;
     default: return std::nullopt;  // assignment, comparison, ...
   }
@@ -205,9 +220,12 @@ class BodyCounter : public clang::RecursiveASTVisitor<BodyCounter> {
   bool VisitUnaryOperator(clang::UnaryOperator* op) {
     switch (op->getOpcode()) {
       case clang::UO_Deref: return add(CodeFeature::MemoryOps);
-      case clang::UO_PreInc: case clang::UO_PreDec: case clang::UO_PostInc: case clang::UO_PostDec:
-      case clang::UO_Minus: case clang::UO_Not:
-        return add(CodeFeature::ArithOps);
+      case clang::UO_PreInc:
+      case clang::UO_PreDec:
+      case clang::UO_PostInc:
+      case clang::UO_PostDec:
+      case clang::UO_Minus:
+      case clang::UO_Not: return add(CodeFeature::ArithOps);
       default: return true;
     }
   }
@@ -223,8 +241,10 @@ class BodyCounter : public clang::RecursiveASTVisitor<BodyCounter> {
     add(CodeFeature::KernelLaunches);
     if (const clang::FunctionDecl* kernel = mainFileDefinition(launch->getDirectCallee(), sm_)) {
       const Counts counts = counter_.countsOf(kernel);
-      out_[CodeFeature::KernelArithOps] += weight_ * (counts[CodeFeature::ArithOps] + counts[CodeFeature::KernelArithOps]);
-      out_[CodeFeature::KernelMemoryOps] += weight_ * (counts[CodeFeature::MemoryOps] + counts[CodeFeature::KernelMemoryOps]);
+      out_[CodeFeature::KernelArithOps] +=
+          weight_ * (counts[CodeFeature::ArithOps] + counts[CodeFeature::KernelArithOps]);
+      out_[CodeFeature::KernelMemoryOps] +=
+          weight_ * (counts[CodeFeature::MemoryOps] + counts[CodeFeature::KernelMemoryOps]);
     }
     if (const clang::CallExpr* config = launch->getConfig())
       for (const clang::Expr* arg : config->arguments()) TraverseStmt(const_cast<clang::Expr*>(arg));

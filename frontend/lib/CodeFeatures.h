@@ -7,10 +7,10 @@
 
 #include "frontend/CodeFeatureTable.h"
 
+#include "dispar_lang/Rtg.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
-#include "dispar_lang/Rtg.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>

@@ -45,7 +45,8 @@ const hostk::Builtin* cudaBuiltin(const clang::Decl* decl) {
 
 bool isInCooperativeGroups(const clang::Decl* decl) {
   for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx; ctx = ctx->getParent())
-    if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && ns->getName() == "cooperative_groups") return true;
+    if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && ns->getName() == "cooperative_groups")
+      return true;
   return false;
 }
 

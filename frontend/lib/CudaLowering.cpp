@@ -73,20 +73,26 @@ struct UnsupportedFamily {
   std::string_view what;
 };
 constexpr UnsupportedFamily kUnsupportedFunctions[] = {
-    {"__shfl", "warp shuffles without _sync"}, {"__ballot", "warp votes without _sync"},
-    {"__any", "warp votes without _sync"},     {"__all", "warp votes without _sync"},
-    {"tex1D", "textures"},                     {"tex2D", "textures"},
-    {"tex3D", "textures"},                     {"texCubemap", "textures"},
-    {"tex1Dfetch", "textures"},                {"surf", "surfaces"},
+    {"__shfl", "warp shuffles without _sync"},
+    {"__ballot", "warp votes without _sync"},
+    {"__any", "warp votes without _sync"},
+    {"__all", "warp votes without _sync"},
+    {"tex1D", "textures"},
+    {"tex2D", "textures"},
+    {"tex3D", "textures"},
+    {"texCubemap", "textures"},
+    {"tex1Dfetch", "textures"},
+    {"surf", "surfaces"},
     {"__nanosleep", "timed sleeps"},
 };
 
-constexpr std::string_view kQualifierTokens[] = {"__global__", "__device__", "__host__", "__constant__", "__managed__", "__forceinline__",
-                                                 "__noinline__"};
+constexpr std::string_view kQualifierTokens[] = {"__global__",  "__device__",      "__host__",    "__constant__",
+                                                 "__managed__", "__forceinline__", "__noinline__"};
 constexpr const char* kCooperativeGroups = "::dispar::hostk::cooperative_groups::";
 
 bool isDeviceOnly(const clang::FunctionDecl* fn) {
-  return fn->hasAttr<clang::CUDAGlobalAttr>() || (fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>());
+  return fn->hasAttr<clang::CUDAGlobalAttr>() ||
+         (fn->hasAttr<clang::CUDADeviceAttr>() && !fn->hasAttr<clang::CUDAHostAttr>());
 }
 
 const SymbolCall* symbolCall(llvm::StringRef name) {
@@ -104,7 +110,8 @@ bool isDispatched(llvm::StringRef name) {
 // "::ns::": the named namespaces `decl` is declared in (anonymous ones are reached from their parent).
 std::string enclosingNamespace(const clang::Decl* decl) {
   std::string prefix = "::";
-  for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx && !ctx->isTranslationUnit(); ctx = ctx->getParent()) {
+  for (const clang::DeclContext* ctx = decl->getDeclContext(); ctx && !ctx->isTranslationUnit();
+       ctx = ctx->getParent()) {
     if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(ctx); ns && !ns->isAnonymousNamespace())
       prefix.insert(2, ns->getName().str() + "::");
   }
@@ -155,7 +162,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   /// `clonedTemplates`: the __device__ function templates whose host versions are clones in
   /// dispar_host; a host version calls them by that name.
   DeviceBodyRewriter(clang::ASTContext& context, clang::Rewriter& rewriter, DisparDiagnostics& diags, CudaTarget target,
-                     const std::vector<const clang::FunctionTemplateDecl*>& clonedTemplates, std::string threadIndex = "")
+                     const std::vector<const clang::FunctionTemplateDecl*>& clonedTemplates,
+                     std::string threadIndex = "")
       : context_(context), sm_(context.getSourceManager()), rewriter_(rewriter), diags_(diags), target_(target),
         clonedTemplates_(clonedTemplates), threadIndex_(std::move(threadIndex)) {}
 
@@ -182,7 +190,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   bool TraverseDeclStmt(clang::DeclStmt* stmt) {
     bool shared = false;
     for (const clang::Decl* decl : stmt->decls())
-      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) shared = shared || var->hasAttr<clang::CUDASharedAttr>();
+      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl))
+        shared = shared || var->hasAttr<clang::CUDASharedAttr>();
     if (!shared) return Base::TraverseDeclStmt(stmt);
     rewriteSharedDeclarations(stmt);
     return true;  // the declaration is replaced whole; nothing inside it is rewritten separately
@@ -209,7 +218,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     if (const auto* specialization = inner->getAs<clang::TemplateSpecializationType>())
       named = specialization->getTemplateName().getAsTemplateDecl();
     if (!named || !isInCooperativeGroups(named)) return true;
-    if (!checkCooperativeGroups(named, hostk::CooperativeGroupsKind::Type, type.getNamedTypeLoc().getBeginLoc())) return true;
+    if (!checkCooperativeGroups(named, hostk::CooperativeGroupsKind::Type, type.getNamedTypeLoc().getBeginLoc()))
+      return true;
     if (!type.getQualifierLoc()) insertCooperativeGroupsQualifier(type.getNamedTypeLoc().getBeginLoc());
     return true;
   }
@@ -223,8 +233,9 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     const clang::ValueDecl* decl = ref->getDecl();
-    if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && fn->getPrimaryTemplate() &&
-                                                                     callsClone(fn->getPrimaryTemplate(), ref->getQualifierLoc(), ref->getLocation()))
+    if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl);
+        fn && fn->getPrimaryTemplate() &&
+        callsClone(fn->getPrimaryTemplate(), ref->getQualifierLoc(), ref->getLocation()))
       return true;
     if (const auto* var = llvm::dyn_cast<clang::VarDecl>(decl); var && isDeviceVariable(var)) {
       // With a GPU build the variable lives on the GPU; the host version reads its host copy.
@@ -249,7 +260,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     }
     for (const UnsupportedFamily& family : kUnsupportedFunctions)
       if (llvm::StringRef(name).starts_with(family.prefix)) {
-        unsupported(ref->getLocation(), std::string(family.what), "the host path has no texture units; see docs/cuda.md");
+        unsupported(ref->getLocation(), std::string(family.what),
+                    "the host path has no texture units; see docs/cuda.md");
         return true;
       }
     if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && isDeviceOnly(fn) && !hasHostVersion(fn))
@@ -300,7 +312,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 
   /// A use of a cloned __device__ function template names its clone: `ns::reduce<T>(...)` becomes
   /// `::ns::dispar_host::reduce<T>(...)` (qualified, so argument-dependent lookup adds nothing).
-  bool callsClone(const clang::FunctionTemplateDecl* tmpl, clang::NestedNameSpecifierLoc qualifier, clang::SourceLocation name) {
+  bool callsClone(const clang::FunctionTemplateDecl* tmpl, clang::NestedNameSpecifierLoc qualifier,
+                  clang::SourceLocation name) {
     const clang::FunctionTemplateDecl* canonical = tmpl->getCanonicalDecl();
     if (std::find(clonedTemplates_.begin(), clonedTemplates_.end(), canonical) == clonedTemplates_.end()) return false;
     replaceRange(clang::SourceRange(qualifier ? qualifier.getBeginLoc() : name, name),
@@ -314,7 +327,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     if (llvm::isa<clang::CXXMethodDecl>(fn)) return true;  // members are judged by their class
     for (const clang::NamedDecl* other : fn->getDeclContext()->getRedeclContext()->lookup(fn->getDeclName())) {
       const clang::Decl* candidate = other->getUnderlyingDecl();
-      if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(candidate)) candidate = tmpl->getTemplatedDecl();
+      if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(candidate))
+        candidate = tmpl->getTemplatedDecl();
       if (const auto* function = llvm::dyn_cast<clang::FunctionDecl>(candidate);
           function && (!function->hasAttr<clang::CUDADeviceAttr>() || function->hasAttr<clang::CUDAHostAttr>()))
         return true;
@@ -323,7 +337,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   }
 
   /// Reports a cooperative-groups name the host path does not provide; true when it does.
-  bool checkCooperativeGroups(const clang::NamedDecl* decl, hostk::CooperativeGroupsKind kind, clang::SourceLocation loc) {
+  bool checkCooperativeGroups(const clang::NamedDecl* decl, hostk::CooperativeGroupsKind kind,
+                              clang::SourceLocation loc) {
     const std::string name = decl->getNameAsString();
     if (hostk::providesCooperativeGroupsName(kind, name)) return true;
     if (!reportedCooperativeGroups_.insert(sm_.getFileOffset(sm_.getExpansionLoc(loc))).second) return false;
@@ -347,8 +362,10 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   void replaceRange(clang::SourceRange range, const std::string& replacement, const std::string& what) {
     clang::SourceLocation begin = range.getBegin(), end = range.getEnd();
     if (begin.isMacroID() || end.isMacroID()) {
-      if (!sm_.isMacroArgExpansion(begin) || !sm_.isMacroArgExpansion(end) || !sm_.isInMainFile(sm_.getSpellingLoc(begin))) {
-        unsupported(begin, what + " inside a macro definition", "write it in the kernel or pass it as a macro argument");
+      if (!sm_.isMacroArgExpansion(begin) || !sm_.isMacroArgExpansion(end) ||
+          !sm_.isInMainFile(sm_.getSpellingLoc(begin))) {
+        unsupported(begin, what + " inside a macro definition",
+                    "write it in the kernel or pass it as a macro argument");
         return;
       }
       begin = sm_.getSpellingLoc(begin);
@@ -393,8 +410,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
           unsupported(var->getLocation(), "extern __shared__ scalars", "declare an unsized array");
           return;
         }
-        replacement += array->getElementType().getAsString(policy) + "* " + name + " = ::dispar::hostk::dynamicShared<" +
-                       array->getElementType().getAsString(policy) + ">(); ";
+        replacement += array->getElementType().getAsString(policy) + "* " + name +
+                       " = ::dispar::hostk::dynamicShared<" + array->getElementType().getAsString(policy) + ">(); ";
       } else {
         // The lambda's type tells this declaration apart from every other: one instance per block.
         std::string spelled = type.getUnqualifiedType().getAsString(policy);
@@ -448,7 +465,8 @@ clang::SourceRange CudaLowering::writtenRange(clang::SourceRange range) const {
 }
 
 std::string CudaLowering::text(clang::SourceRange range) const {
-  return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(writtenRange(range)), sm_, context_.getLangOpts())
+  return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(writtenRange(range)), sm_,
+                                     context_.getLangOpts())
       .str();
 }
 
@@ -462,7 +480,8 @@ std::string CudaLowering::lineDirective(clang::SourceLocation loc) const {
   return "#line " + std::to_string(presumed.getLine()) + " \"" + file + "\"\n";
 }
 
-void CudaLowering::add(FrontendResult& result, clang::SourceLocation begin, unsigned length, const std::string& replacement) {
+void CudaLowering::add(FrontendResult& result, clang::SourceLocation begin, unsigned length,
+                       const std::string& replacement) {
   llvm::Error error = result.sourceEdits.add(clang::tooling::Replacement(sm_, begin, length, replacement));
   if (error) {
     // Overlapping edits mean two rewrites claim the same text: a bug in the lowering, never user error.
@@ -558,14 +577,15 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
     policy.SuppressScope = false;
     const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
     const std::string clone = hostNamespace(fn) + fn->getNameAsString();
-    const std::string original = hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString();  // same without a GPU build
+    const std::string original =
+        hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString();  // same without a GPU build
     auto address = [&](const std::string& function) {
       return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
     };
     block += "static const bool dispar_registered_" + fn->getNameAsString() + "_L" +
              std::to_string(sm_.getPresumedLoc(begin).getLine()) + " = ::dispar::hostk::detail::registerKernel(" +
-             address(original) + ", " + address(clone) + ", ::dispar::hostk::detail::CloneForm::" +
-             (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
+             address(original) + ", " + address(clone) +
+             ", ::dispar::hostk::detail::CloneForm::" + (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
   }
   block += "}  // namespace dispar_host\n";
   // Without a GPU build the clone is the kernel: code that names it (`void (*k)(int*) = fill;`) gets it.
@@ -601,10 +621,13 @@ void CudaLowering::removeExplicitInstantiations(FrontendResult& result) {
       if (at.isInvalid() || !at.isFileID() || !sm_.isInMainFile(at)) continue;
       const unsigned offset = sm_.getFileOffset(at);
       std::size_t begin = buffer.substr(0, offset).rfind("template");
-      const std::size_t externAt = begin == llvm::StringRef::npos ? llvm::StringRef::npos : buffer.substr(0, begin).rfind("extern");
-      if (externAt != llvm::StringRef::npos && buffer.substr(externAt + 6, begin - externAt - 6).trim().empty()) begin = externAt;
+      const std::size_t externAt =
+          begin == llvm::StringRef::npos ? llvm::StringRef::npos : buffer.substr(0, begin).rfind("extern");
+      if (externAt != llvm::StringRef::npos && buffer.substr(externAt + 6, begin - externAt - 6).trim().empty())
+        begin = externAt;
       const std::size_t end = buffer.find(';', offset);
-      if (begin == llvm::StringRef::npos || end == llvm::StringRef::npos || !removed.insert(static_cast<unsigned>(begin)).second)
+      if (begin == llvm::StringRef::npos || end == llvm::StringRef::npos ||
+          !removed.insert(static_cast<unsigned>(begin)).second)
         continue;
       const llvm::StringRef statement = buffer.substr(begin, end + 1 - begin);
       add(result, fileLoc(static_cast<unsigned>(begin)), static_cast<unsigned>(statement.size()),
@@ -615,10 +638,12 @@ void CudaLowering::removeExplicitInstantiations(FrontendResult& result) {
 
 bool CudaLowering::isClonedTemplate(const clang::FunctionDecl* fn) const {
   const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
-  return tmpl && std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) != clonedTemplates_.end();
+  return tmpl && std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) !=
+                     clonedTemplates_.end();
 }
 
-void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result) {
+void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode,
+                                       FrontendResult& result) {
   const bool ownOverload = signatureNamesCooperativeGroups(fn);
   const bool gpuBuild = options_.cudaTarget == CudaTarget::GpuAndHost;
   const clang::Decl* whole = fn;
@@ -626,13 +651,15 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
   const clang::SourceRange range = sm_.getExpansionRange(whole->getSourceRange()).getAsRange();
 
   if (fn->doesThisDeclarationHaveABody())
-    DeviceBodyRewriter(context_, hostCode, diags_, options_.cudaTarget, clonedTemplates_).rewrite(fn, ownOverload && gpuBuild);
+    DeviceBodyRewriter(context_, hostCode, diags_, options_.cudaTarget, clonedTemplates_)
+        .rewrite(fn, ownOverload && gpuBuild);
 
   if (gpuBuild && ownOverload) {
     // A cooperative-groups type in the signature is CUDA's on the GPU and the host path's on the host:
     // the host version is an overload of its own, right after the original.
     dropCudaQualifiers(range, hostCode);
-    insertAfter(result, range, lineDirective(range.getBegin()) + withSemicolon(hostCode.getRewrittenText(range), fn) + "\n");
+    insertAfter(result, range,
+                lineDirective(range.getBegin()) + withSemicolon(hostCode.getRewrittenText(range), fn) + "\n");
     return;
   }
   if (gpuBuild) {
@@ -660,7 +687,8 @@ void CudaLowering::lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rew
     // Without a GPU build it is a host function: its CUDA qualifiers go too (`__noinline__` means
     // nothing to g++), and its body is the host version.
     dropCudaQualifiers(range, hostCode);
-    add(result, range.getBegin(), endOffset(range) - sm_.getFileOffset(range.getBegin()), hostCode.getRewrittenText(range));
+    add(result, range.getBegin(), endOffset(range) - sm_.getFileOffset(range.getBegin()),
+        hostCode.getRewrittenText(range));
     return;
   }
 
@@ -711,14 +739,15 @@ void CudaLowering::lowerDeviceVariables(FrontendResult& result) {
     clang::SourceRange whole = range;
     for (const clang::VarDecl* other : state_.deviceVariables) {
       const clang::SourceRange otherRange = sm_.getExpansionRange(other->getSourceRange()).getAsRange();
-      if (otherRange.getBegin() == range.getBegin() && sm_.isBeforeInTranslationUnit(whole.getEnd(), otherRange.getEnd()))
+      if (otherRange.getBegin() == range.getBegin() &&
+          sm_.isBeforeInTranslationUnit(whole.getEnd(), otherRange.getEnd()))
         whole.setEnd(otherRange.getEnd());
     }
     clang::Rewriter copy(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
     dropCudaQualifiers(whole, copy);
     insertAfter(result, whole,
-                    "namespace dispar_host {\n" + lineDirective(whole.getBegin()) + copy.getRewrittenText(whole) +
-                        ";\n}  // namespace dispar_host\n");
+                "namespace dispar_host {\n" + lineDirective(whole.getBegin()) + copy.getRewrittenText(whole) +
+                    ";\n}  // namespace dispar_host\n");
   }
 }
 
@@ -748,7 +777,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(callee); ref && ref->hasExplicitTemplateArgs()) {
     lAngle = ref->getLAngleLoc();
     rAngle = ref->getRAngleLoc();
-  } else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee); lookup && lookup->hasExplicitTemplateArgs()) {
+  } else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee);
+             lookup && lookup->hasExplicitTemplateArgs()) {
     lAngle = lookup->getLAngleLoc();
     rAngle = lookup->getRAngleLoc();
   }
@@ -763,8 +793,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   const char* launcher = !kernel                         ? "::dispar::hostk::launchByPointer("
                          : loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
                                                          : "::dispar::hostk::launch(";
-  std::string hostLaunch = std::string(launcher) + configArg(0, "1") + ", " + configArg(1, "1") + ", " + configArg(2, "0") +
-                           ", " + host;
+  std::string hostLaunch =
+      std::string(launcher) + configArg(0, "1") + ", " + configArg(1, "1") + ", " + configArg(2, "0") + ", " + host;
   for (const clang::Expr* arg : launch->arguments()) {
     // A parameter's default is spelt where the kernel declares it.
     if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(arg))
@@ -783,8 +813,8 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   // after the launch and its check (LaunchTimer.h).
   const std::string timer = "(void)::dispar::gpu::LaunchTimer(" + site + "), ";
   if (options_.cudaTarget != CudaTarget::HostOnly)
-    return "(" + timer + "(::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" + text(launch->getSourceRange()) +
-           ")), " + check + ")";
+    return "(" + timer + "(::dispar::gpu::onHost() ? (void)" + hostLaunch + " : (void)(" +
+           text(launch->getSourceRange()) + ")), " + check + ")";
   // The launch may span lines; its replacement keeps as many, so that #line and __LINE__ stay right.
   const std::string original = text(launch->getSourceRange());
   return "(" + timer + "(void)" + hostLaunch + ", " + check +
@@ -830,7 +860,8 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
     const unsigned length = clang::Lexer::MeasureTokenLength(loc, sm_, context_.getLangOpts());
     if (!sm_.isInMainFile(loc) || llvm::StringRef(sm_.getCharacterData(loc), length) != written) {
       diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::UnsupportedOnHost)
-          << ("'" + written.str() + "' called from a header's macro") << "call it in the file (a macro argument is fine)";
+          << ("'" + written.str() + "' called from a header's macro")
+          << "call it in the file (a macro argument is fine)";
       diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
       continue;
     }
@@ -845,7 +876,8 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
     add(result, loc, static_cast<unsigned>(written.size()), ("::dispar::gpu::" + written).str());
     const SymbolCall* symbol = symbolCall(callee->getName());
     if (!symbol) continue;
-    const clang::Expr* argument = symbol->symbolArgument < call->getNumArgs() ? call->getArg(symbol->symbolArgument) : nullptr;
+    const clang::Expr* argument =
+        symbol->symbolArgument < call->getNumArgs() ? call->getArg(symbol->symbolArgument) : nullptr;
     const auto* ref = argument ? llvm::dyn_cast<clang::DeclRefExpr>(argument->IgnoreParenImpCasts()) : nullptr;
     const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
     clang::SourceLocation begin = argument ? argument->getBeginLoc() : clang::SourceLocation();
@@ -857,7 +889,8 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
     }
     if (!var || !isDeviceVariable(var) || !begin.isFileID() || !end.isFileID() || !sm_.isInMainFile(begin)) {
       diags_.report(argument ? argument->getBeginLoc() : call->getBeginLoc(), Diag::UnsupportedOnHost)
-          << ("'" + callee->getNameAsString() + "' on a symbol other than a __constant__ or __device__ variable of this file")
+          << ("'" + callee->getNameAsString() +
+              "' on a symbol other than a __constant__ or __device__ variable of this file")
           << "name the variable itself";
       diags_.report(call->getBeginLoc(), Diag::NoteHostPath);
       continue;
@@ -881,7 +914,8 @@ void CudaLowering::lower(FrontendResult& result) {
     for (const clang::FunctionDecl* fn : state_.deviceFunctions)
       if (isDeviceOnly(fn) && !fn->hasAttr<clang::CUDAGlobalAttr>() && !llvm::isa<clang::CXXMethodDecl>(fn))
         if (const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate())
-          if (std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) == clonedTemplates_.end())
+          if (std::find(clonedTemplates_.begin(), clonedTemplates_.end(), tmpl->getCanonicalDecl()) ==
+              clonedTemplates_.end())
             clonedTemplates_.push_back(tmpl->getCanonicalDecl());
   }
   std::vector<clang::SourceRange> deviceCode;  // launches in it are dynamic parallelism, reported
@@ -896,7 +930,8 @@ void CudaLowering::lower(FrontendResult& result) {
     const clang::SourceRange code = sm_.getExpansionRange(fn->getSourceRange()).getAsRange();
     deviceCode.push_back(code);
     for (clang::SourceLocation conditional : state_.hostlessArchConditionals)
-      if (!sm_.isBeforeInTranslationUnit(conditional, code.getBegin()) && sm_.isBeforeInTranslationUnit(conditional, code.getEnd())) {
+      if (!sm_.isBeforeInTranslationUnit(conditional, code.getBegin()) &&
+          sm_.isBeforeInTranslationUnit(conditional, code.getEnd())) {
         // The host side of the file has none of that code: the host version would silently skip it.
         diags_.report(conditional, Diag::UnsupportedOnHost)
             << "code under '#if __CUDA_ARCH__' with no host branch"
@@ -922,12 +957,14 @@ void CudaLowering::lower(FrontendResult& result) {
     const clang::SourceLocation at = sm_.getExpansionLoc(launch->getBeginLoc());
     const clang::QualType calleeType = launch->getCallee()->IgnoreParenImpCasts()->getType();
     if (!kernel && !calleeType->isFunctionPointerType() && !calleeType->isFunctionReferenceType()) {
-      diags_.report(at, Diag::UnsupportedOnHost) << "a launch of this kind" << "launch the kernel by name or through a pointer";
+      diags_.report(at, Diag::UnsupportedOnHost)
+          << "a launch of this kind" << "launch the kernel by name or through a pointer";
       diags_.report(at, Diag::NoteHostPath);
       continue;
     }
-    const bool inMacroBody = (launch->getBeginLoc().isMacroID() || launch->getEndLoc().isMacroID()) &&
-                             !(sm_.isMacroArgExpansion(launch->getBeginLoc()) && sm_.isMacroArgExpansion(launch->getEndLoc()));
+    const bool inMacroBody =
+        (launch->getBeginLoc().isMacroID() || launch->getEndLoc().isMacroID()) &&
+        !(sm_.isMacroArgExpansion(launch->getBeginLoc()) && sm_.isMacroArgExpansion(launch->getEndLoc()));
     if (inMacroBody || !sm_.isInMainFile(range.getBegin())) {
       diags_.report(at, Diag::UnsupportedOnHost)
           << "a kernel launch inside a macro definition" << "write the launch in the code (a macro argument is fine)";

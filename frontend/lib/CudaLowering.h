@@ -59,7 +59,8 @@ class CudaLowering {
   clang::SourceLocation fileLoc(unsigned offset) const;
   unsigned endOffset(clang::SourceRange range) const;  ///< just past the range's last token
   bool inMainFileText(const clang::FunctionDecl* fn) const;
-  clang::SourceLocation ctorInitializerColon(const clang::CXXConstructorDecl* ctor, clang::SourceLocation firstInit) const;
+  clang::SourceLocation ctorInitializerColon(const clang::CXXConstructorDecl* ctor,
+                                             clang::SourceLocation firstInit) const;
   /// Removes __global__, __device__, ... and __launch_bounds__(...) from `range` in `rewriter`.
   void dropCudaQualifiers(clang::SourceRange range, clang::Rewriter& rewriter) const;
   /// The offset just past a declaration, its `;` included.

@@ -91,8 +91,6 @@ class DisparAction : public clang::ASTFrontendAction {
   std::unique_ptr<DisparDiagnostics> diags_;
 };
 
-
-
 /// Clang's caret snippets cost time quadratic in the line's length (minutes for a 1 MB line) and never
 /// end after `#line` numbers past INT_MAX (stock clang behaves the same). Those sources get diagnostics
 /// without snippets; the file:line:col and message are unchanged.
@@ -188,7 +186,8 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   diagOptions->ShowColors = options.colorDiagnostics;
   diagOptions->ShowCarets = caretSnippetsAreSafe((*buffer)->getBuffer());
   clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
-  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options), files.get());
+  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options),
+                                            files.get());
   invocation.setDiagnosticConsumer(&printer);
   bool ok = invocation.run();
   return ok && printer.getNumErrors() == 0;

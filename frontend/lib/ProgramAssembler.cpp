@@ -135,8 +135,7 @@ std::optional<int> ProgramAssembler::resolvePipe(const clang::Expr* expr, const 
   const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
   const Element found = element(var, index, indexParam, member);
   switch (found.status) {
-    case Element::Status::NotAPipe:
-      return std::nullopt;
+    case Element::Status::NotAPipe: return std::nullopt;
     case Element::Status::NotConstant:
       // Once per declaration, not per member; its elements' missing ends would only repeat it.
       if (indexErrors_.insert(index).second)
@@ -148,8 +147,7 @@ std::optional<int> ProgramAssembler::resolvePipe(const clang::Expr* expr, const 
       reportOutOfRange(var, index, found.value, vnodeName);
       arraysWithIndexErrors_.insert(var);
       return -1;
-    case Element::Status::Ok:
-      break;
+    case Element::Status::Ok: break;
   }
   return found.pipe;
 }
@@ -167,7 +165,8 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
     if (duplicate) continue;
     // A VNODE_ARRAY's function takes (const int i, FamilySize<N>, ports...); a VNODE's, its ports.
     const clang::ParmVarDecl* indexParam = familyIndex(vnode);
-    if (vnode.members < 1) diags_.report(expansionBegin(vnode.decl), Diag::EmptyVnodeArray) << vnode.name << vnode.members;
+    if (vnode.members < 1)
+      diags_.report(expansionBegin(vnode.decl), Diag::EmptyVnodeArray) << vnode.name << vnode.members;
     for (int member = 0; member < vnode.members; ++member) {
       lang::VnodeModel model;
       model.name = vnode.family ? vnode.name + "[" + std::to_string(member) + "]" : vnode.name;
@@ -365,8 +364,8 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
     }
     bool anotherDirectiveFirst = false;
     for (const ParsedDirective& other : state_.directives)
-      if (&other != &directive && before(directive.location, other.location) && next && before(other.location, next->getBeginLoc()) &&
-          other.kind == lang::DirectiveKind::Resource)
+      if (&other != &directive && before(directive.location, other.location) && next &&
+          before(other.location, next->getBeginLoc()) && other.kind == lang::DirectiveKind::Resource)
         anotherDirectiveFirst = true;
     if (targets.empty() || anotherDirectiveFirst) {
       diags_.report(directive.location, Diag::DirectiveNotBeforeVnode);
@@ -448,8 +447,10 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
         // An element is reported at its index expression, which decides it; a pipe at the VNODE.
         const clang::SourceLocation at =
             pipe.index >= 0 ? portLocations_[v][portIndex] : expansionBegin(state_.vnodes[declOf_[v]].decl);
-        diags_.report(at, diag) << pipe.name << program.vnodes[static_cast<std::size_t>(end)].name << program.vnodes[v].name;
-        diags_.report(pipeDecls_[static_cast<std::size_t>(port.pipeIndex)]->getLocation(), Diag::NotePipeDeclared) << pipe.name;
+        diags_.report(at, diag) << pipe.name << program.vnodes[static_cast<std::size_t>(end)].name
+                                << program.vnodes[v].name;
+        diags_.report(pipeDecls_[static_cast<std::size_t>(port.pipeIndex)]->getLocation(), Diag::NotePipeDeclared)
+            << pipe.name;
         continue;
       }
       end = static_cast<int>(v);
@@ -481,9 +482,11 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
       if (mark[static_cast<std::size_t>(w)] == Mark::Grey) {
         std::string path;
         auto start = std::find(stack.begin(), stack.end(), w);
-        for (auto it = start; it != stack.end(); ++it) path += program.vnodes[static_cast<std::size_t>(*it)].name + " -> ";
+        for (auto it = start; it != stack.end(); ++it)
+          path += program.vnodes[static_cast<std::size_t>(*it)].name + " -> ";
         path += program.vnodes[static_cast<std::size_t>(w)].name;
-        diags_.report(expansionBegin(state_.vnodes[declOf_[static_cast<std::size_t>(w)]].decl), Diag::GraphCycle) << path;
+        diags_.report(expansionBegin(state_.vnodes[declOf_[static_cast<std::size_t>(w)]].decl), Diag::GraphCycle)
+            << path;
         return true;
       }
       if (mark[static_cast<std::size_t>(w)] == Mark::White && visit(w)) return true;

@@ -44,12 +44,13 @@ class ProgramAssembler {
   /// family whose index parameter is `indexParam` (null outside one). Reports nothing.
   struct Element {
     enum class Status { NotAPipe, NotConstant, OutOfRange, Ok } status = Status::NotAPipe;
-    int pipe = -1;         // the pipe model, when Ok
-    long long value = 0;   // the evaluated index, when OutOfRange
+    int pipe = -1;        // the pipe model, when Ok
+    long long value = 0;  // the evaluated index, when OutOfRange
   };
   Element element(const clang::VarDecl* var, const clang::Expr* index, const clang::ParmVarDecl* indexParam,
                   int member) const;
-  void reportOutOfRange(const clang::VarDecl* var, const clang::Expr* index, long long value, const std::string& vnodeName);
+  void reportOutOfRange(const clang::VarDecl* var, const clang::Expr* index, long long value,
+                        const std::string& vnodeName);
   /// The pipe model a port declaration or use names (an element: evaluated for `member`, whose index
   /// parameter is `indexParam`); nullopt when `expr` names no pipe, -1 when an index error was reported.
   std::optional<int> resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam, int member,
@@ -67,11 +68,11 @@ class ProgramAssembler {
   AnalysisState& state_;
   DisparDiagnostics& diags_;
   // Filled by collectPipes / collectVnodes, parallel to the model's pipes and vnodes.
-  llvm::DenseMap<const clang::VarDecl*, int> firstPipeOf_;  // a PIPE's model, or a PIPE_ARRAY's element 0
-  std::vector<const clang::VarDecl*> pipeDecls_;            // per pipe model
-  std::vector<std::size_t> declOf_;                          // per vnode model: its VnodeDecl in state_
+  llvm::DenseMap<const clang::VarDecl*, int> firstPipeOf_;         // a PIPE's model, or a PIPE_ARRAY's element 0
+  std::vector<const clang::VarDecl*> pipeDecls_;                   // per pipe model
+  std::vector<std::size_t> declOf_;                                // per vnode model: its VnodeDecl in state_
   std::vector<std::vector<clang::SourceLocation>> portLocations_;  // per vnode model, per port
-  llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;             // index expressions already reported
+  llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;           // index expressions already reported
   llvm::SmallPtrSet<const clang::VarDecl*, 8> arraysWithIndexErrors_;
 };
 

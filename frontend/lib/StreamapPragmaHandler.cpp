@@ -17,9 +17,7 @@ using lang::ClauseArgKind;
 using lang::ClauseSpec;
 using lang::DirectiveKind;
 
-const char* directiveName(DirectiveKind kind) {
-  return kind == DirectiveKind::Resource ? "resource" : "communication";
-}
+const char* directiveName(DirectiveKind kind) { return kind == DirectiveKind::Resource ? "resource" : "communication"; }
 
 // The tokens of one pragma line, read once (unexpanded, up to eod) so the parser can look ahead.
 class PragmaTokens {
@@ -116,11 +114,13 @@ class DirectiveParser {
   }
 
   bool bad(clang::SourceLocation loc, const std::string& text, const ClauseSpec& spec) {
-    diags_.report(loc, Diag::BadClauseArgument) << text << std::string(spec.name) << lang::clauseArgDescription(spec.arg);
+    diags_.report(loc, Diag::BadClauseArgument)
+        << text << std::string(spec.name) << lang::clauseArgDescription(spec.arg);
     return false;
   }
   bool outOfRange(clang::SourceLocation loc, const std::string& text, const ClauseSpec& spec) {
-    diags_.report(loc, Diag::ClauseOutOfRange) << text << std::string(spec.name) << lang::clauseArgDescription(spec.arg);
+    diags_.report(loc, Diag::ClauseOutOfRange)
+        << text << std::string(spec.name) << lang::clauseArgDescription(spec.arg);
     return false;
   }
 
@@ -145,9 +145,12 @@ class DirectiveParser {
     if (text.empty()) return bad(loc, text, spec);
     switch (spec.arg) {
       case ClauseArgKind::ResourceKind:
-        if (text == "cpu") out.resource = lang::Requirement::CO;
-        else if (text == "gpu") out.resource = lang::Requirement::CG;
-        else return bad(loc, text, spec);
+        if (text == "cpu")
+          out.resource = lang::Requirement::CO;
+        else if (text == "gpu")
+          out.resource = lang::Requirement::CG;
+        else
+          return bad(loc, text, spec);
         return true;
       case ClauseArgKind::PositiveInt: {
         // replicas(kBands): a file-scope constant, evaluated once the AST is complete.
@@ -161,8 +164,10 @@ class DirectiveParser {
         long long value = std::strtoll(text.c_str(), nullptr, 10);
         constexpr long long kMax = 1 << 20;  // far beyond any cluster; guards against typos
         if (errno == ERANGE || value < 1 || value > kMax) return outOfRange(loc, text, spec);
-        if (spec.name == "replicas") out.replicas = static_cast<int>(value);
-        else out.window = static_cast<unsigned>(value);
+        if (spec.name == "replicas")
+          out.replicas = static_cast<int>(value);
+        else
+          out.window = static_cast<unsigned>(value);
         return true;
       }
       case ClauseArgKind::PositiveReal: {
@@ -179,19 +184,27 @@ class DirectiveParser {
         if (!text.empty() && text[0] == '-') return outOfRange(loc, text, spec);
         std::optional<std::uint64_t> bytes = lang::parseByteSize(text);
         if (!bytes) return bad(loc, text, spec);
-        if (spec.name == "memory") out.memoryBytes = bytes;
-        else out.volume = bytes;
+        if (spec.name == "memory")
+          out.memoryBytes = bytes;
+        else
+          out.volume = bytes;
         return true;
       }
       case ClauseArgKind::MergeOrder:
-        if (text == "rr") out.order = lang::MergeOrder::RoundRobin;
-        else if (text == "any") out.order = lang::MergeOrder::Any;
-        else return bad(loc, text, spec);
+        if (text == "rr")
+          out.order = lang::MergeOrder::RoundRobin;
+        else if (text == "any")
+          out.order = lang::MergeOrder::Any;
+        else
+          return bad(loc, text, spec);
         return true;
       case ClauseArgKind::SplitMode:
-        if (text == "rr") out.split = lang::SplitMode::RoundRobin;
-        else if (text == "duplicate") out.split = lang::SplitMode::Duplicate;
-        else return bad(loc, text, spec);
+        if (text == "rr")
+          out.split = lang::SplitMode::RoundRobin;
+        else if (text == "duplicate")
+          out.split = lang::SplitMode::Duplicate;
+        else
+          return bad(loc, text, spec);
         return true;
       case ClauseArgKind::Identifier: {
         if (!isIdentifier(text)) return bad(loc, text, spec);

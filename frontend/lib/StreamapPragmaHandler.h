@@ -2,8 +2,8 @@
 #ifndef DISPAR_FRONTEND_STREAMAP_PRAGMA_HANDLER_H
 #define DISPAR_FRONTEND_STREAMAP_PRAGMA_HANDLER_H
 
-#include "frontend/DisparDiagnostics.h"
 #include "frontend/Directives.h"
+#include "frontend/DisparDiagnostics.h"
 
 #include "clang/Lex/Pragma.h"
 

@@ -55,7 +55,8 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   }
   bool VisitUnresolvedLookupExpr(clang::UnresolvedLookupExpr* lookup) {  // a call in a template
     for (const clang::NamedDecl* found : lookup->decls())
-      if (const auto* decl = llvm::dyn_cast<clang::ValueDecl>(found->getUnderlyingDecl())) noteWarpLevel(decl);
+      if (const auto* decl = llvm::dyn_cast<clang::ValueDecl>(found->getUnderlyingDecl()))
+        noteWarpLevel(decl);
       else if (const auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(found->getUnderlyingDecl()))
         noteWarpLevel(tmpl->getTemplatedDecl());
     return true;
@@ -154,8 +155,9 @@ std::string hostTypeName(clang::QualType type, const clang::ASTContext& context)
   if (isCooperativeThreadBlock(type)) return "::dispar::hostk::cooperative_groups::thread_block";
   clang::PrintingPolicy policy = context.getPrintingPolicy();
   policy.SuppressScope = false;
-  return type->isDependentType() ? type.getUnqualifiedType().getAsString(policy)
-                                 : clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context, policy, true);
+  return type->isDependentType()
+             ? type.getUnqualifiedType().getAsString(policy)
+             : clang::TypeName::getFullyQualifiedName(type.getUnqualifiedType(), context, policy, true);
 }
 
 /// A type can name a slot before the segments when neither it nor what it points to is a local class,
@@ -229,7 +231,8 @@ class ThreadLoopPlanner::Builder {
     StatementScan scan;
     bool topLevel;
   };
-  static constexpr const char* kNotUniform = "a barrier is inside a loop or branch whose condition may differ between threads";
+  static constexpr const char* kNotUniform =
+      "a barrier is inside a loop or branch whose condition may differ between threads";
 
   bool fail(std::string reason) {
     plan_.fiberReason = std::move(reason);
@@ -261,9 +264,11 @@ class ThreadLoopPlanner::Builder {
         }
         if (loopDepth_ > 0 && uniformJump(stmt)) {
           // `if (uniform) break;` in a block-level loop: every thread leaves together.
-          if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a break or continue comes from a macro");
-          const clang::SourceLocation after = clang::Lexer::findLocationAfterToken(
-              stmt->getEndLoc(), clang::tok::semi, sm_, context_.getLangOpts(), /*SkipTrailingWhitespaceAndNewLine=*/false);
+          if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc()))
+            return fail("a break or continue comes from a macro");
+          const clang::SourceLocation after =
+              clang::Lexer::findLocationAfterToken(stmt->getEndLoc(), clang::tok::semi, sm_, context_.getLangOpts(),
+                                                   /*SkipTrailingWhitespaceAndNewLine=*/false);
           if (!inFile(after)) return fail("a break or continue comes from a macro");
           edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
           ++segment_;
@@ -276,7 +281,8 @@ class ThreadLoopPlanner::Builder {
       }
       if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt); call && scan.barriers.front() == call) {
         if (!isBlockBarrierCall(call)) return fail("it uses " + call->getDirectCallee()->getNameAsString());
-        if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc())) return fail("a barrier is written through a macro");
+        if (!inFile(call->getBeginLoc()) || !inFile(call->getEndLoc()))
+          return fail("a barrier is written through a macro");
         ++segment_;
         edit(SegmentEdit::ReplaceBarrier, stmt, {}, current() - 1, current());
         continue;
@@ -333,7 +339,8 @@ class ThreadLoopPlanner::Builder {
     if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
       const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
       return var && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) && var->getInit() &&
-             !var->getType()->isReferenceType() && isThreadIndexX(var->getInit()) && !mutatedIn(kernel_->getBody(), var);
+             !var->getType()->isReferenceType() && isThreadIndexX(var->getInit()) &&
+             !mutatedIn(kernel_->getBody(), var);
     }
     const clang::CharSourceRange range = sm_.getExpansionRange(expr->getSourceRange());
     std::string text = clang::Lexer::getSourceText(range, sm_, context_.getLangOpts()).str();
@@ -406,7 +413,8 @@ class ThreadLoopPlanner::Builder {
       --loopDepth_;
       // A break or continue inside a segment would only leave that thread's iteration of the segment.
       for (std::size_t i = firstStatement; i < statements_.size(); ++i)
-        if (leavesLoop(statements_[i].stmt)) return fail("a loop holding a barrier has a break or continue that not every thread takes");
+        if (leavesLoop(statements_[i].stmt))
+          return fail("a loop holding a barrier has a break or continue that not every thread takes");
       loopVariables_.resize(outer);
       return true;
     }
@@ -429,7 +437,8 @@ class ThreadLoopPlanner::Builder {
   /// `s` closes the running segment; each body is its own run of segments; a new one follows `s`.
   bool segmentBodies(const clang::Stmt* stmt, const std::vector<const clang::CompoundStmt*>& bodies,
                      const clang::CompoundStmt* kernelBody) {
-    if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return fail("a loop or branch holding a barrier comes from a macro");
+    if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc()))
+      return fail("a loop or branch holding a barrier comes from a macro");
     edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
     for (const clang::CompoundStmt* body : bodies) {
       ++segment_;
@@ -463,13 +472,14 @@ class ThreadLoopPlanner::Builder {
        public:
         SameLocation(const clang::Stmt* stmt, const clang::VarDecl* var) : stmt_(stmt), var_(var) {}
         bool VisitStmt(clang::Stmt* stmt) {
-          if (!foundStmt && stmt->getStmtClass() == stmt_->getStmtClass() && stmt->getBeginLoc() == stmt_->getBeginLoc() &&
-              stmt->getEndLoc() == stmt_->getEndLoc())
+          if (!foundStmt && stmt->getStmtClass() == stmt_->getStmtClass() &&
+              stmt->getBeginLoc() == stmt_->getBeginLoc() && stmt->getEndLoc() == stmt_->getEndLoc())
             foundStmt = stmt;
           return true;
         }
         bool VisitVarDecl(clang::VarDecl* var) {
-          if (!foundVar && var->getLocation() == var_->getLocation() && var->getName() == var_->getName()) foundVar = var;
+          if (!foundVar && var->getLocation() == var_->getLocation() && var->getName() == var_->getName())
+            foundVar = var;
           return true;
         }
         const clang::Stmt* foundStmt = nullptr;
@@ -526,11 +536,14 @@ class ThreadLoopPlanner::Builder {
       }
       bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr*) { return ok = ok && rules_.memory; }
       bool VisitUnaryOperator(clang::UnaryOperator* op) {
-        if ((op->getOpcode() == clang::UO_Deref && !rules_.memory) || (op->isIncrementDecrementOp() && !rules_.assignments))
+        if ((op->getOpcode() == clang::UO_Deref && !rules_.memory) ||
+            (op->isIncrementDecrementOp() && !rules_.assignments))
           ok = false;
         return ok;
       }
-      bool VisitBinaryOperator(clang::BinaryOperator* op) { return ok = ok && (rules_.assignments || !op->isAssignmentOp()); }
+      bool VisitBinaryOperator(clang::BinaryOperator* op) {
+        return ok = ok && (rules_.assignments || !op->isAssignmentOp());
+      }
       bool VisitMemberExpr(clang::MemberExpr* member) { return ok = ok && (rules_.memory || !member->isArrow()); }
       bool VisitCallExpr(clang::CallExpr* call) {
         // blockDim.x is a property: a call to the builtin variable's getter; this_thread_block() only
@@ -645,7 +658,8 @@ class ThreadLoopPlanner::Builder {
       for (std::size_t earlier = 0; earlier < r; ++earlier)
         if (uses.used.contains(plan_.rematerialized[earlier].var))
           for (unsigned segment = 0; segment < plan_.segments; ++segment)
-            if (plan_.rematerialized[r].usedInSegment[segment]) plan_.rematerialized[earlier].usedInSegment[segment] = true;
+            if (plan_.rematerialized[r].usedInSegment[segment])
+              plan_.rematerialized[earlier].usedInSegment[segment] = true;
     }
     // Hoisting keeps the declarations' order.
     std::sort(plan_.hoisted.begin(), plan_.hoisted.end(), [this](const clang::DeclStmt* a, const clang::DeclStmt* b) {
@@ -661,10 +675,12 @@ class ThreadLoopPlanner::Builder {
   /// A local whose value depends only on the thread's index and on uniform values (and other such
   /// locals), never changed: each segment recomputes it rather than keeping it in a slot.
   bool rematerializable(const clang::DeclStmt* decl, const clang::VarDecl* var) const {
-    if (!decl->isSingleDecl() || !var->getInit() || var->getType()->isDependentType() || llvm::isa<clang::DecompositionDecl>(var))
+    if (!decl->isSingleDecl() || !var->getInit() || var->getType()->isDependentType() ||
+        llvm::isa<clang::DecompositionDecl>(var))
       return false;
     const clang::QualType type = var->getType();
-    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType() || isCooperativeThreadBlock(type)))
+    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isPointerType() ||
+          isCooperativeThreadBlock(type)))
       return false;
     const clang::CharSourceRange init = sm_.getExpansionRange(var->getInit()->getSourceRange());
     if (!inFile(decl->getBeginLoc()) || !inFile(init.getBegin()) || !inFile(init.getEnd())) return false;
@@ -681,7 +697,8 @@ class ThreadLoopPlanner::Builder {
             return v && v->isConstexpr();
           }))
         return fail("constexpr '" + name + "' is declared together with other variables");
-      if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), decl) == plan_.hoisted.end()) plan_.hoisted.push_back(decl);
+      if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), decl) == plan_.hoisted.end())
+        plan_.hoisted.push_back(decl);
       return true;
     }
     clang::QualType type = var->getType();
@@ -690,7 +707,8 @@ class ThreadLoopPlanner::Builder {
     if (!decl->isSingleDecl()) return fail("'" + name + "' is used across a barrier and declared with others");
     if (!var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var))
       return fail("'" + name + "' is used across a barrier and is not a plain local");
-    if (type->isReferenceType() || type->isArrayType()) return fail("'" + name + "' is a reference or array used across a barrier");
+    if (type->isReferenceType() || type->isArrayType())
+      return fail("'" + name + "' is a reference or array used across a barrier");
     // A type that depends on the kernel's template parameters is checked when the clone is instantiated
     // (PerThread's static_assert); any other must be trivial here.
     // The thread block of cooperative groups is the host path's, which is trivial.
@@ -739,9 +757,9 @@ class ThreadLoopPlanner::Builder {
   std::vector<const clang::VarDecl*> loopVariables_;  // of the enclosing uniform loops
   std::vector<const clang::VarDecl*> uniformLocals_;  // block-level values, in declaration order
   std::vector<const clang::VarDecl*> rematerialized_;
-  std::vector<Bound> boundCandidates_;                // parallel to boundStatements_
+  std::vector<Bound> boundCandidates_;  // parallel to boundStatements_
   std::vector<const clang::Stmt*> boundStatements_;
-  int loopDepth_ = 0;                                 // block-level loops around the statement walked
+  int loopDepth_ = 0;  // block-level loops around the statement walked
 };
 
 ThreadLoopPlanner::Plan ThreadLoopPlanner::plan(const clang::FunctionDecl* kernel) const {
@@ -789,7 +807,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     return clone.getRewrittenText(sm.getExpansionRange(stmt->getSourceRange()));
   };
   std::vector<std::string> rematerializedInit;
-  for (const Rematerialized& value : plan->rematerialized) rematerializedInit.push_back(rewritten(value.var->getInit()));
+  for (const Rematerialized& value : plan->rematerialized)
+    rematerializedInit.push_back(rewritten(value.var->getInit()));
   std::vector<std::string> boundText;
   for (const Bound& bound : plan->bounds) boundText.push_back(rewritten(bound.bound));
 
@@ -816,7 +835,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   };
   // The statement's text up to and including its semicolon.
   auto withSemicolon = [&](const clang::Stmt* stmt) {
-    clang::SourceLocation after = clang::Lexer::findLocationAfterToken(stmt->getEndLoc(), clang::tok::semi, sm, lang, false);
+    clang::SourceLocation after =
+        clang::Lexer::findLocationAfterToken(stmt->getEndLoc(), clang::tok::semi, sm, lang, false);
     if (after.isInvalid()) after = clang::Lexer::getLocForEndOfToken(stmt->getEndLoc(), 0, sm, lang);
     return clang::CharSourceRange::getCharRange(stmt->getBeginLoc(), after);
   };
@@ -844,15 +864,9 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     const std::string text = std::string(edit.kind == SegmentEdit::InsertAfterToken || opensOnly ? " " : "") +
                              regionPrologue + endSegment(edit.closes) + startSegment(edit.opens);
     switch (edit.kind) {
-      case SegmentEdit::ReplaceBarrier:
-        clone.ReplaceText(withSemicolon(edit.stmt), text);
-        break;
-      case SegmentEdit::InsertBefore:
-        clone.InsertTextBefore(edit.loc, text);
-        break;
-      case SegmentEdit::InsertAfterToken:
-        clone.InsertTextAfterToken(edit.loc, text);
-        break;
+      case SegmentEdit::ReplaceBarrier: clone.ReplaceText(withSemicolon(edit.stmt), text); break;
+      case SegmentEdit::InsertBefore: clone.InsertTextBefore(edit.loc, text); break;
+      case SegmentEdit::InsertAfterToken: clone.InsertTextAfterToken(edit.loc, text); break;
     }
   }
   clone.InsertTextBefore(body->getRBracLoc(), std::string(" ") + endSegment(static_cast<int>(plan->segments) - 1));

@@ -83,14 +83,14 @@ class ThreadLoopPlanner {
     Kind kind;
     const clang::Stmt* stmt;
     clang::SourceLocation loc;
-    int closes;  ///< the segment that ends here, or kNone
-    int opens;   ///< the segment that begins here, or kNone
+    int closes;                                   ///< the segment that ends here, or kNone
+    int opens;                                    ///< the segment that begins here, or kNone
     const clang::CompoundStmt* region = nullptr;  ///< the block-level body this edit opens, if any
   };
   struct Plan {
     const clang::FunctionDecl* kernel = nullptr;  ///< canonical declaration
     const clang::FunctionDecl* definition = nullptr;
-    std::string fiberReason;                      ///< empty: thread loops
+    std::string fiberReason;  ///< empty: thread loops
     unsigned segments = 0;
     std::vector<bool> segmentHasCode;  ///< indexed by segment
     std::vector<SegmentEdit> edits;
@@ -100,7 +100,7 @@ class ThreadLoopPlanner {
     std::vector<Carried> carried;
     std::vector<Rematerialized> rematerialized;
     std::vector<Bound> bounds;
-    bool needsContext = false;  ///< segments call code that reads the running thread's context
+    bool needsContext = false;                           ///< segments call code that reads the running thread's context
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last
   };
   class Builder;

@@ -88,8 +88,8 @@ std::unique_ptr<Device> CudaBackend::start(const RankInfo& rank) const {
   for (const std::string& warning : selection.warnings) report("warning: " + warning);
   if (!selection.error.empty()) throw std::runtime_error(selection.error);
   if (parseVerbose(std::getenv("DISPAR_VERBOSE")))
-    report("rank " + std::to_string(rank.rank) + " vnode '" + rank.vnode + "' on host '" + input.host + "': " +
-           selection.reason);
+    report("rank " + std::to_string(rank.rank) + " vnode '" + rank.vnode + "' on host '" + input.host +
+           "': " + selection.reason);
   if (selection.onHost) return nullptr;
   try {
     DISPAR_CUDA(cudaSetDevice(selection.device));

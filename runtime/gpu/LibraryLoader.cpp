@@ -28,8 +28,8 @@ class LoadedLibraries {
     void* address = dlsym(handle, symbol);
     if (address == nullptr) {
       const char* why = dlerror();
-      throw CudaError(std::string(displayName(library)) + " on host '" + node_name() + "' has no '" + symbol +
-                      "'" + (why ? std::string(": ") + why : std::string()) +
+      throw CudaError(std::string(displayName(library)) + " on host '" + node_name() + "' has no '" + symbol + "'" +
+                      (why ? std::string(": ") + why : std::string()) +
                       "; the program was compiled against a newer version of the library");
     }
     return address;

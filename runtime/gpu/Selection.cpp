@@ -29,7 +29,8 @@ std::string plural(std::size_t n, const char* word) { return std::to_string(n) +
 Selection useDevice(const SelectionInput& input, int index, const std::string& because, Selection selection) {
   const std::size_t count = input.devices.size();
   if (index < 0 || static_cast<std::size_t>(index) >= count) {
-    std::string sees = count == 0 ? "sees no GPU" : "sees only " + plural(count, "GPU") + " (0.." + std::to_string(count - 1) + ")";
+    std::string sees =
+        count == 0 ? "sees no GPU" : "sees only " + plural(count, "GPU") + " (0.." + std::to_string(count - 1) + ")";
     if (count == 0 && !input.deviceQueryError.empty()) sees += " (" + input.deviceQueryError + ")";
     selection.error = who(input) + " was given GPU " + std::to_string(index) + " (" + because + ") but host '" +
                       input.host + "' " + sees + "; run with DISPAR_DEVICE=host to use the host path";
@@ -37,9 +38,9 @@ Selection useDevice(const SelectionInput& input, int index, const std::string& b
   }
   const VisibleDevice& device = input.devices[static_cast<std::size_t>(index)];
   if (!input.compiledArchs.empty() && !anyArchRunsOn(input.compiledArchs, device.major, device.minor)) {
-    selection.error = who(input) + " was given " + describeDevice(index, device) + " but the program has kernels only for " +
-                      joined(input.compiledArchs) + "; rebuild with --cuda-arch=sm_" + std::to_string(device.major) +
-                      std::to_string(device.minor);
+    selection.error = who(input) + " was given " + describeDevice(index, device) +
+                      " but the program has kernels only for " + joined(input.compiledArchs) +
+                      "; rebuild with --cuda-arch=sm_" + std::to_string(device.major) + std::to_string(device.minor);
     return selection;
   }
   selection.onHost = false;
@@ -90,12 +91,10 @@ Selection selectDevice(const SelectionInput& input) {
   }
 
   switch (input.request.kind) {
-    case DeviceRequest::Kind::Host:
-      return useHost("DISPAR_DEVICE=host", selection);
+    case DeviceRequest::Kind::Host: return useHost("DISPAR_DEVICE=host", selection);
     case DeviceRequest::Kind::Index:
       return useDevice(input, input.request.index, "DISPAR_DEVICE=" + std::to_string(input.request.index), selection);
-    case DeviceRequest::Kind::Auto:
-      break;
+    case DeviceRequest::Kind::Auto: break;
   }
 
   if (mapped != nullptr) {
@@ -115,19 +114,20 @@ Selection selectDevice(const SelectionInput& input) {
       }
       const int cudaIndex = static_cast<int>(at - visible.begin());
       return useDevice(input, cudaIndex,
-                       "GPU " + std::to_string(*mapped->device) + " of the node from " + source +
-                           ", CUDA device " + std::to_string(cudaIndex) + " under CUDA_VISIBLE_DEVICES",
+                       "GPU " + std::to_string(*mapped->device) + " of the node from " + source + ", CUDA device " +
+                           std::to_string(cudaIndex) + " under CUDA_VISIBLE_DEVICES",
                        selection);
     }
     return useDevice(input, *mapped->device, "from " + source, selection);
   }
   if (input.devices.empty())
-    return useHost(input.deviceQueryError.empty() ? std::string("no GPU visible") : "no GPU visible: " + input.deviceQueryError,
+    return useHost(input.deviceQueryError.empty() ? std::string("no GPU visible")
+                                                  : "no GPU visible: " + input.deviceQueryError,
                    selection);
   const int count = static_cast<int>(input.devices.size());
   return useDevice(input, input.localRank % count,
-                   "local rank " + std::to_string(input.localRank) + " of this host modulo " + plural(input.devices.size(), "visible GPU") +
-                       ", no mapping file",
+                   "local rank " + std::to_string(input.localRank) + " of this host modulo " +
+                       plural(input.devices.size(), "visible GPU") + ", no mapping file",
                    selection);
 }
 

@@ -44,8 +44,8 @@ std::size_t parseChunkBytes(const char* text) {
   }
   valid = valid && *end == '\0' && bytes >= kMinChunkBytes && bytes <= kMaxChunkBytes;
   if (!valid)
-    throw std::runtime_error("DISPAR_CHUNK_BYTES must be a byte count from 4096 to 1073741824 (suffix K or M allowed), got '" +
-                             value + "'");
+    throw std::runtime_error(
+        "DISPAR_CHUNK_BYTES must be a byte count from 4096 to 1073741824 (suffix K or M allowed), got '" + value + "'");
   return static_cast<std::size_t>(bytes);
 }
 

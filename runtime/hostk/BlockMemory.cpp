@@ -22,8 +22,7 @@ BlockSharedMemory::AlignedBytes BlockSharedMemory::allocateAligned(std::size_t b
 
 BlockSharedMemory::BlockSharedMemory()
     : staticArena_(allocateAligned(LaunchLimits::kMaxStaticSharedBytes)),
-      dynamicArena_(allocateAligned(kArenaAlignment)),
-      dynamicCapacity_(kArenaAlignment) {}
+      dynamicArena_(allocateAligned(kArenaAlignment)), dynamicCapacity_(kArenaAlignment) {}
 
 void BlockSharedMemory::startBlock(std::size_t dynamicBytes) {
   ++blockSerial_;

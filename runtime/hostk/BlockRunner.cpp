@@ -3,8 +3,8 @@
 #include "Diagnostics.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -169,8 +169,7 @@ BlockRunner::Fiber& BlockRunner::takeIdleFiber() {
 namespace {
 
 bool sameSite(const BarrierSite& a, const BarrierSite& b) {
-  return a.line == b.line && a.column == b.column &&
-         (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+  return a.line == b.line && a.column == b.column && (a.file == b.file || std::strcmp(a.file, b.file) == 0);
 }
 
 }  // namespace
@@ -184,8 +183,8 @@ void BlockRunner::openBarrier() {
     fatal("divergent __syncthreads in kernel: in block (%u,%u,%u) thread (%u,%u,%u) waits at %s:%u:%u "
           "while thread (%u,%u,%u) waits at %s:%u:%u; every live thread of a block must reach the same "
           "barrier",
-          blockIdx_.x, blockIdx_.y, blockIdx_.z, a.x, a.y, a.z, first.site.file, first.site.line,
-          first.site.column, b.x, b.y, b.z, other->site.file, other->site.line, other->site.column);
+          blockIdx_.x, blockIdx_.y, blockIdx_.z, a.x, a.y, a.z, first.site.file, first.site.line, first.site.column,
+          b.x, b.y, b.z, other->site.file, other->site.line, other->site.column);
   }
   lastOutcome_ = BarrierOutcome{arrivedTrue_, static_cast<unsigned>(waiting_.size())};
   arrivedTrue_ = 0;
@@ -308,7 +307,6 @@ const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::
   return round;
 }
 
-
 void BlockRunner::reportWarpDeadlock() const {
   for (unsigned w = 0; w < warpCount_; ++w) {
     const WarpState& warp = warps_[w];
@@ -363,8 +361,7 @@ void BlockRunner::recordFailure(const ThreadContext& thread, const char* what) {
   failed_ = true;
   char text[512];
   std::snprintf(text, sizeof text, "kernel threw at block (%u,%u,%u) thread (%u,%u,%u): %s", thread.blockIdx.x,
-                thread.blockIdx.y, thread.blockIdx.z, thread.threadIdx.x, thread.threadIdx.y,
-                thread.threadIdx.z, what);
+                thread.blockIdx.y, thread.blockIdx.z, thread.threadIdx.x, thread.threadIdx.y, thread.threadIdx.z, what);
   failure_ = text;
 }
 

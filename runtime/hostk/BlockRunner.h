@@ -94,14 +94,14 @@ class BlockRunner {
   /// The lanes of one warp that wait at a warp-level primitive (__shfl_sync, __ballot_sync, a tile's
   /// sync, ...). Lanes of several tiles of the warp that wait at the same time meet together.
   struct WarpState {
-    unsigned arrived = 0;  ///< lanes waiting in the current meeting
-    unsigned wanted = 0;   ///< lanes the waiting lanes' masks name
-    unsigned exited = 0;   ///< lanes whose thread has returned
-    unsigned atBarrier = 0;            ///< lanes waiting at __syncthreads
-    unsigned askingActive = 0;         ///< lanes waiting in __activemask
-    unsigned activeAnswer = 0;         ///< what the last __activemask gave its lanes
-    const char* what = nullptr;        ///< the primitive the first lane of the meeting called
-    Meeting* collecting = nullptr;     ///< the meeting lanes are arriving at
+    unsigned arrived = 0;           ///< lanes waiting in the current meeting
+    unsigned wanted = 0;            ///< lanes the waiting lanes' masks name
+    unsigned exited = 0;            ///< lanes whose thread has returned
+    unsigned atBarrier = 0;         ///< lanes waiting at __syncthreads
+    unsigned askingActive = 0;      ///< lanes waiting in __activemask
+    unsigned activeAnswer = 0;      ///< what the last __activemask gave its lanes
+    const char* what = nullptr;     ///< the primitive the first lane of the meeting called
+    Meeting* collecting = nullptr;  ///< the meeting lanes are arriving at
     Fiber* lanes[32] = {};
   };
 

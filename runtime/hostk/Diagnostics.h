@@ -14,9 +14,9 @@ namespace dispar::hostk::detail {
 }  // namespace dispar::hostk::detail
 
 /// Checks a POSIX call that returns -1 (or MAP_FAILED) on failure.
-#define DISPAR_HOSTK_CHECK_SYS(call)                                                      \
-  do {                                                                                    \
-    if ((call) == -1) ::dispar::hostk::detail::fatalSystemCall(#call, __FILE__, __LINE__); \
+#define DISPAR_HOSTK_CHECK_SYS(call)                                                                                   \
+  do {                                                                                                                 \
+    if ((call) == -1) ::dispar::hostk::detail::fatalSystemCall(#call, __FILE__, __LINE__);                             \
   } while (false)
 
 #endif  // DISPAR_HOSTK_DIAGNOSTICS_H

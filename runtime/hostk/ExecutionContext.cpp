@@ -74,8 +74,7 @@ void ExecutionContext::prepare(void* stackLow, std::size_t stackBytes, Entry ent
   context_.uc_link = nullptr;
   const auto e = reinterpret_cast<std::uintptr_t>(entry);
   const auto a = reinterpret_cast<std::uintptr_t>(argument);
-  makecontext(&context_, reinterpret_cast<void (*)()>(&ucontextTrampoline), 4, high(e), low(e), high(a),
-              low(a));
+  makecontext(&context_, reinterpret_cast<void (*)()>(&ucontextTrampoline), 4, high(e), low(e), high(a), low(a));
 }
 
 void ExecutionContext::switchTo(ExecutionContext& from, ExecutionContext& to) {

@@ -21,7 +21,6 @@
 #include <ucontext.h>
 #endif
 
-
 namespace dispar::hostk::detail {
 
 class ExecutionContext {
@@ -44,21 +43,20 @@ class ExecutionContext {
     // them. rbp may be the frame pointer, which cannot be clobbered, so it travels in the context.
     void* fromState = &from.stackPointer_;
     void* toState = &to.stackPointer_;
-    asm volatile(
-        "leaq 1f(%%rip), %%rax\n\t"
-        "movq %%rsp, 0(%0)\n\t"
-        "movq %%rax, 8(%0)\n\t"
-        "movq %%rbp, 16(%0)\n\t"
-        "movq 0(%1), %%rsp\n\t"
-        "movq 16(%1), %%rbp\n\t"
-        "jmpq *8(%1)\n"
-        "1:"
-        : "+D"(fromState), "+S"(toState)
-        :
-        : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc",
-          "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-          "xmm12", "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)",
-          "st(7)", "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7");
+    asm volatile("leaq 1f(%%rip), %%rax\n\t"
+                 "movq %%rsp, 0(%0)\n\t"
+                 "movq %%rax, 8(%0)\n\t"
+                 "movq %%rbp, 16(%0)\n\t"
+                 "movq 0(%1), %%rsp\n\t"
+                 "movq 16(%1), %%rbp\n\t"
+                 "jmpq *8(%1)\n"
+                 "1:"
+                 : "+D"(fromState), "+S"(toState)
+                 :
+                 : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory", "cc",
+                   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+                   "xmm12", "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)",
+                   "st(7)", "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7");
   }
 #else
   static void switchTo(ExecutionContext& from, ExecutionContext& to);

@@ -70,8 +70,7 @@ void writeIndex(const uint3& index) {
 
 void onSegv(int signal, siginfo_t* info, void* ucontext) {
   const ThreadContext* thread = currentThread;
-  if (thread != nullptr && thread->runner != nullptr &&
-      thread->runner->isGuardAddress(thread->fiber, info->si_addr)) {
+  if (thread != nullptr && thread->runner != nullptr && thread->runner->isGuardAddress(thread->fiber, info->si_addr)) {
     writeText("dispar hostk: error: fiber stack overflow in kernel at block ");
     writeIndex(thread->blockIdx);
     writeText(" thread ");
@@ -79,7 +78,7 @@ void onSegv(int signal, siginfo_t* info, void* ucontext) {
     writeText("; each CUDA thread has ");
     writeNumber(thread->runner->stackBytes());
     writeText(" bytes of stack on the host path (set DISPAR_HOST_STACK_BYTES to raise it)\n");
-    struct sigaction fallback {};
+    struct sigaction fallback{};
     fallback.sa_handler = SIG_DFL;
     sigaction(SIGABRT, &fallback, nullptr);  // abort must not run someone's SIGABRT handler on this stack
     abort();
@@ -95,7 +94,7 @@ void onSegv(int signal, siginfo_t* info, void* ucontext) {
     return;
   }
   // Restore the default action; returning re-executes the faulting access, which then kills us.
-  struct sigaction fallback {};
+  struct sigaction fallback{};
   fallback.sa_handler = SIG_DFL;
   sigaction(SIGSEGV, &fallback, nullptr);
 }
@@ -103,7 +102,7 @@ void onSegv(int signal, siginfo_t* info, void* ucontext) {
 void installHandlerOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct sigaction action {};
+    struct sigaction action{};
     action.sa_sigaction = &onSegv;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);

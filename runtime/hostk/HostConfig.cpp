@@ -28,9 +28,21 @@ bool parseCount(const char* text, unsigned long long& value) {
   unsigned shift = 0;
   switch (*end) {
     case '\0': break;
-    case 'k': case 'K': shift = 10; ++end; break;
-    case 'm': case 'M': shift = 20; ++end; break;
-    case 'g': case 'G': shift = 30; ++end; break;
+    case 'k':
+    case 'K':
+      shift = 10;
+      ++end;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20;
+      ++end;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30;
+      ++end;
+      break;
     default: return false;
   }
   if (*end != '\0' || value > (~0ull >> shift)) return false;

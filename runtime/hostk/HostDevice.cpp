@@ -53,8 +53,7 @@ void HostDevice::runBlocks(BlockRunner& runner) {
   for (;;) {
     const std::uint64_t block = nextBlock_.fetch_add(1, std::memory_order_relaxed);
     if (block >= blockCount_ || failed_.load(std::memory_order_relaxed)) return;
-    const uint3 blockIdx{static_cast<unsigned>(block % grid.x),
-                         static_cast<unsigned>(block / grid.x % grid.y),
+    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
                          static_cast<unsigned>(block / grid.x / grid.y)};
     if (!runner.run(launch, blockIdx)) {
       std::lock_guard<std::mutex> lock(mutex_);

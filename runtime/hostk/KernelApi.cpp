@@ -1,5 +1,6 @@
 // The entry points a kernel's host clone calls for shared memory and warp-level primitives; they
-// forward to the runner of the running thread. The barrier entry points live in BlockRunner.cpp, where the switch inlines into them.
+// forward to the runner of the running thread. The barrier entry points live in BlockRunner.cpp, where the switch
+// inlines into them.
 #include "BlockRunner.h"
 #include "Diagnostics.h"
 
@@ -11,9 +12,7 @@
 namespace dispar::hostk {
 namespace detail {
 
-void notInKernel(const char* what) {
-  fatal("%s used outside a kernel running on the host path", what);
-}
+void notInKernel(const char* what) { fatal("%s used outside a kernel running on the host path", what); }
 
 unsigned newSharedKey() {
   static std::atomic<unsigned> next{0};

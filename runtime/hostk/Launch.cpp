@@ -7,8 +7,8 @@
 
 #include <cstdio>
 #include <mutex>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace dispar::hostk::detail {
 namespace {
@@ -47,8 +47,8 @@ bool findKernel(const void* kernel, RegisteredKernel& found) {
   return false;
 }
 
-cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
-                         KernelInvoker invoke, const void* closure, CloneForm form) {
+cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes, KernelInvoker invoke,
+                         const void* closure, CloneForm form) {
   if (currentThread != nullptr) return recordError(cudaErrorNotSupported);  // dynamic parallelism
   if (invoke == nullptr) return recordError(cudaErrorInvalidDeviceFunction);
   if (!validShape(grid, LaunchLimits::kMaxGridDim) || !validShape(block, LaunchLimits::kMaxBlockDim) ||

@@ -95,10 +95,9 @@ cudaError_t recordError(cudaError_t error) {
 cudaError_t copySymbol(void* symbol, std::size_t symbolBytes, void* other, std::size_t count, std::size_t offset,
                        cudaMemcpyKind kind, bool toSymbol) {
   // CUDA's rule: the symbol's side is the device; the other side may be either.
-  const bool direction = toSymbol ? (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
-                                     kind == cudaMemcpyDefault)
-                                  : (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
-                                     kind == cudaMemcpyDefault);
+  const bool direction =
+      toSymbol ? (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault)
+               : (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault);
   if (!direction) return recordError(cudaErrorInvalidMemcpyDirection);
   if (offset > symbolBytes || count > symbolBytes - offset) return recordError(cudaErrorInvalidValue);
   if (count == 0) return cudaSuccess;
@@ -132,8 +131,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpy
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                            cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind, cudaStream_t) {
   return cudaMemcpy(dst, src, count, kind);
 }
 
@@ -152,7 +150,8 @@ cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::si
                          std::size_t height, cudaMemcpyKind kind) {
   if (!detail::validKind(kind)) return detail::recordError(cudaErrorInvalidMemcpyDirection);
   if (width == 0 || height == 0) return cudaSuccess;
-  if (dst == nullptr || src == nullptr || width > dpitch || width > spitch) return detail::recordError(cudaErrorInvalidValue);
+  if (dst == nullptr || src == nullptr || width > dpitch || width > spitch)
+    return detail::recordError(cudaErrorInvalidValue);
   for (std::size_t row = 0; row < height; ++row)
     std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
   return cudaSuccess;
@@ -257,7 +256,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned flags)
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags) {
-  if ((flags & ~(kCudaEventBlockingSync | kCudaEventDisableTiming)) != 0) return detail::recordError(cudaErrorInvalidValue);
+  if ((flags & ~(kCudaEventBlockingSync | kCudaEventDisableTiming)) != 0)
+    return detail::recordError(cudaErrorInvalidValue);
   const cudaError_t error = cudaEventCreate(event);
   if (error == cudaSuccess) (*event)->timing = (flags & kCudaEventDisableTiming) == 0;
   return error;

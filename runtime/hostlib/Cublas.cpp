@@ -91,19 +91,28 @@ void blasAxpy(int n, double a, const double* x, int incx, double* y, int incy) {
 void blasAxpy(int n, std::complex<float> a, const std::complex<float>* x, int incx, std::complex<float>* y, int incy) {
   cblas_caxpy(n, &a, x, incx, y, incy);
 }
-void blasAxpy(int n, std::complex<double> a, const std::complex<double>* x, int incx, std::complex<double>* y, int incy) {
+void blasAxpy(int n, std::complex<double> a, const std::complex<double>* x, int incx, std::complex<double>* y,
+              int incy) {
   cblas_zaxpy(n, &a, x, incx, y, incy);
 }
 
 void blasCopy(int n, const float* x, int incx, float* y, int incy) { cblas_scopy(n, x, incx, y, incy); }
 void blasCopy(int n, const double* x, int incx, double* y, int incy) { cblas_dcopy(n, x, incx, y, incy); }
-void blasCopy(int n, const std::complex<float>* x, int incx, std::complex<float>* y, int incy) { cblas_ccopy(n, x, incx, y, incy); }
-void blasCopy(int n, const std::complex<double>* x, int incx, std::complex<double>* y, int incy) { cblas_zcopy(n, x, incx, y, incy); }
+void blasCopy(int n, const std::complex<float>* x, int incx, std::complex<float>* y, int incy) {
+  cblas_ccopy(n, x, incx, y, incy);
+}
+void blasCopy(int n, const std::complex<double>* x, int incx, std::complex<double>* y, int incy) {
+  cblas_zcopy(n, x, incx, y, incy);
+}
 
 void blasSwap(int n, float* x, int incx, float* y, int incy) { cblas_sswap(n, x, incx, y, incy); }
 void blasSwap(int n, double* x, int incx, double* y, int incy) { cblas_dswap(n, x, incx, y, incy); }
-void blasSwap(int n, std::complex<float>* x, int incx, std::complex<float>* y, int incy) { cblas_cswap(n, x, incx, y, incy); }
-void blasSwap(int n, std::complex<double>* x, int incx, std::complex<double>* y, int incy) { cblas_zswap(n, x, incx, y, incy); }
+void blasSwap(int n, std::complex<float>* x, int incx, std::complex<float>* y, int incy) {
+  cblas_cswap(n, x, incx, y, incy);
+}
+void blasSwap(int n, std::complex<double>* x, int incx, std::complex<double>* y, int incy) {
+  cblas_zswap(n, x, incx, y, incy);
+}
 
 void blasScal(int n, float a, float* x, int incx) { cblas_sscal(n, a, x, incx); }
 void blasScal(int n, double a, double* x, int incx) { cblas_dscal(n, a, x, incx); }
@@ -132,15 +141,19 @@ double blasDot(int n, const double* x, int incx, const double* y, int incy) { re
 template <class E>
 E blasDotu(int n, const E* x, int incx, const E* y, int incy) {
   E result{};
-  if constexpr (std::is_same_v<E, std::complex<float>>) cblas_cdotu_sub(n, x, incx, y, incy, &result);
-  else cblas_zdotu_sub(n, x, incx, y, incy, &result);
+  if constexpr (std::is_same_v<E, std::complex<float>>)
+    cblas_cdotu_sub(n, x, incx, y, incy, &result);
+  else
+    cblas_zdotu_sub(n, x, incx, y, incy, &result);
   return result;
 }
 template <class E>
 E blasDotc(int n, const E* x, int incx, const E* y, int incy) {
   E result{};
-  if constexpr (std::is_same_v<E, std::complex<float>>) cblas_cdotc_sub(n, x, incx, y, incy, &result);
-  else cblas_zdotc_sub(n, x, incx, y, incy, &result);
+  if constexpr (std::is_same_v<E, std::complex<float>>)
+    cblas_cdotc_sub(n, x, incx, y, incy, &result);
+  else
+    cblas_zdotc_sub(n, x, incx, y, incy, &result);
   return result;
 }
 
@@ -169,13 +182,17 @@ void blasGer(int m, int n, double a, const double* x, int incx, const double* y,
 }
 void blasGer(int m, int n, std::complex<float> a, const std::complex<float>* x, int incx, const std::complex<float>* y,
              int incy, std::complex<float>* A, int lda, bool conjugate) {
-  if (conjugate) cblas_cgerc(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
-  else cblas_cgeru(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
+  if (conjugate)
+    cblas_cgerc(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
+  else
+    cblas_cgeru(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
 }
-void blasGer(int m, int n, std::complex<double> a, const std::complex<double>* x, int incx, const std::complex<double>* y,
-             int incy, std::complex<double>* A, int lda, bool conjugate) {
-  if (conjugate) cblas_zgerc(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
-  else cblas_zgeru(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
+void blasGer(int m, int n, std::complex<double> a, const std::complex<double>* x, int incx,
+             const std::complex<double>* y, int incy, std::complex<double>* A, int lda, bool conjugate) {
+  if (conjugate)
+    cblas_zgerc(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
+  else
+    cblas_zgeru(CblasColMajor, m, n, &a, x, incx, y, incy, A, lda);
 }
 
 void blasTrsv(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, const float* A, int lda, float* x, int incx) {
@@ -246,7 +263,8 @@ void blasTrsm(CBLAS_SIDE s, CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int m
   cblas_ztrsm(CblasColMajor, s, u, t, d, m, n, &a, A, lda, B, ldb);
 }
 
-void blasSyrk(CBLAS_UPLO u, CBLAS_TRANSPOSE t, int n, int k, float a, const float* A, int lda, float b, float* C, int ldc) {
+void blasSyrk(CBLAS_UPLO u, CBLAS_TRANSPOSE t, int n, int k, float a, const float* A, int lda, float b, float* C,
+              int ldc) {
   cblas_ssyrk(CblasColMajor, u, t, n, k, a, A, lda, b, C, ldc);
 }
 void blasSyrk(CBLAS_UPLO u, CBLAS_TRANSPOSE t, int n, int k, double a, const double* A, int lda, double b, double* C,
@@ -416,7 +434,8 @@ cublasStatus_t gemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n
     if (!validOperation(trans) || m < 0 || n < 0 || lda < std::max(1, m) || incx == 0 || incy == 0)
       return CUBLAS_STATUS_INVALID_VALUE;
     if (m > 0 && n > 0)
-      blasGemv(cblasOperation(trans), m, n, scalar(alpha), element(A), lda, element(x), incx, scalar(beta), element(y), incy);
+      blasGemv(cblasOperation(trans), m, n, scalar(alpha), element(A), lda, element(x), incx, scalar(beta), element(y),
+               incy);
     return CUBLAS_STATUS_SUCCESS;
   });
 }
@@ -430,21 +449,24 @@ cublasStatus_t gerWith(cublasHandle_t handle, int m, int n, const T* alpha, cons
   });
 }
 template <class T>
-cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A, int lda) {
+cublasStatus_t ger(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A,
+                   int lda) {
   return gerWith(h, m, n, alpha, x, incx, y, incy, A, lda, false);
 }
 template <class T>
-cublasStatus_t geru(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A, int lda) {
+cublasStatus_t geru(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A,
+                    int lda) {
   return gerWith(h, m, n, alpha, x, incx, y, incy, A, lda, false);
 }
 template <class T>
-cublasStatus_t gerc(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A, int lda) {
+cublasStatus_t gerc(cublasHandle_t h, int m, int n, const T* alpha, const T* x, int incx, const T* y, int incy, T* A,
+                    int lda) {
   return gerWith(h, m, n, alpha, x, incx, y, incy, A, lda, true);
 }
 
 template <class T>
-cublasStatus_t symv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* A, int lda, const T* x,
-                    int incx, const T* beta, T* y, int incy) {
+cublasStatus_t symv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T* alpha, const T* A, int lda,
+                    const T* x, int incx, const T* beta, T* y, int incy) {
   return run(handle, [&] {
     if (!validFill(uplo) || n < 0 || lda < std::max(1, n) || incx == 0 || incy == 0) return CUBLAS_STATUS_INVALID_VALUE;
     if (n == 0) return CUBLAS_STATUS_SUCCESS;
@@ -465,7 +487,8 @@ cublasStatus_t symv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T
         const E xj = at(in, n, incx, j);
         for (int i = 0; i < n; ++i) {
           const bool stored = uplo == CUBLAS_FILL_MODE_LOWER ? i >= j : i <= j;
-          const E aij = stored ? matrix[i + static_cast<long long>(j) * lda] : matrix[j + static_cast<long long>(i) * lda];
+          const E aij =
+              stored ? matrix[i + static_cast<long long>(j) * lda] : matrix[j + static_cast<long long>(i) * lda];
           result[static_cast<std::size_t>(i)] += aij * xj;
         }
       }
@@ -494,8 +517,8 @@ bool validGemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n,
          ldc >= std::max(1, m);
 }
 template <class T>
-void gemmOnce(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A, int lda,
-              const T* B, int ldb, const T* beta, T* C, int ldc) {
+void gemmOnce(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const T* alpha, const T* A,
+              int lda, const T* B, int ldb, const T* beta, T* C, int ldc) {
   if (m == 0 || n == 0) return;
   blasGemm(cblasOperation(transa), cblasOperation(transb), m, n, k, scalar(alpha), element(A), lda, element(B), ldb,
            scalar(beta), element(C), ldc);
@@ -510,19 +533,21 @@ cublasStatus_t gemm(cublasHandle_t handle, cublasOperation_t transa, cublasOpera
   });
 }
 template <class T>
-cublasStatus_t gemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-                           const T* alpha, const T* const A[], int lda, const T* const B[], int ldb, const T* beta,
-                           T* const C[], int ldc, int batchCount) {
+cublasStatus_t gemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const T* alpha, const T* const A[], int lda, const T* const B[], int ldb,
+                           const T* beta, T* const C[], int ldc, int batchCount) {
   return run(handle, [&] {
     if (!validGemm(transa, transb, m, n, k, lda, ldb, ldc) || batchCount < 0) return CUBLAS_STATUS_INVALID_VALUE;
-    for (int i = 0; i < batchCount; ++i) gemmOnce(transa, transb, m, n, k, alpha, A[i], lda, B[i], ldb, beta, C[i], ldc);
+    for (int i = 0; i < batchCount; ++i)
+      gemmOnce(transa, transb, m, n, k, alpha, A[i], lda, B[i], ldb, beta, C[i], ldc);
     return CUBLAS_STATUS_SUCCESS;
   });
 }
 template <class T>
-cublasStatus_t gemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                                  int k, const T* alpha, const T* A, int lda, long long strideA, const T* B, int ldb,
-                                  long long strideB, const T* beta, T* C, int ldc, long long strideC, int batchCount) {
+cublasStatus_t gemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const T* alpha, const T* A, int lda, long long strideA, const T* B,
+                                  int ldb, long long strideB, const T* beta, T* C, int ldc, long long strideC,
+                                  int batchCount) {
   return run(handle, [&] {
     if (!validGemm(transa, transb, m, n, k, lda, ldb, ldc) || batchCount < 0) return CUBLAS_STATUS_INVALID_VALUE;
     for (int i = 0; i < batchCount; ++i)
@@ -551,8 +576,8 @@ cublasStatus_t trsm(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode
         lda < std::max(1, side == CUBLAS_SIDE_LEFT ? m : n) || ldb < std::max(1, m))
       return CUBLAS_STATUS_INVALID_VALUE;
     if (m > 0 && n > 0)
-      blasTrsm(cblasSide(side), cblasFill(uplo), cblasOperation(trans), cblasDiag(diag), m, n, scalar(alpha), element(A),
-               lda, element(B), ldb);
+      blasTrsm(cblasSide(side), cblasFill(uplo), cblasOperation(trans), cblasDiag(diag), m, n, scalar(alpha),
+               element(A), lda, element(B), ldb);
     return CUBLAS_STATUS_SUCCESS;
   });
 }
@@ -589,9 +614,12 @@ cublasStatus_t geam(cublasHandle_t handle, cublasOperation_t transa, cublasOpera
     const E* matrixB = element(B);
     E* out = element(C);
     const auto entry = [](const E* matrix, int ld, cublasOperation_t op, int i, int j) {
-      const E value = op == CUBLAS_OP_N ? matrix[i + static_cast<long long>(j) * ld] : matrix[j + static_cast<long long>(i) * ld];
-      if constexpr (kIsComplex<E>) return op == CUBLAS_OP_C ? std::conj(value) : value;
-      else return value;
+      const E value =
+          op == CUBLAS_OP_N ? matrix[i + static_cast<long long>(j) * ld] : matrix[j + static_cast<long long>(i) * ld];
+      if constexpr (kIsComplex<E>)
+        return op == CUBLAS_OP_C ? std::conj(value) : value;
+      else
+        return value;
     };
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < m; ++i) {
@@ -607,7 +635,7 @@ cublasStatus_t geam(cublasHandle_t handle, cublasOperation_t transa, cublasOpera
 }  // namespace
 
 // One definition per row of the table, calling its family.
-#define DISPAR_CUBLAS_API(name, family, parameters, arguments) \
+#define DISPAR_CUBLAS_API(name, family, parameters, arguments)                                                         \
   cublasStatus_t host_##name parameters { return family arguments; }
 #include <dispar/hostlib/Cublas.def>
 

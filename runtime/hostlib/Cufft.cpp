@@ -26,7 +26,12 @@ constexpr int kCufftApiVersion = 12000;
 
 bool validType(cufftType type) {
   switch (type) {
-    case CUFFT_R2C: case CUFFT_C2R: case CUFFT_C2C: case CUFFT_D2Z: case CUFFT_Z2D: case CUFFT_Z2Z: return true;
+    case CUFFT_R2C:
+    case CUFFT_C2R:
+    case CUFFT_C2C:
+    case CUFFT_D2Z:
+    case CUFFT_Z2D:
+    case CUFFT_Z2Z: return true;
   }
   return false;
 }
@@ -52,7 +57,8 @@ struct Shape {
   bool advanced = false;  // inembed/onembed given: the layouts below hold for in- and out-of-place alike
   Layout in, out;         // advanced layout (basic layouts depend on in-placeness: see layoutFor)
   bool operator<(const Shape& other) const {
-    return std::tie(type, n, batch, advanced, in, out) < std::tie(other.type, other.n, other.batch, other.advanced, other.in, other.out);
+    return std::tie(type, n, batch, advanced, in, out) <
+           std::tie(other.type, other.n, other.batch, other.advanced, other.in, other.out);
   }
 };
 
@@ -70,8 +76,10 @@ Layout basicLayout(const Shape& shape, bool inputSide, bool inPlace) {
   const bool complexOfReal = !realSide && shape.type != CUFFT_C2C && shape.type != CUFFT_Z2Z;
   int& last = layout.embed.back();
   const int half = shape.n.back() / 2 + 1;
-  if (complexOfReal) last = half;
-  else if (realSide && inPlace) last = 2 * half;
+  if (complexOfReal)
+    last = half;
+  else if (realSide && inPlace)
+    last = 2 * half;
   layout.distance = static_cast<int>(product(layout.embed));
   return layout;
 }
@@ -115,13 +123,19 @@ class PlanCache {
     if (shape.batch == 1 && !shape.advanced) {
       switch (shape.type) {
         case CUFFT_C2C:
-          return fftwf_plan_dft(rank, n, static_cast<fftwf_complex*>(in), static_cast<fftwf_complex*>(out), key.direction, flags);
+          return fftwf_plan_dft(rank, n, static_cast<fftwf_complex*>(in), static_cast<fftwf_complex*>(out),
+                                key.direction, flags);
         case CUFFT_Z2Z:
-          return fftw_plan_dft(rank, n, static_cast<fftw_complex*>(in), static_cast<fftw_complex*>(out), key.direction, flags);
-        case CUFFT_R2C: return fftwf_plan_dft_r2c(rank, n, static_cast<float*>(in), static_cast<fftwf_complex*>(out), flags);
-        case CUFFT_D2Z: return fftw_plan_dft_r2c(rank, n, static_cast<double*>(in), static_cast<fftw_complex*>(out), flags);
-        case CUFFT_C2R: return fftwf_plan_dft_c2r(rank, n, static_cast<fftwf_complex*>(in), static_cast<float*>(out), flags);
-        case CUFFT_Z2D: return fftw_plan_dft_c2r(rank, n, static_cast<fftw_complex*>(in), static_cast<double*>(out), flags);
+          return fftw_plan_dft(rank, n, static_cast<fftw_complex*>(in), static_cast<fftw_complex*>(out), key.direction,
+                               flags);
+        case CUFFT_R2C:
+          return fftwf_plan_dft_r2c(rank, n, static_cast<float*>(in), static_cast<fftwf_complex*>(out), flags);
+        case CUFFT_D2Z:
+          return fftw_plan_dft_r2c(rank, n, static_cast<double*>(in), static_cast<fftw_complex*>(out), flags);
+        case CUFFT_C2R:
+          return fftwf_plan_dft_c2r(rank, n, static_cast<fftwf_complex*>(in), static_cast<float*>(out), flags);
+        case CUFFT_Z2D:
+          return fftw_plan_dft_c2r(rank, n, static_cast<fftw_complex*>(in), static_cast<double*>(out), flags);
       }
     }
     switch (shape.type) {
@@ -244,7 +258,8 @@ cufftResult createAndMake(cufftHandle* handle, int rank, const int* n, const int
                           const int* onembed, int ostride, int odist, cufftType type, int batch) {
   if (handle == nullptr) return CUFFT_INVALID_VALUE;
   const cufftHandle created = registry().create();
-  const cufftResult result = makePlan(created, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
+  const cufftResult result =
+      makePlan(created, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
   if (result != CUFFT_SUCCESS) {
     registry().destroy(created);
     return result;
@@ -271,19 +286,23 @@ thread_local LastExecution lastExecution;
 void run(cufftType type, void* fftwPlan, void* in, void* out) {
   switch (type) {
     case CUFFT_C2C:
-      fftwf_execute_dft(static_cast<fftwf_plan>(fftwPlan), static_cast<fftwf_complex*>(in), static_cast<fftwf_complex*>(out));
+      fftwf_execute_dft(static_cast<fftwf_plan>(fftwPlan), static_cast<fftwf_complex*>(in),
+                        static_cast<fftwf_complex*>(out));
       break;
     case CUFFT_Z2Z:
-      fftw_execute_dft(static_cast<fftw_plan>(fftwPlan), static_cast<fftw_complex*>(in), static_cast<fftw_complex*>(out));
+      fftw_execute_dft(static_cast<fftw_plan>(fftwPlan), static_cast<fftw_complex*>(in),
+                       static_cast<fftw_complex*>(out));
       break;
     case CUFFT_R2C:
-      fftwf_execute_dft_r2c(static_cast<fftwf_plan>(fftwPlan), static_cast<float*>(in), static_cast<fftwf_complex*>(out));
+      fftwf_execute_dft_r2c(static_cast<fftwf_plan>(fftwPlan), static_cast<float*>(in),
+                            static_cast<fftwf_complex*>(out));
       break;
     case CUFFT_D2Z:
       fftw_execute_dft_r2c(static_cast<fftw_plan>(fftwPlan), static_cast<double*>(in), static_cast<fftw_complex*>(out));
       break;
     case CUFFT_C2R:
-      fftwf_execute_dft_c2r(static_cast<fftwf_plan>(fftwPlan), static_cast<fftwf_complex*>(in), static_cast<float*>(out));
+      fftwf_execute_dft_c2r(static_cast<fftwf_plan>(fftwPlan), static_cast<fftwf_complex*>(in),
+                            static_cast<float*>(out));
       break;
     case CUFFT_Z2D:
       fftw_execute_dft_c2r(static_cast<fftw_plan>(fftwPlan), static_cast<fftw_complex*>(in), static_cast<double*>(out));
@@ -297,7 +316,8 @@ cufftResult execute(cufftHandle handle, In* idata, Out* odata, cufftType type, i
   void* out = static_cast<void*>(odata);
   const bool inPlace = in == out;
   const auto alignmentOf = [&](void* data) {
-    return isDouble(type) ? fftw_alignment_of(static_cast<double*>(data)) : fftwf_alignment_of(static_cast<float*>(data));
+    return isDouble(type) ? fftw_alignment_of(static_cast<double*>(data))
+                          : fftwf_alignment_of(static_cast<float*>(data));
   };
   // The thread's last plan serves again when the call is the same but for arrays that FFTW may take in
   // its place: the very same arrays, or arrays of the same in-placeness and alignment.
@@ -374,8 +394,9 @@ cufftResult host_cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufft
   const int n[] = {nx, ny, nz};
   return makePlan(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1, workSize);
 }
-cufftResult host_cufftMakePlanMany(cufftHandle plan, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
-                                   int ostride, int odist, cufftType type, int batch, std::size_t* workSize) {
+cufftResult host_cufftMakePlanMany(cufftHandle plan, int rank, int* n, int* inembed, int istride, int idist,
+                                   int* onembed, int ostride, int odist, cufftType type, int batch,
+                                   std::size_t* workSize) {
   return makePlan(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 cufftResult host_cufftGetSize(cufftHandle plan, std::size_t* workSize) {
@@ -408,7 +429,9 @@ cufftResult host_cufftSetStream(cufftHandle plan, cudaStream_t stream) {
   found->stream = stream;
   return CUFFT_SUCCESS;
 }
-cufftResult host_cufftDestroy(cufftHandle plan) { return registry().destroy(plan) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN; }
+cufftResult host_cufftDestroy(cufftHandle plan) {
+  return registry().destroy(plan) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN;
+}
 cufftResult host_cufftGetVersion(int* version) {
   if (version == nullptr) return CUFFT_INVALID_VALUE;
   *version = kCufftApiVersion;

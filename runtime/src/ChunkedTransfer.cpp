@@ -16,7 +16,8 @@ class ChunkLayout {
   std::uint64_t count() const { return count_; }
   std::size_t offset(std::uint64_t k) const { return static_cast<std::size_t>(k * header_.chunkBytes); }
   std::size_t length(std::uint64_t k) const {
-    return static_cast<std::size_t>(std::min<std::uint64_t>(header_.chunkBytes, header_.totalBytes - k * header_.chunkBytes));
+    return static_cast<std::size_t>(
+        std::min<std::uint64_t>(header_.chunkBytes, header_.totalBytes - k * header_.chunkBytes));
   }
 
  private:
@@ -51,11 +52,10 @@ void awaitCopy(gpu::CopyEngine& engine, int slot) {
   }
 }
 
-bool plausibleHeader(const ChunkHeader& header) {
-  return header.chunkBytes != 0 || header.totalBytes == 0;
-}
+bool plausibleHeader(const ChunkHeader& header) { return header.chunkBytes != 0 || header.totalBytes == 0; }
 
-std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::CopyEngine* engine, int dest, MPI_Comm comm) {
+std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::CopyEngine* engine, int dest,
+                         MPI_Comm comm) {
   const ChunkLayout layout(header);
   const auto* bytes = static_cast<const unsigned char*>(source);
   const int slots = engine ? engine->slots() : kDirectSlots;
@@ -89,7 +89,8 @@ std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::Cop
   return layout.count();
 }
 
-std::uint64_t receiveChunks(void* target, const ChunkHeader& header, gpu::CopyEngine* engine, int source, MPI_Comm comm) {
+std::uint64_t receiveChunks(void* target, const ChunkHeader& header, gpu::CopyEngine* engine, int source,
+                            MPI_Comm comm) {
   const ChunkLayout layout(header);
   auto* bytes = static_cast<unsigned char*>(target);
   const int slots = engine ? engine->slots() : kDirectSlots;

@@ -47,11 +47,13 @@ bool plausibleHeader(const ChunkHeader& header);
 /// Sends the chunks of `source` (header.totalBytes bytes) to `dest`. With an engine, `source` is device
 /// memory staged through the engine's slots; its capacity must be at least header.chunkBytes.
 /// Returns the number of chunk messages sent.
-std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::CopyEngine* engine, int dest, MPI_Comm comm);
+std::uint64_t sendChunks(const void* source, const ChunkHeader& header, gpu::CopyEngine* engine, int dest,
+                         MPI_Comm comm);
 
 /// Receives the chunks `header` announced from `source` into `target` (device memory with an engine).
 /// Returns the number of chunk messages received.
-std::uint64_t receiveChunks(void* target, const ChunkHeader& header, gpu::CopyEngine* engine, int source, MPI_Comm comm);
+std::uint64_t receiveChunks(void* target, const ChunkHeader& header, gpu::CopyEngine* engine, int source,
+                            MPI_Comm comm);
 
 /// Receives and drops the chunks `header` announced (a reader that rejects the message).
 void discardChunks(const ChunkHeader& header, int source, MPI_Comm comm);

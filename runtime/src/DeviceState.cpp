@@ -45,7 +45,7 @@ void copy(void* target, bool targetOnDevice, const void* source, bool sourceOnDe
     return;
   }
   if (active == nullptr) throw std::logic_error("dispar: device memory used after the device was released");
-  const CopyKind kind = !targetOnDevice ? CopyKind::DeviceToHost
+  const CopyKind kind = !targetOnDevice  ? CopyKind::DeviceToHost
                         : sourceOnDevice ? CopyKind::DeviceToDevice
                                          : CopyKind::HostToDevice;
   active->copy(target, source, bytes, kind);

@@ -33,8 +33,8 @@ std::string makeGroups(const ProgramSpec& program, std::vector<std::vector<int>>
     std::sort(instances.begin(), instances.end());
     for (int instance : instances) {
       if (instance < 0 || instance >= program.rankCount)
-        return "rank " + std::to_string(rank) + " names instance " + std::to_string(instance) + " but the program has " +
-               std::to_string(program.rankCount);
+        return "rank " + std::to_string(rank) + " names instance " + std::to_string(instance) +
+               " but the program has " + std::to_string(program.rankCount);
       int& owner = groups.rankOfInstance[static_cast<std::size_t>(instance)];
       if (owner != -1)
         return describeInstance(program, instance) + " is run by ranks " + std::to_string(owner) + " and " +
@@ -63,7 +63,8 @@ std::string groupsFromMap(const ProgramSpec& program, const std::string& mapProg
     int vnode = -1;
     for (int v = 0; v < program.vnodeCount; ++v)
       if (entry.vnode == program.vnodes[v].name) vnode = v;
-    if (vnode == -1) return where + " names vnode '" + entry.vnode + "', which program '" + name + "' does not have" + again;
+    if (vnode == -1)
+      return where + " names vnode '" + entry.vnode + "', which program '" + name + "' does not have" + again;
     if (entry.replica >= program.vnodes[vnode].replicas)
       return where + " names replica " + std::to_string(entry.replica) + " of vnode '" + entry.vnode + "', which has " +
              std::to_string(program.vnodes[vnode].replicas) + again;

@@ -15,7 +15,7 @@ namespace dispar::rt {
 struct RankGroups {
   std::vector<std::vector<int>> instancesOfRank;  // each rank's instances, ascending
   std::vector<int> rankOfInstance;
-  std::string source;                             // the mapping file it came from; empty: none
+  std::string source;  // the mapping file it came from; empty: none
 
   int rankCount() const { return static_cast<int>(instancesOfRank.size()); }
   /// Whether some rank runs more than one instance (its instances then run on threads).

@@ -67,12 +67,15 @@ void LocalLink::push(Message message) {
 
 std::atomic<std::int64_t> LocalLink::spinNanoseconds_{LocalLink::kSpinWithCores.count()};
 
-void LocalLink::setSpin(std::chrono::nanoseconds spin) { spinNanoseconds_.store(spin.count(), std::memory_order_relaxed); }
+void LocalLink::setSpin(std::chrono::nanoseconds spin) {
+  spinNanoseconds_.store(spin.count(), std::memory_order_relaxed);
+}
 
 template <class Ready>
 void LocalLink::spinUntil(Ready ready) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(spinNanoseconds_.load(std::memory_order_relaxed));
+  const Clock::time_point until =
+      Clock::now() + std::chrono::nanoseconds(spinNanoseconds_.load(std::memory_order_relaxed));
   for (unsigned round = 1; !ready(); ++round) {
     pauseCpu();
     if (round % 64 == 0 && Clock::now() >= until) return;
@@ -183,7 +186,8 @@ LinkEnd LinkTable::end(int pipe, int writer, int reader, PortRole role) const {
   end.peer = role == PortRole::Writer ? 1 : 0;
   end.peerRank = role == PortRole::Writer ? found->second.readerRank : found->second.writerRank;
   if (role == PortRole::Reader)
-    if (const auto doorbell = doorbells_.find({pipe, reader}); doorbell != doorbells_.end()) end.doorbell = doorbell->second;
+    if (const auto doorbell = doorbells_.find({pipe, reader}); doorbell != doorbells_.end())
+      end.doorbell = doorbell->second;
   return end;
 }
 

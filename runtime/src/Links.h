@@ -122,7 +122,7 @@ struct LinkEnd {
   std::shared_ptr<LocalLink> local;
   MPI_Comm comm = MPI_COMM_NULL;
   int peer = 0;
-  int peerRank = 0;  // the other end's rank in MPI_COMM_WORLD, for messages
+  int peerRank = 0;                    // the other end's rank in MPI_COMM_WORLD, for messages
   std::shared_ptr<Doorbell> doorbell;  // reader of several links in "any" order: rung by its local links
 
   bool isLocal() const { return local != nullptr; }
@@ -145,7 +145,7 @@ class LinkTable {
     int writerRank = 0;
     int readerRank = 0;
   };
-  std::map<std::tuple<int, int, int>, Link> links_;  // (pipe, writer, reader) touching this rank
+  std::map<std::tuple<int, int, int>, Link> links_;                     // (pipe, writer, reader) touching this rank
   std::map<std::pair<int, int>, std::shared_ptr<Doorbell>> doorbells_;  // (pipe, reader) in this rank
 };
 

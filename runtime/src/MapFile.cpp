@@ -80,7 +80,8 @@ MapFileLocation locateMapFile(const char* explicitPath, const std::string& binar
 std::optional<MapFile> loadRunningMapFile() {
   std::error_code error;
   const std::filesystem::path binary = std::filesystem::read_symlink("/proc/self/exe", error);
-  const MapFileLocation location = locateMapFile(std::getenv("DISPAR_MAPPING"), error ? std::string() : binary.string());
+  const MapFileLocation location =
+      locateMapFile(std::getenv("DISPAR_MAPPING"), error ? std::string() : binary.string());
   if (!location.required && (error || !std::filesystem::exists(location.path, error))) return std::nullopt;
   return readMapFile(location.path);
 }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -21,9 +21,7 @@ namespace dispar::detail {
 PortState::PortState(const rt::PipeSpec& pipe, unsigned window, std::string owner)
     : pipe_(pipe), window_(window), batch_(rt::creditBatch(window)), owner_(std::move(owner)) {}
 
-std::string PortState::describe() const {
-  return std::string("pipe '") + pipe_.name + "' (" + pipe_.elementType + ")";
-}
+std::string PortState::describe() const { return std::string("pipe '") + pipe_.name + "' (" + pipe_.elementType + ")"; }
 
 // Typed ports never reach these: an InPort has no write and an OutPort no read.
 void PortState::write(const void*, std::size_t) {
@@ -32,9 +30,7 @@ void PortState::write(const void*, std::size_t) {
 bool PortState::read(DestinationFn, void*, const char*) {
   throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
 }
-bool PortState::readElement(void*) {
-  throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port");
-}
+bool PortState::readElement(void*) { throw rt::PipeError(describe() + ": " + owner_ + " reads from an output port"); }
 void PortState::close() { throw rt::PipeError(describe() + ": " + owner_ + " closes an input port"); }
 void PortState::writeDevice(const void*, std::size_t, gpu::Device&) {
   throw rt::PipeError(describe() + ": " + owner_ + " writes to an input port");
@@ -57,15 +53,20 @@ void PortState::useFor(Access access) {
     return;
   }
   throw rt::PipeError(describe() + ": " + owner_ +
-                      (access == Access::Items ? " uses item calls (push/peek/pop) on a port it used for messages (read/write)"
-                                               : " uses message calls (read/write) on a port it used for items (push/peek/pop)") +
+                      (access == Access::Items
+                           ? " uses item calls (push/peek/pop) on a port it used for messages (read/write)"
+                           : " uses message calls (read/write) on a port it used for items (push/peek/pop)") +
                       "; a port is used one way or the other");
 }
 
 void PortState::makeRoom() { throw rt::PipeError(describe() + ": " + owner_ + " pushes to an input port"); }
 void PortState::flush() { throw rt::PipeError(describe() + ": " + owner_ + " flushes an input port"); }
-bool PortState::waitItems(std::size_t) { throw rt::PipeError(describe() + ": " + owner_ + " waits for items on an output port"); }
-void PortState::peek(std::size_t, void*) { throw rt::PipeError(describe() + ": " + owner_ + " peeks at an output port"); }
+bool PortState::waitItems(std::size_t) {
+  throw rt::PipeError(describe() + ": " + owner_ + " waits for items on an output port");
+}
+void PortState::peek(std::size_t, void*) {
+  throw rt::PipeError(describe() + ": " + owner_ + " peeks at an output port");
+}
 void PortState::pop(void*) { throw rt::PipeError(describe() + ": " + owner_ + " pops from an output port"); }
 void PortState::drop(std::size_t) { throw rt::PipeError(describe() + ": " + owner_ + " pops from an output port"); }
 
@@ -183,9 +184,7 @@ bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const
 namespace dispar::rt {
 namespace {
 
-std::string plural(std::uint64_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string plural(std::uint64_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 /// A byte vector as a read destination sized in elements (the item buffer's staging message). Kept at
 /// its size between messages, so that messages of the same size take the no-probe path.
@@ -473,8 +472,9 @@ void InPortEnd::throwSizeMismatch(const char* expectation, const std::string& re
 }
 
 void InPortEnd::throwScalarMismatch(const std::string& received) const {
-  throwSizeMismatch(("a message of exactly one element (" + plural(pipe_.elementBytes, "byte") + ", read into a scalar)").c_str(),
-                    received);
+  throwSizeMismatch(
+      ("a message of exactly one element (" + plural(pipe_.elementBytes, "byte") + ", read into a scalar)").c_str(),
+      received);
 }
 
 void InPortEnd::throwProtocolError(int source, const std::string& what) const {
@@ -533,8 +533,7 @@ void InPortEnd::peek(std::size_t index, void* item) {
   useFor(Access::Items);
   if (index >= bufferedItems())
     throw PipeError(describe() + ": " + owner_ + " peeks at item " + std::to_string(index) + " with " +
-                    plural(bufferedItems(), "item") + " buffered; wait_items(" + std::to_string(index + 1) +
-                    ") first");
+                    plural(bufferedItems(), "item") + " buffered; wait_items(" + std::to_string(index + 1) + ") first");
   std::memcpy(item, itemWindow_.next + index * pipe_.elementBytes, pipe_.elementBytes);
 }
 
@@ -553,14 +552,9 @@ void InPortEnd::drop(std::size_t count) {
 
 bool InPortEnd::applyControl(int tag, std::size_t link) {
   switch (tag) {
-    case kSizeChangeTag:
-      links_[link].lastBytes.reset();
-      return true;
-    case kEndTag:
-      ended(link);
-      return true;
-    default:
-      return false;
+    case kSizeChangeTag: links_[link].lastBytes.reset(); return true;
+    case kEndTag: ended(link); return true;
+    default: return false;
   }
 }
 
@@ -610,7 +604,8 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   // Any tag: this data message, end of stream or a size-change marker. The last two are empty, so the
   // caller's buffer is untouched unless data of exactly its size arrives.
   MPI_Status status;
-  const int code = mpi::recvBytes(target, static_cast<MPI_Count>(bytes), link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
+  const int code =
+      mpi::recvBytes(target, static_cast<MPI_Count>(bytes), link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
   if (code != MPI_SUCCESS) {
     int errorClass = MPI_SUCCESS;
     MPI_Error_class(code, &errorClass);
@@ -647,7 +642,8 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
         if (plausibleHeader(header)) discardChunks(header, link.end.peer, link.end.comm);
         consumed(index);
       }
-      throwProtocolError(source, "a message with tag " + std::to_string(status.MPI_TAG) + " without a size-change marker");
+      throwProtocolError(source,
+                         "a message with tag " + std::to_string(status.MPI_TAG) + " without a size-change marker");
     }
   }
 }

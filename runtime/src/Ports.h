@@ -1,23 +1,22 @@
 // The two ends of a pipe. Each link of a pipe (a writer instance and a reader instance, Links.h) is an
 // in-memory queue when both instances run in this rank, else a communicator of the two ranks with this
-// protocol (docs/runtime.md): a message is one kDataTag message of exactly its bytes; end of stream is one empty kEndTag message
-// per link; the reader returns one empty kCreditTag message per creditBatch() messages it has
-// consumed, so a writer never has more than `window` unconsumed messages on a link. A large message
-// from device memory may instead be a header and chunks (ChunkedTransfer.h); it counts as one message.
-// Both ends remember per link the size of the last plain data message; a message that is not a plain
-// one of that size is preceded by an empty kSizeChangeTag marker, so a reader whose buffer already has
-// that size receives with one MPI_Recv and no probe (the "same size" fast path). Markers are not
-// messages for credits.
+// protocol (docs/runtime.md): a message is one kDataTag message of exactly its bytes; end of stream is one empty
+// kEndTag message per link; the reader returns one empty kCreditTag message per creditBatch() messages it has consumed,
+// so a writer never has more than `window` unconsumed messages on a link. A large message from device memory may
+// instead be a header and chunks (ChunkedTransfer.h); it counts as one message. Both ends remember per link the size of
+// the last plain data message; a message that is not a plain one of that size is preceded by an empty kSizeChangeTag
+// marker, so a reader whose buffer already has that size receives with one MPI_Recv and no probe (the "same size" fast
+// path). Markers are not messages for credits.
 #ifndef DISPAR_RUNTIME_PORTS_H
 #define DISPAR_RUNTIME_PORTS_H
 
 #include "ChunkedTransfer.h"
 #include "Links.h"
-#include "Profile.h"
-#include "WireTags.h"
 #include "MpiBytes.h"
 #include "MpiHandles.h"
+#include "Profile.h"
 #include "Program.h"
+#include "WireTags.h"
 
 #include <dispar/gpu/Device.h>
 
@@ -131,7 +130,7 @@ class OutPortEnd final : public detail::PortState {
     explicit Link(LinkEnd to) : end(std::move(to)) {}
     LinkEnd end;
     std::uint64_t sent = 0;
-    std::uint64_t credits = 0;  // each one stands for batch_ consumed messages
+    std::uint64_t credits = 0;             // each one stands for batch_ consumed messages
     std::optional<std::size_t> lastBytes;  // of the last plain data message; the reader keeps the same
     Request endOfStream;
   };
@@ -151,7 +150,7 @@ class OutPortEnd final : public detail::PortState {
   bool closed_ = false;
   PipeTraffic traffic_;
   std::vector<unsigned char> itemBatch_;  ///< pushed items: [data, itemWindow_.next); room up to itemWindow_.end
-  std::size_t batchBytes_;            ///< whole items, at least one
+  std::size_t batchBytes_;                ///< whole items, at least one
 };
 
 /// The reading end: merges its peers' streams in the pipe's order until all have ended. Peers are the

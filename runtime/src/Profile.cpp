@@ -56,8 +56,8 @@ lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<Instanc
   profile.failure = failure;
   profile.instances = instances;
   for (int p = 0; p < program.pipeCount && static_cast<std::size_t>(p) < pipes.size(); ++p)
-    profile.pipes.push_back({program.pipes[p].name, pipes[static_cast<std::size_t>(p)].messages,
-                             pipes[static_cast<std::size_t>(p)].bytes});
+    profile.pipes.push_back(
+        {program.pipes[p].name, pipes[static_cast<std::size_t>(p)].messages, pipes[static_cast<std::size_t>(p)].bytes});
   profile.kernels = kernels;
   profile.splitSites = splitSites;
   return profile;
@@ -122,8 +122,8 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   std::vector<SplitSiteProfile> splitSites;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     lang::RunProfile part;
-    if (!lang::parseRunProfileJson(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])),
-                                   part, error)) {
+    if (!lang::parseRunProfileJson(
+            all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])), part, error)) {
       error = "rank " + std::to_string(r) + "'s part: " + error;
       return false;
     }

@@ -25,7 +25,8 @@ std::vector<int> ranksOf(const VnodeSpec& vnode, const std::vector<int>& replica
 
 std::string validateProgram(const ProgramSpec& program) {
   if (program.vnodeCount <= 0 || program.vnodes == nullptr) return "program has no vnodes";
-  if (program.pipeCount < 0 || (program.pipeCount > 0 && program.pipes == nullptr)) return "program's pipe table is missing";
+  if (program.pipeCount < 0 || (program.pipeCount > 0 && program.pipes == nullptr))
+    return "program's pipe table is missing";
   int nextRank = 0;
   for (int v = 0; v < program.vnodeCount; ++v) {
     const VnodeSpec& vnode = program.vnodes[v];
@@ -69,7 +70,8 @@ std::string rankCountMismatch(const ProgramSpec& program, int launchedRanks) {
 std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank) {
   for (int v = 0; v < program.vnodeCount; ++v) {
     const VnodeSpec& vnode = program.vnodes[v];
-    if (rank >= vnode.firstRank && rank < vnode.firstRank + vnode.replicas) return InstanceId{v, rank - vnode.firstRank};
+    if (rank >= vnode.firstRank && rank < vnode.firstRank + vnode.replicas)
+      return InstanceId{v, rank - vnode.firstRank};
   }
   return std::nullopt;
 }
@@ -81,11 +83,13 @@ std::vector<PortPlan> planPorts(const ProgramSpec& program, InstanceId instance)
     const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
     const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
     if (pipe.writerVnode == instance.vnode) {
-      plans.push_back({p, PortRole::Writer,
-                       ranksOf(reader, lang::writerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
+      plans.push_back(
+          {p, PortRole::Writer,
+           ranksOf(reader, lang::writerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
     } else if (pipe.readerVnode == instance.vnode) {
-      plans.push_back({p, PortRole::Reader,
-                       ranksOf(writer, lang::readerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
+      plans.push_back(
+          {p, PortRole::Reader,
+           ranksOf(writer, lang::readerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
     }
   }
   return plans;

@@ -2,10 +2,10 @@
 // several, each on its own thread (docs/runtime.md, "Rank groups").
 #include "DeviceState.h"
 #include "Grouping.h"
+#include "LaunchLog.h"
 #include "Links.h"
 #include "MpiHandles.h"
 #include "Ports.h"
-#include "LaunchLog.h"
 #include "Profile.h"
 #include "Program.h"
 
@@ -22,10 +22,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <mutex>
-#include <optional>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -347,7 +347,8 @@ std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId 
 /// The cores this process may run on (its affinity mask, which the launcher sets from the mapping).
 std::size_t availableCores() {
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<std::size_t>(CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<std::size_t>(CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -425,8 +426,8 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
     abortJob("rank " + std::to_string(rank) + " could not set up its ports: " + error.what());
   }
 
-  const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) +
-                          ", rank " + std::to_string(rank) + ")";
+  const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) + ", rank " +
+                          std::to_string(rank) + ")";
   if (measure != nullptr) {
     ports->profile(measure->portCpu);
     measure->line.rank = rank;
@@ -456,7 +457,8 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - bodyStart).count();
       measure->line.readWaitSeconds = ports->waits().read.load();
       measure->line.writeWaitSeconds = ports->waits().write.load();
-      measure->line.computeSeconds = std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
+      measure->line.computeSeconds =
+          std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
       if (ports->waits().measureCpu)
         measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
     }

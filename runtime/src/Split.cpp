@@ -47,7 +47,8 @@ int defaultCpuThreads(bool withGpu) {
     char* end = nullptr;
     const long value = std::strtol(text, &end, 10);
     if (*end != '\0' || value < 1 || value > 1024)
-      throw std::runtime_error(std::string("DISPAR_SPLIT_CPU_THREADS='") + text + "' is not a thread count between 1 and 1024");
+      throw std::runtime_error(std::string("DISPAR_SPLIT_CPU_THREADS='") + text +
+                               "' is not a thread count between 1 and 1024");
     return static_cast<int>(value);
   }
   cpu_set_t set;
@@ -107,10 +108,13 @@ struct Worker {
 
 class Scheduler {
  public:
-  Scheduler(std::size_t n, const SplitOptions& options, bool withGpu, int cpuThreads, const std::optional<SiteRates>& carried)
+  Scheduler(std::size_t n, const SplitOptions& options, bool withGpu, int cpuThreads,
+            const std::optional<SiteRates>& carried)
       : n_(n), options_(options) {
-    if (withGpu) workers_.push_back(Worker{SplitUnit::Gpu});
-    else workers_.push_back(Worker{SplitUnit::Cpu});  // the caller is a CPU thread too
+    if (withGpu)
+      workers_.push_back(Worker{SplitUnit::Gpu});
+    else
+      workers_.push_back(Worker{SplitUnit::Cpu});  // the caller is a CPU thread too
     for (int t = 0; t < cpuThreads; ++t) workers_.push_back(Worker{SplitUnit::Cpu});
     const std::size_t count = workers_.size();
     const std::size_t first = std::max<std::size_t>(
@@ -221,8 +225,10 @@ class Scheduler {
     int cpuCount = 0;
     for (const Worker& worker : workers_) {
       if (!worker.hasRate) continue;
-      if (worker.unit == SplitUnit::Gpu) rates.gpu = worker.rate;
-      else cpuSum += worker.rate, ++cpuCount;
+      if (worker.unit == SplitUnit::Gpu)
+        rates.gpu = worker.rate;
+      else
+        cpuSum += worker.rate, ++cpuCount;
     }
     if (cpuCount > 0) rates.cpuThread = cpuSum / cpuCount;
     return rates;
@@ -241,7 +247,8 @@ class Scheduler {
 
   void assignStatic(bool withGpu) {
     const double fraction = std::min(1.0, options_.staticCpuFraction);
-    const std::size_t cpuItems = withGpu ? static_cast<std::size_t>(std::llround(fraction * static_cast<double>(n_))) : n_;
+    const std::size_t cpuItems =
+        withGpu ? static_cast<std::size_t>(std::llround(fraction * static_cast<double>(n_))) : n_;
     std::size_t cpuWorkers = 0;
     for (const Worker& worker : workers_) cpuWorkers += worker.unit == SplitUnit::Cpu;
     std::size_t next = 0, cpuIndex = 0;
@@ -287,8 +294,10 @@ std::vector<SplitSiteRates> splitSiteRates() { return siteRegistry().all(); }
 
 SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, const SplitOptions& options,
                     const char* file, int line) {
-  if (options.minChunk == 0 || !(options.stabilityThreshold > 0) || !(options.profilingLimit >= 0 && options.profilingLimit <= 1))
-    throw std::invalid_argument("split_for: minChunk must be at least 1, stabilityThreshold above 0 and profilingLimit in [0, 1]");
+  if (options.minChunk == 0 || !(options.stabilityThreshold > 0) ||
+      !(options.profilingLimit >= 0 && options.profilingLimit <= 1))
+    throw std::invalid_argument(
+        "split_for: minChunk must be at least 1, stabilityThreshold above 0 and profilingLimit in [0, 1]");
   SplitStats stats;
   const bool withGpu = gpu != nullptr && static_cast<bool>(*gpu);
   // The caller is the GPU's worker, or one of the CPU workers when there is no GPU body.
@@ -373,8 +382,8 @@ SplitStats runSplit(std::size_t n, const SplitBody& cpu, const SplitBody* gpu, c
 
   if (failure)
     throw SplitError(std::string("split_for at ") + (file ? file : "?") + ":" + std::to_string(line) + ": the " +
-                         splitUnitName(failure->unit) + " body failed on items [" + std::to_string(failure->begin) + ", " +
-                         std::to_string(failure->end) + "): " + describe(failure->cause),
+                         splitUnitName(failure->unit) + " body failed on items [" + std::to_string(failure->begin) +
+                         ", " + std::to_string(failure->end) + "): " + describe(failure->cause),
                      failure->unit, failure->begin, failure->end, failure->cause);
 
   std::sort(stats.chunk_log.begin(), stats.chunk_log.end(),

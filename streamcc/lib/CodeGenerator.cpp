@@ -46,8 +46,8 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
   out << "const ::dispar::rt::VnodeSpec kDisparVnodes[] = {\n";
   for (std::size_t v = 0; v < program.vnodes.size(); ++v) {
     const lang::VnodeModel& vnode = program.vnodes[v];
-    out << "    {" << quoted(vnode.name) << ", " << static_cast<long long>(program.firstRank(static_cast<int>(v))) << ", "
-        << static_cast<long long>(vnode.replicas) << ", " << quoted(vnode.location.str()) << ", "
+    out << "    {" << quoted(vnode.name) << ", " << static_cast<long long>(program.firstRank(static_cast<int>(v)))
+        << ", " << static_cast<long long>(vnode.replicas) << ", " << quoted(vnode.location.str()) << ", "
         << (vnode.requirement == lang::Requirement::CG ? "true" : "false") << ", " << quoted(vnode.fingerprint)
         << "},\n";
   }
@@ -60,7 +60,8 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
       out << "    {" << quoted(pipe.name) << ", " << quoted(pipe.elementType) << ", sizeof(decltype("
           << pipe.qualifiedName << ")::element_type), " << static_cast<long long>(pipe.writer) << ", "
           << static_cast<long long>(pipe.reader) << ", "
-          << (pipe.order == lang::MergeOrder::Any ? "::dispar::rt::MergeOrder::Any" : "::dispar::rt::MergeOrder::RoundRobin")
+          << (pipe.order == lang::MergeOrder::Any ? "::dispar::rt::MergeOrder::Any"
+                                                  : "::dispar::rt::MergeOrder::RoundRobin")
           << ", " << static_cast<long long>(pipe.window) << "u, "
           << (pipe.split == lang::SplitMode::Duplicate ? "::dispar::rt::SplitMode::Duplicate"
                                                        : "::dispar::rt::SplitMode::RoundRobin")
@@ -69,8 +70,9 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
     out << "};\n";
   }
   out << "const ::dispar::rt::ProgramSpec kDisparProgram = {" << quoted(program.name) << ", kDisparVnodes, "
-      << static_cast<long long>(program.vnodes.size()) << ", kDisparPipes, " << static_cast<long long>(program.pipes.size())
-      << ", " << static_cast<long long>(program.rankCount()) << "};\n\n";
+      << static_cast<long long>(program.vnodes.size()) << ", kDisparPipes, "
+      << static_cast<long long>(program.pipes.size()) << ", " << static_cast<long long>(program.rankCount())
+      << "};\n\n";
 }
 
 // The paper's process skeleton: one case per VNODE; each case binds the instance's ports and calls the VNODE.
@@ -80,13 +82,13 @@ void emitDispatch(Emitter& out, const lang::ProgramModel& program) {
   for (std::size_t v = 0; v < program.vnodes.size(); ++v) {
     const lang::VnodeModel& vnode = program.vnodes[v];
     int first = program.firstRank(static_cast<int>(v));
-    out << "    case " << static_cast<long long>(v) << ": {  // vnode '" << vnode.name << "', ranks " << static_cast<long long>(first)
-        << ".." << static_cast<long long>(first + vnode.replicas - 1) << "\n";
+    out << "    case " << static_cast<long long>(v) << ": {  // vnode '" << vnode.name << "', ranks "
+        << static_cast<long long>(first) << ".." << static_cast<long long>(first + vnode.replicas - 1) << "\n";
     // Each declared pipe becomes this instance's port, then the VNODE runs (a member gets its index).
     for (const lang::PortRef& port : vnode.ports) {
       const lang::PipeModel& pipe = program.pipes[static_cast<std::size_t>(port.pipeIndex)];
-      out << "      " << lang::pipeExpression(pipe) << ".dispar_bind(instance.port(" << static_cast<long long>(port.pipeIndex)
-          << "));\n";
+      out << "      " << lang::pipeExpression(pipe) << ".dispar_bind(instance.port("
+          << static_cast<long long>(port.pipeIndex) << "));\n";
     }
     out << "      " << vnode.functionName << "(" << (vnode.member >= 0 ? std::to_string(vnode.member) : std::string())
         << ");\n"
@@ -122,8 +124,8 @@ std::string generateTranslationUnit(const LoweringInput& input) {
     out << "const char* const kDisparCudaArchs[] = {";
     for (std::size_t i = 0; i < input.cudaArchs.size(); ++i) out << (i ? ", " : "") << quoted(input.cudaArchs[i]);
     out << "};\n"
-        << "const ::dispar::gpu::CudaBackend kDisparDevices(kDisparCudaArchs, " << static_cast<long long>(input.cudaArchs.size())
-        << ");\n\n";
+        << "const ::dispar::gpu::CudaBackend kDisparDevices(kDisparCudaArchs, "
+        << static_cast<long long>(input.cudaArchs.size()) << ");\n\n";
   }
   out << "}  // namespace\n\n"
       << "int main(int argc, char** argv) { return ::dispar::rt::run(argc, argv, kDisparProgram, disparDispatch"

@@ -118,7 +118,8 @@ class Disparcc {
     frontend::FrontendResult parsed;
     parsed.program.name = stemOf(options_.output);
     if (!frontend::runFrontend(frontendOptions, parsed, llvm::errs())) return 1;
-    if (!options_.compileCommandsFile.empty() && !writeCompileCommands(frontendOptions, parsed.program.isCuda)) return 1;
+    if (!options_.compileCommandsFile.empty() && !writeCompileCommands(frontendOptions, parsed.program.isCuda))
+      return 1;
     if (options_.syntaxOnly) return 0;
     isCudaProgram_ = parsed.program.isCuda;
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
@@ -146,9 +147,9 @@ class Disparcc {
     frontendOptions.fusion = options_.fusion;
     frontendOptions.remarkFusion = options_.remarkFusion;
     frontendOptions.remarkFusionMissed = options_.remarkFusionMissed;
-    frontendOptions.cudaTarget = options_.noHostPath                           ? frontend::CudaTarget::GpuOnly
+    frontendOptions.cudaTarget = options_.noHostPath                      ? frontend::CudaTarget::GpuOnly
                                  : paths_.cudaPath.empty() || simulated() ? frontend::CudaTarget::HostOnly
-                                                           : frontend::CudaTarget::GpuAndHost;
+                                                                          : frontend::CudaTarget::GpuAndHost;
     return frontendOptions;
   }
 
@@ -193,10 +194,13 @@ class Disparcc {
     llvm::sys::RemoveFileOnSignal(compiledSource);
     int status = runCommand(compileCommand(compiledSource, binary.temporaryPath()), options_.verbose);
     llvm::sys::DontRemoveFileOnSignal(compiledSource);
-    if (options_.keepGenerated) llvm::sys::fs::rename(compiledSource, source.destination());
-    else llvm::sys::fs::remove(compiledSource);
+    if (options_.keepGenerated)
+      llvm::sys::fs::rename(compiledSource, source.destination());
+    else
+      llvm::sys::fs::remove(compiledSource);
     if (status != 0) {
-      if (status > 0) reportError("compilation of the generated program failed (exit status " + llvm::Twine(status) + ")");
+      if (status > 0)
+        reportError("compilation of the generated program failed (exit status " + llvm::Twine(status) + ")");
       return 1;
     }
     if (!rtg.write(lang::writeRtgJson(graph))) {
@@ -261,8 +265,8 @@ class Disparcc {
   std::vector<std::string> compileCommand(const std::string& sourcePath, const std::string& outputPath) const {
     std::vector<std::string> cmd;
     if (gpuBuild_) {
-      cmd = {paths_.cudaPath + "/bin/nvcc", "-ccbin", mpi_.mpicxx, "-std=c++17", options_.optimization,
-             "-Xcompiler", "-pthread"};
+      cmd = {paths_.cudaPath + "/bin/nvcc", "-ccbin",     mpi_.mpicxx, "-std=c++17",
+             options_.optimization,         "-Xcompiler", "-pthread"};
       for (const std::string& arch : cudaArchs()) {
         std::string number = arch.substr(arch.find('_') + 1);
         bool ptx = gpu::parseCudaArch(arch)->kind == gpu::CudaArch::Kind::Ptx;
@@ -281,8 +285,10 @@ class Disparcc {
     for (const std::string& dir : options_.includeDirs) cmd.push_back("-I" + dir);
     for (const std::string& define : options_.defines) cmd.push_back("-D" + define);
     // nvcc's -x would apply to the libraries too: the .cu name says CUDA instead.
-    if (gpuBuild_) cmd.push_back(sourcePath);
-    else cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none"});
+    if (gpuBuild_)
+      cmd.push_back(sourcePath);
+    else
+      cmd.insert(cmd.end(), {"-x", "c++", sourcePath, "-x", "none"});
     // Static libraries, users before what they use: dispar_gpu needs the runtime and the host kernels.
     if (gpuBuild_) cmd.push_back(mpi_.gpuLibrary);
     cmd.push_back(mpi_.runtimeLibrary);
@@ -317,7 +323,8 @@ class Disparcc {
     if (library != "fftw3" && library != "fftw3f") return;
     // nvcc passes linker options with -Xlinker (comma-separated), mpicxx with -Wl,.
     if (gpuBuild_)
-      cmd.insert(cmd.end(), {"-Xlinker", "--push-state,--no-as-needed", "-l" + library + "_threads", "-Xlinker", "--pop-state"});
+      cmd.insert(cmd.end(),
+                 {"-Xlinker", "--push-state,--no-as-needed", "-l" + library + "_threads", "-Xlinker", "--pop-state"});
     else
       cmd.insert(cmd.end(), {"-Wl,--push-state,--no-as-needed", "-l" + library + "_threads", "-Wl,--pop-state"});
   }
@@ -327,7 +334,7 @@ class Disparcc {
   MpiToolchain mpi_;
   bool isCudaProgram_ = false;
   bool gpuBuild_ = false;
-  bool hostPath_ = true;                  // CG vnodes may run on the host (not --no-host-path)
+  bool hostPath_ = true;                   // CG vnodes may run on the host (not --no-host-path)
   std::vector<std::string> gpuLibraries_;  // cublas, cufft: called by the program
 };
 
@@ -363,7 +370,8 @@ ToolchainPaths ToolchainPaths::detect() {
   paths.mpis.push_back({"mpich", DISPAR_DEFAULT_MPICXX, library(DISPAR_RUNTIME_LIBRARY, "dispar_runtime"),
                         library(DISPAR_GPU_LIBRARY, "dispar_gpu")});
 #ifdef DISPAR_OPENMPI_MPICXX
-  paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX, library(DISPAR_OPENMPI_RUNTIME_LIBRARY, "dispar_runtime_openmpi"),
+  paths.mpis.push_back({"openmpi", DISPAR_OPENMPI_MPICXX,
+                        library(DISPAR_OPENMPI_RUNTIME_LIBRARY, "dispar_runtime_openmpi"),
                         library(DISPAR_OPENMPI_GPU_LIBRARY, "dispar_gpu_openmpi")});
 #endif
 #ifdef DISPAR_SMPICXX
@@ -419,7 +427,8 @@ int disparccMain(int argc, const char* const* argv) {
   if (!options.cudaPath.empty()) paths.cudaPath = options.cudaPath;
   if (options.target == "smpi") {
     if (!paths.smpi) {
-      reportError("--target smpi: this disparcc was built without SimGrid SMPI (install libsimgrid-dev, then rebuild DISPAR)");
+      reportError(
+          "--target smpi: this disparcc was built without SimGrid SMPI (install libsimgrid-dev, then rebuild DISPAR)");
       return 1;
     }
     MpiToolchain smpi = *paths.smpi;
@@ -429,8 +438,9 @@ int disparccMain(int argc, const char* const* argv) {
   if (mpi == nullptr) {
     std::string known;
     for (const MpiToolchain& m : paths.mpis) known += (known.empty() ? "'" : ", '") + m.name + "'";
-    reportError("--mpi " + options.mpi + ": this disparcc was built with runtimes for " + known +
-                (options.mpi == "openmpi" ? " only (install openmpi-bin and libopenmpi-dev, then rebuild DISPAR)" : ""));
+    reportError(
+        "--mpi " + options.mpi + ": this disparcc was built with runtimes for " + known +
+        (options.mpi == "openmpi" ? " only (install openmpi-bin and libopenmpi-dev, then rebuild DISPAR)" : ""));
     return 1;
   }
   MpiToolchain chosen = *mpi;

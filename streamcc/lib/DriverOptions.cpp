@@ -51,16 +51,20 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string& v) { o.emitRtg = v; }},
     {"--keep-generated", ArgStyle::Flag, nullptr, "keep the generated source as <output>.dispar.cpp",
      [](DriverOptions& o, const std::string&) { o.keepGenerated = true; }},
-    {"-MF", ArgStyle::Separate, "FILE", "also write the program's dependencies (the .dsp and what it includes) as a Make rule",
+    {"-MF", ArgStyle::Separate, "FILE",
+     "also write the program's dependencies (the .dsp and what it includes) as a Make rule",
      [](DriverOptions& o, const std::string& v) { o.dependencyFile = v; }},
-    {"-MJ", ArgStyle::Separate, "FILE", "also write a compilation database (compile_commands.json) for the .dsp, for clangd",
+    {"-MJ", ArgStyle::Separate, "FILE",
+     "also write a compilation database (compile_commands.json) for the .dsp, for clangd",
      [](DriverOptions& o, const std::string& v) { o.compileCommandsFile = v; }},
     {"-fsyntax-only", ArgStyle::Flag, nullptr, "check the program and stop; write nothing",
      [](DriverOptions& o, const std::string&) { o.syntaxOnly = true; }},
-    {"--mpi", ArgStyle::Separate, "mpich|openmpi", "MPI library to build the program for (default: the build's, see --version)",
+    {"--mpi", ArgStyle::Separate, "mpich|openmpi",
+     "MPI library to build the program for (default: the build's, see --version)",
      [](DriverOptions& o, const std::string& v) { o.mpi = v; }},
     {"--target", ArgStyle::Separate, "mpi|smpi",
-     "mpi: a program for mpiexec/srun (default); smpi: one for SimGrid's simulator (streammap simulate, docs/simulation.md)",
+     "mpi: a program for mpiexec/srun (default); smpi: one for SimGrid's simulator (streammap simulate, "
+     "docs/simulation.md)",
      [](DriverOptions& o, const std::string& v) { o.target = v; }},
     {"--cuda-arch", ArgStyle::Separate, "ARCH[,ARCH]", "GPU targets, e.g. sm_80,sm_90,compute_90 (repeatable)",
      [](DriverOptions& o, const std::string& v) { splitCommaList(v, o.cudaArchs); }},
@@ -68,7 +72,8 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string& v) { o.cudaPath = v; }},
     {"--no-host-path", ArgStyle::Flag, nullptr, "GPU vnodes always get a GPU: no host clones of kernels",
      [](DriverOptions& o, const std::string&) { o.noHostPath = true; }},
-    {"-ffusion", ArgStyle::Flag, nullptr, "fuse loops of BLAS/FFTW calls into one call (the default; docs/libraries.md)",
+    {"-ffusion", ArgStyle::Flag, nullptr,
+     "fuse loops of BLAS/FFTW calls into one call (the default; docs/libraries.md)",
      [](DriverOptions& o, const std::string&) { o.fusion = true; }},
     {"-fno-fusion", ArgStyle::Flag, nullptr, "leave loops of library calls as written",
      [](DriverOptions& o, const std::string&) { o.fusion = false; }},
@@ -112,7 +117,8 @@ bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& option
         }
         break;
       }
-      if ((spec.style == ArgStyle::JoinedOrSeparate || spec.style == ArgStyle::Joined) && arg.compare(0, n, spec.name) == 0) {
+      if ((spec.style == ArgStyle::JoinedOrSeparate || spec.style == ArgStyle::Joined) &&
+          arg.compare(0, n, spec.name) == 0) {
         match = &spec;
         value = arg.substr(n);
         break;
@@ -128,7 +134,8 @@ bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& option
       return false;
     }
     if (match->style == ArgStyle::Joined && match->name == std::string("-O") &&
-        !(value.empty() || value == "0" || value == "1" || value == "2" || value == "3" || value == "s" || value == "fast")) {
+        !(value.empty() || value == "0" || value == "1" || value == "2" || value == "3" || value == "s" ||
+          value == "fast")) {
       error = "invalid optimisation level '" + arg + "'";
       return false;
     }

@@ -13,16 +13,40 @@ namespace {
 namespace hk = ::dispar::hostk;
 
 TEST(BuiltinsTable, CoversTheContractNames) {
-  for (const char* name : {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__syncthreads",
-                           "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__threadfence",
-                           "__threadfence_block", "atomicAdd", "atomicSub", "atomicMin", "atomicMax",
-                           "atomicExch", "atomicCAS", "__expf", "__logf", "__sinf", "__cosf", "__powf",
-                           "__fdividef", "rsqrtf", "__saturatef", "__ldg", "__fmaf_rn", "__float2int_rn", "min",
+  for (const char* name : {"threadIdx",
+                           "blockIdx",
+                           "blockDim",
+                           "gridDim",
+                           "warpSize",
+                           "__syncthreads",
+                           "__syncthreads_count",
+                           "__syncthreads_and",
+                           "__syncthreads_or",
+                           "__threadfence",
+                           "__threadfence_block",
+                           "atomicAdd",
+                           "atomicSub",
+                           "atomicMin",
+                           "atomicMax",
+                           "atomicExch",
+                           "atomicCAS",
+                           "__expf",
+                           "__logf",
+                           "__sinf",
+                           "__cosf",
+                           "__powf",
+                           "__fdividef",
+                           "rsqrtf",
+                           "__saturatef",
+                           "__ldg",
+                           "__fmaf_rn",
+                           "__float2int_rn",
+                           "min",
                            "max"})
     EXPECT_NE(hk::findBuiltin(name), nullptr) << name;
-  for (const char* name : {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync",
-                           "__any_sync", "__all_sync", "__activemask", "__syncwarp", "__reduce_add_sync",
-                           "__match_any_sync"}) {
+  for (const char* name :
+       {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+        "__all_sync", "__activemask", "__syncwarp", "__reduce_add_sync", "__match_any_sync"}) {
     ASSERT_NE(hk::findBuiltin(name), nullptr) << name;
     EXPECT_EQ(hk::findBuiltin(name)->kind, hk::BuiltinKind::Warp) << name;
   }

@@ -83,7 +83,8 @@ TEST_F(HostFaults, WarpPrimitiveWaitingForLanesAtABarrierIsReportedNotAHang) {
 }
 
 void host_badTile(int* out) {
-  const auto group = ::dispar::hostk::cooperative_groups::tiled_partition(::dispar::hostk::cooperative_groups::this_thread_block(), 12);
+  const auto group = ::dispar::hostk::cooperative_groups::tiled_partition(
+      ::dispar::hostk::cooperative_groups::this_thread_block(), 12);
   *out = static_cast<int>(group.size());
 }
 

@@ -61,7 +61,8 @@ TEST(HostKernels, TreeReductionWithSharedMemoryAndBarriers) {
   for (unsigned b = 0; b < blocks; ++b) {
     // The same tree, sequentially.
     std::vector<float> tree(threads, 0.0f);
-    for (unsigned t = 0; t < threads; ++t) tree[t] = b * threads + t < static_cast<unsigned>(n) ? in[b * threads + t] : 0.0f;
+    for (unsigned t = 0; t < threads; ++t)
+      tree[t] = b * threads + t < static_cast<unsigned>(n) ? in[b * threads + t] : 0.0f;
     for (unsigned s = threads / 2; s > 0; s >>= 1)
       for (unsigned t = 0; t < s; ++t) tree[t] += tree[t + s];
     ASSERT_EQ(partials[b], tree[0]) << "block " << b;
@@ -95,8 +96,8 @@ TEST(HostKernels, HistogramWithAtomicsAcrossConcurrentBlocks) {
   std::vector<int> bins(64, 0);
   std::vector<unsigned long long> ullBins(64, 0);
   std::vector<float> weights(64, 0.0f);
-  ASSERT_EQ(hk::launch(hk::dim3(97), hk::dim3(128), 0, &host_histogram, values.data(), n, bins.data(),
-                       ullBins.data(), weights.data()),
+  ASSERT_EQ(hk::launch(hk::dim3(97), hk::dim3(128), 0, &host_histogram, values.data(), n, bins.data(), ullBins.data(),
+                       weights.data()),
             hk::cudaSuccess);
   std::vector<int> expected(64, 0);
   for (unsigned v : values) ++expected[v % 64];
@@ -123,7 +124,8 @@ void host_transpose(const float* in, float* out, int width, int height) {
   ::dispar::hostk::syncthreads();
   x = ::dispar::hostk::blockIdx().y * 16 + ::dispar::hostk::threadIdx().x;
   y = ::dispar::hostk::blockIdx().x * 16 + ::dispar::hostk::threadIdx().y;
-  if (x < height && y < width) out[y * height + x] = tile[::dispar::hostk::threadIdx().x][::dispar::hostk::threadIdx().y];
+  if (x < height && y < width)
+    out[y * height + x] = tile[::dispar::hostk::threadIdx().x][::dispar::hostk::threadIdx().y];
 }
 
 TEST(HostKernels, MatrixTransposeThroughSharedTile2D) {
@@ -283,7 +285,8 @@ TEST(HostKernels, CustomAtomicMaxOnDoubleWithAtomicCAS) {
 // }
 void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) {
   ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {});
-  if (::dispar::hostk::threadIdx().x < static_cast<unsigned>(numTaps)) sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
+  if (::dispar::hostk::threadIdx().x < static_cast<unsigned>(numTaps))
+    sTaps[::dispar::hostk::threadIdx().x] = taps[::dispar::hostk::threadIdx().x];
   ::dispar::hostk::syncthreads();
   int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
   if (i >= n) return;
@@ -369,11 +372,13 @@ TEST(HostKernels, EarlyExitThreadsAreReleasedFromBarriers) {
 // __global__ void votes(const int* flags, int* results) {
 //   int f = flags[blockIdx.x * blockDim.x + threadIdx.x];
 //   int c = __syncthreads_count(f), a = __syncthreads_and(f), o = __syncthreads_or(f);
-//   if (threadIdx.x == 0) { results[3 * blockIdx.x] = c; results[3 * blockIdx.x + 1] = a; results[3 * blockIdx.x + 2] = o; }
+//   if (threadIdx.x == 0) { results[3 * blockIdx.x] = c; results[3 * blockIdx.x + 1] = a; results[3 * blockIdx.x + 2] =
+//   o; }
 // }
 void host_votes(const int* flags, int* results) {
   int f = flags[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x];
-  int c = ::dispar::hostk::syncthreadsCount(f), a = ::dispar::hostk::syncthreadsAnd(f), o = ::dispar::hostk::syncthreadsOr(f);
+  int c = ::dispar::hostk::syncthreadsCount(f), a = ::dispar::hostk::syncthreadsAnd(f),
+      o = ::dispar::hostk::syncthreadsOr(f);
   if (::dispar::hostk::threadIdx().x == 0) {
     results[3 * ::dispar::hostk::blockIdx().x] = c;
     results[3 * ::dispar::hostk::blockIdx().x + 1] = a;
@@ -386,7 +391,7 @@ TEST(HostKernels, SyncthreadsCountAndOr) {
   std::vector<int> flags(3 * n, 0);
   for (unsigned t = 0; t < n; ++t) flags[t] = t % 4 == 0;  // block 0: some
   for (unsigned t = 0; t < n; ++t) flags[n + t] = 1;       // block 1: all
-  std::vector<int> results(9, -1);                           // block 2: none
+  std::vector<int> results(9, -1);                         // block 2: none
   ASSERT_EQ(hk::launch(3, n, 0, &host_votes, flags.data(), results.data()), hk::cudaSuccess);
   EXPECT_EQ(results, (std::vector<int>{16, 0, 1, 64, 1, 1, 0, 0, 0}));
 }
@@ -407,7 +412,8 @@ void host_twoArrays(int* out) {
   if (t < 3) tag[t] = 'a' + t;
   sums[t % 2][t / 2] = t;
   ::dispar::hostk::syncthreads();
-  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t] = tag[t % 3] + (int)sums[(t + 1) % 2][(t / 2 + 1) % 32];
+  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t] =
+      tag[t % 3] + (int)sums[(t + 1) % 2][(t / 2 + 1) % 32];
 }
 
 TEST(HostKernels, SeveralSharedDeclarationsGetDistinctAlignedStorage) {
@@ -423,10 +429,14 @@ TEST(HostKernels, SeveralSharedDeclarationsGetDistinctAlignedStorage) {
 
 // A kernel without barriers runs many threads per fiber; the indices must still be right.
 void host_writeIds(unsigned* ids) {
-  const unsigned linear = (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) *
-                              ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
-  const unsigned block = (::dispar::hostk::blockIdx().z * ::dispar::hostk::gridDim().y + ::dispar::hostk::blockIdx().y) *
-                             ::dispar::hostk::gridDim().x + ::dispar::hostk::blockIdx().x;
+  const unsigned linear =
+      (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) *
+          ::dispar::hostk::blockDim().x +
+      ::dispar::hostk::threadIdx().x;
+  const unsigned block =
+      (::dispar::hostk::blockIdx().z * ::dispar::hostk::gridDim().y + ::dispar::hostk::blockIdx().y) *
+          ::dispar::hostk::gridDim().x +
+      ::dispar::hostk::blockIdx().x;
   ids[block * ::dispar::hostk::blockDim().volume() + linear] = block * 100000 + linear;
 }
 

@@ -88,13 +88,14 @@ TEST_F(LaunchErrors, LaunchFromInsideAKernelIsNotSupported) {
 // Arguments are converted once to the clone's parameter types, as a CUDA launch converts them.
 void host_scaled(float* out, float scale, int count, hk::dim3 shape) {
   const unsigned i = hk::threadIdx().x;
-  if (static_cast<int>(i) < count) out[i] = scale * static_cast<float>(i) + static_cast<float>(shape.x * shape.y * shape.z);
+  if (static_cast<int>(i) < count)
+    out[i] = scale * static_cast<float>(i) + static_cast<float>(shape.x * shape.y * shape.z);
 }
 
 TEST(Launch, ConvertsArgumentsToParameterTypes) {
   std::vector<float> out(10, 0.0f);
-  const double scale = 0.5;        // double -> float
-  const std::size_t count = 10;    // size_t -> int
+  const double scale = 0.5;                                                                       // double -> float
+  const std::size_t count = 10;                                                                   // size_t -> int
   ASSERT_EQ(hk::launch(1u, 16u, 0, &host_scaled, out.data(), scale, count, 3), hk::cudaSuccess);  // int -> dim3
   for (int i = 0; i < 10; ++i) EXPECT_EQ(out[i], 0.5f * i + 3.0f);
 }

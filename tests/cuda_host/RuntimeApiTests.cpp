@@ -41,8 +41,7 @@ TEST(RuntimeApi, MallocMemcpyEveryKindAndFree) {
 TEST(RuntimeApi, InvalidCopyDirectionIsReported) {
   (void)hk::cudaGetLastError();
   int a = 1, b = 2;
-  EXPECT_EQ(hk::cudaMemcpy(&a, &b, sizeof a, static_cast<hk::cudaMemcpyKind>(7)),
-            hk::cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(hk::cudaMemcpy(&a, &b, sizeof a, static_cast<hk::cudaMemcpyKind>(7)), hk::cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(a, 1);
   EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorInvalidMemcpyDirection);
   EXPECT_STREQ(hk::cudaGetErrorString(hk::cudaErrorInvalidMemcpyDirection), "invalid copy direction for memcpy");
@@ -196,7 +195,8 @@ TEST(RuntimeApi, SymbolRoundTripsWithOffsetsAndTheirErrors) {
   EXPECT_EQ(size, sizeof(symbols::scale));
 
   // Past the end of the variable, the wrong direction, no destination: errors, nothing written.
-  EXPECT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(values), 3 * sizeof(float)), hk::cudaErrorInvalidValue);
+  EXPECT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(values), 3 * sizeof(float)),
+            hk::cudaErrorInvalidValue);
   EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorInvalidValue);
   EXPECT_EQ(hk::cudaMemcpyToSymbol(symbols::scale, values, sizeof(float), 0, hk::cudaMemcpyDeviceToHost),
             hk::cudaErrorInvalidMemcpyDirection);

@@ -17,7 +17,9 @@ __global__ void host_saxpy(int n, float a, const float* __restrict__ x, float* y
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
-__host__ __device__ __forceinline__ int roundUp(int n, int multiple) { return (n + multiple - 1) / multiple * multiple; }
+__host__ __device__ __forceinline__ int roundUp(int n, int multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
 
 // The body as the programmer wrote it; only the launch line is StreamCC's rewrite.
 cudaError_t runSaxpy(int n, float a, std::vector<float>& x, std::vector<float>& y) {

@@ -37,15 +37,20 @@ using ::dispar::testing::randomFloats;
 //   for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
 //   out[i] = acc;
 // }
-void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) { ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  for (int k = ::dispar::hostk::threadIdx().x; k < numTaps; k += ::dispar::hostk::blockDim().x) sTaps[k] = taps[k];
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
-  if (i >= n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < numTaps; ++k) if (i - k >= 0) acc += sTaps[k] * in[i - k];
-  out[i] = acc;
-  }); }
+void host_fir(const float* in, float* out, const float* taps, int n, int numTaps) {
+  ::dispar::hostk::SharedRef<float[64]> sTaps = ::dispar::hostk::sharedVariable<float[64]>([] {});
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    for (int k = ::dispar::hostk::threadIdx().x; k < numTaps; k += ::dispar::hostk::blockDim().x) sTaps[k] = taps[k];
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    int i = ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
+    if (i >= n) return;
+    float acc = 0.0f;
+    for (int k = 0; k < numTaps; ++k)
+      if (i - k >= 0) acc += sTaps[k] * in[i - k];
+    out[i] = acc;
+  });
+}
 
 TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
   const int n = 20000, numTaps = 64;
@@ -69,18 +74,36 @@ TEST(ThreadLoops, FirFilterWithTapsInSharedMemory) {
 //   __syncthreads();
 //   out[(blockIdx.x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
 // }
-void host_rotate(const int* in, int* out) { ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>([] {}); ::dispar::hostk::PerThread<int> dispar_carried_x; ::dispar::hostk::PerThread<int> dispar_carried_y; ::dispar::hostk::PerThread<int> dispar_carried_value; ::dispar::hostk::PerThread<int> dispar_carried_left; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  auto& x = dispar_carried_x.set(dispar_thread, ::dispar::hostk::threadIdx().x);
-  auto& y = dispar_carried_y.set(dispar_thread, ::dispar::hostk::threadIdx().y);
-  auto& value = dispar_carried_value.set(dispar_thread, in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
-  tile[y][x] = value;
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread];
-  auto& left = dispar_carried_left.set(dispar_thread, tile[y][(x + 7) % 8]);
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread]; auto& value = dispar_carried_value[dispar_thread]; auto& left = dispar_carried_left[dispar_thread];
-  tile[y][x] = left + value;
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& x = dispar_carried_x[dispar_thread]; auto& y = dispar_carried_y[dispar_thread];
-  out[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
-  }); }
+void host_rotate(const int* in, int* out) {
+  ::dispar::hostk::SharedRef<int[8][8]> tile = ::dispar::hostk::sharedVariable<int[8][8]>([] {});
+  ::dispar::hostk::PerThread<int> dispar_carried_x;
+  ::dispar::hostk::PerThread<int> dispar_carried_y;
+  ::dispar::hostk::PerThread<int> dispar_carried_value;
+  ::dispar::hostk::PerThread<int> dispar_carried_left;
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& x = dispar_carried_x.set(dispar_thread, ::dispar::hostk::threadIdx().x);
+    auto& y = dispar_carried_y.set(dispar_thread, ::dispar::hostk::threadIdx().y);
+    auto& value = dispar_carried_value.set(dispar_thread, in[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x]);
+    tile[y][x] = value;
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& x = dispar_carried_x[dispar_thread];
+    auto& y = dispar_carried_y[dispar_thread];
+    auto& left = dispar_carried_left.set(dispar_thread, tile[y][(x + 7) % 8]);
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& x = dispar_carried_x[dispar_thread];
+    auto& y = dispar_carried_y[dispar_thread];
+    auto& value = dispar_carried_value[dispar_thread];
+    auto& left = dispar_carried_left[dispar_thread];
+    tile[y][x] = left + value;
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& x = dispar_carried_x[dispar_thread];
+    auto& y = dispar_carried_y[dispar_thread];
+    out[(::dispar::hostk::blockIdx().x * 8 + y) * 8 + x] = tile[(y + 1) % 8][x] * 1000 + x * 10 + y;
+  });
+}
 
 TEST(ThreadLoops, ValuesLiveAcrossBarriersArePerThreadIn2DBlocks) {
   const unsigned blocks = 5;
@@ -107,15 +130,21 @@ TEST(ThreadLoops, ValuesLiveAcrossBarriersArePerThreadIn2DBlocks) {
 //   if (threadIdx.x == blockDim.x - 1) sums[blockIdx.x] = total;
 //   if (!keep[threadIdx.x]) sums[blockIdx.x] = -1000;   // never: this thread returned
 // }
-void host_earlyExit(const int* keep, int* sums) { ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (::dispar::hostk::threadIdx().x == 0) total = 0;
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread(dispar_thread);
-  ::dispar::hostk::atomicAdd(&total, 1);
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (::dispar::hostk::threadIdx().x == ::dispar::hostk::blockDim().x - 1) sums[::dispar::hostk::blockIdx().x] = total;
-  if (!keep[::dispar::hostk::threadIdx().x]) sums[::dispar::hostk::blockIdx().x] = -1000;
-  }); }
+void host_earlyExit(const int* keep, int* sums) {
+  ::dispar::hostk::SharedRef<int> total = ::dispar::hostk::sharedVariable<int>([] {});
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    if (::dispar::hostk::threadIdx().x == 0) total = 0;
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    if (!keep[::dispar::hostk::threadIdx().x]) return ::dispar::hostk::exitThread(dispar_thread);
+    ::dispar::hostk::atomicAdd(&total, 1);
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    if (::dispar::hostk::threadIdx().x == ::dispar::hostk::blockDim().x - 1)
+      sums[::dispar::hostk::blockIdx().x] = total;
+    if (!keep[::dispar::hostk::threadIdx().x]) sums[::dispar::hostk::blockIdx().x] = -1000;
+  });
+}
 
 TEST(ThreadLoops, ThreadsThatReturnSkipLaterSegments) {
   const unsigned n = 128, blocks = 9;
@@ -134,12 +163,21 @@ TEST(ThreadLoops, ThreadsThatReturnSkipLaterSegments) {
 //   unsigned linear = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 //   out[blockIdx.x * blockDim.x * blockDim.y * blockDim.z + linear] = next++;   (one at a time on the host)
 // }
-void host_order(unsigned* out) { ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>([] {}); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (::dispar::hostk::threadIdx().x + ::dispar::hostk::threadIdx().y + ::dispar::hostk::threadIdx().z == 0) next = 0;
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  unsigned linear = (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x;
-  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x * ::dispar::hostk::blockDim().y * ::dispar::hostk::blockDim().z + linear] = next++;
-  }); }
+void host_order(unsigned* out) {
+  ::dispar::hostk::SharedRef<unsigned> next = ::dispar::hostk::sharedVariable<unsigned>([] {});
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    if (::dispar::hostk::threadIdx().x + ::dispar::hostk::threadIdx().y + ::dispar::hostk::threadIdx().z == 0) next = 0;
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    unsigned linear =
+        (::dispar::hostk::threadIdx().z * ::dispar::hostk::blockDim().y + ::dispar::hostk::threadIdx().y) *
+            ::dispar::hostk::blockDim().x +
+        ::dispar::hostk::threadIdx().x;
+    out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x * ::dispar::hostk::blockDim().y *
+            ::dispar::hostk::blockDim().z +
+        linear] = next++;
+  });
+}
 
 TEST(ThreadLoops, EveryThreadOf3DBlockRunsOnceWithItsOwnIndex) {
   // Each thread writes how many threads ran before it: the loop visits every (x, y, z) exactly once.
@@ -158,13 +196,18 @@ TEST(ThreadLoops, EveryThreadOf3DBlockRunsOnceWithItsOwnIndex) {
 //   __syncthreads();
 //   marks[blockIdx.x * blockDim.x + threadIdx.x] = 2;
 // }
-void host_failing(int* marks) { ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 1;
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (::dispar::hostk::blockIdx().x == 2 && ::dispar::hostk::threadIdx().x == 5) throw std::runtime_error("bad sample");
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 2;
-  }); }
+void host_failing(int* marks) {
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 1;
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    if (::dispar::hostk::blockIdx().x == 2 && ::dispar::hostk::threadIdx().x == 5)
+      throw std::runtime_error("bad sample");
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    marks[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = 2;
+  });
+}
 
 TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
   const unsigned threads = 16, blocks = 3;
@@ -189,16 +232,24 @@ TEST(ThreadLoops, AThrowingThreadFailsTheLaunchAndStopsItsBlock) {
 //   }
 //   if (t == 0) out[blockIdx.x] = sums[0];
 // }
-void host_reduce(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
-  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+void host_reduce(const int* in, long long* out) {
+  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {});
+  ::dispar::hostk::PerThread<unsigned int> dispar_carried_t;
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
+    sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
   });
-  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
-    if (t < half) sums[t] += sums[t + half];
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) {
+    ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+      auto& t = dispar_carried_t[dispar_thread];
+      if (t < half) sums[t] += sums[t + half];
     });
-  } ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
-  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
- }); }
+  }
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& t = dispar_carried_t[dispar_thread];
+    if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+  });
+}
 
 TEST(ThreadLoops, TreeReductionWithTheBarrierInAUniformLoop) {
   const unsigned blocks = 33;
@@ -211,13 +262,18 @@ TEST(ThreadLoops, TreeReductionWithTheBarrierInAUniformLoop) {
 }
 
 // Many values live across a barrier in big blocks: more per-thread storage than one scratch chunk.
-void host_manySlots(double* out) { ::dispar::hostk::PerThread<double> slots[12]; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  for (int k = 0; k < 12; ++k) slots[k].set(dispar_thread, ::dispar::hostk::threadIdx().x * 100.0 + k + ::dispar::hostk::blockIdx().x * 1e6);
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  double sum = 0;
-  for (int k = 0; k < 12; ++k) sum += slots[k][dispar_thread];
-  out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = sum;
-  }); }
+void host_manySlots(double* out) {
+  ::dispar::hostk::PerThread<double> slots[12];
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    for (int k = 0; k < 12; ++k)
+      slots[k].set(dispar_thread, ::dispar::hostk::threadIdx().x * 100.0 + k + ::dispar::hostk::blockIdx().x * 1e6);
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    double sum = 0;
+    for (int k = 0; k < 12; ++k) sum += slots[k][dispar_thread];
+    out[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x] = sum;
+  });
+}
 
 TEST(ThreadLoops, PerThreadStorageGrowsWithoutMovingEarlierSlots) {
   const unsigned threads = 1024, blocks = 3;  // 12 doubles x 1024 threads = 96 KiB a block
@@ -241,14 +297,28 @@ void host_blockMax_fibers(const float* in, float* out) {
   unsigned t = ::dispar::hostk::threadIdx().x;
   values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
   ::dispar::hostk::syncthreads();
-  if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
+  if (t == 0) {
+    float m = values[0];
+    for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]);
+    out[::dispar::hostk::blockIdx().x] = m;
+  }
 }
-void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {}); ::dispar::hostk::PerThread<unsigned int> dispar_carried_t; ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
-  auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
-  values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
-  }); ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) { auto& t = dispar_carried_t[dispar_thread];
-  if (t == 0) { float m = values[0]; for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]); out[::dispar::hostk::blockIdx().x] = m; }
-  }); }
+void host_blockMax_loops(const float* in, float* out) {
+  ::dispar::hostk::SharedRef<float[256]> values = ::dispar::hostk::sharedVariable<float[256]>([] {});
+  ::dispar::hostk::PerThread<unsigned int> dispar_carried_t;
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& t = dispar_carried_t.set(dispar_thread, ::dispar::hostk::threadIdx().x);
+    values[t] = in[::dispar::hostk::blockIdx().x * 256 + t];
+  });
+  ::dispar::hostk::forEachThread([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    auto& t = dispar_carried_t[dispar_thread];
+    if (t == 0) {
+      float m = values[0];
+      for (int i = 1; i < 256; ++i) m = std::fmax(m, values[i]);
+      out[::dispar::hostk::blockIdx().x] = m;
+    }
+  });
+}
 
 // The compact form disparcc emits when it can (ThreadLoops.h): threadIdx is the segment's loop
 // variable (the context is not kept: forEachThread<false>), `t` is recomputed in each segment rather than
@@ -264,17 +334,24 @@ void host_blockMax_loops(const float* in, float* out) { ::dispar::hostk::SharedR
 //   }
 //   if (t == 0) out[blockIdx.x] = sums[0];
 // }
-void host_blockSumsCompact(const int* in, long long* out) { ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { 
-  
-  unsigned t = dispar_thread.idx.x;
-  sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
-  }); 
-  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), [&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
-    if (t < half) sums[t] += sums[t + half];
-    }); 
-  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; 
-  if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
- }); }
+void host_blockSumsCompact(const int* in, long long* out) {
+  ::dispar::hostk::SharedRef<long long[256]> sums = ::dispar::hostk::sharedVariable<long long[256]>([] {});
+  ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    unsigned t = dispar_thread.idx.x;
+    sums[t] = in[::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t];
+  });
+  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) {
+    ::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half),
+                                               [&](const ::dispar::hostk::LoopThread dispar_thread) {
+                                                 const unsigned int t = dispar_thread.idx.x;
+                                                 if (t < half) sums[t] += sums[t + half];
+                                               });
+  }
+  ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {
+    const unsigned int t = dispar_thread.idx.x;
+    if (t == 0) out[::dispar::hostk::blockIdx().x] = sums[0];
+  });
+}
 
 TEST(ThreadLoops, CompactFormWithLoopIndexRecomputedLocalsAndBoundedSegments) {
   for (unsigned threads : {256u, 64u, 1u, 100u}) {  // 100: the halves are not powers of two
@@ -282,7 +359,8 @@ TEST(ThreadLoops, CompactFormWithLoopIndexRecomputedLocalsAndBoundedSegments) {
     std::vector<int> in(blocks * threads);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = int((i * 2654435761u >> 9) % 1000u);
     std::vector<long long> out(blocks, -1);
-    ASSERT_EQ(hk::launchThreadLoops(blocks, threads, 0, &host_blockSumsCompact, in.data(), out.data()), hk::cudaSuccess);
+    ASSERT_EQ(hk::launchThreadLoops(blocks, threads, 0, &host_blockSumsCompact, in.data(), out.data()),
+              hk::cudaSuccess);
     for (unsigned b = 0; b < blocks; ++b) {
       // The same tree, sequentially (with 100 threads it drops elements, as the CUDA kernel would).
       std::vector<long long> sums(in.begin() + b * threads, in.begin() + (b + 1) * threads);
@@ -293,9 +371,13 @@ TEST(ThreadLoops, CompactFormWithLoopIndexRecomputedLocalsAndBoundedSegments) {
   }
 }
 
-void host_signedBound(int* out, int limit) { ::dispar::hostk::forEachThreadBelow<false>(static_cast<int>(limit), [&](const ::dispar::hostk::LoopThread dispar_thread) {
-  if (static_cast<int>(dispar_thread.idx.x) < limit) out[dispar_thread.idx.x + ::dispar::hostk::blockIdx().x * 8] = 1;
-  }); }
+void host_signedBound(int* out, int limit) {
+  ::dispar::hostk::forEachThreadBelow<false>(static_cast<int>(limit),
+                                             [&](const ::dispar::hostk::LoopThread dispar_thread) {
+                                               if (static_cast<int>(dispar_thread.idx.x) < limit)
+                                                 out[dispar_thread.idx.x + ::dispar::hostk::blockIdx().x * 8] = 1;
+                                             });
+}
 
 TEST(ThreadLoops, BoundedSegmentsWithNegativeAndOversizedSignedBounds) {
   for (int limit : {-3, 0, 5, 8, 1000}) {

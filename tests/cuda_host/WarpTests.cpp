@@ -95,8 +95,8 @@ TEST(HostShared, DeviceFunctionCalledTwiceSharesItsInstanceAndEachInstantiationH
 }
 
 // __global__ void branches(int* out) {
-//   if (threadIdx.x % 2 == 0) { __shared__ int evens; if (threadIdx.x == 0) evens = 1; __syncthreads(); out[..] = evens; }
-//   else { __shared__ int odds; if (threadIdx.x == 1) odds = 2; __syncthreads(); out[..] = odds; }
+//   if (threadIdx.x % 2 == 0) { __shared__ int evens; if (threadIdx.x == 0) evens = 1; __syncthreads(); out[..] =
+//   evens; } else { __shared__ int odds; if (threadIdx.x == 1) odds = 2; __syncthreads(); out[..] = odds; }
 // }
 // (Two barriers in different branches of one block are divergent in CUDA; here each branch's
 // declaration is simply a different variable, written and read by one thread each.)
@@ -132,13 +132,15 @@ TEST(HostShared, DeclarationsInDifferentBranchesAreDifferentVariables) {
 //   out[6 * i + 5] = __ballot_sync(0xffffffff, v % 3 == 0);
 // }
 void host_shuffles(const int* in, int* out, int width) {
-  const int i = static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
+  const int i =
+      static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
   const int v = in[i];
   out[6 * i + 0] = ::dispar::hostk::shflSync(0xffffffffu, v, 3, width);
   out[6 * i + 1] = ::dispar::hostk::shflUpSync(0xffffffffu, v, 2, width);
   out[6 * i + 2] = ::dispar::hostk::shflDownSync(0xffffffffu, v, 5, width);
   out[6 * i + 3] = ::dispar::hostk::shflXorSync(0xffffffffu, v, 1, width);
-  out[6 * i + 4] = ::dispar::hostk::shflSync(0xffffffffu, v, static_cast<int>(::dispar::hostk::threadIdx().x) + 33, width);
+  out[6 * i + 4] =
+      ::dispar::hostk::shflSync(0xffffffffu, v, static_cast<int>(::dispar::hostk::threadIdx().x) + 33, width);
   out[6 * i + 5] = static_cast<int>(::dispar::hostk::ballotSync(0xffffffffu, v % 3 == 0));
 }
 
@@ -174,7 +176,8 @@ struct Pair {
   long long count;
 };
 void host_warpSums(const double* in, double* sums, long long* counts, int n) {
-  const int i = static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
+  const int i =
+      static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
   Pair p{i < n ? in[i] : 0.0, i < n ? 1 : 0};
   for (int offset = 16; offset > 0; offset /= 2) {
     const Pair other = ::dispar::hostk::shflDownSync(::dispar::hostk::activemask(), p, static_cast<unsigned>(offset));
@@ -282,7 +285,8 @@ void host_firstWarpOnly(const int* in, int* out) {
   ::dispar::hostk::syncthreads();
   if (t < 32) {
     int v = s[t] + s[t + 32] + s[t + 64] + s[t + 96];
-    for (int offset = 16; offset > 0; offset /= 2) v += ::dispar::hostk::shflDownSync(0xffffffffu, v, static_cast<unsigned>(offset));
+    for (int offset = 16; offset > 0; offset /= 2)
+      v += ::dispar::hostk::shflDownSync(0xffffffffu, v, static_cast<unsigned>(offset));
     if (t == 0) s[0] = v;
   }
   ::dispar::hostk::syncthreads();
@@ -320,7 +324,8 @@ int host_atomicAggInc(int* counter) {
   return base + ::dispar::hostk::__popc(mask & ((1u << lane) - 1));
 }
 void host_compact(const int* in, int* out, int* count, int n) {
-  const int i = static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
+  const int i =
+      static_cast<int>(::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + ::dispar::hostk::threadIdx().x);
   if (i < n && in[i] > 0) out[host_atomicAggInc(count)] = in[i];
 }
 
@@ -362,11 +367,13 @@ void host_groups(const int* in, int* out) {
   const unsigned rank = cta.thread_rank();
   s[rank] = in[::dispar::hostk::blockIdx().x * 128 + rank];
   ::dispar::hostk::cooperative_groups::sync(cta);
-  ::dispar::hostk::cooperative_groups::thread_block_tile<32> tile = ::dispar::hostk::cooperative_groups::tiled_partition<32>(cta);
+  ::dispar::hostk::cooperative_groups::thread_block_tile<32> tile =
+      ::dispar::hostk::cooperative_groups::tiled_partition<32>(cta);
   int v = s[rank];
   for (int o = static_cast<int>(tile.size()) / 2; o > 0; o /= 2) v += tile.shfl_down(v, static_cast<unsigned>(o));
   auto small = ::dispar::hostk::cooperative_groups::tiled_partition<8>(tile);
-  const int r8 = ::dispar::hostk::cooperative_groups::reduce(small, s[rank], ::dispar::hostk::cooperative_groups::plus<int>());
+  const int r8 =
+      ::dispar::hostk::cooperative_groups::reduce(small, s[rank], ::dispar::hostk::cooperative_groups::plus<int>());
   const int scan = ::dispar::hostk::cooperative_groups::inclusive_scan(small, 1);
   const int exclusive = ::dispar::hostk::cooperative_groups::exclusive_scan(small, 2);
   int* o = out + 8 * (::dispar::hostk::blockIdx().x * 128 + rank);
@@ -377,7 +384,8 @@ void host_groups(const int* in, int* out) {
   o[4] = static_cast<int>(tile.meta_group_rank());
   o[5] = static_cast<int>(small.ballot(s[rank] % 2 == 0));
   o[6] = exclusive;
-  o[7] = ::dispar::hostk::cooperative_groups::reduce(tile, s[rank], ::dispar::hostk::cooperative_groups::greater<int>());
+  o[7] =
+      ::dispar::hostk::cooperative_groups::reduce(tile, s[rank], ::dispar::hostk::cooperative_groups::greater<int>());
 }
 
 TEST(HostCooperativeGroups, BlockAndTilesWithShufflesReducesAndScans) {
@@ -445,13 +453,14 @@ TEST(HostCooperativeGroups, ThreadBlockIndicesAndRunTimeTiles) {
 // #define UMUL(a, b) __umul24(a, b)
 // #define TID threadIdx.x
 // #define SYNC() __syncthreads()
-// __global__ void macros(unsigned* out) { __shared__ unsigned s[64]; s[TID] = UMUL(TID, 3u); SYNC(); out[TID] = s[63 - TID]; }
+// __global__ void macros(unsigned* out) { __shared__ unsigned s[64]; s[TID] = UMUL(TID, 3u); SYNC(); out[TID] = s[63 -
+// TID]; }
 #define UMUL(a, b) __umul24(a, b)
 #define TID threadIdx.x
 #define SYNC() __syncthreads()
 void host_macros(unsigned* out) {
-  using ::dispar::hostk::cuda_names::__umul24;
   using ::dispar::hostk::cuda_names::__syncthreads;
+  using ::dispar::hostk::cuda_names::__umul24;
   const ::dispar::hostk::uint3& threadIdx = ::dispar::hostk::threadIdx();
   ::dispar::hostk::SharedRef<unsigned[64]> s = ::dispar::hostk::sharedVariable<unsigned[64]>([] {});
   s[TID] = UMUL(TID, 3u);

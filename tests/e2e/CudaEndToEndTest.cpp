@@ -91,7 +91,8 @@ TEST(CudaEndToEnd, FirExampleIsTheConvolutionOfTheWholeSignal) {
   const FirSums expected = firReference(13L * 5000);
   auto check = [&](const ProcessResult& run) {
     std::smatch match;
-    EXPECT_TRUE(std::regex_search(run.output, match, std::regex(R"(frames=(\d+) max_error=(\S+) checksum=(-?[0-9.]+))")))
+    EXPECT_TRUE(
+        std::regex_search(run.output, match, std::regex(R"(frames=(\d+) max_error=(\S+) checksum=(-?[0-9.]+))")))
         << run.output;
     if (match.empty()) return std::string();
     EXPECT_EQ(match[1], "13");

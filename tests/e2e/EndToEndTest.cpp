@@ -110,9 +110,9 @@ TEST_P(EndToEnd, PipelineRtgDescribesEveryInstance) {
     EXPECT_EQ(v.fingerprint.size(), 16u) << v.vnode;
     EXPECT_EQ(v.fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos) << v.fingerprint;
     EXPECT_EQ(v.features.size(), 12u) << v.vnode;
-    for (const char* name : {"arith_ops", "memory_ops", "branch_ops", "call_ops", "loop_depth", "kernel_launches",
-                             "kernel_arith_ops", "kernel_memory_ops", "lib_calls_blas", "lib_calls_fft",
-                             "lib_calls_other", "bytes_written_per_message"})
+    for (const char* name :
+         {"arith_ops", "memory_ops", "branch_ops", "call_ops", "loop_depth", "kernel_launches", "kernel_arith_ops",
+          "kernel_memory_ops", "lib_calls_blas", "lib_calls_fft", "lib_calls_other", "bytes_written_per_message"})
       EXPECT_EQ(v.features.count(name), 1u) << v.vnode << " lacks " << name;
     EXPECT_FALSE(v.costDeclared) << v.vnode;
   }
@@ -149,7 +149,8 @@ TEST_P(EndToEnd, FanOutFanInWithLibraries) {
       expected += s * s;
     }
   std::smatch match;
-  ASSERT_TRUE(std::regex_search(run.output, match, std::regex(R"(items=(\d+) in_order=(\w+) sum_of_squares=([0-9.]+))")))
+  ASSERT_TRUE(
+      std::regex_search(run.output, match, std::regex(R"(items=(\d+) in_order=(\w+) sum_of_squares=([0-9.]+))")))
       << run.output;
   EXPECT_EQ(match[1], std::to_string(items));
   EXPECT_EQ(match[2], "yes");
@@ -384,8 +385,9 @@ VNODE(r, IN(a)) { while (a.wait_items(1)) a.pop(); }
   ASSERT_EQ(built.status, 0) << built.output;
   ProcessResult run = mpirun(dir, 2, {"./misuse"});
   EXPECT_NE(run.status, 0);
-  EXPECT_NE(run.output.find("vnode 'w' (replica 0, rank 0) failed: pipe 'a' (float): vnode 'w' pops from an output port"),
-            std::string::npos)
+  EXPECT_NE(
+      run.output.find("vnode 'w' (replica 0, rank 0) failed: pipe 'a' (float): vnode 'w' pops from an output port"),
+      std::string::npos)
       << run.output;
 }
 
@@ -449,7 +451,8 @@ VNODE(sink, IN(values)) { long v, sum = 0; while (values.read(v)) sum += v; std:
 
   ProcessResult missing = compile(dir, {"scaled.dsp", "-o", "x"});
   EXPECT_EQ(missing.status, 1);
-  EXPECT_NE(missing.output.find("scaled.dsp:4:2: error: \"compile with -DSCALE=<n>\""), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("scaled.dsp:4:2: error: \"compile with -DSCALE=<n>\""), std::string::npos)
+      << missing.output;
 
   ProcessResult help = compile(dir, {"--help"});
   EXPECT_EQ(help.status, 0);

@@ -14,14 +14,19 @@
 namespace dispar::testing {
 
 /// A mapping file grouping the instances (RTG vertex ids) as `grouping` says, for program `program`.
-inline std::string mapFile(const std::string& program, const lang::Rtg& rtg, const std::vector<std::vector<int>>& grouping) {
+inline std::string mapFile(const std::string& program, const lang::Rtg& rtg,
+                           const std::vector<std::vector<int>>& grouping) {
   nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
   for (std::size_t rank = 0; rank < grouping.size(); ++rank)
     for (int instance : grouping[rank]) {
       const lang::RtgVertex& vertex = rtg.vertices[static_cast<std::size_t>(instance)];
-      ranks.push_back({{"rank", rank}, {"vnode", vertex.vnode}, {"replica", vertex.replica},
-                       {"type", vertex.type == lang::Requirement::CG ? "CG" : "CO"}, {"host", "localhost"},
-                       {"device", nullptr}, {"mode", vertex.type == lang::Requirement::CG ? "host-fallback" : "cpu"}});
+      ranks.push_back({{"rank", rank},
+                       {"vnode", vertex.vnode},
+                       {"replica", vertex.replica},
+                       {"type", vertex.type == lang::Requirement::CG ? "CG" : "CO"},
+                       {"host", "localhost"},
+                       {"device", nullptr},
+                       {"mode", vertex.type == lang::Requirement::CG ? "host-fallback" : "cpu"}});
     }
   nlohmann::ordered_json map = {{"format", "dispar-map"}, {"version", 2}, {"program", program}, {"ranks", ranks}};
   return map.dump(2);

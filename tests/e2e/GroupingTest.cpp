@@ -108,15 +108,17 @@ TEST_P(Grouping, EveryGroupingPrintsTheSameResults) {
   std::mt19937 random(static_cast<unsigned>(std::hash<std::string>{}(example.path) & 0xffff));
   const int ranks = std::min(instances, 2 + static_cast<int>(random() % 2));
   std::vector<int> rankOf(static_cast<std::size_t>(instances));
-  for (int i = 0; i < instances; ++i) rankOf[static_cast<std::size_t>(i)] = i < ranks ? i : static_cast<int>(random() % ranks);
+  for (int i = 0; i < instances; ++i)
+    rankOf[static_cast<std::size_t>(i)] = i < ranks ? i : static_cast<int>(random() % ranks);
   std::shuffle(rankOf.begin(), rankOf.end(), random);
   std::vector<std::vector<int>> grouping(static_cast<std::size_t>(ranks));
-  for (int i = 0; i < instances; ++i) grouping[static_cast<std::size_t>(rankOf[static_cast<std::size_t>(i)])].push_back(i);
+  for (int i = 0; i < instances; ++i)
+    grouping[static_cast<std::size_t>(rankOf[static_cast<std::size_t>(i)])].push_back(i);
   program.dir.write("random.map.json", mapFile(program.name, program.rtg, grouping));
   const ProcessResult randomly = run(program, ranks, program.dir.file("random.map.json"));
   ASSERT_EQ(randomly.status, 0) << randomly.output;
-  EXPECT_EQ(results(randomly.output, example.noise), expected)
-      << readFile(program.dir.file("random.map.json")) << "\n" << randomly.output;
+  EXPECT_EQ(results(randomly.output, example.noise), expected) << readFile(program.dir.file("random.map.json")) << "\n"
+                                                               << randomly.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Grouping, ::testing::ValuesIn(kExamples),
@@ -146,7 +148,8 @@ TEST(GroupingFile, OfAnotherProgramIsRefusedAtStartUp) {
   // The right file, launched with one rank per instance as without it.
   const std::string ranks = std::to_string(pipeline.rtg.vertices.size());
   pipeline.dir.write("one.map.json", mapFile("pipeline", pipeline.rtg, together));
-  const ProcessResult wrongCount = run(pipeline, static_cast<int>(pipeline.rtg.vertices.size()), pipeline.dir.file("one.map.json"));
+  const ProcessResult wrongCount =
+      run(pipeline, static_cast<int>(pipeline.rtg.vertices.size()), pipeline.dir.file("one.map.json"));
   EXPECT_NE(wrongCount.status, 0);
   EXPECT_NE(wrongCount.output.find("dispar: pipeline was launched with " + ranks + " ranks but its mapping file '" +
                                    pipeline.dir.file("one.map.json") + "' groups its " + ranks +

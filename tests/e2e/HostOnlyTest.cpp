@@ -282,7 +282,8 @@ VNODE(consumer, IN(a)) {
   EXPECT_EQ(built.status, 1) << built.output;
   EXPECT_NE(built.output.find("bad.dsp:2:38: error: inline PTX cannot run on the host path"), std::string::npos)
       << built.output;
-  EXPECT_NE(built.output.find("bad.dsp:3:62: error: dynamic parallelism cannot run on the host path"), std::string::npos)
+  EXPECT_NE(built.output.find("bad.dsp:3:62: error: dynamic parallelism cannot run on the host path"),
+            std::string::npos)
       << built.output;
   EXPECT_EQ(runProcess({"ls", "-A", dir_.path()}).output, "bad.dsp\n");
 }

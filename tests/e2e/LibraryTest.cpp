@@ -87,7 +87,8 @@ void expectProgramOutput(const std::string& output) {
     const std::vector<double> expected = expectedResults(f);
     ASSERT_EQ(printed[f].size(), expected.size()) << output;
     for (std::size_t i = 0; i < expected.size(); ++i)
-      EXPECT_NEAR(printed[f][static_cast<int>(i)], expected[i], 1e-9 * (1 + std::fabs(expected[i]))) << "frame " << f << " value " << i;
+      EXPECT_NEAR(printed[f][static_cast<int>(i)], expected[i], 1e-9 * (1 + std::fabs(expected[i])))
+          << "frame " << f << " value " << i;
   }
 }
 
@@ -161,11 +162,13 @@ TEST(LibraryEndToEnd, StapFindsTheTargetFusedOrNot) {
   ASSERT_EQ(unfused.status, 0) << unfused.output;
   const int cpis = 2;
   ProcessResult a = runProcess({kMpiexec, "-launcher", "fork", "-n", "7", "./fused", std::to_string(cpis)}, dir.path());
-  ProcessResult b = runProcess({kMpiexec, "-launcher", "fork", "-n", "7", "./unfused", std::to_string(cpis)}, dir.path());
+  ProcessResult b =
+      runProcess({kMpiexec, "-launcher", "fork", "-n", "7", "./unfused", std::to_string(cpis)}, dir.path());
   ASSERT_EQ(a.status, 0) << a.output;
   ASSERT_EQ(b.status, 0) << b.output;
   for (int cpi = 0; cpi < cpis; ++cpi)
-    EXPECT_NE(a.output.find("stap: cpi " + std::to_string(cpi) + " target at doppler 11 beam 5 range 1300 "), std::string::npos)
+    EXPECT_NE(a.output.find("stap: cpi " + std::to_string(cpi) + " target at doppler 11 beam 5 range 1300 "),
+              std::string::npos)
         << a.output;
   // Same detections; total powers equal to 9 digits (the fused products sum in another order).
   std::istringstream fusedLines(a.output), unfusedLines(b.output);

@@ -93,7 +93,8 @@ class MeasuredCosts : public ::testing::Test {
     const ProcessResult mapped = map({"truth.rtg.json", "--cluster", "two.json", "-o", "truth.machinefile"});
     ASSERT_EQ(mapped.status, 0) << mapped.output;
     truth_ = placement(dir_.file("truth.map.json"));
-    ASSERT_EQ(truth_, (std::map<std::string, std::string>{{"w1", "slow"}, {"w2", "fast"}, {"w4", "slow"}, {"w8", "fast"}}));
+    ASSERT_EQ(truth_,
+              (std::map<std::string, std::string>{{"w1", "slow"}, {"w2", "fast"}, {"w4", "slow"}, {"w8", "fast"}}));
   }
 
   ProcessResult map(std::vector<std::string> args) {
@@ -133,8 +134,8 @@ TEST_F(MeasuredCosts, OneProfiledRunRecoversTheRatiosAndTheMapping) {
   ASSERT_EQ(map({"work.rtg.json", "--cluster", "two.json", "-o", "blind.machinefile"}).status, 0);
   EXPECT_NE(placement(dir_.file("blind.map.json")), truth_);
   // With the profile's costs it is.
-  const ProcessResult mapped =
-      map({"work.rtg.json", "--cluster", "two.json", "--profile", "run1.json", "-o", "profiled.machinefile", "--explain"});
+  const ProcessResult mapped = map(
+      {"work.rtg.json", "--cluster", "two.json", "--profile", "run1.json", "-o", "profiled.machinefile", "--explain"});
   ASSERT_EQ(mapped.status, 0) << mapped.output;
   EXPECT_EQ(placement(dir_.file("profiled.map.json")), truth_) << mapped.output;
   EXPECT_NE(mapped.output.find("costs: 4 profile"), std::string::npos) << mapped.output;
@@ -155,7 +156,8 @@ TEST_F(MeasuredCosts, TheHistoryInTheResourceDatabaseMapsAsTheTruth) {
   }
   const ProcessResult shown = runProcess({kStreammap, "profile", "show", "work", "--db", "history.db"}, dir_.path());
   ASSERT_EQ(shown.status, 0) << shown.output;
-  for (const char* vnode : {" w1 ", " w2 ", " w4 ", " w8 "}) EXPECT_NE(shown.output.find(vnode), std::string::npos) << shown.output;
+  for (const char* vnode : {" w1 ", " w2 ", " w4 ", " w8 "})
+    EXPECT_NE(shown.output.find(vnode), std::string::npos) << shown.output;
   EXPECT_NE(shown.output.find("2/2"), std::string::npos) << shown.output;
   const ProcessResult mapped = map({"work.rtg.json", "--db", "history.db", "-o", "history.machinefile"});
   ASSERT_EQ(mapped.status, 0) << mapped.output;
@@ -170,8 +172,8 @@ TEST_F(MeasuredCosts, TheHistoryInTheResourceDatabaseMapsAsTheTruth) {
 // when nothing changed.
 TEST_F(MeasuredCosts, RunRemapsWhenTheHistoryRevisesTheCosts) {
   ASSERT_EQ(runProcess({kStreammap, "cluster", "import", "two.json", "--db", "history.db"}, dir_.path()).status, 0);
-  const std::vector<std::string> run = {kStreammap, "run", "--launcher", "fork", "--db", "history.db", "--profile",
-                                        "run1.json", "./work"};
+  const std::vector<std::string> run = {kStreammap,   "run",       "--launcher", "fork",  "--db",
+                                        "history.db", "--profile", "run1.json",  "./work"};
   ProcessResult first = runProcess(run, dir_.path());
   ASSERT_EQ(first.status, 0) << first.output;
   EXPECT_NE(first.output.find("mapping ./work.rtg.json (no mapping yet)"), std::string::npos) << first.output;
@@ -179,7 +181,8 @@ TEST_F(MeasuredCosts, RunRemapsWhenTheHistoryRevisesTheCosts) {
   ASSERT_EQ(again.status, 0) << again.output;
   EXPECT_EQ(again.output.find("streammap run: mapping"), std::string::npos) << again.output;
 
-  const ProcessResult added = runProcess({kStreammap, "profile", "add", "run1.json", "--db", "history.db"}, dir_.path());
+  const ProcessResult added =
+      runProcess({kStreammap, "profile", "add", "run1.json", "--db", "history.db"}, dir_.path());
   ASSERT_EQ(added.status, 0) << added.output;
   ProcessResult revised = runProcess(run, dir_.path());
   ASSERT_EQ(revised.status, 0) << revised.output;
@@ -196,9 +199,11 @@ TEST_F(MeasuredCosts, BadProfilesAreRefusedNamingTheFieldAndNothingIsWritten) {
   dir_.write("bad.json", R"({"format": "dispar-profile", "version": 1, "program": "work", "instances": [
     {"rank": 0, "vnode": "w1", "replica": 0, "host": "h", "device": "cpu", "compute_s": -1,
      "read_wait_s": 0, "write_wait_s": 0}], "pipes": []})");
-  ProcessResult mapped = map({"work.rtg.json", "--cluster", "two.json", "--profile", "bad.json", "-o", "bad.machinefile"});
+  ProcessResult mapped =
+      map({"work.rtg.json", "--cluster", "two.json", "--profile", "bad.json", "-o", "bad.machinefile"});
   EXPECT_EQ(mapped.status, 1);
-  EXPECT_NE(mapped.output.find("bad.json: profile.instances[0].compute_s: must not be negative, got -1"), std::string::npos)
+  EXPECT_NE(mapped.output.find("bad.json: profile.instances[0].compute_s: must not be negative, got -1"),
+            std::string::npos)
       << mapped.output;
   EXPECT_FALSE(fileExists(dir_.file("bad.machinefile")));
   const ProcessResult added = runProcess({kStreammap, "profile", "add", "bad.json", "--db", "h.db"}, dir_.path());
@@ -209,7 +214,8 @@ TEST_F(MeasuredCosts, BadProfilesAreRefusedNamingTheFieldAndNothingIsWritten) {
      "read_wait_s": 0, "write_wait_s": 0}], "pipes": []})");
   mapped = map({"work.rtg.json", "--cluster", "two.json", "--profile", "other.json", "-o", "bad.machinefile"});
   EXPECT_EQ(mapped.status, 1);
-  EXPECT_NE(mapped.output.find("the profile is of program 'other', the RTG of 'work'"), std::string::npos) << mapped.output;
+  EXPECT_NE(mapped.output.find("the profile is of program 'other', the RTG of 'work'"), std::string::npos)
+      << mapped.output;
 }
 
 }  // namespace

@@ -21,14 +21,15 @@ TEST(Placement, RanksRunWhereTheMappingPutThem) {
   dir.write("cluster.json", readFile(source + "cluster.json"));
   ProcessResult built = runProcess({DISPARCC_PATH, "placement.dsp", "-o", "placement"}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
-  ProcessResult mapped = runProcess({STREAMMAP_PATH, "map", "placement.rtg.json", "--cluster", "cluster.json", "-o",
-                                     "placement.machinefile"},
-                                    dir.path());
+  ProcessResult mapped = runProcess(
+      {STREAMMAP_PATH, "map", "placement.rtg.json", "--cluster", "cluster.json", "-o", "placement.machinefile"},
+      dir.path());
   ASSERT_EQ(mapped.status, 0) << mapped.output;
-  EXPECT_NE(mapped.output.find("mpiexec -f placement.machinefile -n 6 ./placement"), std::string::npos) << mapped.output;
+  EXPECT_NE(mapped.output.find("mpiexec -f placement.machinefile -n 6 ./placement"), std::string::npos)
+      << mapped.output;
 
-  ProcessResult run = runProcess({MPIEXEC_PATH, "-launcher", "fork", "-f", "placement.machinefile", "-n", "6", "./placement"},
-                                 dir.path());
+  ProcessResult run = runProcess(
+      {MPIEXEC_PATH, "-launcher", "fork", "-f", "placement.machinefile", "-n", "6", "./placement"}, dir.path());
   ASSERT_EQ(run.status, 0) << run.output;
   long expected = 0;
   for (long i = 0; i < 1000; ++i) expected += i * i;

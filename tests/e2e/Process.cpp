@@ -73,9 +73,12 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
   close(pipeFds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (timedOut) result.status = 124;
-  else if (WIFEXITED(status)) result.status = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) result.status = 128 + WTERMSIG(status);
+  if (timedOut)
+    result.status = 124;
+  else if (WIFEXITED(status))
+    result.status = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result.status = 128 + WTERMSIG(status);
   return result;
 }
 

@@ -37,7 +37,9 @@ lang::Rtg build(const ScratchDir& dir, const std::string& name, const std::strin
   return rtg;
 }
 
-bool isSeconds(const json& value) { return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() >= 0; }
+bool isSeconds(const json& value) {
+  return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() >= 0;
+}
 
 /// Checks the profile's fields and types; returns the instances as (vnode, replica).
 std::set<std::pair<std::string, int>> expectWellFormed(const json& profile, const std::string& program, int ranks) {
@@ -65,8 +67,8 @@ class RunProfile : public ::testing::Test {
   json run(int ranks, const std::vector<std::string>& env) {
     std::vector<std::string> environment = env;
     environment.push_back("DISPAR_PROFILE=" + dir_.file("profile.json"));
-    const ProcessResult ran =
-        runProcess({kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks), "./pipeline"}, dir_.path(), environment);
+    const ProcessResult ran = runProcess({kMpiexec, "-launcher", "fork", "-n", std::to_string(ranks), "./pipeline"},
+                                         dir_.path(), environment);
     EXPECT_EQ(ran.status, 0) << ran.output;
     return json::parse(readFile(dir_.file("profile.json")));
   }
@@ -107,8 +109,8 @@ TEST_F(RunProfile, OneRankPerInstanceAndGroupedGiveTheSameTraffic) {
 
 TEST_F(RunProfile, StreammapRunWritesIt) {
   dir_.write("cluster.json", readFile(kSourceDir + "/tests/e2e/placement/cluster.json"));
-  const ProcessResult ran = runProcess({kStreammap, "run", "--launcher", "fork", "--cluster", "cluster.json", "--profile",
-                                        "from-run.json", "./pipeline"},
+  const ProcessResult ran = runProcess({kStreammap, "run", "--launcher", "fork", "--cluster", "cluster.json",
+                                        "--profile", "from-run.json", "./pipeline"},
                                        dir_.path());
   ASSERT_EQ(ran.status, 0) << ran.output;
   const json profile = json::parse(readFile(dir_.file("from-run.json")));
@@ -148,8 +150,8 @@ TEST(RunProfileOfKernels, CountsAndTimesEveryLaunchSite) {
   const std::size_t at = source.find("firKernel<<<");
   ASSERT_NE(at, std::string::npos);
   const std::size_t lineStart = source.rfind('\n', at) + 1;
-  const std::string site = "fir.dsp:" + std::to_string(std::count(source.begin(), source.begin() + at, '\n') + 1) + ":" +
-                           std::to_string(at - lineStart + 1);
+  const std::string site = "fir.dsp:" + std::to_string(std::count(source.begin(), source.begin() + at, '\n') + 1) +
+                           ":" + std::to_string(at - lineStart + 1);
   const ProcessResult ran =
       runProcess({kMpiexec, "-launcher", "fork", "-n", std::to_string(rtg.vertices.size()), "./fir"}, dir.path(),
                  {"DISPAR_PROFILE=" + dir.file("profile.json")});

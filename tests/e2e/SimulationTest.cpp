@@ -79,7 +79,9 @@ TEST_P(SimulatedExample, PrintsWhatTheMpichBuildPrints) {
   ASSERT_EQ(simulated.status, 0) << simulated.output;
 
   EXPECT_EQ(programLines(simulated.output, example.timingLine), programLines(real.output, example.timingLine))
-      << "simulated:\n" << simulated.output << "\nmpiexec:\n" << real.output;
+      << "simulated:\n"
+      << simulated.output << "\nmpiexec:\n"
+      << real.output;
   std::smatch makespan;
   ASSERT_TRUE(std::regex_search(simulated.output, makespan, std::regex(R"(simulated makespan: ([0-9.e+-]+) s)")))
       << simulated.output;
@@ -108,8 +110,8 @@ void buildFir(const ScratchDir& dir) {
 /// Busy core-seconds of `host` in simulate's report; -1 when it is not there.
 double busyOf(const std::string& output, const std::string& host) {
   std::smatch match;
-  if (!std::regex_search(output, match, std::regex("[ ,]" + std::regex_replace(host, std::regex(R"(\.)"), R"(\.)") +
-                                                   " ([0-9.e+-]+)")))
+  if (!std::regex_search(output, match,
+                         std::regex("[ ,]" + std::regex_replace(host, std::regex(R"(\.)"), R"(\.)") + " ([0-9.e+-]+)")))
     return -1;
   return std::stod(match[1]);
 }
@@ -119,8 +121,9 @@ TEST(Simulate, KernelsRunOnTheSimulatedGpuAtItsSpeed) {
   buildFir(dir);
   // Both fir replicas on node1 (two K20m): refine puts them there.
   const auto simulateWith = [&](const char* speedup) {
-    return runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--gpu-speedup", speedup, "./fir.smpi", "8", "8192"},
-                      dir.path(), {}, 300);
+    return runProcess(
+        {kStreammap, "simulate", "--cluster", kPaper4, "--gpu-speedup", speedup, "./fir.smpi", "8", "8192"}, dir.path(),
+        {}, 300);
   };
   const ProcessResult slow = simulateWith("1"), fast = simulateWith("1000");
   ASSERT_EQ(slow.status, 0) << slow.output;
@@ -146,12 +149,15 @@ VNODE(sink, IN(numbers)) {
   while (numbers.read(n)) throw std::runtime_error("sink cannot take " + std::to_string(n));
 }
 )dsp");
-  const ProcessResult built = runProcess({kDisparcc, "--target", "smpi", "broken.dsp", "-o", "broken.smpi"}, dir.path());
+  const ProcessResult built =
+      runProcess({kDisparcc, "--target", "smpi", "broken.dsp", "-o", "broken.smpi"}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
-  const ProcessResult ran = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./broken.smpi"}, dir.path(), {}, 120);
+  const ProcessResult ran =
+      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./broken.smpi"}, dir.path(), {}, 120);
   EXPECT_EQ(ran.status, 1) << ran.output;
   EXPECT_NE(ran.output.find("sink cannot take 1"), std::string::npos) << ran.output;
-  EXPECT_NE(ran.output.find("streammap simulate: error: the simulated program failed"), std::string::npos) << ran.output;
+  EXPECT_NE(ran.output.find("streammap simulate: error: the simulated program failed"), std::string::npos)
+      << ran.output;
   EXPECT_EQ(ran.output.find("simulated makespan"), std::string::npos) << ran.output;
 }
 
@@ -171,8 +177,8 @@ TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
   dir.write("small.json", R"({"format": "dispar-cluster", "version": 1, "nodes": [
     {"host": "solo", "cpu": {"sockets": 1, "cores": 2, "threads": 2, "speed": 1.0},
      "gpus": [{"index": 0, "name": "Tesla K20m", "compute_capability": "3.5", "multiprocessors": 13, "clock_khz": 705500}]}]})");
-  const ProcessResult mapped =
-      runProcess({kStreammap, "map", "fir.smpi.rtg.json", "--cluster", "small.json", "-o", "grouped.machinefile"}, dir.path());
+  const ProcessResult mapped = runProcess(
+      {kStreammap, "map", "fir.smpi.rtg.json", "--cluster", "small.json", "-o", "grouped.machinefile"}, dir.path());
   ASSERT_EQ(mapped.status, 0) << mapped.output;
   const ProcessResult grouped = runProcess(
       {kStreammap, "simulate", "--cluster", "small.json", "--mapping", "grouped.map.json", "./fir.smpi"}, dir.path());
@@ -225,9 +231,9 @@ TEST(Simulate, KernelsRunOnTheGpuTheMappingAssigned) {
     const std::string other = std::to_string(1 - gpu);
     dir.write("assigned.map.json", std::regex_replace(map, std::regex("\"device\": " + other + ","),
                                                       "\"device\": " + std::to_string(gpu) + ","));
-    const ProcessResult run = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--mapping",
-                                          "assigned.map.json", "./fir.smpi", "8", "4096"},
-                                         dir.path(), {}, 300);
+    const ProcessResult run = runProcess(
+        {kStreammap, "simulate", "--cluster", kPaper4, "--mapping", "assigned.map.json", "./fir.smpi", "8", "4096"},
+        dir.path(), {}, 300);
     ASSERT_EQ(run.status, 0) << run.output;
     EXPECT_GT(busyOf(run.output, "node1.gpu" + std::to_string(gpu)), 0) << run.output;
     EXPECT_EQ(busyOf(run.output, "node1.gpu" + other), -1) << "GPU " << other << " was not assigned:\n" << run.output;
@@ -242,10 +248,10 @@ TEST(Simulate, HandwrittenFirMatchesDispar) {
   const ProcessResult builtMpich =
       runProcess({MPICXX_PATH, "-std=c++17", "-O2", "-x", "c++", baseline, "-o", "fir_mpi_cuda"}, dir.path());
   ASSERT_EQ(builtMpich.status, 0) << builtMpich.output;
-  const ProcessResult builtSmpi = runProcess({SMPICXX_PATH, "-std=c++17", "-O2", "-DFIR_SIMULATED_GPU",
-                                              "-I" + kSourceDir + "/runtime/include", "-x", "c++", baseline, "-o",
-                                              "fir_mpi_cuda.smpi"},
-                                             dir.path());
+  const ProcessResult builtSmpi =
+      runProcess({SMPICXX_PATH, "-std=c++17", "-O2", "-DFIR_SIMULATED_GPU", "-I" + kSourceDir + "/runtime/include",
+                  "-x", "c++", baseline, "-o", "fir_mpi_cuda.smpi"},
+                 dir.path());
   ASSERT_EQ(builtSmpi.status, 0) << builtSmpi.output;
 
   const ProcessResult dispar =
@@ -254,10 +260,9 @@ TEST(Simulate, HandwrittenFirMatchesDispar) {
   const ProcessResult real = runProcess(
       {kMpiexec, "-launcher", "fork", "-f", machinefile, "-n", "4", "./fir_mpi_cuda", "8", "4096"}, dir.path());
   ASSERT_EQ(real.status, 0) << real.output;
-  const ProcessResult simulated =
-      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--machinefile", machinefile, "-n", "4",
-                  "./fir_mpi_cuda.smpi", "8", "4096"},
-                 dir.path(), {}, 300);
+  const ProcessResult simulated = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "--machinefile",
+                                              machinefile, "-n", "4", "./fir_mpi_cuda.smpi", "8", "4096"},
+                                             dir.path(), {}, 300);
   ASSERT_EQ(simulated.status, 0) << simulated.output;
   const std::vector<std::string> expected = programLines(dispar.output, "");
   ASSERT_EQ(expected.size(), 1u) << dispar.output;

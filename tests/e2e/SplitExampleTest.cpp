@@ -29,14 +29,16 @@ TEST(SplitExample, HotspotSplitEqualsSingleUnitRuns) {
   // The run profile carries the rates split_for learned at the loop's call site (docs/split.md).
   const std::string profile = readFile(dir.file("profile.json"));
   std::smatch site;
-  ASSERT_TRUE(std::regex_search(profile, site,
-                                std::regex("\"site\": \"[^\"]*hotspot.dsp:[0-9]+#2\",\\s*\"gpu_rate\": ([0-9.e+-]+),\\s*"
-                                           "\"cpu_thread_rate\": ([0-9.e+-]+)")))
+  ASSERT_TRUE(
+      std::regex_search(profile, site,
+                        std::regex("\"site\": \"[^\"]*hotspot.dsp:[0-9]+#2\",\\s*\"gpu_rate\": ([0-9.e+-]+),\\s*"
+                                   "\"cpu_thread_rate\": ([0-9.e+-]+)")))
       << profile;
   // Which units took part depends on timing (on a loaded machine the CPU threads can take every row of
   // a short step before the GPU's thread asks): at least one did, and the grids above are exact.
   EXPECT_GT(std::stod(site[1]) + std::stod(site[2]), 0) << profile;
-  EXPECT_NE(run.output.find("hotspot: split vs cpu-only max difference 0, vs gpu-only 0\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("hotspot: split vs cpu-only max difference 0, vs gpu-only 0\n"), std::string::npos)
+      << run.output;
   EXPECT_NE(run.output.find("hotspot: last step: cpu share "), std::string::npos) << run.output;
 }
 

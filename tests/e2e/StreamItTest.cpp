@@ -93,7 +93,8 @@ TEST(StreamIt, FmRadioMatchesASequentialRun) {
   }
   const std::vector<float> baseband = fir(antenna, lowPass(0.1f), 4);
   std::vector<float> audio;
-  for (std::size_t n = 0; n + 1 < baseband.size(); ++n) audio.push_back(2.0f * std::atan(baseband[n] * baseband[n + 1]));
+  for (std::size_t n = 0; n + 1 < baseband.size(); ++n)
+    audio.push_back(2.0f * std::atan(baseband[n] * baseband[n + 1]));
   std::vector<float> speaker;
   for (int b = 0; b < kBands; ++b) {
     const std::vector<float> high = lowPass(0.02f * (b + 2)), low = lowPass(0.02f * (b + 1));

@@ -28,9 +28,26 @@ constexpr bool kHaveCuda = DISPAR_TEST_HAVE_CUDA;
 
 // The corpus: tests/external/<name>.dsp. Keep in step with the files of this folder.
 const std::vector<std::string> kCorpus = {
-    "reduction",    "histogram256", "transpose",  "matrixmul", "scan",       "bitonic",     "convolution",
-    "nw",           "lud",          "compaction", "cg_tiles",  "nbody",      "dotnorm",     "bfs",
-    "saxpy_vec",    "blackscholes", "kmeans",     "hotspot",   "threadfence_reduction",     "atomics",
+    "reduction",
+    "histogram256",
+    "transpose",
+    "matrixmul",
+    "scan",
+    "bitonic",
+    "convolution",
+    "nw",
+    "lud",
+    "compaction",
+    "cg_tiles",
+    "nbody",
+    "dotnorm",
+    "bfs",
+    "saxpy_vec",
+    "blackscholes",
+    "kmeans",
+    "hotspot",
+    "threadfence_reduction",
+    "atomics",
     "streams",
 };
 
@@ -71,7 +88,7 @@ TEST_P(ExternalCorpus, BuildsRunsAndMatchesItsReference) {
     EXPECT_TRUE(rtg.cudaArchs.empty());
   }
 
-  const std::vector<std::string> run = {kMpiexec, "-launcher", "fork", "-n", std::to_string(rtg.vertices.size()),
+  const std::vector<std::string> run = {kMpiexec,   "-launcher", "fork", "-n", std::to_string(rtg.vertices.size()),
                                         "./" + name};
   const ProcessResult ran = runProcess(run, dir.path(), {}, 120);
   EXPECT_EQ(ran.status, 0) << ran.output.substr(0, 6000);

@@ -104,19 +104,19 @@ TEST(CodeFeatures, CountsAreWeightedByConstantTripCountsAndFollowCalls) {
 
 // The communication directive's volume, where given, is what a message carries.
 TEST(CodeFeatures, BytesWrittenFollowTheCommunicationVolume) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "#include <vector>\n"
-      "PIPE(float, frames);\n"
-      "PIPE(double, sums);\n"
-      "PIPE(double, copies);\n"
-      "#pragma streamap communication(frames) volume(4096)\n"
-      "VNODE(src, OUT(frames)) { frames.write(std::vector<float>(1024)); }\n"
-      "VNODE(mid, IN(frames), OUT(sums), OUT(copies)) {\n"
-      "  std::vector<float> f;\n"
-      "  while (frames.read(f)) { sums.write(double(f[0])); copies.write(double(f[1])); }\n"
-      "}\n"
-      "VNODE(snk, IN(sums), IN(copies)) { double d; while (sums.read(d) && copies.read(d)) {} }\n");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "#include <vector>\n"
+                  "PIPE(float, frames);\n"
+                  "PIPE(double, sums);\n"
+                  "PIPE(double, copies);\n"
+                  "#pragma streamap communication(frames) volume(4096)\n"
+                  "VNODE(src, OUT(frames)) { frames.write(std::vector<float>(1024)); }\n"
+                  "VNODE(mid, IN(frames), OUT(sums), OUT(copies)) {\n"
+                  "  std::vector<float> f;\n"
+                  "  while (frames.read(f)) { sums.write(double(f[0])); copies.write(double(f[1])); }\n"
+                  "}\n"
+                  "VNODE(snk, IN(sums), IN(copies)) { double d; while (sums.read(d) && copies.read(d)) {} }\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::ProgramModel& p = outcome.result.program;
   EXPECT_EQ(feature(vnode(p, "src"), "bytes_written_per_message"), 4096);
@@ -132,21 +132,21 @@ TEST(CodeFeatures, BytesWrittenFollowTheCommunicationVolume) {
 //   kernel: blockIdx.x * blockDim.x + threadIdx.x: arith 2; v[i] = v[i] * k: memory 2, arith 1
 //   host: for (r < 3): branch 3, ++r arith 3, 3 launches; while: branch 1; read, write: calls 2
 TEST(CodeFeatures, KernelLaunchesCountTheirKernelsCodeApart) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "PIPE(float, xs);\n"
-      "PIPE(float, ys);\n"
-      "__global__ void scale(float* v, float k) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  v[i] = v[i] * k;\n"
-      "}\n"
-      "VNODE(src, OUT(xs)) { xs.write(1.0f); }\n"
-      "VNODE(gpu, IN(xs), OUT(ys)) {\n"
-      "  float x; float* d = nullptr;\n"
-      "  while (xs.read(x)) { for (int r = 0; r < 3; ++r) scale<<<4, 256>>>(d, x); ys.write(x); }\n"
-      "}\n"
-      "VNODE(snk, IN(ys)) { float y; while (ys.read(y)) {} }\n",
-      "gpu.dsp");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "PIPE(float, xs);\n"
+                  "PIPE(float, ys);\n"
+                  "__global__ void scale(float* v, float k) {\n"
+                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  v[i] = v[i] * k;\n"
+                  "}\n"
+                  "VNODE(src, OUT(xs)) { xs.write(1.0f); }\n"
+                  "VNODE(gpu, IN(xs), OUT(ys)) {\n"
+                  "  float x; float* d = nullptr;\n"
+                  "  while (xs.read(x)) { for (int r = 0; r < 3; ++r) scale<<<4, 256>>>(d, x); ys.write(x); }\n"
+                  "}\n"
+                  "VNODE(snk, IN(ys)) { float y; while (ys.read(y)) {} }\n",
+                  "gpu.dsp");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::ProgramModel& p = outcome.result.program;
   expectFullFeatureVectors(p);
@@ -163,20 +163,20 @@ TEST(CodeFeatures, KernelLaunchesCountTheirKernelsCodeApart) {
 
 // Loops: which trip counts are constant, and recursion counted once.
 TEST(CodeFeatures, TripCountsAndRecursion) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "PIPE(int, a);\n"
-      "constexpr int kN = 10;\n"
-      "int down(int n) { return n <= 0 ? 0 : down(n - 1) + 1; }\n"
-      "VNODE(src, OUT(a)) {\n"
-      "  int s = 0;\n"
-      "  for (int i = kN; i > 0; i -= 3) s += i;\n"          // 10, 7, 4, 1: 4 trips; s += i, i -= 3: 8
-      "  for (int i = 0; i <= 4; i++) s ^= i;\n"             // 5 trips: 10
-      "  for (int i = 0; i != 6; i += 2) s |= i;\n"          // 3 trips: 6
-      "  for (int i = 0; i < s; ++i) s -= 1;\n"              // not constant: 1 trip: 2
-      "  a.write(down(s));\n"                                // <=, ?: branch; - and + arith 2
-      "}\n"
-      "VNODE(snk, IN(a)) { int v; while (a.read(v)) {} }\n");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "PIPE(int, a);\n"
+                  "constexpr int kN = 10;\n"
+                  "int down(int n) { return n <= 0 ? 0 : down(n - 1) + 1; }\n"
+                  "VNODE(src, OUT(a)) {\n"
+                  "  int s = 0;\n"
+                  "  for (int i = kN; i > 0; i -= 3) s += i;\n"  // 10, 7, 4, 1: 4 trips; s += i, i -= 3: 8
+                  "  for (int i = 0; i <= 4; i++) s ^= i;\n"     // 5 trips: 10
+                  "  for (int i = 0; i != 6; i += 2) s |= i;\n"  // 3 trips: 6
+                  "  for (int i = 0; i < s; ++i) s -= 1;\n"      // not constant: 1 trip: 2
+                  "  a.write(down(s));\n"                        // <=, ?: branch; - and + arith 2
+                  "}\n"
+                  "VNODE(snk, IN(a)) { int v; while (a.read(v)) {} }\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::VnodeModel& src = vnode(outcome.result.program, "src");
   EXPECT_EQ(feature(src, "arith_ops"), 8 + 10 + 6 + 2 + 2);
@@ -222,7 +222,8 @@ TEST(CodeFingerprint, IgnoresCommentsWhitespaceLinesAndThePath) {
   const std::string base = fingerprintOf(kFingerprintSource, "work");
   // Comments, a blank line moving everything down (assert's __LINE__ with it), other indentation, and
   // another file name (assert's __FILE__).
-  std::string moved = replaced(kFingerprintSource, "PIPE(float, xs);", "// input\n\nPIPE(float, xs);  /* the samples */");
+  std::string moved =
+      replaced(kFingerprintSource, "PIPE(float, xs);", "// input\n\nPIPE(float, xs);  /* the samples */");
   moved = replaced(moved, "  float x;\n", "      float   x ;  // one sample\n");
   moved = replaced(moved, "{ return v * 2.0f; }", "{\n  // doubled\n  return v*2.0f;\n}");
   EXPECT_EQ(fingerprintOf(moved, "work", "elsewhere.dsp"), base);
@@ -245,14 +246,13 @@ TEST(CodeFingerprint, ChangesWithAnyTokenOfTheVnodeOrWhatItCalls) {
 }
 
 TEST(CodeFingerprint, FollowsCallsTransitivelyIntoKernels) {
-  const char* source =
-      "#include <dispar/dispar.h>\n"
-      "PIPE(float, xs);\n"
-      "__device__ float twice(float v) { return v * 2.0f; }\n"
-      "__global__ void scale(float* v) { v[threadIdx.x] = twice(v[threadIdx.x]); }\n"
-      "static void launch(float* d) { scale<<<1, 32>>>(d); }\n"
-      "VNODE(src, OUT(xs)) { float* d = nullptr; launch(d); xs.write(1.0f); }\n"
-      "VNODE(snk, IN(xs)) { float x; while (xs.read(x)) {} }\n";
+  const char* source = "#include <dispar/dispar.h>\n"
+                       "PIPE(float, xs);\n"
+                       "__device__ float twice(float v) { return v * 2.0f; }\n"
+                       "__global__ void scale(float* v) { v[threadIdx.x] = twice(v[threadIdx.x]); }\n"
+                       "static void launch(float* d) { scale<<<1, 32>>>(d); }\n"
+                       "VNODE(src, OUT(xs)) { float* d = nullptr; launch(d); xs.write(1.0f); }\n"
+                       "VNODE(snk, IN(xs)) { float x; while (xs.read(x)) {} }\n";
   const std::string base = fingerprintOf(source, "src", "k.dsp");
   EXPECT_NE(fingerprintOf(replaced(source, "v * 2.0f", "v * 4.0f"), "src", "k.dsp"), base);
   EXPECT_EQ(fingerprintOf(replaced(source, "v * 2.0f", "v  *  2.0f  "), "src", "k.dsp"), base);
@@ -260,16 +260,15 @@ TEST(CodeFingerprint, FollowsCallsTransitivelyIntoKernels) {
 }
 
 TEST(CodeFingerprint, VnodeArrayMembersShareTheirFunctionsFingerprint) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "constexpr int kStages = 3;\n"
-      "PIPE_ARRAY(long, chain, kStages + 1);\n"
-      "VNODE(src, OUT(chain[0])) { for (long v = 0; v < 10; ++v) chain[0].write(v); }\n"
-      "VNODE_ARRAY(stage, kStages, i, IN(chain[i]), OUT(chain[i + 1])) {\n"
-      "  long v;\n"
-      "  while (chain[i].read(v)) chain[i + 1].write(v + i + 1);\n"
-      "}\n"
-      "VNODE(sink, IN(chain[kStages])) { long v; while (chain[kStages].read(v)) {} }\n");
+  ParseOutcome outcome = parseSource("#include <dispar/dispar.h>\n"
+                                     "constexpr int kStages = 3;\n"
+                                     "PIPE_ARRAY(long, chain, kStages + 1);\n"
+                                     "VNODE(src, OUT(chain[0])) { for (long v = 0; v < 10; ++v) chain[0].write(v); }\n"
+                                     "VNODE_ARRAY(stage, kStages, i, IN(chain[i]), OUT(chain[i + 1])) {\n"
+                                     "  long v;\n"
+                                     "  while (chain[i].read(v)) chain[i + 1].write(v + i + 1);\n"
+                                     "}\n"
+                                     "VNODE(sink, IN(chain[kStages])) { long v; while (chain[kStages].read(v)) {} }\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::ProgramModel& p = outcome.result.program;
   expectFullFeatureVectors(p);

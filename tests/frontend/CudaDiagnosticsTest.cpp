@@ -15,9 +15,8 @@ struct UnsupportedCase {
 };
 
 constexpr const char* kPrelude = "#include <dispar/dispar.h>\n";
-constexpr const char* kVnode =
-    "#pragma streamap resource(gpu)\n"
-    "VNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
+constexpr const char* kVnode = "#pragma streamap resource(gpu)\n"
+                               "VNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
 
 const UnsupportedCase kCases[] = {
     {"GridGroup",
@@ -126,7 +125,8 @@ TEST_P(CudaHostPathTest, RejectedWhereKernelsMayRunOnTheHost) {
   ParseOutcome outcome = parseCase(GetParam(), frontend::CudaTarget::GpuAndHost);
   EXPECT_FALSE(outcome.ok);
   EXPECT_NE(outcome.diagnostics.find(GetParam().expected), std::string::npos)
-      << "expected: " << GetParam().expected << "\nactual output:\n" << outcome.diagnostics;
+      << "expected: " << GetParam().expected << "\nactual output:\n"
+      << outcome.diagnostics;
   EXPECT_NE(outcome.diagnostics.find("note: a GPU vnode runs its kernels on the host when its rank gets no GPU; "
                                      "compile with --no-host-path to require a GPU instead"),
             std::string::npos)

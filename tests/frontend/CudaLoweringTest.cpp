@@ -16,7 +16,8 @@ std::string emitted(const std::string& kernels, frontend::CudaTarget target = fr
                              "#pragma streamap resource(gpu)\nVNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
   ParseOutcome outcome = parseSource(source, "test.dsp", target);
   EXPECT_TRUE(outcome.ok) << outcome.diagnostics;
-  llvm::Expected<std::string> edited = clang::tooling::applyAllReplacements(outcome.result.sourceText, outcome.result.sourceEdits);
+  llvm::Expected<std::string> edited =
+      clang::tooling::applyAllReplacements(outcome.result.sourceText, outcome.result.sourceEdits);
   if (!edited) {
     ADD_FAILURE() << llvm::toString(edited.takeError());
     return "";
@@ -27,12 +28,13 @@ std::string emitted(const std::string& kernels, frontend::CudaTarget target = fr
 bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 TEST(CudaLowering, DeviceFunctionInANamespaceBecomesHostDeviceWhereItIs) {
-  const std::string out = emitted(
-      "namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
-      "__global__ void kernel(float* x) { x[threadIdx.x] = mathx::twice(x[threadIdx.x]); }\n");
+  const std::string out =
+      emitted("namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
+              "__global__ void kernel(float* x) { x[threadIdx.x] = mathx::twice(x[threadIdx.x]); }\n");
   // One function for both sides: the original body on the GPU, the rewritten one on the host.
   EXPECT_TRUE(contains(out, "namespace mathx { __host__ __device__ float twice(float x) \n#ifdef __CUDA_ARCH__\n"
-                            "#line 2 \"")) << out;
+                            "#line 2 \""))
+      << out;
   EXPECT_TRUE(contains(out, "{ return 2 * x + threadIdx.x * 0; }\n#else\n#line 2 \"")) << out;
   EXPECT_TRUE(contains(out, "{ return 2 * x + ::dispar::hostk::threadIdx().x * 0; }\n#endif\n")) << out;
   // The kernel's clone calls it as written: no dispar_host copy of it exists to call instead.
@@ -41,24 +43,23 @@ TEST(CudaLowering, DeviceFunctionInANamespaceBecomesHostDeviceWhereItIs) {
 }
 
 TEST(CudaLowering, DeviceFunctionWithNothingToRewriteKeepsOneBody) {
-  const std::string out = emitted(
-      "struct P { float a; };\n"
-      "__device__ float get(P p) { return p.a; }\n"
-      "__global__ void kernel(float* x) { P p{x[0]}; x[threadIdx.x] = get(p); }\n");
+  const std::string out = emitted("struct P { float a; };\n"
+                                  "__device__ float get(P p) { return p.a; }\n"
+                                  "__global__ void kernel(float* x) { P p{x[0]}; x[threadIdx.x] = get(p); }\n");
   EXPECT_TRUE(contains(out, "__host__ __device__ float get(P p) { return p.a; }")) << out;
   EXPECT_FALSE(contains(out, "#ifdef __CUDA_ARCH__")) << out;
 }
 
 TEST(CudaLowering, DeviceMembersAndConstructorsInTemplatesBecomeHostDevice) {
-  const std::string out = emitted(
-      "template <class T> struct SharedMemory {\n"
-      "  __device__ T* pointer() { extern __shared__ int raw[]; return (T*)raw; }\n"
-      "};\n"
-      "struct Acc {\n"
-      "  float total;\n"
-      "  __device__ Acc(float start) : total(start + threadIdx.x) {}\n"
-      "};\n"
-      "__global__ void kernel(float* x) { Acc a(SharedMemory<float>().pointer()[0]); x[0] = a.total; }\n");
+  const std::string out =
+      emitted("template <class T> struct SharedMemory {\n"
+              "  __device__ T* pointer() { extern __shared__ int raw[]; return (T*)raw; }\n"
+              "};\n"
+              "struct Acc {\n"
+              "  float total;\n"
+              "  __device__ Acc(float start) : total(start + threadIdx.x) {}\n"
+              "};\n"
+              "__global__ void kernel(float* x) { Acc a(SharedMemory<float>().pointer()[0]); x[0] = a.total; }\n");
   EXPECT_TRUE(contains(out, "__host__ __device__ T* pointer() \n#ifdef __CUDA_ARCH__\n")) << out;
   EXPECT_TRUE(contains(out, "{ int* raw = ::dispar::hostk::dynamicShared<int>();  return (T*)raw; }")) << out;
   // A constructor's initialisers are part of what differs.
@@ -67,49 +68,50 @@ TEST(CudaLowering, DeviceMembersAndConstructorsInTemplatesBecomeHostDevice) {
 }
 
 TEST(CudaLowering, SharedDeclarationIsOneInstancePerBlockWhereverItIsWritten) {
-  const std::string out = emitted(
-      "__global__ void kernel(float* x) {\n"
-      "  for (int r = 0; r < 8; ++r) { __shared__ float tile[32]; tile[threadIdx.x] = r; __syncthreads(); x[r] += tile[0]; }\n"
-      "}\n");
+  const std::string out = emitted("__global__ void kernel(float* x) {\n"
+                                  "  for (int r = 0; r < 8; ++r) { __shared__ float tile[32]; tile[threadIdx.x] = r; "
+                                  "__syncthreads(); x[r] += tile[0]; }\n"
+                                  "}\n");
   // The lambda's type names the declaration; sharedVariable gives each its block's one instance.
-  EXPECT_TRUE(contains(out, "::dispar::hostk::SharedRef<float[32]> tile = ::dispar::hostk::sharedVariable<float[32]>([] {});"))
+  EXPECT_TRUE(
+      contains(out, "::dispar::hostk::SharedRef<float[32]> tile = ::dispar::hostk::sharedVariable<float[32]>([] {});"))
       << out;
 }
 
 TEST(CudaLowering, BuiltinsInsideMacroDefinitionsAreDeclaredAtTheTopOfTheHostVersion) {
-  const std::string out = emitted(
-      "#define UMUL(a, b) __umul24(a, b)\n"
-      "#define TID threadIdx.x\n"
-      "__global__ void kernel(unsigned* x) { x[TID] = UMUL(TID, 3u); __syncthreads(); }\n");
+  const std::string out = emitted("#define UMUL(a, b) __umul24(a, b)\n"
+                                  "#define TID threadIdx.x\n"
+                                  "__global__ void kernel(unsigned* x) { x[TID] = UMUL(TID, 3u); __syncthreads(); }\n");
   // threadIdx is then the thread's context, which the thread loops keep up to date.
-  EXPECT_TRUE(contains(out, "void kernel(unsigned* x) { using ::dispar::hostk::cuda_names::__umul24; "
-                            "const auto& threadIdx = ::dispar::hostk::threadIdx(); ::dispar::hostk::forEachThread<true>("))
+  EXPECT_TRUE(contains(out,
+                       "void kernel(unsigned* x) { using ::dispar::hostk::cuda_names::__umul24; "
+                       "const auto& threadIdx = ::dispar::hostk::threadIdx(); ::dispar::hostk::forEachThread<true>("))
       << out;
   EXPECT_TRUE(contains(out, "x[TID] = UMUL(TID, 3u); });")) << out;
 }
 
 TEST(CudaLowering, ConstantVariableGetsAHostCopyThatCloneAndSymbolCallsUse) {
-  const std::string out = emitted(
-      "namespace filt { __constant__ float taps[4] = {1, 2, 3, 4}; }\n"
-      "__global__ void kernel(float* x) { x[threadIdx.x] *= filt::taps[threadIdx.x % 4]; }\n"
-      "void load(const float* h) { cudaMemcpyToSymbol(filt::taps, h, 4 * sizeof(float)); }\n");
+  const std::string out =
+      emitted("namespace filt { __constant__ float taps[4] = {1, 2, 3, 4}; }\n"
+              "__global__ void kernel(float* x) { x[threadIdx.x] *= filt::taps[threadIdx.x % 4]; }\n"
+              "void load(const float* h) { cudaMemcpyToSymbol(filt::taps, h, 4 * sizeof(float)); }\n");
   EXPECT_TRUE(contains(out, "namespace dispar_host {\n#line 2 \"")) << out;
   EXPECT_TRUE(contains(out, " float taps[4] = {1, 2, 3, 4};\n}  // namespace dispar_host\n")) << out;
   EXPECT_TRUE(contains(out, "x[::dispar::hostk::threadIdx().x] *= ::filt::dispar_host::taps[")) << out;
-  EXPECT_TRUE(contains(out, "::dispar::gpu::cudaMemcpyToSymbol(::dispar::gpu::symbol(filt::taps, ::filt::dispar_host::taps), h,"))
+  EXPECT_TRUE(contains(
+      out, "::dispar::gpu::cudaMemcpyToSymbol(::dispar::gpu::symbol(filt::taps, ::filt::dispar_host::taps), h,"))
       << out;
 }
 
 TEST(CudaLowering, CooperativeGroupsNamesBecomeTheHostPaths) {
-  const std::string out = emitted(
-      "#include <cooperative_groups.h>\n"
-      "namespace cg = cooperative_groups;\n"
-      "__global__ void kernel(float* x) {\n"
-      "  cg::thread_block cta = cg::this_thread_block();\n"
-      "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);\n"
-      "  x[cta.thread_rank()] = tile.shfl_down(x[cta.thread_rank()], 1);\n"
-      "  cooperative_groups::sync(cta);\n"
-      "}\n");
+  const std::string out = emitted("#include <cooperative_groups.h>\n"
+                                  "namespace cg = cooperative_groups;\n"
+                                  "__global__ void kernel(float* x) {\n"
+                                  "  cg::thread_block cta = cg::this_thread_block();\n"
+                                  "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);\n"
+                                  "  x[cta.thread_rank()] = tile.shfl_down(x[cta.thread_rank()], 1);\n"
+                                  "  cooperative_groups::sync(cta);\n"
+                                  "}\n");
   EXPECT_TRUE(contains(out, "::dispar::hostk::cooperative_groups::thread_block cta = "
                             "::dispar::hostk::cooperative_groups::this_thread_block();"))
       << out;
@@ -131,17 +133,18 @@ TEST(CudaLowering, DeviceFunctionTakingATileGetsAHostOverload) {
       "__global__ void kernel(float* x) { x[0] = warpSum(cg::tiled_partition<32>(cg::this_thread_block()), x[0]); }\n");
   // The original stays for the GPU; the overload beside it takes the host path's tile.
   EXPECT_TRUE(contains(out, "__device__ float warpSum(cg::thread_block_tile<32> tile, float v) {")) << out;
-  EXPECT_TRUE(contains(out, " float warpSum(::dispar::hostk::cooperative_groups::thread_block_tile<32> tile, float v) {"))
+  EXPECT_TRUE(
+      contains(out, " float warpSum(::dispar::hostk::cooperative_groups::thread_block_tile<32> tile, float v) {"))
       << out;
 }
 
 TEST(CudaLowering, WarpPrimitivesAreRewrittenAndTheKernelRunsAsFibers) {
-  const std::string out = emitted(
-      "__global__ void kernel(int* x) {\n"
-      "  int v = x[threadIdx.x];\n"
-      "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n"
-      "  if (__all_sync(__activemask(), v > 0)) x[threadIdx.x] = __ballot_sync(0xffffffffu, v > 1);\n"
-      "}\n");
+  const std::string out =
+      emitted("__global__ void kernel(int* x) {\n"
+              "  int v = x[threadIdx.x];\n"
+              "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n"
+              "  if (__all_sync(__activemask(), v > 0)) x[threadIdx.x] = __ballot_sync(0xffffffffu, v > 1);\n"
+              "}\n");
   EXPECT_TRUE(contains(out, "v += ::dispar::hostk::shflDownSync(0xffffffffu, v, o);")) << out;
   EXPECT_TRUE(contains(out, "if (::dispar::hostk::allSync(::dispar::hostk::activemask(), v > 0))")) << out;
   EXPECT_TRUE(contains(out, "::dispar::hostk::ballotSync(0xffffffffu, v > 1)")) << out;
@@ -172,13 +175,14 @@ TEST(CudaLowering, LibraryCallsAreDispatchedAndRecorded) {
 }
 
 TEST(CudaLowering, WithoutAGpuBuildTheHostVersionsReplaceTheOriginals) {
-  const std::string out = emitted(
-      "namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
-      "__constant__ float scale[2];\n"
-      "__global__ void kernel(float* x) { x[threadIdx.x] = mathx::twice(x[0]) * scale[0]; }\n",
-      frontend::CudaTarget::HostOnly);
+  const std::string out =
+      emitted("namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
+              "__constant__ float scale[2];\n"
+              "__global__ void kernel(float* x) { x[threadIdx.x] = mathx::twice(x[0]) * scale[0]; }\n",
+              frontend::CudaTarget::HostOnly);
   // A host function: the qualifiers go, the body is the host version.
-  EXPECT_TRUE(contains(out, "namespace mathx {  float twice(float x) { return 2 * x + ::dispar::hostk::threadIdx().x * 0; } }"))
+  EXPECT_TRUE(
+      contains(out, "namespace mathx {  float twice(float x) { return 2 * x + ::dispar::hostk::threadIdx().x * 0; } }"))
       << out;
   EXPECT_FALSE(contains(out, "#ifdef __CUDA_ARCH__")) << out;
   // The variable itself is the host's: no copy, no renamed references.

@@ -21,12 +21,12 @@ std::string readExample(const std::string& relative) {
 // Clang hands the consumer the call operators of generic lambdas it instantiates when a function
 // ends; they must not count as the declaration that follows a directive.
 TEST(Model, GenericLambdasDoNotHideTheVnodeADirectiveAppliesTo) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "PIPE(int, a);\n"
-      "VNODE(src, OUT(a)) { auto send = [&](auto v) { a.write(int(v)); }; send(1); send(2.0); }\n"
-      "#pragma streamap resource(cpu) replicas(2)\n"
-      "VNODE(snk, IN(a)) { auto same = [](auto x) { return x; }; int v; while (a.read(v)) same(v); }\n");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "PIPE(int, a);\n"
+                  "VNODE(src, OUT(a)) { auto send = [&](auto v) { a.write(int(v)); }; send(1); send(2.0); }\n"
+                  "#pragma streamap resource(cpu) replicas(2)\n"
+                  "VNODE(snk, IN(a)) { auto same = [](auto x) { return x; }; int v; while (a.read(v)) same(v); }\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   ASSERT_EQ(outcome.result.program.vnodes.size(), 2u);
   EXPECT_EQ(outcome.result.program.vnodes[1].replicas, 2);
@@ -35,21 +35,21 @@ TEST(Model, GenericLambdasDoNotHideTheVnodeADirectiveAppliesTo) {
 // A directive a macro produces (`_Pragma` in its body) belongs to the VNODE of the same expansion, not to
 // the next VNODE of the file (issue 11: every stage used to shift its directive onto its successor).
 TEST(Model, DirectivesFromMacrosApplyToTheVnodeOfTheSameExpansion) {
-  ParseOutcome outcome = parseSource(
-      "#include <dispar/dispar.h>\n"
-      "#include <cstdio>\n"
-      "#define STAGE(name, I, O, K) _Pragma(\"streamap resource(cpu) replicas(2)\") \\\n"
-      "  VNODE(name, IN(I), OUT(O)) { int x; while (I.read(x)) O.write(x * K); }\n"
-      "#define ON_CPU3 _Pragma(\"streamap resource(cpu) replicas(2) cost(3)\")\n"
-      "#define PLAIN(name, I, O) VNODE(name, IN(I), OUT(O)) { int x; while (I.read(x)) O.write(x); }\n"
-      "PIPE(int, a); PIPE(int, b); PIPE(int, c); PIPE(int, d); PIPE(int, e);\n"
-      "VNODE(src, OUT(a)) { for (int i = 0; i < 10; ++i) a.write(i); }\n"
-      "STAGE(s1, a, b, 2)\n"
-      "STAGE(s2, b, c, 3)\n"
-      "ON_CPU3 PLAIN(p1, c, d)\n"           // a directive-only macro, then a macro defining one VNODE
-      "#pragma streamap resource(cpu) replicas(2) cost(4)\n"
-      "PLAIN(p2, d, e)\n"                      // a file directive before a macro defining one VNODE
-      "VNODE(snk, IN(e)) { long s = 0; int x; while (e.read(x)) s += x; std::printf(\"s=%ld\\n\", s); }\n");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "#include <cstdio>\n"
+                  "#define STAGE(name, I, O, K) _Pragma(\"streamap resource(cpu) replicas(2)\") \\\n"
+                  "  VNODE(name, IN(I), OUT(O)) { int x; while (I.read(x)) O.write(x * K); }\n"
+                  "#define ON_CPU3 _Pragma(\"streamap resource(cpu) replicas(2) cost(3)\")\n"
+                  "#define PLAIN(name, I, O) VNODE(name, IN(I), OUT(O)) { int x; while (I.read(x)) O.write(x); }\n"
+                  "PIPE(int, a); PIPE(int, b); PIPE(int, c); PIPE(int, d); PIPE(int, e);\n"
+                  "VNODE(src, OUT(a)) { for (int i = 0; i < 10; ++i) a.write(i); }\n"
+                  "STAGE(s1, a, b, 2)\n"
+                  "STAGE(s2, b, c, 3)\n"
+                  "ON_CPU3 PLAIN(p1, c, d)\n"  // a directive-only macro, then a macro defining one VNODE
+                  "#pragma streamap resource(cpu) replicas(2) cost(4)\n"
+                  "PLAIN(p2, d, e)\n"  // a file directive before a macro defining one VNODE
+                  "VNODE(snk, IN(e)) { long s = 0; int x; while (e.read(x)) s += x; std::printf(\"s=%ld\\n\", s); }\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::ProgramModel& p = outcome.result.program;
   ASSERT_EQ(p.vnodes.size(), 6u);

@@ -29,23 +29,22 @@ std::size_t occurrences(const std::string& text, const std::string& needle) {
   return count;
 }
 
-constexpr const char* kFir =
-    "#include <dispar/dispar.h>\n"
-    "constexpr int kTaps = 16;\n"
-    "__global__ void fir(const float* in, float* out, const float* taps, int n) {\n"
-    "  __shared__ float sharedTaps[kTaps];\n"
-    "  int t = threadIdx.x;\n"
-    "  if (t < kTaps) sharedTaps[t] = taps[t];\n"
-    "  int i = blockIdx.x * blockDim.x + t;\n"
-    "  if (i >= n) return;\n"
-    "  constexpr int kHalf = kTaps / 2;\n"
-    "  __syncthreads();\n"
-    "  float acc = 0.0f;\n"
-    "  for (int k = 0; k < kTaps; ++k) acc += sharedTaps[k] * in[i + k];\n"
-    "  out[i] = acc + kHalf * 0;\n"
-    "}\n"
-    "#pragma streamap resource(gpu)\n"
-    "VNODE(worker) { fir<<<4, 256>>>(nullptr, nullptr, nullptr, 0); }\n";
+constexpr const char* kFir = "#include <dispar/dispar.h>\n"
+                             "constexpr int kTaps = 16;\n"
+                             "__global__ void fir(const float* in, float* out, const float* taps, int n) {\n"
+                             "  __shared__ float sharedTaps[kTaps];\n"
+                             "  int t = threadIdx.x;\n"
+                             "  if (t < kTaps) sharedTaps[t] = taps[t];\n"
+                             "  int i = blockIdx.x * blockDim.x + t;\n"
+                             "  if (i >= n) return;\n"
+                             "  constexpr int kHalf = kTaps / 2;\n"
+                             "  __syncthreads();\n"
+                             "  float acc = 0.0f;\n"
+                             "  for (int k = 0; k < kTaps; ++k) acc += sharedTaps[k] * in[i + k];\n"
+                             "  out[i] = acc + kHalf * 0;\n"
+                             "}\n"
+                             "#pragma streamap resource(gpu)\n"
+                             "VNODE(worker) { fir<<<4, 256>>>(nullptr, nullptr, nullptr, 0); }\n";
 
 TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   const std::string emitted = emittedSource(kFir);
@@ -56,48 +55,53 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   // __shared__ and constexpr declarations are hoisted out of the loops, values live across the barrier
   // get a slot per thread, the barrier becomes a segment boundary and the early return an exit.
   // threadIdx is the segment loop's index; nothing in the segments reads the thread's context.
-  EXPECT_NE(host.find("{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
-                      "constexpr int kHalf = kTaps / 2; "
-                      "::dispar::hostk::PerThread<int> dispar_carried_i; "
-                      "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {"),
-            std::string::npos)
+  EXPECT_NE(
+      host.find(
+          "{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
+          "constexpr int kHalf = kTaps / 2; "
+          "::dispar::hostk::PerThread<int> dispar_carried_i; "
+          "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {"),
+      std::string::npos)
       << host;
-  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(dispar_thread, ::dispar::hostk::blockIdx().x * ::dispar::hostk::blockDim().x + t);"),
+  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(dispar_thread, ::dispar::hostk::blockIdx().x * "
+                      "::dispar::hostk::blockDim().x + t);"),
             std::string::npos)
       << host;
   EXPECT_NE(host.find("int t = dispar_thread.idx.x;"), std::string::npos) << "t is not used after the barrier";
   EXPECT_NE(host.find("if (i >= n) return ::dispar::hostk::exitThread(dispar_thread);"), std::string::npos) << host;
-  EXPECT_NE(host.find("}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
-                      "auto& i = dispar_carried_i[dispar_thread]; "),
-            std::string::npos)
+  EXPECT_NE(
+      host.find("}); ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
+                "auto& i = dispar_carried_i[dispar_thread]; "),
+      std::string::npos)
       << host;
   EXPECT_EQ(occurrences(host, "forEachThread<false>("), 2u) << host;
   EXPECT_EQ(host.find("syncthreads"), std::string::npos) << host;
   // The clone keeps the kernel's line count, so its #line stays exact (then the line registering it).
   EXPECT_EQ(occurrences(host, "\n"), 2u + 12u + 1u) << host;
-  EXPECT_NE(host.find("static const bool dispar_registered_fir_L3 = ::dispar::hostk::detail::registerKernel("), std::string::npos)
+  EXPECT_NE(host.find("static const bool dispar_registered_fir_L3 = ::dispar::hostk::detail::registerKernel("),
+            std::string::npos)
       << host;
-  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::fir"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::fir"), std::string::npos)
+      << emitted;
 }
 
 // A tree reduction: the barrier sits in a loop that every thread runs alike.
-constexpr const char* kReduction =
-    "#include <dispar/dispar.h>\n"
-    "__global__ void reduce(const int* in, long long* out) {\n"
-    "  __shared__ long long sums[256];\n"
-    "  unsigned t = threadIdx.x;\n"
-    "  sums[t] = in[blockIdx.x * blockDim.x + t];\n"
-    "  __syncthreads();\n"
-    "  for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {\n"
-    "    if (t < half) sums[t] += sums[t + half];\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  if (blockDim.x >= 64) {\n"
-    "    if (t == 0) out[blockIdx.x] = sums[0];\n"
-    "  }\n"
-    "}\n"
-    "#pragma streamap resource(gpu)\n"
-    "VNODE(worker) { reduce<<<4, 256>>>(nullptr, nullptr); }\n";
+constexpr const char* kReduction = "#include <dispar/dispar.h>\n"
+                                   "__global__ void reduce(const int* in, long long* out) {\n"
+                                   "  __shared__ long long sums[256];\n"
+                                   "  unsigned t = threadIdx.x;\n"
+                                   "  sums[t] = in[blockIdx.x * blockDim.x + t];\n"
+                                   "  __syncthreads();\n"
+                                   "  for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {\n"
+                                   "    if (t < half) sums[t] += sums[t + half];\n"
+                                   "    __syncthreads();\n"
+                                   "  }\n"
+                                   "  if (blockDim.x >= 64) {\n"
+                                   "    if (t == 0) out[blockIdx.x] = sums[0];\n"
+                                   "  }\n"
+                                   "}\n"
+                                   "#pragma streamap resource(gpu)\n"
+                                   "VNODE(worker) { reduce<<<4, 256>>>(nullptr, nullptr); }\n";
 
 TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
   const std::string emitted = emittedSource(kReduction);
@@ -107,17 +111,19 @@ TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
   // The segments between the first barrier and the loop, and at the end of the loop body, have no code:
   // they are left out rather than looping over the threads for nothing. The loop's segment is
   // `if (t < half) ...` alone: it loops over the first `half` threads only.
-  EXPECT_NE(emitted.find("  }); \n"
-                         "  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { "
-                         "::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), "
-                         "[&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; \n"
-                         "    if (t < half) sums[t] += sums[t + half];\n"
-                         "    }); \n"
-                         "  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
-                         "const unsigned int t = dispar_thread.idx.x; \n"),
+  EXPECT_NE(emitted.find(
+                "  }); \n"
+                "  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { "
+                "::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), "
+                "[&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; \n"
+                "    if (t < half) sums[t] += sums[t + half];\n"
+                "    }); \n"
+                "  } ::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
+                "const unsigned int t = dispar_thread.idx.x; \n"),
             std::string::npos)
       << emitted;
-  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::reduce"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::reduce"), std::string::npos)
+      << emitted;
 }
 
 // A template kernel: the clone is a template too, its slots typed by the template parameter, and a
@@ -144,8 +150,9 @@ TEST(ThreadLoops, TemplateKernelKeepsItsParametersInTheClone) {
   const std::string emitted = emittedSource(kTemplate);
   EXPECT_NE(emitted.find("// kernel 'scaleByFirst': thread loops"), std::string::npos) << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::PerThread<T> dispar_carried_mine; "), std::string::npos) << emitted;
-  EXPECT_NE(emitted.find("  for (int round = 0; round < Threads / 64; ++round) { ::dispar::hostk::forEachThread<false>("),
-            std::string::npos)
+  EXPECT_NE(
+      emitted.find("  for (int round = 0; round < Threads / 64; ++round) { ::dispar::hostk::forEachThread<false>("),
+      std::string::npos)
       << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 128, 0, &::dispar_host::scaleByFirst<float, 128>"),
             std::string::npos)
@@ -156,32 +163,35 @@ TEST(ThreadLoops, TemplateKernelKeepsItsParametersInTheClone) {
 // loop holding a barrier); one whose computation could trap (a division by a parameter) stays where the
 // kernel wrote it, after the early return that guards it.
 TEST(ThreadLoops, UniformLocalsAreComputedOncePerBlockUnlessTheyCouldTrap) {
-  const std::string emitted = emittedSource(
-      "#include <dispar/dispar.h>\n"
-      "__global__ void kernel(int* x, int n, int parts) {\n"
-      "  __shared__ int s[256];\n"
-      "  if (parts == 0) return;\n"
-      "  const int rounds = n * 2;\n"
-      "  const int per = n / parts;\n"
-      "  s[threadIdx.x] = per;\n"
-      "  __syncthreads();\n"
-      "  for (int r = 0; r < rounds; ++r) {\n"
-      "    if (r == 3) break;\n"
-      "    x[threadIdx.x] += s[(threadIdx.x + r) % 256];\n"
-      "    __syncthreads();\n"
-      "  }\n"
-      "}\n"
-      "#pragma streamap resource(gpu)\n"
-      "VNODE(worker) { kernel<<<4, 256>>>(nullptr, 0, 1); }\n");
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(int* x, int n, int parts) {\n"
+                                            "  __shared__ int s[256];\n"
+                                            "  if (parts == 0) return;\n"
+                                            "  const int rounds = n * 2;\n"
+                                            "  const int per = n / parts;\n"
+                                            "  s[threadIdx.x] = per;\n"
+                                            "  __syncthreads();\n"
+                                            "  for (int r = 0; r < rounds; ++r) {\n"
+                                            "    if (r == 3) break;\n"
+                                            "    x[threadIdx.x] += s[(threadIdx.x + r) % 256];\n"
+                                            "    __syncthreads();\n"
+                                            "  }\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<4, 256>>>(nullptr, 0, 1); }\n");
   EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
-  EXPECT_NE(emitted.find("sharedVariable<int[256]>([] {}); const int rounds = n * 2; ::dispar::hostk::forEachThread<false>("),
-            std::string::npos)
+  EXPECT_NE(
+      emitted.find("sharedVariable<int[256]>([] {}); const int rounds = n * 2; ::dispar::hostk::forEachThread<false>("),
+      std::string::npos)
       << emitted;
-  EXPECT_NE(emitted.find("  if (parts == 0) return ::dispar::hostk::exitThread(dispar_thread);\n  \n  const int per = n / parts;"),
-            std::string::npos)
+  EXPECT_NE(
+      emitted.find(
+          "  if (parts == 0) return ::dispar::hostk::exitThread(dispar_thread);\n  \n  const int per = n / parts;"),
+      std::string::npos)
       << emitted;
   // The uniform break stays at block level, between two segments.
-  EXPECT_NE(emitted.find("{ \n    if (r == 3) break; ::dispar::hostk::forEachThread<false>("), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("{ \n    if (r == 3) break; ::dispar::hostk::forEachThread<false>("), std::string::npos)
+      << emitted;
 }
 
 struct FiberCase {
@@ -196,18 +206,21 @@ const FiberCase kFiberCases[] = {
      "__global__ void kernel(int* x, int n) {\n"
      "  for (int r = 0; r < threadIdx.x; ++r) { x[threadIdx.x] += r; __syncthreads(); }\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+     "kernel<<<1, 32>>>(nullptr, 0)",
+     "a barrier is inside a loop or branch whose condition may differ between threads"},
     {"BarrierInBranchOnALocal",
      "__global__ void kernel(int* x, int n) {\n"
      "  int limit = x[threadIdx.x];\n"
      "  if (limit > 4) { x[threadIdx.x] = 1; __syncthreads(); }\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+     "kernel<<<1, 32>>>(nullptr, 0)",
+     "a barrier is inside a loop or branch whose condition may differ between threads"},
     {"LoopVariableChangedInTheBody",
      "__global__ void kernel(int* x, int n) {\n"
      "  for (int r = 0; r < n; ++r) { r += x[threadIdx.x]; __syncthreads(); }\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a barrier is inside a loop or branch whose condition may differ between threads"},
+     "kernel<<<1, 32>>>(nullptr, 0)",
+     "a barrier is inside a loop or branch whose condition may differ between threads"},
     {"BreakInLoopWithBarrier",
      "__global__ void kernel(int* x, int n) {\n"
      "  for (int r = 0; r < n; ++r) { if (x[threadIdx.x]) break; __syncthreads(); }\n"
@@ -215,7 +228,8 @@ const FiberCase kFiberCases[] = {
      "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue that not every thread takes"},
     {"ContinueInSwitchInLoopWithBarrier",
      "__global__ void kernel(int* x, int n) {\n"
-     "  for (int r = 0; r < n; ++r) { switch (x[threadIdx.x]) { case 1: break; default: continue; } __syncthreads(); }\n"
+     "  for (int r = 0; r < n; ++r) { switch (x[threadIdx.x]) { case 1: break; default: continue; } __syncthreads(); "
+     "}\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "a loop holding a barrier has a break or continue that not every thread takes"},
     {"BarrierInDoLoop",
@@ -269,7 +283,8 @@ const FiberCase kFiberCases[] = {
      "  __syncthreads();\n"
      "  helper();\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "it calls 'helper', which has a barrier, __shared__ memory or a warp-level operation"},
+     "kernel<<<1, 32>>>(nullptr, 0)",
+     "it calls 'helper', which has a barrier, __shared__ memory or a warp-level operation"},
     {"NestedShared",
      "__global__ void kernel(int* x, int n) {\n"
      "  if (n) { __shared__ int s; s = n; x[0] = s; }\n"
@@ -291,10 +306,10 @@ const FiberCase kFiberCases[] = {
      "  __syncthreads();\n"
      "  x[threadIdx.x] = v;\n"
      "}\n",
-     "kernel<int><<<1, 32>>>(nullptr, 0)", "'v' is used across a barrier and its type is deduced from a template parameter"},
-    {"NoBarrier",
-     "__global__ void kernel(int* x, int n) { x[threadIdx.x] = n; }\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "it has no barrier (fibers run it as one loop already)"},
+     "kernel<int><<<1, 32>>>(nullptr, 0)",
+     "'v' is used across a barrier and its type is deduced from a template parameter"},
+    {"NoBarrier", "__global__ void kernel(int* x, int n) { x[threadIdx.x] = n; }\n", "kernel<<<1, 32>>>(nullptr, 0)",
+     "it has no barrier (fibers run it as one loop already)"},
 };
 
 class FiberFormTest : public ::testing::TestWithParam<FiberCase> {};

@@ -1,7 +1,7 @@
-// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and two FFT column loops) and cublas_fusion_e2e.dsp (cublasDgemv,
-// cublasDgemm and cuFFT loops, on the host stand-ins) compiled by the real disparcc with fusion (the default) and with
-// -fno-fusion, run under mpiexec; both print the same values, which match a naive matrix-vector product
-// and DFT computed here.
+// End to end: fusion_e2e.dsp (a gemv loop, an FFT row loop and two FFT column loops) and cublas_fusion_e2e.dsp
+// (cublasDgemv, cublasDgemm and cuFFT loops, on the host stand-ins) compiled by the real disparcc with fusion (the
+// default) and with -fno-fusion, run under mpiexec; both print the same values, which match a naive matrix-vector
+// product and DFT computed here.
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -100,14 +100,21 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
 
   // Both loops fused (behind run-time checks: the helpers take pointers), and only with fusion on.
   EXPECT_NE(fusedLog.find("fusion_e2e.dsp:20:3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm"),
-            std::string::npos) << fusedLog;
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:25:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"),
-            std::string::npos) << fusedLog;
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:34:3: remark: fused a loop of calls of fftw_plan_many_dft into one fftw_plan_many_dft"),
-            std::string::npos) << fusedLog;
+            std::string::npos)
+      << fusedLog;
+  EXPECT_NE(fusedLog.find(
+                "fusion_e2e.dsp:25:3: remark: fused a loop of calls of fftw_plan_dft_1d into one fftw_plan_many_dft"),
+            std::string::npos)
+      << fusedLog;
+  EXPECT_NE(fusedLog.find(
+                "fusion_e2e.dsp:34:3: remark: fused a loop of calls of fftw_plan_many_dft into one fftw_plan_many_dft"),
+            std::string::npos)
+      << fusedLog;
   // The copies through a buffer are recognised and left as written (faster than the strided plan).
-  EXPECT_NE(fusedLog.find("fusion_e2e.dsp:47:3: remark: loop of fftw_execute_dft calls not fused: the transforms run on copies"),
-            std::string::npos) << fusedLog;
+  EXPECT_NE(fusedLog.find(
+                "fusion_e2e.dsp:47:3: remark: loop of fftw_execute_dft calls not fused: the transforms run on copies"),
+            std::string::npos)
+      << fusedLog;
   EXPECT_EQ(fusedLog.find("[-Rfusion-missed]"), fusedLog.rfind("[-Rfusion-missed]")) << fusedLog;
   EXPECT_EQ(plainLog.find("remark:"), std::string::npos) << plainLog;
   std::string fusedSource = readFile(dir.file("fused.cpp")), plainSource = readFile(dir.file("plain.cpp"));
@@ -133,8 +140,10 @@ TEST(FusionEndToEnd, FusedGpuLibraryLoopsComputeWhatTheLoopsComputed) {
   std::string fusedLog, plainLog;
   std::vector<double> fused = buildAndRun(dir, "fused", {"-Rfusion"}, fusedLog, "cublas_fusion_e2e.dsp", hostOnly);
   std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion"}, plainLog, "cublas_fusion_e2e.dsp", hostOnly);
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:18:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm"),
-            std::string::npos) << fusedLog;
+  EXPECT_NE(
+      fusedLog.find("cublas_fusion_e2e.dsp:18:3: remark: fused a loop of calls of cublasDgemv into one cublasDgemm"),
+      std::string::npos)
+      << fusedLog;
   EXPECT_NE(readFile(dir.file("fused.cpp")).find("cublasDgemm("), std::string::npos);
 
   // y_j = A^T x_j, A column-major n x n (cublasDgemv with CUBLAS_OP_T).
@@ -160,8 +169,10 @@ TEST(FusionEndToEnd, FusedGpuLibraryLoopsComputeWhatTheLoopsComputed) {
         for (int l = 0; l < k; ++l) sum += BA[b * m * k + i + l * m] * BB[b * k * nb + j + l * nb];
         expected.push_back(sum);
       }
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:25:3: remark: fused a loop of calls of cublasDgemm into one cublasDgemmStridedBatched"),
-            std::string::npos) << fusedLog;
+  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:25:3: remark: fused a loop of calls of cublasDgemm into one "
+                          "cublasDgemmStridedBatched"),
+            std::string::npos)
+      << fusedLog;
   // Unnormalised forward DFTs (cuFFT's sign -1): 5 complex rows of 16 points, then 4 real rows of 12 points
   // whose 7 non-redundant coefficients are kept.
   auto dft = [&expected](const std::vector<double>& re, const std::vector<double>& im, int n, int kept) {
@@ -191,17 +202,22 @@ TEST(FusionEndToEnd, FusedGpuLibraryLoopsComputeWhatTheLoopsComputed) {
     for (int i = r * realLen; i < (r + 1) * realLen; ++i) re.push_back(double((i * 5) % 7) - 3.0);
     dft(re, im, realLen, realLen / 2 + 1);
   }
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:33:3: remark: fused a loop of calls of cufftExecZ2Z into one cufftPlanMany"),
-            std::string::npos) << fusedLog;
-  EXPECT_NE(fusedLog.find("cublas_fusion_e2e.dsp:43:3: remark: fused a loop of calls of cufftExecR2C into one cufftPlanMany"),
-            std::string::npos) << fusedLog;
+  EXPECT_NE(
+      fusedLog.find("cublas_fusion_e2e.dsp:33:3: remark: fused a loop of calls of cufftExecZ2Z into one cufftPlanMany"),
+      std::string::npos)
+      << fusedLog;
+  EXPECT_NE(
+      fusedLog.find("cublas_fusion_e2e.dsp:43:3: remark: fused a loop of calls of cufftExecR2C into one cufftPlanMany"),
+      std::string::npos)
+      << fusedLog;
   EXPECT_NE(readFile(dir.file("fused.cpp")).find("cufftPlanMany("), std::string::npos);
   EXPECT_EQ(readFile(dir.file("plain.cpp")).find("cufftPlanMany("), std::string::npos);
 
   ASSERT_EQ(fused.size(), expected.size());
   ASSERT_EQ(plain.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    double tolerance = i < singlePrecisionFrom ? 1e-12 * (1 + std::fabs(expected[i])) : 1e-5 * (1 + std::fabs(expected[i]));
+    double tolerance =
+        i < singlePrecisionFrom ? 1e-12 * (1 + std::fabs(expected[i])) : 1e-5 * (1 + std::fabs(expected[i]));
     EXPECT_NEAR(fused[i], expected[i], tolerance) << "value " << i;
     EXPECT_NEAR(fused[i], plain[i], tolerance) << "value " << i;
   }

@@ -1,8 +1,8 @@
 // A two-VNODE program built as nvcc builds link it (CudaBackend, compiled for sm_80): `source` (CO)
 // sends a vector to `scale` (CG), which reads it into a device_vector, doubles it on whichever side
 // it runs, and checks it. The tests run it under different mappings and settings.
-#include <dispar/gpu/CudaBackend.h>
 #include <dispar/device_vector.h>
+#include <dispar/gpu/CudaBackend.h>
 #include <dispar/runtime.h>
 
 #include <cstdio>
@@ -14,7 +14,8 @@ namespace {
 namespace rt = dispar::rt;
 
 constexpr rt::VnodeSpec kVnodes[] = {{"source", 0, 1, "scale.dsp:3:1", false}, {"scale", 1, 1, "scale.dsp:9:1", true}};
-constexpr rt::PipeSpec kPipes[] = {{"values", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+constexpr rt::PipeSpec kPipes[] = {
+    {"values", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 constexpr rt::ProgramSpec kProgram = {"scale", kVnodes, 2, kPipes, 1, 2};
 const char* const kArchs[] = {"sm_80"};
 

@@ -53,7 +53,8 @@ void reader(InPort<std::uint8_t>& port) {
 }
 
 constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "gpu.dsp:1:1", true}, {"reader", 1, 1, "gpu.dsp:9:1", true}};
-constexpr rt::PipeSpec kPipes[] = {{"bytes", "uint8_t", 1, 0, 1, rt::MergeOrder::RoundRobin, 4, rt::SplitMode::RoundRobin}};
+constexpr rt::PipeSpec kPipes[] = {
+    {"bytes", "uint8_t", 1, 0, 1, rt::MergeOrder::RoundRobin, 4, rt::SplitMode::RoundRobin}};
 constexpr rt::ProgramSpec kProgram = {"gpu", kVnodes, 2, kPipes, 1, 2};
 
 void dispatch(rt::Instance& instance) {

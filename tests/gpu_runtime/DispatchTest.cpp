@@ -38,7 +38,8 @@ TEST(Dispatch, MemoryStreamsAndEventsReachTheStandIns) {
 
 TEST(Dispatch, LastErrorIsHostksOnTheHostPath) {
   int value = 0;
-  EXPECT_EQ(gpu::cudaMemcpy(&value, &value, sizeof value, static_cast<cudaMemcpyKind>(42)), cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(gpu::cudaMemcpy(&value, &value, sizeof value, static_cast<cudaMemcpyKind>(42)),
+            cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(gpu::cudaPeekAtLastError(), cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(gpu::cudaGetLastError(), cudaErrorInvalidMemcpyDirection);
   EXPECT_EQ(gpu::cudaGetLastError(), cudaSuccess);

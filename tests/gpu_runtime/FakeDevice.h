@@ -25,8 +25,8 @@ inline FakeDeviceCounters fakeCounters;
 
 class DeferredCopyEngine final : public gpu::CopyEngine {
  public:
-  DeferredCopyEngine(int slots, std::size_t capacity) : capacity_(capacity), buffers_(static_cast<std::size_t>(slots)),
-                                                         pending_(static_cast<std::size_t>(slots)) {
+  DeferredCopyEngine(int slots, std::size_t capacity)
+      : capacity_(capacity), buffers_(static_cast<std::size_t>(slots)), pending_(static_cast<std::size_t>(slots)) {
     for (auto& buffer : buffers_) buffer.assign(capacity, 0xEE);
   }
   int slots() const override { return static_cast<int>(buffers_.size()); }

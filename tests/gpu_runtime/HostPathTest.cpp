@@ -78,7 +78,8 @@ struct BytePipe {
   static constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "gpu.dsp:1:1", WriterGpu},
                                               {"reader", 1, 1, "gpu.dsp:9:1", ReaderGpu}};
   // A window of 2 makes every message's credit count: a chunked message counted twice would hang.
-  static constexpr rt::PipeSpec kPipes[] = {{"bytes", "uint8_t", 1, 0, 1, rt::MergeOrder::RoundRobin, 2, rt::SplitMode::RoundRobin}};
+  static constexpr rt::PipeSpec kPipes[] = {
+      {"bytes", "uint8_t", 1, 0, 1, rt::MergeOrder::RoundRobin, 2, rt::SplitMode::RoundRobin}};
   static constexpr rt::ProgramSpec kProgram = {"gpu", kVnodes, 2, kPipes, 1, 2};
   static void dispatch(rt::Instance& instance) {
     if (instance.vnode() == 0) {

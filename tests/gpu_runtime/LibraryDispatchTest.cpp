@@ -21,8 +21,9 @@ TEST(LibraryDispatch, CublasOnTheHostPathTakesCudasTypes) {
   const std::vector<double> a{1, 2, 3, 4}, b{5, 6, 7, 8};
   std::vector<double> c(4, 0);
   const double one = 1, zero = 0;
-  ASSERT_EQ(gpu::cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 2, &one, a.data(), 2, b.data(), 2, &zero, c.data(), 2),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      gpu::cublasDgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, 2, 2, 2, &one, a.data(), 2, b.data(), 2, &zero, c.data(), 2),
+      CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(c, (std::vector<double>{1 * 5 + 2 * 6, 3 * 5 + 4 * 6, 1 * 7 + 2 * 8, 3 * 7 + 4 * 8}));
   std::vector<cuComplex> x{make_cuComplex(3, 4), make_cuComplex(0, 1)};
   float norm = 0;
@@ -34,15 +35,17 @@ TEST(LibraryDispatch, CublasOnTheHostPathTakesCudasTypes) {
   ASSERT_EQ(gpu::cublasGetStream(handle, &got), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(got, stream);
   EXPECT_EQ(gpu::cudaStreamDestroy(stream), cudaSuccess);
-  EXPECT_EQ(gpu::cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 2, &one, a.data(), 2, b.data(), 2, &zero, c.data(), 4),
-            CUBLAS_STATUS_INVALID_VALUE);  // lda 2 < m 4: the status is CUDA's enum value
+  EXPECT_EQ(
+      gpu::cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 2, &one, a.data(), 2, b.data(), 2, &zero, c.data(), 4),
+      CUBLAS_STATUS_INVALID_VALUE);  // lda 2 < m 4: the status is CUDA's enum value
   EXPECT_EQ(gpu::cublasDestroy(handle), CUBLAS_STATUS_SUCCESS);
 }
 
 TEST(LibraryDispatch, CufftOnTheHostPathTakesCudasTypes) {
   cufftHandle plan;
   ASSERT_EQ(gpu::cufftPlan1d(&plan, 4, CUFFT_C2C, 1), CUFFT_SUCCESS);
-  std::vector<cufftComplex> data{make_cuComplex(1, 0), make_cuComplex(0, 0), make_cuComplex(0, 0), make_cuComplex(0, 0)};
+  std::vector<cufftComplex> data{make_cuComplex(1, 0), make_cuComplex(0, 0), make_cuComplex(0, 0),
+                                 make_cuComplex(0, 0)};
   ASSERT_EQ(gpu::cufftExecC2C(plan, data.data(), data.data(), CUFFT_FORWARD), CUFFT_SUCCESS);
   for (const cufftComplex& v : data) {  // the transform of an impulse is flat
     EXPECT_FLOAT_EQ(v.x, 1);

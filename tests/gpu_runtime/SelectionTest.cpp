@@ -99,7 +99,8 @@ std::string parseError(const std::string& text) {
 
 TEST(MapFile, BadInputNamesFileAndField) {
   EXPECT_NE(parseError("{").find("mapping file 'm.json': not valid JSON"), std::string::npos);
-  EXPECT_EQ(parseError(R"({"format": "other", "ranks": []})"), "mapping file 'm.json': map.format: expected \"dispar-map\"");
+  EXPECT_EQ(parseError(R"({"format": "other", "ranks": []})"),
+            "mapping file 'm.json': map.format: expected \"dispar-map\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map"})"), "mapping file 'm.json': map: missing \"ranks\"");
   EXPECT_EQ(parseError(R"({"format": "dispar-map", "ranks": [{"rank": 1}]})"),
             "mapping file 'm.json': ranks[0].vnode: missing");
@@ -164,7 +165,8 @@ TEST(Settings, DeviceRequest) {
       parseDeviceRequest(bad);
       ADD_FAILURE() << bad;
     } catch (const std::runtime_error& error) {
-      EXPECT_EQ(std::string(error.what()), std::string("DISPAR_DEVICE must be 'host' or a device index, got '") + bad + "'");
+      EXPECT_EQ(std::string(error.what()),
+                std::string("DISPAR_DEVICE must be 'host' or a device index, got '") + bad + "'");
     }
   }
 }
@@ -275,7 +277,8 @@ TEST(Selection, OtherHostInTheMappingIsAWarning) {
   const Selection s = selectDevice(input);
   EXPECT_EQ(s.error, "");
   ASSERT_EQ(s.warnings.size(), 1u);
-  EXPECT_EQ(s.warnings[0], "the mapping file 'fir.map.json' places vnode 'fir' (rank 1) on host 'node1' but it runs on host 'node7'");
+  EXPECT_EQ(s.warnings[0],
+            "the mapping file 'fir.map.json' places vnode 'fir' (rank 1) on host 'node1' but it runs on host 'node7'");
   input.host = "node1.cluster.org";
   EXPECT_TRUE(selectDevice(input).warnings.empty());
   EXPECT_TRUE(sameHost("node1", "node1.cluster.org"));
@@ -290,9 +293,10 @@ TEST(Selection, MissingArchitectureFailsNamingBoth) {
   input.devices = {kH100, kA100};  // the mapping's GPU 1 is now the A100
   input.compiledArchs = {"sm_90"};
   const Selection s = selectDevice(input);
-  EXPECT_EQ(s.error,
-            "vnode 'fir' (rank 1) was given GPU 1 (NVIDIA A100, compute capability 8.0) but the program has kernels only "
-            "for sm_90; rebuild with --cuda-arch=sm_80");
+  EXPECT_EQ(
+      s.error,
+      "vnode 'fir' (rank 1) was given GPU 1 (NVIDIA A100, compute capability 8.0) but the program has kernels only "
+      "for sm_90; rebuild with --cuda-arch=sm_80");
   input.compiledArchs = {"sm_90", "compute_80"};  // PTX the driver can compile for 8.0
   EXPECT_EQ(selectDevice(input).error, "");
 }
@@ -302,14 +306,16 @@ TEST(Selection, UnseenDeviceFails) {
   SelectionInput input = fir();
   input.mapping = &map;
   input.devices = {kA100};
-  EXPECT_EQ(selectDevice(input).error,
-            "vnode 'fir' (rank 1) was given GPU 1 (from the mapping file 'fir.map.json') but host 'node1' sees only 1 GPU "
-            "(0..0); run with DISPAR_DEVICE=host to use the host path");
+  EXPECT_EQ(
+      selectDevice(input).error,
+      "vnode 'fir' (rank 1) was given GPU 1 (from the mapping file 'fir.map.json') but host 'node1' sees only 1 GPU "
+      "(0..0); run with DISPAR_DEVICE=host to use the host path");
   input.devices.clear();
   input.deviceQueryError = "cudaGetDeviceCount: no CUDA-capable device is detected";
-  EXPECT_EQ(selectDevice(input).error,
-            "vnode 'fir' (rank 1) was given GPU 1 (from the mapping file 'fir.map.json') but host 'node1' sees no GPU "
-            "(cudaGetDeviceCount: no CUDA-capable device is detected); run with DISPAR_DEVICE=host to use the host path");
+  EXPECT_EQ(
+      selectDevice(input).error,
+      "vnode 'fir' (rank 1) was given GPU 1 (from the mapping file 'fir.map.json') but host 'node1' sees no GPU "
+      "(cudaGetDeviceCount: no CUDA-capable device is detected); run with DISPAR_DEVICE=host to use the host path");
 }
 
 TEST(Selection, MappingOfAnotherProgramFails) {
@@ -317,9 +323,10 @@ TEST(Selection, MappingOfAnotherProgramFails) {
   SelectionInput input = fir();
   input.vnode = "square";
   input.mapping = &map;
-  EXPECT_EQ(selectDevice(input).error,
-            "the mapping file 'fir.map.json' does not map vnode 'square' replica 0 to rank 1 (it maps 3 instances); run "
-            "`streammap map` again for this program");
+  EXPECT_EQ(
+      selectDevice(input).error,
+      "the mapping file 'fir.map.json' does not map vnode 'square' replica 0 to rank 1 (it maps 3 instances); run "
+      "`streammap map` again for this program");
   input = fir(5);
   input.mapping = &map;
   EXPECT_EQ(selectDevice(input).error,
@@ -359,8 +366,9 @@ TEST(Selection, WithoutMappingLocalRankModuloDeviceCount) {
     EXPECT_EQ(s.device, local % 2);
   }
   input.localRank = 3;
-  EXPECT_EQ(selectDevice(input).reason,
-            "GPU 1 (NVIDIA H100, compute capability 9.0), local rank 3 of this host modulo 2 visible GPUs, no mapping file");
+  EXPECT_EQ(
+      selectDevice(input).reason,
+      "GPU 1 (NVIDIA H100, compute capability 9.0), local rank 3 of this host modulo 2 visible GPUs, no mapping file");
 }
 
 TEST(Selection, WithoutMappingOrDevicesTheHostPath) {
@@ -370,8 +378,9 @@ TEST(Selection, WithoutMappingOrDevicesTheHostPath) {
   const Selection s = selectDevice(input);
   EXPECT_EQ(s.error, "");
   EXPECT_TRUE(s.onHost);
-  EXPECT_EQ(s.reason,
-            "host path, no GPU visible: cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version");
+  EXPECT_EQ(
+      s.reason,
+      "host path, no GPU visible: cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version");
 }
 
 TEST(Selection, EmptyArchListIsNotChecked) {

@@ -19,7 +19,8 @@ template <class T>
 struct Matrix {
   int rows, cols, ld;
   std::vector<T> data;
-  Matrix(int r, int c, int padding = 2) : rows(r), cols(c), ld(r + padding), data(static_cast<std::size_t>((r + padding) * c)) {}
+  Matrix(int r, int c, int padding = 2)
+      : rows(r), cols(c), ld(r + padding), data(static_cast<std::size_t>((r + padding) * c)) {}
   T& operator()(int i, int j) { return data[static_cast<std::size_t>(i + j * ld)]; }
   T operator()(int i, int j) const { return data[static_cast<std::size_t>(i + j * ld)]; }
 };
@@ -28,14 +29,17 @@ double value(int i, int j, int seed) { return std::sin(0.7 * i + 1.3 * j + 0.31 
 
 template <class T>
 T make(int i, int j, int seed) {
-  if constexpr (std::is_same_v<T, Z>) return Z(value(i, j, seed), value(j, i, seed + 5));
-  else return static_cast<T>(value(i, j, seed));
+  if constexpr (std::is_same_v<T, Z>)
+    return Z(value(i, j, seed), value(j, i, seed + 5));
+  else
+    return static_cast<T>(value(i, j, seed));
 }
 
 template <class T>
 Matrix<T> filled(int r, int c, int seed) {
   Matrix<T> m(r, c);
-  for (std::size_t k = 0; k < m.data.size(); ++k) m.data[k] = make<T>(static_cast<int>(k), 3, seed + 100);  // padding too
+  for (std::size_t k = 0; k < m.data.size(); ++k)
+    m.data[k] = make<T>(static_cast<int>(k), 3, seed + 100);  // padding too
   for (int j = 0; j < c; ++j)
     for (int i = 0; i < r; ++i) m(i, j) = make<T>(i, j, seed);
   return m;
@@ -75,8 +79,8 @@ TEST_F(Cublas, GemmEveryOperationWithLeadingDimensions) {
       Matrix<Z> c = filled<Z>(m, n, 3);
       const Matrix<Z> before = c;
       const Z alpha(1.5, -0.5), beta(0.25, 2.0);
-      ASSERT_EQ(cublasZgemm(handle_, ta, tb, m, n, k, asCuda(&alpha), asCuda(a.data.data()), a.ld, asCuda(b.data.data()),
-                            b.ld, asCuda(&beta), asCuda(c.data.data()), c.ld),
+      ASSERT_EQ(cublasZgemm(handle_, ta, tb, m, n, k, asCuda(&alpha), asCuda(a.data.data()), a.ld,
+                            asCuda(b.data.data()), b.ld, asCuda(&beta), asCuda(c.data.data()), c.ld),
                 CUBLAS_STATUS_SUCCESS);
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
@@ -84,7 +88,8 @@ TEST_F(Cublas, GemmEveryOperationWithLeadingDimensions) {
           for (int l = 0; l < k; ++l) sum += op(a, ta, i, l) * op(b, tb, l, j);
           expectNear(c(i, j), alpha * sum + beta * before(i, j));
         }
-      for (int j = 0; j < n; ++j) EXPECT_EQ(c.data[static_cast<std::size_t>(m + j * c.ld)], before.data[static_cast<std::size_t>(m + j * c.ld)]);
+      for (int j = 0; j < n; ++j)
+        EXPECT_EQ(c.data[static_cast<std::size_t>(m + j * c.ld)], before.data[static_cast<std::size_t>(m + j * c.ld)]);
     }
 }
 
@@ -118,7 +123,8 @@ TEST_F(Cublas, GemmRealAndBatchedForms) {
       for (int i = 0; i < m; ++i) EXPECT_NEAR(cs[b](i, j), expected(b, i, j), 1e-4);
 
   // The same products as one strided batch over contiguous storage.
-  const long long strideA = static_cast<long long>(as[0].data.size()), strideB = static_cast<long long>(bs[0].data.size()),
+  const long long strideA = static_cast<long long>(as[0].data.size()),
+                  strideB = static_cast<long long>(bs[0].data.size()),
                   strideC = static_cast<long long>(cs[0].data.size());
   std::vector<float> allA, allB, allC;
   for (int b = 0; b < batch; ++b) {
@@ -126,8 +132,9 @@ TEST_F(Cublas, GemmRealAndBatchedForms) {
     allB.insert(allB.end(), bs[b].data.begin(), bs[b].data.end());
     allC.insert(allC.end(), before[b].data.begin(), before[b].data.end());
   }
-  ASSERT_EQ(cublasSgemmStridedBatched(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, allA.data(), as[0].ld, strideA,
-                                      allB.data(), bs[0].ld, strideB, &beta, allC.data(), cs[0].ld, strideC, batch),
+  ASSERT_EQ(cublasSgemmStridedBatched(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, allA.data(), as[0].ld,
+                                      strideA, allB.data(), bs[0].ld, strideB, &beta, allC.data(), cs[0].ld, strideC,
+                                      batch),
             CUBLAS_STATUS_SUCCESS);
   for (int b = 0; b < batch; ++b)
     for (int j = 0; j < n; ++j)
@@ -150,7 +157,8 @@ TEST_F(Cublas, GemvWithIncrementsAndTranspose) {
     for (int i = 0; i < ys; ++i) {
       double sum = 0;
       for (int l = 0; l < xs; ++l) sum += (t == CUBLAS_OP_N ? a(i, l) : a(l, i)) * x[static_cast<std::size_t>(2 * l)];
-      EXPECT_NEAR(y[static_cast<std::size_t>(3 * i)], alpha * sum + beta * yBefore[static_cast<std::size_t>(3 * i)], 1e-12);
+      EXPECT_NEAR(y[static_cast<std::size_t>(3 * i)], alpha * sum + beta * yBefore[static_cast<std::size_t>(3 * i)],
+                  1e-12);
       EXPECT_EQ(y[static_cast<std::size_t>(3 * i + 1)], yBefore[static_cast<std::size_t>(3 * i + 1)]);
     }
   }
@@ -164,13 +172,15 @@ TEST_F(Cublas, GerAndConjugatedGer) {
   for (int i = 0; i < m; ++i) x[i] = make<Z>(i, 0, 8);
   for (int j = 0; j < n; ++j) y[j] = make<Z>(j, 0, 9);
   const Z alpha(0.5, 1.0);
-  ASSERT_EQ(cublasZgerc(handle_, m, n, asCuda(&alpha), asCuda(x.data()), 1, asCuda(y.data()), 1, asCuda(a.data.data()), a.ld),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cublasZgerc(handle_, m, n, asCuda(&alpha), asCuda(x.data()), 1, asCuda(y.data()), 1, asCuda(a.data.data()), a.ld),
+      CUBLAS_STATUS_SUCCESS);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) expectNear(a(i, j), before(i, j) + alpha * x[i] * std::conj(y[j]));
   a = before;
-  ASSERT_EQ(cublasZgeru(handle_, m, n, asCuda(&alpha), asCuda(x.data()), 1, asCuda(y.data()), 1, asCuda(a.data.data()), a.ld),
-            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cublasZgeru(handle_, m, n, asCuda(&alpha), asCuda(x.data()), 1, asCuda(y.data()), 1, asCuda(a.data.data()), a.ld),
+      CUBLAS_STATUS_SUCCESS);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) expectNear(a(i, j), before(i, j) + alpha * x[i] * y[j]);
 }
@@ -200,8 +210,8 @@ TEST_F(Cublas, SymvRealAndComplexBothTriangles) {
     }
     const std::vector<Z> yBefore = y;
     const Z alpha(2, 1), beta(0.5, 0);
-    ASSERT_EQ(cublasZsymv(handle_, fill, n, asCuda(&alpha), asCuda(a.data.data()), a.ld, asCuda(x.data()), 1, asCuda(&beta),
-                          asCuda(y.data()), 1),
+    ASSERT_EQ(cublasZsymv(handle_, fill, n, asCuda(&alpha), asCuda(a.data.data()), a.ld, asCuda(x.data()), 1,
+                          asCuda(&beta), asCuda(y.data()), 1),
               CUBLAS_STATUS_SUCCESS);
     for (int i = 0; i < n; ++i) {
       Z sum = 0;
@@ -258,8 +268,8 @@ TEST_F(Cublas, TrsvAndTrsmSolve) {
         const double alpha = 1.5;
         Matrix<double> left = filled<double>(n, rhs, 16);
         const Matrix<double> leftB = left;
-        ASSERT_EQ(cublasDtrsm(handle_, CUBLAS_SIDE_LEFT, fill, t, diag, n, rhs, &alpha, a.data.data(), a.ld, left.data.data(),
-                              left.ld),
+        ASSERT_EQ(cublasDtrsm(handle_, CUBLAS_SIDE_LEFT, fill, t, diag, n, rhs, &alpha, a.data.data(), a.ld,
+                              left.data.data(), left.ld),
                   CUBLAS_STATUS_SUCCESS);
         for (int j = 0; j < rhs; ++j)
           for (int i = 0; i < n; ++i) {
@@ -302,8 +312,8 @@ TEST_F(Cublas, SyrkWritesOnlyItsTriangleAndSymmMultiplies) {
     const Matrix<double> b = filled<double>(n, 2, 20);
     Matrix<double> out = filled<double>(n, 2, 21);
     const Matrix<double> outBefore = out;
-    ASSERT_EQ(cublasDsymm(handle_, CUBLAS_SIDE_LEFT, fill, n, 2, &alpha, s.data.data(), s.ld, b.data.data(), b.ld, &beta,
-                          out.data.data(), out.ld),
+    ASSERT_EQ(cublasDsymm(handle_, CUBLAS_SIDE_LEFT, fill, n, 2, &alpha, s.data.data(), s.ld, b.data.data(), b.ld,
+                          &beta, out.data.data(), out.ld),
               CUBLAS_STATUS_SUCCESS);
     for (int j = 0; j < 2; ++j)
       for (int i = 0; i < n; ++i) {
@@ -320,21 +330,21 @@ TEST_F(Cublas, GeamTransposesAndWorksInPlace) {
   const Matrix<Z> b = filled<Z>(m, n, 23);
   Matrix<Z> c(m, n);
   const Z alpha(1, 1), beta(-2, 0.5);
-  ASSERT_EQ(cublasZgeam(handle_, CUBLAS_OP_C, CUBLAS_OP_N, m, n, asCuda(&alpha), asCuda(a.data.data()), a.ld, asCuda(&beta),
-                        asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
+  ASSERT_EQ(cublasZgeam(handle_, CUBLAS_OP_C, CUBLAS_OP_N, m, n, asCuda(&alpha), asCuda(a.data.data()), a.ld,
+                        asCuda(&beta), asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
             CUBLAS_STATUS_SUCCESS);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) expectNear(c(i, j), alpha * std::conj(a(j, i)) + beta * b(i, j));
   // In place: C = alpha C + beta B.
   const Matrix<Z> cBefore = c;
-  ASSERT_EQ(cublasZgeam(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, asCuda(&alpha), asCuda(c.data.data()), c.ld, asCuda(&beta),
-                        asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
+  ASSERT_EQ(cublasZgeam(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, asCuda(&alpha), asCuda(c.data.data()), c.ld,
+                        asCuda(&beta), asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
             CUBLAS_STATUS_SUCCESS);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) expectNear(c(i, j), alpha * cBefore(i, j) + beta * b(i, j));
   // In place with a transposed C is refused, as cuBLAS does.
-  EXPECT_EQ(cublasZgeam(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, m, asCuda(&alpha), asCuda(c.data.data()), c.ld, asCuda(&beta),
-                        asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
+  EXPECT_EQ(cublasZgeam(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, m, asCuda(&alpha), asCuda(c.data.data()), c.ld,
+                        asCuda(&beta), asCuda(b.data.data()), b.ld, asCuda(c.data.data()), c.ld),
             CUBLAS_STATUS_INVALID_VALUE);
 }
 
@@ -432,8 +442,8 @@ TEST_F(Cublas, SettingsAndStatusCodes) {
             CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, 4, 2, 2, &one, m.data(), 3, m.data(), 2, &one, m.data(), 4),
             CUBLAS_STATUS_INVALID_VALUE);  // lda < m
-  EXPECT_EQ(cublasDgemm(handle_, static_cast<cublasOperation_t>(7), CUBLAS_OP_N, 2, 2, 2, &one, m.data(), 2, m.data(), 2,
-                        &one, m.data(), 2),
+  EXPECT_EQ(cublasDgemm(handle_, static_cast<cublasOperation_t>(7), CUBLAS_OP_N, 2, 2, 2, &one, m.data(), 2, m.data(),
+                        2, &one, m.data(), 2),
             CUBLAS_STATUS_INVALID_VALUE);
   EXPECT_EQ(cublasDgemv(handle_, CUBLAS_OP_N, -1, 2, &one, m.data(), 2, m.data(), 1, &one, m.data(), 1),
             CUBLAS_STATUS_INVALID_VALUE);

@@ -104,7 +104,8 @@ TEST(Cufft, RealTransformsHaveCuFftSizes) {
   std::vector<Z> half(n / 2 + 2, Z(-7, -7));  // one more than the transform writes
   ASSERT_EQ(cufftExecD2Z(forward, real.data(), asCuda(half.data())), CUFFT_SUCCESS);
   const std::vector<Z> full = dft(asComplex, {n}, -1);
-  expectClose(std::vector<Z>(half.begin(), half.begin() + n / 2 + 1), std::vector<Z>(full.begin(), full.begin() + n / 2 + 1), 1e-10);
+  expectClose(std::vector<Z>(half.begin(), half.begin() + n / 2 + 1),
+              std::vector<Z>(full.begin(), full.begin() + n / 2 + 1), 1e-10);
   EXPECT_EQ(half.back(), Z(-7, -7));
   std::vector<double> back(n);
   ASSERT_EQ(cufftExecZ2D(inverse, asCuda(half.data()), back.data()), CUFFT_SUCCESS);

@@ -1,5 +1,5 @@
-#include "dispar_lang/Program.h"
 #include "dispar_lang/Rtg.h"
+#include "dispar_lang/Program.h"
 
 #include <gtest/gtest.h>
 
@@ -104,7 +104,8 @@ TEST(Rtg, RejectsBadFiles) {
   std::string error;
   EXPECT_FALSE(parseRtgJson("{", out, error));
   EXPECT_EQ(error.rfind("line 1:2: invalid JSON: ", 0), 0u) << error;
-  EXPECT_FALSE(parseRtgJson(R"({"format":"dispar-rtg","version":7,"program":"p","vertices":[],"edges":[]})", out, error));
+  EXPECT_FALSE(
+      parseRtgJson(R"({"format":"dispar-rtg","version":7,"program":"p","vertices":[],"edges":[]})", out, error));
   EXPECT_NE(error.find("version 7"), std::string::npos);
   EXPECT_FALSE(parseRtgJson(
       R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":1,"vnode":"a","type":"CO"}],"edges":[]})",
@@ -120,8 +121,8 @@ TEST(Rtg, RejectsBadFiles) {
 // One vertex "a" (and a second, "b", when edges need an end), with `field` spliced into vertex 0 or
 // edge 0.
 std::string rtgWithVertexField(const std::string& field) {
-  return R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO",)" +
-         field + R"(}],"edges":[]})";
+  return R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO",)" + field +
+         R"(}],"edges":[]})";
 }
 
 std::string rtgWithEdgeField(const std::string& field) {
@@ -148,8 +149,7 @@ TEST(Rtg, NumbersBeyondDoubleRangeNameTheirField) {
 
 TEST(Rtg, EveryFieldIsCheckedForTypeAndRange) {
   EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": -1)")), "vertices[0].cost: must be positive, got -1");
-  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": "fast")")),
-            "vertices[0].cost: expected a number, got \"fast\"");
+  EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": "fast")")), "vertices[0].cost: expected a number, got \"fast\"");
   EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("replica": 7, "replicas": 3)")),
             "vertices[0].replica: must be less than replicas (3), got 7");
   EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("replicas": 0)")), "vertices[0].replicas: must be at least 1, got 0");
@@ -169,7 +169,8 @@ TEST(Rtg, EveryFieldIsCheckedForTypeAndRange) {
 }
 
 TEST(Rtg, IdsMustBeIntegersInRange) {
-  const std::string head = R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO"},
+  const std::string head =
+      R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":"a","type":"CO"},
       {"id":1,"vnode":"b","type":"CO"},{"id":)";
   const std::string tail = R"(,"vnode":"c","type":"CO"}],"edges":[]})";
   EXPECT_EQ(parseErrorOf(head + "1.5" + tail), "vertices[2].id: expected an integer, got 1.5");

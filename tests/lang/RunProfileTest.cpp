@@ -97,7 +97,8 @@ TEST(RunProfile, MalformedFieldsAreNamed) {
             "profile.instances[0].device: expected \"cpu\" or \"gpu\" or \"host-path\", got \"fpga\"");
   EXPECT_EQ(refused(replaced("\"messages\": 64", "\"messages\": 1.5")),
             "profile.pipes[0].messages: expected an integer, got 1.5");
-  EXPECT_EQ(refused(replaced("\"complete\": true", "\"complete\": 1")), "profile.complete: expected true or false, got 1");
+  EXPECT_EQ(refused(replaced("\"complete\": true", "\"complete\": 1")),
+            "profile.complete: expected true or false, got 1");
   EXPECT_EQ(refused(replaced("\"launches\": 64", "\"launches\": -1")),
             "profile.kernels[0].launches: must be at least 0, got -1");
   EXPECT_NE(refused("{\"format\": ").find("1:"), std::string::npos);

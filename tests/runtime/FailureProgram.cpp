@@ -71,19 +71,38 @@ void dispar_vnode_sink(dispar::InPort<double>& energies) {
   double energy = 0;
   double total = 0;
   while (energies.read(energy)) total += energy;
-  if (total != 506.0 && mode() != "push-after-close") throw std::runtime_error("total " + std::to_string(total) + " != 506");
+  if (total != 506.0 && mode() != "push-after-close")
+    throw std::runtime_error("total " + std::to_string(total) + " != 506");
 }
 
 }  // namespace
 
-static const dispar::rt::VnodeSpec kVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false}, {"square", 1, 3, "app.dsp:19:1", false}, {"sink", 4, 1, "app.dsp:28:1", false}};
-static const dispar::rt::PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}, {"energies", "double", sizeof(double), 1, 2, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin}};
+static const dispar::rt::VnodeSpec kVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false},
+                                                {"square", 1, 3, "app.dsp:19:1", false},
+                                                {"sink", 4, 1, "app.dsp:28:1", false}};
+static const dispar::rt::PipeSpec kPipes[] = {
+    {"samples", "float", sizeof(float), 0, 1, dispar::rt::MergeOrder::RoundRobin, 0, dispar::rt::SplitMode::RoundRobin},
+    {"energies", "double", sizeof(double), 1, 2, dispar::rt::MergeOrder::RoundRobin, 0,
+     dispar::rt::SplitMode::RoundRobin}};
 static const dispar::rt::ProgramSpec kProgram = {"app", kVnodes, 3, kPipes, 2, 5};
 static void dispatch(dispar::rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto samples = instance.out<float>(0); dispar_vnode_source(samples); break; }
-    case 1: { auto samples = instance.in<float>(0); auto energies = instance.out<double>(1); dispar_vnode_square(samples, energies); break; }
-    case 2: { auto energies = instance.in<double>(1); dispar_vnode_sink(energies); break; }
+    case 0: {
+      auto samples = instance.out<float>(0);
+      dispar_vnode_source(samples);
+      break;
+    }
+    case 1: {
+      auto samples = instance.in<float>(0);
+      auto energies = instance.out<double>(1);
+      dispar_vnode_square(samples, energies);
+      break;
+    }
+    case 2: {
+      auto energies = instance.in<double>(1);
+      dispar_vnode_sink(energies);
+      break;
+    }
   }
 }
 int main(int argc, char** argv) {

@@ -61,15 +61,29 @@ void dispar_vnode_sink(InPort<double>& energies) {
 const rt::VnodeSpec kPipelineVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false},
                                          {"square", 1, 3, "app.dsp:19:1", false},
                                          {"sink", 4, 1, "app.dsp:28:1", false}};
-const rt::PipeSpec kPipelinePipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
-                                       {"energies", "double", sizeof(double), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+const rt::PipeSpec kPipelinePipes[] = {
+    {"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+    {"energies", "double", sizeof(double), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPipeline = {"app", kPipelineVnodes, 3, kPipelinePipes, 2, 5};
 
 void pipelineDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto samples = instance.out<float>(0); dispar_vnode_source(samples); break; }
-    case 1: { auto samples = instance.in<float>(0); auto energies = instance.out<double>(1); dispar_vnode_square(samples, energies); break; }
-    case 2: { auto energies = instance.in<double>(1); dispar_vnode_sink(energies); break; }
+    case 0: {
+      auto samples = instance.out<float>(0);
+      dispar_vnode_source(samples);
+      break;
+    }
+    case 1: {
+      auto samples = instance.in<float>(0);
+      auto energies = instance.out<double>(1);
+      dispar_vnode_square(samples, energies);
+      break;
+    }
+    case 2: {
+      auto energies = instance.in<double>(1);
+      dispar_vnode_sink(energies);
+      break;
+    }
   }
 }
 
@@ -124,15 +138,29 @@ void dispar_vnode_collector(InPort<Tagged>& results) {
 const rt::VnodeSpec kAnyVnodes[] = {{"source", 0, 1, "any.dsp:1:1", false},
                                     {"tagger", 1, 3, "any.dsp:9:1", false},
                                     {"collector", 4, 1, "any.dsp:20:1", false}};
-const rt::PipeSpec kAnyPipes[] = {{"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
-                                  {"results", "Tagged", sizeof(Tagged), 1, 2, rt::MergeOrder::Any, 0, rt::SplitMode::RoundRobin}};
+const rt::PipeSpec kAnyPipes[] = {
+    {"samples", "float", sizeof(float), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+    {"results", "Tagged", sizeof(Tagged), 1, 2, rt::MergeOrder::Any, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kAnyProgram = {"any", kAnyVnodes, 3, kAnyPipes, 2, 5};
 
 void anyDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto samples = instance.out<float>(0); dispar_vnode_source(samples); break; }
-    case 1: { auto samples = instance.in<float>(0); auto results = instance.out<Tagged>(1); dispar_vnode_tagger(samples, results); break; }
-    case 2: { auto results = instance.in<Tagged>(1); dispar_vnode_collector(results); break; }
+    case 0: {
+      auto samples = instance.out<float>(0);
+      dispar_vnode_source(samples);
+      break;
+    }
+    case 1: {
+      auto samples = instance.in<float>(0);
+      auto results = instance.out<Tagged>(1);
+      dispar_vnode_tagger(samples, results);
+      break;
+    }
+    case 2: {
+      auto results = instance.in<Tagged>(1);
+      dispar_vnode_collector(results);
+      break;
+    }
   }
 }
 
@@ -141,7 +169,8 @@ TEST_F(FiveRanks, FanInAnyOrderReceivesEveryMessageOnce) {
   ASSERT_EQ(dispar::test::runProgram(kAnyProgram, anyDispatch), 0);
   if (dispar::test::worldRank() == 4) {
     ASSERT_EQ(taggedResults.size(), static_cast<std::size_t>(kFrames));
-    std::sort(taggedResults.begin(), taggedResults.end(), [](const Tagged& a, const Tagged& b) { return a.frame < b.frame; });
+    std::sort(taggedResults.begin(), taggedResults.end(),
+              [](const Tagged& a, const Tagged& b) { return a.frame < b.frame; });
     for (int f = 0; f < kFrames; ++f) {
       EXPECT_EQ(taggedResults[static_cast<std::size_t>(f)].frame, f);
       EXPECT_EQ(taggedResults[static_cast<std::size_t>(f)].energy, expectedEnergy(f)) << "frame " << f;
@@ -172,15 +201,29 @@ void dispar_vnode_merger(InPort<int>& values) {
 const rt::VnodeSpec kUnevenVnodes[] = {{"counts", 0, 1, "uneven.dsp:1:1", false},
                                        {"emitter", 1, 3, "uneven.dsp:5:1", false},
                                        {"merger", 4, 1, "uneven.dsp:12:1", false}};
-const rt::PipeSpec kUnevenPipes[] = {{"counts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
-                                     {"values", "int", sizeof(int), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+const rt::PipeSpec kUnevenPipes[] = {
+    {"counts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+    {"values", "int", sizeof(int), 1, 2, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kUneven = {"uneven", kUnevenVnodes, 3, kUnevenPipes, 2, 5};
 
 void unevenDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto counts = instance.out<int>(0); dispar_vnode_counts(counts); break; }
-    case 1: { auto counts = instance.in<int>(0); auto values = instance.out<int>(1); dispar_vnode_emitter(counts, values); break; }
-    case 2: { auto values = instance.in<int>(1); dispar_vnode_merger(values); break; }
+    case 0: {
+      auto counts = instance.out<int>(0);
+      dispar_vnode_counts(counts);
+      break;
+    }
+    case 1: {
+      auto counts = instance.in<int>(0);
+      auto values = instance.out<int>(1);
+      dispar_vnode_emitter(counts, values);
+      break;
+    }
+    case 2: {
+      auto values = instance.in<int>(1);
+      dispar_vnode_merger(values);
+      break;
+    }
   }
 }
 
@@ -218,15 +261,29 @@ void dispar_vnode_check(InPort<long>& scaled) {
 const rt::VnodeSpec kPairwiseVnodes[] = {{"deal", 0, 1, "pair.dsp:1:1", false},
                                          {"scale", 1, 2, "pair.dsp:5:1", false},
                                          {"check", 3, 2, "pair.dsp:11:1", false}};
-const rt::PipeSpec kPairwisePipes[] = {{"items", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
-                                       {"scaled", "long", sizeof(long), 1, 2, rt::MergeOrder::RoundRobin, 3, rt::SplitMode::RoundRobin}};
+const rt::PipeSpec kPairwisePipes[] = {
+    {"items", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin},
+    {"scaled", "long", sizeof(long), 1, 2, rt::MergeOrder::RoundRobin, 3, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPairwise = {"pair", kPairwiseVnodes, 3, kPairwisePipes, 2, 5};
 
 void pairwiseDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto items = instance.out<long>(0); dispar_vnode_deal(items); break; }
-    case 1: { auto items = instance.in<long>(0); auto scaled = instance.out<long>(1); dispar_vnode_scale(items, scaled); break; }
-    case 2: { auto scaled = instance.in<long>(1); dispar_vnode_check(scaled); break; }
+    case 0: {
+      auto items = instance.out<long>(0);
+      dispar_vnode_deal(items);
+      break;
+    }
+    case 1: {
+      auto items = instance.in<long>(0);
+      auto scaled = instance.out<long>(1);
+      dispar_vnode_scale(items, scaled);
+      break;
+    }
+    case 2: {
+      auto scaled = instance.in<long>(1);
+      dispar_vnode_check(scaled);
+      break;
+    }
   }
 }
 
@@ -285,14 +342,24 @@ void dispar_vnode_gather(InPort<int>& parts) {
   partsProbes = dispar::test::probeCount() - before;
 }
 
-const rt::VnodeSpec kPartsVnodes[] = {{"emit", 0, kEmitters, "parts.dsp:1:1", false}, {"gather", 4, 1, "parts.dsp:5:1", false}};
-const rt::PipeSpec kPartsPipes[] = {{"parts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
+const rt::VnodeSpec kPartsVnodes[] = {{"emit", 0, kEmitters, "parts.dsp:1:1", false},
+                                      {"gather", 4, 1, "parts.dsp:5:1", false}};
+const rt::PipeSpec kPartsPipes[] = {
+    {"parts", "int", sizeof(int), 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kParts = {"parts", kPartsVnodes, 2, kPartsPipes, 1, 5};
 
 void partsDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto parts = instance.out<int>(0); dispar_vnode_emit(parts); break; }
-    case 1: { auto parts = instance.in<int>(0); dispar_vnode_gather(parts); break; }
+    case 0: {
+      auto parts = instance.out<int>(0);
+      dispar_vnode_emit(parts);
+      break;
+    }
+    case 1: {
+      auto parts = instance.in<int>(0);
+      dispar_vnode_gather(parts);
+      break;
+    }
   }
 }
 

@@ -87,10 +87,12 @@ std::vector<std::vector<std::vector<int>>> groupingsOf(int instances, int ranks)
   std::mt19937 random(static_cast<unsigned>(instances * 131 + writerCount));
   for (int trial = 0; trial < 2; ++trial) {
     std::vector<int> rankOf(static_cast<std::size_t>(instances));
-    for (int i = 0; i < instances; ++i) rankOf[static_cast<std::size_t>(i)] = i < ranks ? i : static_cast<int>(random() % ranks);
+    for (int i = 0; i < instances; ++i)
+      rankOf[static_cast<std::size_t>(i)] = i < ranks ? i : static_cast<int>(random() % ranks);
     std::shuffle(rankOf.begin(), rankOf.end(), random);
     std::vector<std::vector<int>> grouping(static_cast<std::size_t>(ranks));
-    for (int i = 0; i < instances; ++i) grouping[static_cast<std::size_t>(rankOf[static_cast<std::size_t>(i)])].push_back(i);
+    for (int i = 0; i < instances; ++i)
+      grouping[static_cast<std::size_t>(rankOf[static_cast<std::size_t>(i)])].push_back(i);
     groupings.push_back(grouping);
   }
   return groupings;

@@ -10,8 +10,9 @@ using namespace dispar::rt;
 const VnodeSpec kVnodes[] = {{"source", 0, 1, "app.dsp:10:1", false},
                              {"square", 1, 3, "app.dsp:19:1", false},
                              {"sink", 4, 1, "app.dsp:28:1", false}};
-const PipeSpec kPipes[] = {{"samples", "float", sizeof(float), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin},
-                           {"energies", "double", sizeof(double), 1, 2, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
+const PipeSpec kPipes[] = {
+    {"samples", "float", sizeof(float), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin},
+    {"energies", "double", sizeof(double), 1, 2, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
 const ProgramSpec kProgram = {"app", kVnodes, 3, kPipes, 2, 5};
 
 TEST(Program, ValidProgramHasNoProblem) { EXPECT_EQ(validateProgram(kProgram), ""); }
@@ -83,8 +84,10 @@ TEST(Program, AnyReplicaCountsFollowTheLogicalStream) {
         const int w = n % writers, r = n % readers;
         const std::vector<int> out = planPorts(program, {0, w})[0].peers;
         const std::vector<int> in = planPorts(program, {1, r})[0].peers;
-        EXPECT_EQ(out[static_cast<std::size_t>(sent[w]++) % out.size()], writers + r) << writers << "->" << readers << " n=" << n;
-        EXPECT_EQ(in[static_cast<std::size_t>(received[r]++) % in.size()], w) << writers << "->" << readers << " n=" << n;
+        EXPECT_EQ(out[static_cast<std::size_t>(sent[w]++) % out.size()], writers + r)
+            << writers << "->" << readers << " n=" << n;
+        EXPECT_EQ(in[static_cast<std::size_t>(received[r]++) % in.size()], w)
+            << writers << "->" << readers << " n=" << n;
       }
     }
   }

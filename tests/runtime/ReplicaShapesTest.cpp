@@ -47,8 +47,16 @@ void dispar_vnode_idle() {}
 
 void dispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto stream = instance.out<long>(0); dispar_vnode_writer(stream); break; }
-    case 1: { auto stream = instance.in<long>(0); dispar_vnode_reader(stream); break; }
+    case 0: {
+      auto stream = instance.out<long>(0);
+      dispar_vnode_writer(stream);
+      break;
+    }
+    case 1: {
+      auto stream = instance.in<long>(0);
+      dispar_vnode_reader(stream);
+      break;
+    }
     default: dispar_vnode_idle(); break;
   }
 }

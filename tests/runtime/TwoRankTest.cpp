@@ -27,16 +27,28 @@ class TwoRanks : public dispar::test::MpiTest {};
 // A program `writer -> reader` over one pipe of T with the given window.
 template <class T, void (*Writer)(OutPort<T>&), void (*Reader)(InPort<T>&), unsigned Window = 0>
 struct OnePipe {
-  static constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "two.dsp:1:1", false}, {"reader", 1, 1, "two.dsp:9:1", false}};
-  static constexpr rt::PipeSpec kPipes[] = {{"values", "T", sizeof(T), 0, 1, rt::MergeOrder::RoundRobin, Window, rt::SplitMode::RoundRobin}};
+  static constexpr rt::VnodeSpec kVnodes[] = {{"writer", 0, 1, "two.dsp:1:1", false},
+                                              {"reader", 1, 1, "two.dsp:9:1", false}};
+  static constexpr rt::PipeSpec kPipes[] = {
+      {"values", "T", sizeof(T), 0, 1, rt::MergeOrder::RoundRobin, Window, rt::SplitMode::RoundRobin}};
   static constexpr rt::ProgramSpec kProgram = {"two", kVnodes, 2, kPipes, 1, 2};
   static void dispatch(rt::Instance& instance) {
     switch (instance.vnode()) {
-      case 0: { auto values = instance.out<T>(0); Writer(values); break; }
-      case 1: { auto values = instance.in<T>(0); Reader(values); break; }
+      case 0: {
+        auto values = instance.out<T>(0);
+        Writer(values);
+        break;
+      }
+      case 1: {
+        auto values = instance.in<T>(0);
+        Reader(values);
+        break;
+      }
     }
   }
-  static int run(const std::vector<std::string>& args = {}) { return dispar::test::runProgram(kProgram, dispatch, args); }
+  static int run(const std::vector<std::string>& args = {}) {
+    return dispar::test::runProgram(kProgram, dispatch, args);
+  }
 };
 
 // --- Empty vectors are messages; end of stream is sticky ------------------------------------------
@@ -317,7 +329,8 @@ class SharedProgress {
 
 TEST_F(TwoRanks, FlowControlBoundsMessagesInFlightByThePipeWindow) {
   SharedProgress shared;
-  if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
+  if (!shared.shared())
+    GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
   constexpr unsigned kWindow = 8;
   shared.expectWindow(kWindow);
   ASSERT_EQ((OnePipe<long, writeFast, readSlowly, kWindow>::run()), 0);
@@ -331,7 +344,8 @@ TEST_F(TwoRanks, FlowControlBoundsMessagesInFlightByThePipeWindow) {
 
 TEST_F(TwoRanks, FlowControlWindowComesFromTheEnvironmentWhenThePipeHasNone) {
   SharedProgress shared;
-  if (!shared.shared()) GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
+  if (!shared.shared())
+    GTEST_SKIP() << "the two ranks do not share memory, so the writer cannot see the reader's progress";
   shared.expectWindow(4);
   setenv("DISPAR_PIPE_WINDOW", "4", 1);
   const int status = OnePipe<long, writeFast, readSlowly>::run();
@@ -390,14 +404,25 @@ void dispar_vnode_pong(InPort<long>& ping, OutPort<long>& pong) {
 }
 
 const rt::VnodeSpec kPingVnodes[] = {{"ping", 0, 1, "ping.dsp:1:1", false}, {"pong", 1, 1, "ping.dsp:9:1", false}};
-const rt::PipeSpec kPingPipes[] = {{"ping", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin},
-                                   {"pong", "long", sizeof(long), 1, 0, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin}};
+const rt::PipeSpec kPingPipes[] = {
+    {"ping", "long", sizeof(long), 0, 1, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin},
+    {"pong", "long", sizeof(long), 1, 0, rt::MergeOrder::RoundRobin, 1, rt::SplitMode::RoundRobin}};
 const rt::ProgramSpec kPingPong = {"pingpong", kPingVnodes, 2, kPingPipes, 2, 2};
 
 void pingDispatch(rt::Instance& instance) {
   switch (instance.vnode()) {
-    case 0: { auto pong = instance.in<long>(1); auto ping = instance.out<long>(0); dispar_vnode_ping(pong, ping); break; }
-    case 1: { auto ping = instance.in<long>(0); auto pong = instance.out<long>(1); dispar_vnode_pong(ping, pong); break; }
+    case 0: {
+      auto pong = instance.in<long>(1);
+      auto ping = instance.out<long>(0);
+      dispar_vnode_ping(pong, ping);
+      break;
+    }
+    case 1: {
+      auto ping = instance.in<long>(0);
+      auto pong = instance.out<long>(1);
+      dispar_vnode_pong(ping, pong);
+      break;
+    }
   }
 }
 
@@ -475,7 +500,7 @@ void readWithUserResizes(InPort<int>& values) {
   auto readOne = [&] {
     if (values.read(message)) resizedReceived.push_back(message);
   };
-  readOne();  // empty: probed
+  readOne();        // empty: probed
   message.clear();  // smaller than the last message: probed
   readOne();
   message.resize(80, -7);  // larger: probed, and shrunk to 50
@@ -600,8 +625,14 @@ TEST_F(TwoRanks, SameSizeFastPathEndOfStreamLeavesTheVectorAlone) {
 // derived type. Whatever MPI this is built against, the type must cover exactly the bytes.
 TEST_F(TwoRanks, ByteRunCoversExactlyTheBytes) {
   namespace mpi = dispar::rt::mpi;
-  const MPI_Count sizes[] = {0, 1, 4096, INT_MAX, MPI_Count{INT_MAX} + 1, mpi::ByteRun::kBlockBytes * 3,
-                             mpi::ByteRun::kBlockBytes * 3 + 5, MPI_Count{5} << 32};
+  const MPI_Count sizes[] = {0,
+                             1,
+                             4096,
+                             INT_MAX,
+                             MPI_Count{INT_MAX} + 1,
+                             mpi::ByteRun::kBlockBytes * 3,
+                             mpi::ByteRun::kBlockBytes * 3 + 5,
+                             MPI_Count{5} << 32};
   for (const MPI_Count bytes : sizes) {
     const mpi::ByteRun run(bytes);
     ASSERT_EQ(run.status(), MPI_SUCCESS) << bytes;

@@ -74,8 +74,7 @@ std::map<std::string, nlohmann::json> nodesOf(const std::string& db, const std::
 /// Builds the placement program (six CPU instances that report their node) into `dir`, for `mpi`.
 void buildPlacement(const ScratchDir& dir, const std::string& mpi = "mpich") {
   dir.write("placement.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp"));
-  const ProcessResult built =
-      runProcess({DISPARCC_PATH, "--mpi", mpi, "placement.dsp", "-o", "placement"}, dir.path());
+  const ProcessResult built = runProcess({DISPARCC_PATH, "--mpi", mpi, "placement.dsp", "-o", "placement"}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
 }
 
@@ -181,8 +180,9 @@ TEST(SlurmCluster, MapAvoidsDrainedNodeAndRunPlacesEveryRank) {
   const std::size_t ranks = rankCountOf(dir.file("placement.map.json"));
   EXPECT_GE(ranks, 2u);
   EXPECT_LE(ranks, 6u);
-  EXPECT_NE(mapped.output.find("run: SLURM_HOSTFILE=placement.slurm-hostfile srun --mpi=pmi2 -n " + std::to_string(ranks) +
-                               " --distribution=arbitrary " + (ranks < 6 ? "--cpu-bind=none " : "")),
+  EXPECT_NE(mapped.output.find("run: SLURM_HOSTFILE=placement.slurm-hostfile srun --mpi=pmi2 -n " +
+                               std::to_string(ranks) + " --distribution=arbitrary " +
+                               (ranks < 6 ? "--cpu-bind=none " : "")),
             std::string::npos)
       << mapped.output;
   const std::vector<std::string> hostfile = linesOf(readFile(dir.file("placement.slurm-hostfile")));
@@ -203,9 +203,9 @@ TEST(SlurmCluster, InsideAnAllocationOnlyItsNodes) {
   buildPlacement(dir);
   ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
   // salloc runs streammap inside the allocation; `run` then defaults to srun.
-  const ProcessResult run = runProcess({"salloc", "-w", "gpu2,cpu1", "-N", "2", "--exclusive", STREAMMAP_PATH, "run",
-                                        "--db", db, "./placement"},
-                                       dir.path());
+  const ProcessResult run = runProcess(
+      {"salloc", "-w", "gpu2,cpu1", "-N", "2", "--exclusive", STREAMMAP_PATH, "run", "--db", db, "./placement"},
+      dir.path());
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("inside Slurm job "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("mapping onto its 2 nodes only"), std::string::npos) << run.output;
@@ -259,7 +259,8 @@ TEST(SlurmCluster, SbatchScriptRunsTheMappedJob) {
   const ProcessResult written =
       streammap({"sbatch", "placement.rtg.json", "--db", db, "--time", "5:00", "-o", "job.sbatch"}, dir.path());
   ASSERT_EQ(written.status, 0) << written.output;
-  EXPECT_NE(written.output.find("wrote job.sbatch; submit with: sbatch job.sbatch"), std::string::npos) << written.output;
+  EXPECT_NE(written.output.find("wrote job.sbatch; submit with: sbatch job.sbatch"), std::string::npos)
+      << written.output;
   const std::string script = readFile(dir.file("job.sbatch"));
   EXPECT_NE(script.find("#SBATCH --ntasks=" + std::to_string(rankCountOf(dir.file("placement.map.json"))) + "\n"),
             std::string::npos)

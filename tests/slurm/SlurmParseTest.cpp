@@ -47,9 +47,9 @@ TEST(SlurmState, UpDrainedDown) {
   EXPECT_EQ(statusOfState({"idle"}), NodeStatus::Up);
   EXPECT_EQ(statusOfState({"mixed"}), NodeStatus::Up);
   EXPECT_EQ(statusOfState({"ALLOCATED"}), NodeStatus::Up);
-  EXPECT_EQ(statusOfState({"idle", "DRAIN"}), NodeStatus::Drained);  // 22.05: state + state_flags
-  EXPECT_EQ(statusOfState({"IDLE+DRAIN"}), NodeStatus::Drained);     // scontrol
-  EXPECT_EQ(statusOfState({"MIXED", "DRAIN"}), NodeStatus::Drained); // 23.02: one list
+  EXPECT_EQ(statusOfState({"idle", "DRAIN"}), NodeStatus::Drained);   // 22.05: state + state_flags
+  EXPECT_EQ(statusOfState({"IDLE+DRAIN"}), NodeStatus::Drained);      // scontrol
+  EXPECT_EQ(statusOfState({"MIXED", "DRAIN"}), NodeStatus::Drained);  // 23.02: one list
   EXPECT_EQ(statusOfState({"drain"}), NodeStatus::Drained);
   EXPECT_EQ(statusOfState({"down*"}), NodeStatus::Down);
   EXPECT_EQ(statusOfState({"IDLE*"}), NodeStatus::Down);  // not responding
@@ -182,12 +182,11 @@ TEST(SlurmHostList, CountLists) {
 }
 
 // `scontrol show job -d` of an allocation of cpu1 and of gpu1 and gpu2 with two GPUs each.
-const char* const kJobDetails =
-    "JobId=4 JobName=interactive\n"
-    "   NumNodes=3 NumCPUs=6 NumTasks=3 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-    "   TRES=cpu=6,node=3,billing=6\n"
-    "     Nodes=cpu1 CPU_IDs=0-1 Mem=0 GRES=\n"
-    "     Nodes=gpu[1-2] CPU_IDs=0-1 Mem=0 GRES=gpu:a100:2(IDX:0-1)\n";
+const char* const kJobDetails = "JobId=4 JobName=interactive\n"
+                                "   NumNodes=3 NumCPUs=6 NumTasks=3 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+                                "   TRES=cpu=6,node=3,billing=6\n"
+                                "     Nodes=cpu1 CPU_IDs=0-1 Mem=0 GRES=\n"
+                                "     Nodes=gpu[1-2] CPU_IDs=0-1 Mem=0 GRES=gpu:a100:2(IDX:0-1)\n";
 
 TEST(SlurmAllocation, FromTheEnvironmentAndJobDetails) {
   const std::map<std::string, std::string> env = {
@@ -254,7 +253,10 @@ TEST(SlurmAllocation, OutsideOneAndBrokenEnvironment) {
   EXPECT_EQ(error, "SLURM_JOB_ID=7 is set but SLURM_JOB_NODELIST or SLURM_JOB_CPUS_PER_NODE is not");
   const auto mismatch = [](const char* name) -> const char* {
     const std::string n = name;
-    return n == "SLURM_JOB_ID" ? "7" : n == "SLURM_JOB_NODELIST" ? "a,b" : n == "SLURM_JOB_CPUS_PER_NODE" ? "2" : nullptr;
+    return n == "SLURM_JOB_ID"              ? "7"
+           : n == "SLURM_JOB_NODELIST"      ? "a,b"
+           : n == "SLURM_JOB_CPUS_PER_NODE" ? "2"
+                                            : nullptr;
   };
   EXPECT_FALSE(currentAllocation(allocation, error, never, mismatch));
   EXPECT_EQ(error, "SLURM_JOB_CPUS_PER_NODE='2' counts 1 nodes, SLURM_JOB_NODELIST='a,b' names 2");

@@ -150,7 +150,8 @@ TEST(SplitFor, GpuBodyExceptionIsNamed) {
   try {
     dispar::split_for(
         1000, [](std::size_t, std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); },
-        [](std::size_t, std::size_t) { throw std::runtime_error("kernel 'k' launched at app.dsp:3:1 failed"); }, options);
+        [](std::size_t, std::size_t) { throw std::runtime_error("kernel 'k' launched at app.dsp:3:1 failed"); },
+        options);
     FAIL() << "no exception";
   } catch (const dispar::SplitError& error) {
     EXPECT_EQ(error.unit(), SplitUnit::Gpu);
@@ -173,7 +174,9 @@ TEST(SplitFor, GpuBodyExceptionIsNamed) {
 dispar::SplitStats sharedSite(std::size_t n, Coverage& coverage) {
   dispar::SplitOptions options;
   options.cpuThreads = 2;
-  const auto slow = [](std::size_t b, std::size_t e) { std::this_thread::sleep_for(std::chrono::microseconds(100 + 2 * (e - b))); };
+  const auto slow = [](std::size_t b, std::size_t e) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100 + 2 * (e - b)));
+  };
   return dispar::split_for(
       n,
       [&](std::size_t b, std::size_t e) {
@@ -253,7 +256,8 @@ TEST(SplitFor, WithoutAGpuBodyItIsAParallelLoop) {
 TEST(SplitFor, BadOptionsAreRefused) {
   dispar::SplitOptions options;
   options.minChunk = 0;
-  EXPECT_THROW(dispar::split_for(10, [](std::size_t, std::size_t) {}, [](std::size_t, std::size_t) {}, options),
+  EXPECT_THROW(dispar::split_for(
+                   10, [](std::size_t, std::size_t) {}, [](std::size_t, std::size_t) {}, options),
                std::invalid_argument);
   options = {};
   options.profilingLimit = 2;
@@ -297,9 +301,9 @@ TEST(SplitFor, GpuThreadComputesWhileItsKernelsRun) {
       EXPECT_GT(overlapChunks, 0u);
     else
       EXPECT_EQ(overlapChunks, 0u);
-    EXPECT_EQ(device.synchronizes.load(), static_cast<int>(std::count_if(
-                                              stats.chunk_log.begin(), stats.chunk_log.end(),
-                                              [](const dispar::SplitChunk& c) { return c.unit == SplitUnit::Gpu; })));
+    EXPECT_EQ(device.synchronizes.load(),
+              static_cast<int>(std::count_if(stats.chunk_log.begin(), stats.chunk_log.end(),
+                                             [](const dispar::SplitChunk& c) { return c.unit == SplitUnit::Gpu; })));
   }
 }
 

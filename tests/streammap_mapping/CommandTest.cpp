@@ -57,7 +57,6 @@ std::string placementMismatches(const std::string& mapText, const std::string& r
 
 class Commands : public ScratchDirTest {
  protected:
-
   static lang::Rtg pipeline() {
     lang::Rtg rtg = rtgOf({vertex(0, "src", Requirement::CO), vertex(1, "fir", Requirement::CG, 4.0),
                            vertex(2, "fir", Requirement::CG, 4.0, 1), vertex(3, "sink", Requirement::CO)},
@@ -103,13 +102,15 @@ TEST_F(Commands, MapWritesMachinefileMapAndTable) {
   EXPECT_EQ(record.source.path, path("cluster.json"));
   EXPECT_NE(out_.find("predicted period: 4"), std::string::npos) << out_;
   EXPECT_NE(out_.find("cost model: t_v = cost / speed"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("run: mpiexec -f " + path("app.machinefile") + " -n 4 " + path("app")), std::string::npos) << out_;
+  EXPECT_NE(out_.find("run: mpiexec -f " + path("app.machinefile") + " -n 4 " + path("app")), std::string::npos)
+      << out_;
   EXPECT_NE(out_.find("rank 1 (fir[0], CG) -> hostB"), std::string::npos) << out_;
   EXPECT_NE(read("app.dot").find("subgraph \"cluster_1\""), std::string::npos);
 
   ASSERT_EQ(map({"--format", "openmpi", "--algorithm", "paper"}), 0) << err_;
   EXPECT_EQ(read("app.machinefile"), "hostA slots=2\nhostB slots=2\n");
-  EXPECT_EQ(read("app.rankfile"), "rank 0=hostA slot=0\nrank 1=hostB slot=0\nrank 2=hostB slot=1\nrank 3=hostA slot=1\n");
+  EXPECT_EQ(read("app.rankfile"),
+            "rank 0=hostA slot=0\nrank 1=hostB slot=0\nrank 2=hostB slot=1\nrank 3=hostA slot=1\n");
 }
 
 TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
@@ -169,7 +170,8 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
   EXPECT_NE(err_.find("oversubscribed by 3"), std::string::npos) << err_;
   // Bad options.
   EXPECT_EQ(map({"--algorithm", "best"}), 1);
-  EXPECT_NE(err_.find("option --algorithm: expected 'refine', 'paper' or 'round-robin', got 'best'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("option --algorithm: expected 'refine', 'paper' or 'round-robin', got 'best'"), std::string::npos)
+      << err_;
 }
 
 // Replaces the first `from` in `text`, which must hold it.
@@ -266,9 +268,11 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   // The "program": a script that reports where each rank ran, then fails with status 3 once all ranks
   // ($PMI_SIZE: as many as the mapping has) have reported (MPICH ends the other ranks as soon as one
   // exits non-zero: a slow rank would otherwise never report on a loaded machine).
-  write("app", "#!/bin/sh\nran='" + path("ran") + "'\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> \"$ran\"\n"
-               "i=0\nwhile [ \"$(wc -l < \"$ran\")\" -lt \"$PMI_SIZE\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n"
-               "exit 3\n");
+  write("app", "#!/bin/sh\nran='" + path("ran") +
+                   "'\necho \"$PMI_RANK $MPIR_CVAR_CH3_INTERFACE_HOSTNAME\" >> \"$ran\"\n"
+                   "i=0\nwhile [ \"$(wc -l < \"$ran\")\" -lt \"$PMI_SIZE\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i "
+                   "+ 1)); done\n"
+                   "exit 3\n");
   ASSERT_EQ(::chmod(path("app").c_str(), 0755), 0);
   ::testing::internal::CaptureStderr();
   const int status = runCommand({"--launcher", "fork", "--cluster", path("cluster.json"), path("app")});
@@ -332,10 +336,9 @@ TEST(StreammapDocs, EveryCommandsOptionsAreDocumented) {
   std::string docs, error;
   ASSERT_TRUE(readFile(std::string(DISPAR_SOURCE_DIR) + "/docs/streammap.md", docs, error)) << error;
   const std::pair<const char*, int (*)(const Args&)> commands[] = {
-      {"--discover", discoverCommand}, {"daemon", daemonCommand}, {"nodes", nodesCommand},
-      {"node", nodeCommand},           {"cluster", clusterCommand}, {"map", mapCommand},
-      {"check", checkCommand},         {"run", runCommand},       {"sbatch", sbatchCommand},
-      {"simulate", simulateCommand}};
+      {"--discover", discoverCommand}, {"daemon", daemonCommand},    {"nodes", nodesCommand}, {"node", nodeCommand},
+      {"cluster", clusterCommand},     {"map", mapCommand},          {"check", checkCommand}, {"run", runCommand},
+      {"sbatch", sbatchCommand},       {"simulate", simulateCommand}};
   int options = 0;
   for (const auto& [name, command] : commands) {
     ::testing::internal::CaptureStdout();
@@ -349,8 +352,8 @@ TEST(StreammapDocs, EveryCommandsOptionsAreDocumented) {
       const std::string option = line.substr(2, line.find(' ', 2) - 2);
       if (option == "--help") continue;
       ++options;
-      EXPECT_NE(docs.find(option), std::string::npos) << "streammap " << name << " " << option
-                                                       << " is not in docs/streammap.md";
+      EXPECT_NE(docs.find(option), std::string::npos)
+          << "streammap " << name << " " << option << " is not in docs/streammap.md";
     }
   }
   EXPECT_GT(options, 30);

@@ -1,6 +1,6 @@
 // The cost model by hand, and the incremental evaluation against the from-scratch one.
-#include "TestSupport.h"
 #include "streammap/CostModel.h"
+#include "TestSupport.h"
 #include "streammap/GpuSpeed.h"
 #include "streammap/PaperMapper.h"
 
@@ -44,10 +44,10 @@ TEST(CostModel, HandWorked) {
   c.nodes = {a, node("b", 1, {g0, g1})};
   lang::RtgEdge internal = edge(3, 4);
   internal.volume.reset();
-  const lang::Rtg rtg = rtgOf({vertex(0, "x", Requirement::CO, 4), vertex(1, "y", Requirement::CO, 2),
-                               vertex(2, "g", Requirement::CG, 8), vertex(3, "h", Requirement::CG, 4),
-                               vertex(4, "z", Requirement::CO, 3)},
-                              {edge(0, 2, 500), edge(1, 0, 100), internal});
+  const lang::Rtg rtg =
+      rtgOf({vertex(0, "x", Requirement::CO, 4), vertex(1, "y", Requirement::CO, 2), vertex(2, "g", Requirement::CG, 8),
+             vertex(3, "h", Requirement::CG, 4), vertex(4, "z", Requirement::CO, 3)},
+            {edge(0, 2, 500), edge(1, 0, 100), internal});
   MappingProblem p;
   std::string error;
   ASSERT_TRUE(buildProblem(rtg, c, false, p, error)) << error;

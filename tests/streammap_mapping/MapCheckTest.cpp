@@ -1,6 +1,6 @@
 // `check`: a changed cluster, a missing CUDA architecture, a GPU too small, a GPU of unknown model.
-#include "TestSupport.h"
 #include "streammap/MapCheck.h"
+#include "TestSupport.h"
 #include "streammap/MapPlanner.h"
 
 #include <gtest/gtest.h>

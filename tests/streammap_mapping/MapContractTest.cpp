@@ -73,9 +73,11 @@ TEST(MapPlanner, AdvisesHostFallbackWhereItPays) {
   std::string error;
   ASSERT_TRUE(planMapping(rtg, c, MapSettings{}, outcome, error)) << error;
   ASSERT_EQ(outcome.warnings.size(), 1u);
-  EXPECT_EQ(outcome.warnings[0].rfind("note: with --allow-host-fallback the predicted period would be 400 instead of 3200, "
-                                      "running ", 0),
-            0u)
+  EXPECT_EQ(
+      outcome.warnings[0].rfind("note: with --allow-host-fallback the predicted period would be 400 instead of 3200, "
+                                "running ",
+                                0),
+      0u)
       << outcome.warnings[0];
 
   Cluster fast = c;

@@ -1,7 +1,7 @@
 // Machinefile folding, Open MPI files, map.json round trip, CUDA architecture rules.
+#include "streammap/MapFile.h"
 #include "TestSupport.h"
 #include "streammap/ClusterDigest.h"
-#include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
 
 #include <gtest/gtest.h>
@@ -128,8 +128,8 @@ TEST(MapPlanner, RefusesPredictionsThatOverflow) {
   MappingOutcome outcome;
   std::string error;
   EXPECT_FALSE(planMapping(rtg, paperCluster(), MapSettings{}, outcome, error));
-  EXPECT_EQ(error.rfind("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)", 0),
-            0u)
+  EXPECT_EQ(
+      error.rfind("costs too large: the vertices' costs add up to more than the largest double (1.79769e+308)", 0), 0u)
       << error;
   // One cost near the limit still maps: every prediction is finite.
   rtg.vertices[1].cost = 1.0;

@@ -75,10 +75,9 @@ TEST(RobustEstimate, TheMedianOfWhatIsLeftAfterOutliers) {
 TEST(SamplesFromProfile, TimePerPeriodMessageTimesTheSpeedOfTheDevice) {
   Cluster cluster;
   cluster.nodes = {node("fast", 4, {}, 2.0), node("g", 8, {a100(0), v100(1)})};
-  lang::RunProfile p = profileOf({instance("src", 0, "fast", "cpu", "Xeon", 1.0),
-                                  instance("gpu", 0, "g", "gpu", v100(1).name, 0.5),
-                                  instance("hp", 0, "g", "host-path", "EPYC", 0.25),
-                                  instance("lost", 0, "nowhere", "cpu", "EPYC", 0.1)});
+  lang::RunProfile p = profileOf(
+      {instance("src", 0, "fast", "cpu", "Xeon", 1.0), instance("gpu", 0, "g", "gpu", v100(1).name, 0.5),
+       instance("hp", 0, "g", "host-path", "EPYC", 0.25), instance("lost", 0, "nowhere", "cpu", "EPYC", 0.1)});
   p.instances[2].computeCpuSeconds = 0.2;  // on a CPU the CPU time outside the ports counts
   ProfileRunRecord run;
   std::vector<std::string> notes;
@@ -160,12 +159,14 @@ TEST(CostPredictor, NeighboursInFeatureSpacePredictTheCost) {
   EXPECT_GT(p->work, 4e-4);
   EXPECT_LT(p->work, 1.6e-3);
   // Larger code predicts more.
-  const auto bigger = predictor.predict({{"arith_ops", 12800}, {"memory_ops", 6400}, {"loop_depth", 2}}, "cpu", "", "", why);
+  const auto bigger =
+      predictor.predict({{"arith_ops", 12800}, {"memory_ops", 6400}, {"loop_depth", 2}}, "cpu", "", "", why);
   ASSERT_TRUE(bigger);
   EXPECT_GT(bigger->work, p->work);
   // No GPU history, no features: no prediction, and why.
   EXPECT_FALSE(predictor.predict(query, "gpu", "", "", why));
-  EXPECT_NE(why.find("the history has 0 measured VNODE(s) with code features on a gpu, fewer than 3"), std::string::npos)
+  EXPECT_NE(why.find("the history has 0 measured VNODE(s) with code features on a gpu, fewer than 3"),
+            std::string::npos)
       << why;
   EXPECT_FALSE(predictor.predict({}, "cpu", "", "", why));
   EXPECT_EQ(why, "the RTG has no code features for it");
@@ -186,7 +187,8 @@ TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {
   rtg.vertices[3].features = {{"arith_ops", 800}, {"memory_ops", 400}, {"loop_depth", 2}};
   std::vector<CostSample> lib;
   const double works[] = {1e-4, 8e-4, 6.4e-3};
-  for (int i = 0; i < 3; ++i) lib.push_back(sample("v" + std::to_string(i), 1, works[i], 1.0, "cpu", featuresFor(works[i]), "lib"));
+  for (int i = 0; i < 3; ++i)
+    lib.push_back(sample("v" + std::to_string(i), 1, works[i], 1.0, "cpu", featuresFor(works[i]), "lib"));
   std::vector<CostSample> all = lib;
   all.push_back(sample("both", 2, 0.5));
   all.push_back(sample("hist", 2, 0.25));
@@ -220,7 +222,8 @@ TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {
   EXPECT_EQ(r.edgeOrigins[0], "history");
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("1 vertex(es) have neither a measurement"), std::string::npos) << r.notes.back();
-  EXPECT_EQ(describeCost(r.vertices[1].onCpu), "0.25 from the history (1 run, 1 of 1 samples, spread 0.0%, on cpu-model)");
+  EXPECT_EQ(describeCost(r.vertices[1].onCpu),
+            "0.25 from the history (1 run, 1 of 1 samples, spread 0.0%, on cpu-model)");
 }
 
 TEST(ResolveCosts, HistoryOfChangedCodeIsNotUsedAndSaysSo) {

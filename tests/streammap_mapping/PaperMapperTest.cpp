@@ -1,7 +1,7 @@
 // The paper's algorithm on hand-worked cases (background.md section 1, docs/streammap.md, "Mapping").
+#include "streammap/PaperMapper.h"
 #include "TestSupport.h"
 #include "streammap/MappingProblem.h"
-#include "streammap/PaperMapper.h"
 
 #include <gtest/gtest.h>
 
@@ -58,12 +58,11 @@ TEST(PaperMapper, Pipeline) {
 //   2 CG: gpu2 (1 -> 0, pointer -> gpu1)   3 CG: gpu1 (1 -> 0, pointer -> NULL)
 TEST(PaperMapper, SplitJoin) {
   MappingProblem p;
-  const MappingResult r =
-      runPaper(rtgOf({vertex(0, "split", Requirement::CO), vertex(1, "w", Requirement::CG, 1, 0),
-                      vertex(2, "w", Requirement::CG, 1, 1), vertex(3, "w", Requirement::CG, 1, 2),
-                      vertex(4, "join", Requirement::CO)},
-                     {edge(0, 1), edge(0, 2), edge(0, 3), edge(1, 4), edge(2, 4), edge(3, 4)}),
-               paperCluster(), p);
+  const MappingResult r = runPaper(rtgOf({vertex(0, "split", Requirement::CO), vertex(1, "w", Requirement::CG, 1, 0),
+                                          vertex(2, "w", Requirement::CG, 1, 1), vertex(3, "w", Requirement::CG, 1, 2),
+                                          vertex(4, "join", Requirement::CO)},
+                                         {edge(0, 1), edge(0, 2), edge(0, 3), edge(1, 4), edge(2, 4), edge(3, 4)}),
+                                   paperCluster(), p);
   EXPECT_EQ(r.visitOrder, (std::vector<int>{0, 1, 4, 2, 3}));
   EXPECT_EQ(hostsOf(p, r), (std::vector<std::string>{"cpu2", "gpu2", "gpu2", "gpu1", "cpu2"}));
 }
@@ -84,8 +83,7 @@ TEST(PaperMapper, GpuHeavyOversubscribes) {
   std::vector<lang::RtgEdge> es;
   for (int i = 0; i < 6; ++i) es.push_back(edge(i, i + 1));
   const MappingResult r = runPaper(rtgOf(vs, es), paperCluster(), p);
-  EXPECT_EQ(hostsOf(p, r),
-            (std::vector<std::string>{"cpu2", "gpu2", "gpu2", "gpu1", "gpu1", "gpu1", "cpu2", "gpu2"}));
+  EXPECT_EQ(hostsOf(p, r), (std::vector<std::string>{"cpu2", "gpu2", "gpu2", "gpu1", "gpu1", "gpu1", "cpu2", "gpu2"}));
   EXPECT_EQ(r.placements[4].rule, PlacementRule::AdjacentCg);
   EXPECT_EQ(r.placements[4].viaVertex, 3);
   EXPECT_EQ(r.placements[7].rule, PlacementRule::LeastLoadedGpu);
@@ -114,10 +112,10 @@ TEST(PaperMapper, CoFallsBackToGrtThenAdjacent) {
 TEST(PaperMapper, StartIsFirstSource) {
   MappingProblem p;
   std::string error;
-  ASSERT_TRUE(buildProblem(rtgOf({vertex(0, "a", Requirement::CO), vertex(1, "b", Requirement::CO),
-                                  vertex(2, "c", Requirement::CO)},
-                                 {edge(1, 2), edge(2, 0)}),
-                           paperCluster(), false, p, error));
+  ASSERT_TRUE(buildProblem(
+      rtgOf({vertex(0, "a", Requirement::CO), vertex(1, "b", Requirement::CO), vertex(2, "c", Requirement::CO)},
+            {edge(1, 2), edge(2, 0)}),
+      paperCluster(), false, p, error));
   EXPECT_EQ(paperStartVertex(p), 1);
   EXPECT_EQ(mapPaper(p, {}).visitOrder, (std::vector<int>{1, 2, 0}));
 }

@@ -41,8 +41,10 @@ Instance randomInstance(SplitMix64& rng) {
     std::vector<GpuInfo> gpus;
     const int gpuCount = n == 0 ? 1 + static_cast<int>(rng.below(2)) : static_cast<int>(rng.below(3));
     for (int g = 0; g < gpuCount; ++g)
-      gpus.push_back(gpu(g, 20 + static_cast<int>(rng.below(120)), 1000000 + static_cast<int>(rng.below(800000)), 7 + static_cast<int>(rng.below(3)), 0));
-    in.cluster.nodes.push_back(node("n" + std::to_string(n), 1 + static_cast<int>(rng.below(4)), gpus, 0.5 + rng.unit()));
+      gpus.push_back(gpu(g, 20 + static_cast<int>(rng.below(120)), 1000000 + static_cast<int>(rng.below(800000)),
+                         7 + static_cast<int>(rng.below(3)), 0));
+    in.cluster.nodes.push_back(
+        node("n" + std::to_string(n), 1 + static_cast<int>(rng.below(4)), gpus, 0.5 + rng.unit()));
     if (rng.below(10) == 0) in.cluster.nodes.back().status = NodeStatus::Down;
   }
   in.cluster.nodes[0].status = NodeStatus::Up;
@@ -76,7 +78,9 @@ TEST(PaperProperties, FourPrinciplesHold) {
       ASSERT_GE(position[v], 0);
       ++used[r.nodeOf[v]];
       // (2) CG vertices only on GPU nodes.
-      if (p.vertices[v].type == Requirement::CG) { EXPECT_TRUE(p.nodes[r.nodeOf[v]].hasGpu()); }
+      if (p.vertices[v].type == Requirement::CG) {
+        EXPECT_TRUE(p.nodes[r.nodeOf[v]].hasGpu());
+      }
     }
     // (3) load balance: a node over its slots only once every node of the needed kind is full.
     bool anyOver = false, cpuOnlyOver = false, allGpuFull = true, allFull = true;
@@ -86,8 +90,12 @@ TEST(PaperProperties, FourPrinciplesHold) {
       allFull = allFull && used[n] >= tables.total[n];
       if (p.nodes[n].hasGpu()) allGpuFull = allGpuFull && used[n] >= tables.total[n];
     }
-    if (anyOver) { EXPECT_TRUE(allGpuFull); }
-    if (cpuOnlyOver) { EXPECT_TRUE(allFull); }
+    if (anyOver) {
+      EXPECT_TRUE(allGpuFull);
+    }
+    if (cpuOnlyOver) {
+      EXPECT_TRUE(allFull);
+    }
     long excess = 0;
     for (int n = 0; n < p.nodeCount(); ++n) excess += std::max(0L, used[n] - tables.total[n]);
     EXPECT_EQ(r.oversubscribed > 0, excess > 0);
@@ -103,11 +111,15 @@ TEST(PaperProperties, FourPrinciplesHold) {
         for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
           adjacent = adjacent || it->vertex == how.viaVertex;
         EXPECT_TRUE(adjacent);
-        if (cg) { EXPECT_EQ(p.vertices[how.viaVertex].type, Requirement::CG); }
+        if (cg) {
+          EXPECT_EQ(p.vertices[how.viaVertex].type, Requirement::CG);
+        }
       }
       if (how.rule == PlacementRule::LeastLoadedAny || how.rule == PlacementRule::LeastLoadedGpu) {
         for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
-          if (position[it->vertex] < position[v]) { EXPECT_TRUE(cg && p.vertices[it->vertex].type == Requirement::CO); }
+          if (position[it->vertex] < position[v]) {
+            EXPECT_TRUE(cg && p.vertices[it->vertex].type == Requirement::CO);
+          }
       }
     }
   }
@@ -128,7 +140,9 @@ TEST(RefineProperties, NeverWorseThanPaperAndCgOnlyOnGpus) {
     EXPECT_FALSE(scoreLess(ps, rs)) << "paper " << ps.period << " refine " << rs.period;
     strictlyBetter += scoreLess(rs, ps);
     for (int v = 0; v < p.vertexCount(); ++v)
-      if (p.vertices[v].type == Requirement::CG) { EXPECT_TRUE(p.nodes[refined.nodeOf[v]].hasGpu()); }
+      if (p.vertices[v].type == Requirement::CG) {
+        EXPECT_TRUE(p.nodes[refined.nodeOf[v]].hasGpu());
+      }
   }
   EXPECT_GT(strictlyBetter, kInstances / 8);  // the search does improve, not merely copy
 }

@@ -1,5 +1,6 @@
 // Many VNODE instances per MPI rank: the grouping after placement, its cost-model terms, and the files
 // and commands that now count ranks rather than instances.
+#include "streammap/RankGroups.h"
 #include "TestSupport.h"
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterJson.h"
@@ -7,7 +8,6 @@
 #include "streammap/MapFile.h"
 #include "streammap/MapPlanner.h"
 #include "streammap/PaperMapper.h"
-#include "streammap/RankGroups.h"
 
 #include <gtest/gtest.h>
 
@@ -48,8 +48,8 @@ Instance randomInstance(SplitMix64& rng) {
   std::vector<lang::RtgVertex> vs;
   std::vector<lang::RtgEdge> es;
   for (int v = 0; v < vertices; ++v)
-    vs.push_back(vertex(v, "v" + std::to_string(v), rng.below(2) ? Requirement::CG : Requirement::CO,
-                        0.1 + 4 * rng.unit()));
+    vs.push_back(
+        vertex(v, "v" + std::to_string(v), rng.below(2) ? Requirement::CG : Requirement::CO, 0.1 + 4 * rng.unit()));
   for (int v = 1; v < vertices; ++v) {
     es.push_back(edge(static_cast<int>(rng.below(v)), v, 1 + rng.below(1 << 20)));
     if (rng.below(3) == 0) es.push_back(edge(static_cast<int>(rng.below(v)), v, 1 + rng.below(1 << 20)));
@@ -184,8 +184,9 @@ TEST(RankGroups, HeaviestPipeNeighboursAreGroupedFirst) {
   Cluster one;
   one.nodes = {node("n1", 2)};
   // a - b carries 1000 bytes, b - c 10: with two cores for three equal instances, a and b share a rank.
-  lang::Rtg rtg = rtgOf({vertex(0, "a", Requirement::CO), vertex(1, "b", Requirement::CO), vertex(2, "c", Requirement::CO)},
-                        {edge(1, 2, 10), edge(0, 1, 1000)});
+  lang::Rtg rtg =
+      rtgOf({vertex(0, "a", Requirement::CO), vertex(1, "b", Requirement::CO), vertex(2, "c", Requirement::CO)},
+            {edge(1, 2, 10), edge(0, 1, 1000)});
   MappingProblem p = problemOf(rtg, one);
   RankLayout layout = grouped(p, {0, 0, 0});
   ASSERT_EQ(layout.rankCount(), 2);
@@ -198,8 +199,9 @@ TEST(RankGroups, HeaviestPipeNeighboursAreGroupedFirst) {
   EXPECT_EQ(layout.members[0], (std::vector<int>{0}));
   EXPECT_EQ(layout.members[1], (std::vector<int>{1, 2}));
   // A pipeline of six on two cores: the heaviest pipes end up inside ranks, the load split 3 / 3.
-  rtg = rtgOf({vertex(0, "s", Requirement::CO), vertex(1, "s", Requirement::CO, 1, 1), vertex(2, "s", Requirement::CO, 1, 2),
-               vertex(3, "s", Requirement::CO, 1, 3), vertex(4, "s", Requirement::CO, 1, 4), vertex(5, "s", Requirement::CO, 1, 5)},
+  rtg = rtgOf({vertex(0, "s", Requirement::CO), vertex(1, "s", Requirement::CO, 1, 1),
+               vertex(2, "s", Requirement::CO, 1, 2), vertex(3, "s", Requirement::CO, 1, 3),
+               vertex(4, "s", Requirement::CO, 1, 4), vertex(5, "s", Requirement::CO, 1, 5)},
               {edge(0, 1, 500), edge(1, 2, 400), edge(2, 3, 1), edge(3, 4, 300), edge(4, 5, 200)});
   p = problemOf(rtg, one);
   layout = grouped(p, std::vector<int>(6, 0));
@@ -283,7 +285,8 @@ TEST(RankGroups, RankfileBindsEachRankToItsCores) {
   EXPECT_EQ(formatOpenMpiRankfile({"a", "a", "b"}, {8, 8, 2}, {3, 5, 1}),
             "rank 0=a slot=0-2\nrank 1=a slot=3-7\nrank 2=b slot=0\n");
   // More ranks than cores: one core each, wrapping as before.
-  EXPECT_EQ(formatOpenMpiRankfile({"a", "a", "a"}, {2, 2, 2}, {1, 1, 1}), "rank 0=a slot=0\nrank 1=a slot=1\nrank 2=a slot=0\n");
+  EXPECT_EQ(formatOpenMpiRankfile({"a", "a", "a"}, {2, 2, 2}, {1, 1, 1}),
+            "rank 0=a slot=0\nrank 1=a slot=1\nrank 2=a slot=0\n");
 }
 
 class RankCommands : public ScratchDirTest {
@@ -346,7 +349,8 @@ TEST_F(RankCommands, LauncherFilesHaveOneEntryPerRank) {
   ASSERT_EQ(map({"--format", "slurm", "-o", path("app.slurm-hostfile")}), 0) << err_;
   EXPECT_EQ(read("app.slurm-hostfile"), formatSlurmHostfile(hostsOfRanks(record())));
   // Grouped ranks' threads share the node's cores: no task binding.
-  EXPECT_NE(out_.find("srun --mpi=pmi2 -n 3 --distribution=arbitrary --cpu-bind=none " + path("app")), std::string::npos)
+  EXPECT_NE(out_.find("srun --mpi=pmi2 -n 3 --distribution=arbitrary --cpu-bind=none " + path("app")),
+            std::string::npos)
       << out_;
   EXPECT_EQ(out_.find("--overcommit"), std::string::npos) << out_;  // ranks never exceed cores
   ASSERT_EQ(map({"--format", "slurm", "-o", path("app.slurm-hostfile"), "--rank-per-instance"}), 0) << err_;

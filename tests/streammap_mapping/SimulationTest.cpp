@@ -1,7 +1,7 @@
 // streammap simulate's pieces (Simulation.h): the platform written from a cluster, ranks placed from an
 // MPICH machinefile, and smpirun's log read.
-#include "streammap/GpuSpeed.h"
 #include "streammap/Simulation.h"
+#include "streammap/GpuSpeed.h"
 
 #include <gtest/gtest.h>
 
@@ -46,12 +46,14 @@ TEST(SimulationPlatform, HostsGpusAndLinksFromTheDescription) {
                      R"(<prop id="wattage_per_state" value="0:1:8"/>)"),
             std::string::npos)
       << xml;
-  EXPECT_NE(xml.find(R"(<host id="cpu1" speed="1000000000f" core="4"><prop id="gpu_count" value="0"/>)"), std::string::npos)
+  EXPECT_NE(xml.find(R"(<host id="cpu1" speed="1000000000f" core="4"><prop id="gpu_count" value="0"/>)"),
+            std::string::npos)
       << xml;
   // Each GPU a host of one core at 1 Gflop/s x speedup x its estimated speed.
   const double gpuFlops = 1e9 * 10 * estimateGpuSpeed(cluster.nodes[1].gpus[0]);
   std::smatch match;
-  ASSERT_TRUE(std::regex_search(xml, match, std::regex(R"(<host id="gpu1\.gpu1" speed="([0-9.e+]+)f" core="1">)"))) << xml;
+  ASSERT_TRUE(std::regex_search(xml, match, std::regex(R"(<host id="gpu1\.gpu1" speed="([0-9.e+]+)f" core="1">)")))
+      << xml;
   EXPECT_NEAR(std::stod(match[1]), gpuFlops, gpuFlops * 1e-9);
   EXPECT_NE(xml.find(R"(<prop id="host_path_speed" value="1000000000"/>)"), std::string::npos) << xml;
   EXPECT_EQ(xml.find("gpu1.gpu2"), std::string::npos);
@@ -105,8 +107,8 @@ TEST(SimulationLog, ReadsMakespanBusyTimeAndFailure) {
   ASSERT_EQ(read.otherLines.size(), 2u);
   EXPECT_EQ(read.otherLines[1], "dispar: rank 3 (sink): cannot take 1");
 
-  const SimulationLog aborted = parseSimulationLog(
-      "[node4:3:(4) 0.001] [smpi_pmpi/WARNING] MPI_Abort was called, something went probably wrong in this simulation !\n");
+  const SimulationLog aborted = parseSimulationLog("[node4:3:(4) 0.001] [smpi_pmpi/WARNING] MPI_Abort was called, "
+                                                   "something went probably wrong in this simulation !\n");
   EXPECT_TRUE(aborted.aborted);
   EXPECT_FALSE(aborted.simulatedSeconds.has_value());
 }

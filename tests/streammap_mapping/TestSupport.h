@@ -96,7 +96,7 @@ class ScratchDirTest : public ::testing::Test {
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
   void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
   bool exists(const std::string& name) const {
-    struct stat st {};
+    struct stat st{};
     return ::stat(path(name).c_str(), &st) == 0;
   }
   std::string read(const std::string& name) const {

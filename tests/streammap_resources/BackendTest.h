@@ -42,11 +42,11 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
   std::string location_, database_;
 };
 
-#define DISPAR_INSTANTIATE_BACKENDS(Suite)                                                                \
-  INSTANTIATE_TEST_SUITE_P(Backend, Suite,                                                                \
-                           ::testing::Values(::dispar::streammap::test::Backend::Sqlite,                  \
-                                             ::dispar::streammap::test::Backend::Postgres),               \
-                           ::dispar::streammap::test::backendName)
+#define DISPAR_INSTANTIATE_BACKENDS(Suite)                                                                             \
+  INSTANTIATE_TEST_SUITE_P(                                                                                            \
+      Backend, Suite,                                                                                                  \
+      ::testing::Values(::dispar::streammap::test::Backend::Sqlite, ::dispar::streammap::test::Backend::Postgres),     \
+      ::dispar::streammap::test::backendName)
 
 }  // namespace dispar::streammap::test
 

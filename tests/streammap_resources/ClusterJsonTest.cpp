@@ -80,12 +80,15 @@ TEST(ClusterJson, ReadOnlyHeartbeatAgeIsAcceptedAndIgnored) {
 TEST(ClusterJson, ErrorsNameTheField) {
   const std::string head = R"({"format": "dispar-cluster", "version": 1, "nodes": [)";
   const std::string ok = R"({"host": "n0", "cpu": {"cores": 1}},{"host": "n1", "cpu": {"cores": 1}},)";
-  EXPECT_EQ(parseError(head + ok + R"({"host": "n2", "cpu": {"cores": 2}, "gpus": [{"compute_capability": "eight"}]}]})"),
-            "nodes[2].gpus[0].compute_capability: expected \"MAJOR.MINOR\"");
+  EXPECT_EQ(
+      parseError(head + ok + R"({"host": "n2", "cpu": {"cores": 2}, "gpus": [{"compute_capability": "eight"}]}]})"),
+      "nodes[2].gpus[0].compute_capability: expected \"MAJOR.MINOR\"");
   EXPECT_EQ(parseError(head + R"({"cpu": {"cores": 2}}]})"), "nodes[0].host: missing required field");
   EXPECT_EQ(parseError(head + R"({"host": "x"}]})"), "nodes[0].cpu.cores: missing required field");
-  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 0}}]})"), "nodes[0].cpu.cores: must be at least 1, got 0");
-  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": "4"}}]})"), "nodes[0].cpu.cores: expected an integer, got \"4\"");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 0}}]})"),
+            "nodes[0].cpu.cores: must be at least 1, got 0");
+  EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": "4"}}]})"),
+            "nodes[0].cpu.cores: expected an integer, got \"4\"");
   EXPECT_EQ(parseError(head + R"({"host": "x", "cpu": {"cores": 1}, "gpu": []}]})"), "nodes[0].gpu: unknown field");
   EXPECT_EQ(parseError(head + R"({"host": "x", "status": "sleeping", "cpu": {"cores": 1}}]})"),
             "nodes[0].status: expected \"up\", \"down\" or \"drained\", got \"sleeping\"");

@@ -4,8 +4,8 @@
 #include "BackendTest.h"
 #include "TestSupport.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,8 +198,8 @@ TEST_P(DaemonBackend, ASecondDaemonNeverTakesOverAPidFileInUse) {
   first.probe.hostName = "node-a";
   const pid_t a = startDaemon(first, dir.file("a.log"));
   ASSERT_GT(a, 0);
-  ASSERT_TRUE(waitFor([&] { return readFile(first.pidFile) == std::to_string(a) + "\n"; },
-                      std::chrono::milliseconds(5000)))
+  ASSERT_TRUE(
+      waitFor([&] { return readFile(first.pidFile) == std::to_string(a) + "\n"; }, std::chrono::milliseconds(5000)))
       << readFile(dir.file("a.log"));
 
   // Another node's daemon given the same pid file: refused, the file left to the first.
@@ -210,8 +210,8 @@ TEST_P(DaemonBackend, ASecondDaemonNeverTakesOverAPidFileInUse) {
   ASSERT_EQ(waitpid(b, &status, 0), b);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_NE(readFile(dir.file("b.log")).find("another daemon (pid " + std::to_string(a) + ") already owns the pid file " +
-                                             first.pidFile),
+  EXPECT_NE(readFile(dir.file("b.log"))
+                .find("another daemon (pid " + std::to_string(a) + ") already owns the pid file " + first.pidFile),
             std::string::npos)
       << readFile(dir.file("b.log"));
   EXPECT_EQ(readFile(first.pidFile), std::to_string(a) + "\n");

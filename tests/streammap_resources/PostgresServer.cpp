@@ -77,7 +77,8 @@ void PostgresServer::shutdown() {
 }
 
 PostgresServer::PostgresServer() : bin_(DISPAR_POSTGRESQL_BINDIR), owner_(::getpid()) {
-  if (bin_.empty() || ::access((bin_ + "/initdb").c_str(), X_OK) != 0 || ::access((bin_ + "/pg_ctl").c_str(), X_OK) != 0)
+  if (bin_.empty() || ::access((bin_ + "/initdb").c_str(), X_OK) != 0 ||
+      ::access((bin_ + "/pg_ctl").c_str(), X_OK) != 0)
     throw std::runtime_error("PostgreSQL server binaries (initdb, pg_ctl) not found in '" + bin_ +
                              "': install the Debian package postgresql (scripts/setup.sh does) and re-run cmake");
   std::string pattern = "/tmp/streammap-pg-XXXXXX";
@@ -97,8 +98,7 @@ PostgresServer::PostgresServer() : bin_(DISPAR_POSTGRESQL_BINDIR), owner_(::getp
   const std::string initdb = "cd " + dir_ + " && " + runAs_ + bin_ + "/initdb -D " + dir_ +
                              "/data -U postgres -A trust -E UTF8 --no-sync > " + dir_ + "/initdb.log 2>&1";
   runCommand(initdb, &status);
-  if (status != 0)
-    throw std::runtime_error("initdb failed (" + initdb + "):\n" + readFile(dir_ + "/initdb.log"));
+  if (status != 0) throw std::runtime_error("initdb failed (" + initdb + "):\n" + readFile(dir_ + "/initdb.log"));
   // Unix socket only (no TCP), in the directory; durability is not under test, speed is.
   const std::string options = "-p " + std::to_string(port_) + " -k " + dir_ +
                               " -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
@@ -146,8 +146,7 @@ std::string PostgresServer::createDatabase() {
 
 void PostgresServer::restart() {
   const std::string output = pgCtl("-m fast restart");
-  if (output.find("server started") == std::string::npos)
-    throw std::runtime_error("pg_ctl restart failed:\n" + output);
+  if (output.find("server started") == std::string::npos) throw std::runtime_error("pg_ctl restart failed:\n" + output);
 }
 
 void BackendTest::rawExec(const std::string& sql) {

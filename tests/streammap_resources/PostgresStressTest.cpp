@@ -7,8 +7,8 @@
 #include "PostgresServer.h"
 #include "TestSupport.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,7 +136,8 @@ TEST(PostgresStress, DaemonsHeartbeatWhileReadersReadThroughKillAndServerRestart
   std::unique_ptr<ResourceDb> reader = ResourceDb::open(url, ResourceDb::OpenMode::Existing, error);
   ASSERT_TRUE(reader) << error;
   std::map<std::string, std::int64_t> firstCount, lastCount;
-  int reads = 0, clusterLoads = 0, failedReads = 0, readsWithNodeNotUp = 0, countsGoingBack = 0, cliRuns = 0, cliFailures = 0;
+  int reads = 0, clusterLoads = 0, failedReads = 0, readsWithNodeNotUp = 0, countsGoingBack = 0, cliRuns = 0,
+      cliFailures = 0;
   std::string firstProblem;
   const auto phaseEnd = Clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
   auto nextCli = Clock::now();

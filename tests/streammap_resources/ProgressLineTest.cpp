@@ -30,7 +30,8 @@ TEST(ProgressLine, DrawsFirstAndLastUpdateInPlaceAndErasesItsLine) {
     progress.update(600, 600);
   }
   // Each update rewrites the line from its start; the end blanks the widest line drawn and returns.
-  EXPECT_EQ(contentsOf(file), "\rimporting nodes: 0 of 600\rimporting nodes: 600 of 600\r" + std::string(27, ' ') + "\r");
+  EXPECT_EQ(contentsOf(file),
+            "\rimporting nodes: 0 of 600\rimporting nodes: 600 of 600\r" + std::string(27, ' ') + "\r");
   std::fclose(file);
 }
 
@@ -76,7 +77,8 @@ TEST(ProgressLine, ClusterImportReportsProgressOnATerminalOnly) {
   const std::string import = std::string(DISPAR_RESOURCES_CLI) + " cluster import " + dir.file("big.json") + " --db ";
 
   int status = 0;
-  std::string onTerminal = test::runCommand("script -qec '" + import + dir.file("t.db") + " >/dev/null' /dev/null", &status);
+  std::string onTerminal =
+      test::runCommand("script -qec '" + import + dir.file("t.db") + " >/dev/null' /dev/null", &status);
   EXPECT_EQ(status, 0) << onTerminal;
   EXPECT_NE(onTerminal.find("\rimporting nodes: 600 of 600"), std::string::npos) << onTerminal;
   EXPECT_NE(onTerminal.find("\r" + std::string(27, ' ') + "\r"), std::string::npos) << onTerminal;  // erased

@@ -11,8 +11,10 @@ int main(int argc, char** argv) {
     const char* word;
     int (*run)(const Args&);
   };
-  const Entry kCommands[] = {{"--discover", discoverCommand}, {"daemon", daemonCommand},
-                             {"nodes", nodesCommand},         {"node", nodeCommand},
+  const Entry kCommands[] = {{"--discover", discoverCommand},
+                             {"daemon", daemonCommand},
+                             {"nodes", nodesCommand},
+                             {"node", nodeCommand},
                              {"cluster", clusterCommand}};
   if (argc >= 2)
     for (const Entry& e : kCommands)

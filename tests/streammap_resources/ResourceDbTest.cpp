@@ -1,12 +1,12 @@
-#include "streammap/ClusterJson.h"
 #include "streammap/ResourceDb.h"
+#include "streammap/ClusterJson.h"
 
 #include "BackendTest.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -378,7 +378,9 @@ TEST(ResourceDb, RefusesForeignCorruptAndNewerFilesWithoutTouchingThem) {
   EXPECT_NE(error.find("another application"), std::string::npos) << error;
   EXPECT_EQ(readFile(dir.file("other.db")), before);
   // A newer schema.
-  { auto db = openDb(dir.file("new.db")); }
+  {
+    auto db = openDb(dir.file("new.db"));
+  }
   rawExec(dir.file("new.db"), "PRAGMA user_version = 99;");
   EXPECT_FALSE(ResourceDb::open(dir.file("new.db"), ResourceDb::OpenMode::Existing, error));
   EXPECT_NE(error.find("schema version 99 is newer"), std::string::npos) << error;
@@ -541,7 +543,9 @@ TEST_P(ResourceDbBackend, ConcurrentWritersLoseNoUpdates) {
 // A writer killed with SIGKILL in the middle of its loop leaves a healthy file holding its last commit.
 TEST_P(ResourceDbBackend, WriterKilledMidLoopLeavesLastCommittedState) {
   const std::string path = freshDatabase("k.db");
-  { auto db = openDb(path); }
+  {
+    auto db = openDb(path);
+  }
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   pid_t pid = fork();
@@ -592,7 +596,8 @@ TEST(ResourceDb, ConnectionStringsAreShownWithoutPassword) {
   EXPECT_FALSE(isDatabaseUrl("/var/lib/dispar/resources.db"));
   EXPECT_FALSE(isDatabaseUrl("postgresql.db"));
   EXPECT_EQ(displayDatabaseName("/a/b.db"), "/a/b.db");
-  EXPECT_EQ(displayDatabaseName("postgresql://dispar:s3cret@db:5432/resources"), "postgresql://dispar@db:5432/resources");
+  EXPECT_EQ(displayDatabaseName("postgresql://dispar:s3cret@db:5432/resources"),
+            "postgresql://dispar@db:5432/resources");
   EXPECT_EQ(displayDatabaseName("postgres://dispar@db/resources?password=s3cret&sslmode=require"),
             "postgres://dispar@db/resources?sslmode=require");
   EXPECT_EQ(displayDatabaseName("postgresql://db/resources?password=s3cret"), "postgresql://db/resources");
@@ -633,7 +638,9 @@ TEST(PostgresResourceDb, RefusesForeignAndNewerDatabasesWithoutTouchingThem) {
   // A newer schema.
   const std::string newer = server.createDatabase();
   const std::string newerName = databaseOf(newer);
-  { ASSERT_TRUE(ResourceDb::open(newer, ResourceDb::OpenMode::CreateIfMissing, error)) << error; }
+  {
+    ASSERT_TRUE(ResourceDb::open(newer, ResourceDb::OpenMode::CreateIfMissing, error)) << error;
+  }
   server.exec(newerName, "UPDATE dispar_meta SET value = '99' WHERE key = 'schema_version'");
   EXPECT_FALSE(ResourceDb::open(newer, ResourceDb::OpenMode::Existing, error));
   EXPECT_NE(error.find("schema version 99 is newer"), std::string::npos) << error;
@@ -663,8 +670,7 @@ TEST(PostgresResourceDb, CommandsTakeConnectionStringsAndNeverPrintThePassword) 
   EXPECT_NE(out.find("imported 4 nodes"), std::string::npos) << out;
   EXPECT_NE(out.find("into " + url), std::string::npos) << out;
   EXPECT_EQ(out.find("s3cret"), std::string::npos) << out;
-  out = dispar::streammap::test::runCommand(
-      "DISPAR_RESOURCE_DB='" + withPassword + "' " + cli + "nodes 2>&1", &status);
+  out = dispar::streammap::test::runCommand("DISPAR_RESOURCE_DB='" + withPassword + "' " + cli + "nodes 2>&1", &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("node4"), std::string::npos) << out;
   out = dispar::streammap::test::runCommand(cli + "node drain nosuchnode --db '" + withPassword + "' 2>&1", &status);

@@ -16,7 +16,8 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"--discover", dispar::streammap::discoverCommand, "probe this node (or, with --cluster, every MPI rank's node) into the resource database"},
+    {"--discover", dispar::streammap::discoverCommand,
+     "probe this node (or, with --cluster, every MPI rank's node) into the resource database"},
     {"daemon", dispar::streammap::daemonCommand, "keep this node's record current (re-probe, heartbeat)"},
     {"nodes", dispar::streammap::nodesCommand, "list the nodes of the resource database"},
     {"node", dispar::streammap::nodeCommand, "drain or resume a node"},
@@ -24,9 +25,11 @@ constexpr Subcommand kSubcommands[] = {
     {"map", dispar::streammap::mapCommand, "place an RTG's vertices on nodes and write the machinefile"},
     {"check", dispar::streammap::checkCommand, "check a mapping against the current resources and the binary"},
     {"run", dispar::streammap::runCommand, "map if needed, check, and launch (mpiexec, or srun under Slurm)"},
-    {"simulate", dispar::streammap::simulateCommand, "run a program built with --target smpi on a simulated cluster (SimGrid)"},
+    {"simulate", dispar::streammap::simulateCommand,
+     "run a program built with --target smpi on a simulated cluster (SimGrid)"},
     {"sbatch", dispar::streammap::sbatchCommand, "map for a Slurm batch job and write its script"},
-    {"profile", dispar::streammap::profileCommand, "record a run profile in the performance history, or show the measured costs"},
+    {"profile", dispar::streammap::profileCommand,
+     "record a run profile in the performance history, or show the measured costs"},
 };
 
 void printUsage(std::FILE* out) {

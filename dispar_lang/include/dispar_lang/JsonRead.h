@@ -11,14 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dispar::lang {
@@ -50,8 +50,10 @@ inline std::size_t tooDeepAt(const std::string& text, int limit) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
     } else if (c == '"') {
       inString = true;
     } else if (c == '[' || c == '{') {
@@ -117,8 +119,10 @@ class PathTracker {
   std::string path() const {
     std::string p;
     for (const Frame& f : frames_) {
-      if (f.array) p += "[" + std::to_string(f.index) + "]";
-      else p += (p.empty() ? "" : ".") + f.key;
+      if (f.array)
+        p += "[" + std::to_string(f.index) + "]";
+      else
+        p += (p.empty() ? "" : ".") + f.key;
     }
     return p;
   }
@@ -354,8 +358,7 @@ bool jsonNumber(const Json& value, double& out, std::string& problem) {
 /// An integer in [min, max], written as an integer or as an integral number (6.8e10). Else false with
 /// `problem` set: "expected an integer, got 1.5", "must be at least 0, got -4".
 template <class Json>
-bool jsonInteger(const Json& value, std::int64_t min, std::int64_t max, std::int64_t& out,
-                 std::string& problem) {
+bool jsonInteger(const Json& value, std::int64_t min, std::int64_t max, std::int64_t& out, std::string& problem) {
   constexpr double kTwoTo63 = 9223372036854775808.0;
   std::int64_t v = 0;
   bool below = false, above = false;

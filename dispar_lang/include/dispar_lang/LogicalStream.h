@@ -22,7 +22,8 @@ inline std::vector<int> replicaCycle(int start, int step, int modulus, SplitMode
   std::vector<int> cycle;
   const int length = split == SplitMode::Duplicate ? modulus : modulus / std::gcd(step, modulus);
   for (int k = 0; k < length; ++k)
-    cycle.push_back(split == SplitMode::Duplicate ? k : static_cast<int>((start + static_cast<long long>(k) * step) % modulus));
+    cycle.push_back(
+        split == SplitMode::Duplicate ? k : static_cast<int>((start + static_cast<long long>(k) * step) % modulus));
   return cycle;
 }
 }  // namespace detail

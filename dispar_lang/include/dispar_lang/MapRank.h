@@ -18,10 +18,10 @@
 namespace dispar::lang {
 
 struct MapRank {
-  int rank = 0;                         // the MPI rank that runs this instance (several may share one)
+  int rank = 0;  // the MPI rank that runs this instance (several may share one)
   std::string vnode;
   int replica = 0;
-  std::string type;                     // "CO" / "CG"
+  std::string type;  // "CO" / "CG"
   std::string host;
   std::optional<int> device;            // CUDA device ordinal on the host (mode "gpu")
   std::string mode;                     // "gpu" / "cpu" / "host-fallback"
@@ -80,7 +80,8 @@ inline std::string checkRankLayout(const std::vector<MapRank>& ranks, const std:
              ", got " + std::to_string(k.rank);
     if (k.rank != previous.rank) continue;
     if (k.host != previous.host)
-      return where + ".host: rank " + std::to_string(k.rank) + " is on host '" + previous.host + "', got '" + k.host + "'";
+      return where + ".host: rank " + std::to_string(k.rank) + " is on host '" + previous.host + "', got '" + k.host +
+             "'";
     for (std::size_t j = i; j-- > 0 && ranks[j].rank == k.rank;)
       if (k.device && ranks[j].device && *k.device != *ranks[j].device)
         return where + ".device: rank " + std::to_string(k.rank) + " uses device " + std::to_string(*ranks[j].device) +

@@ -29,10 +29,10 @@ struct PortRef {
 };
 
 struct VnodeModel {
-  std::string name;          // "stage[3]" for a member of a VNODE_ARRAY
-  std::string functionName;  // qualified: ::dispar_vnode_<name>_L<line> (::dispar_vnode_array_<family>_L<line>)
-  std::string family;        // the VNODE_ARRAY's name; empty for a VNODE
-  int member = -1;           // the member's index in its family; -1 for a VNODE
+  std::string name;            // "stage[3]" for a member of a VNODE_ARRAY
+  std::string functionName;    // qualified: ::dispar_vnode_<name>_L<line> (::dispar_vnode_array_<family>_L<line>)
+  std::string family;          // the VNODE_ARRAY's name; empty for a VNODE
+  int member = -1;             // the member's index in its family; -1 for a VNODE
   std::vector<PortRef> ports;  // in declaration order (the function's parameter order)
   int replicas = 1;
   double cost = 1.0;
@@ -78,9 +78,9 @@ inline std::string pipeExpression(const PipeModel& pipe) {
 }
 
 struct ProgramModel {
-  std::string name;        // program name (output stem)
-  std::string sourceFile;  // the .dsp path as given
-  bool isCuda = false;     // parsed as CUDA
+  std::string name;                // program name (output stem)
+  std::string sourceFile;          // the .dsp path as given
+  bool isCuda = false;             // parsed as CUDA
   std::vector<VnodeModel> vnodes;  // in source order: this order assigns ranks
   std::vector<PipeModel> pipes;    // in source order
   std::vector<KernelModel> kernels;

@@ -33,7 +33,7 @@ struct RtgVertex {
   int replicas = 1;
   Requirement type = Requirement::CO;
   double cost = 1.0;
-  bool costDeclared = true;  // from a cost(W) clause; false: the default 1 (written "cost_declared": false)
+  bool costDeclared = true;             // from a cost(W) clause; false: the default 1 (written "cost_declared": false)
   std::optional<std::uint64_t> memory;  // bytes one instance needs on its device
   std::string location;                 // "app.dsp:12:1"
   bool usesNodeCores = false;           // "node_cores": shares its loops with its node's CPU cores (split_for)

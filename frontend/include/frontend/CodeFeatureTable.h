@@ -32,7 +32,8 @@ struct CodeFeatureInfo {
 
 /// In CodeFeature order.
 inline constexpr CodeFeatureInfo kCodeFeatureTable[] = {
-    {"arith_ops", "arithmetic operators: `+ - * / %`, bitwise `& | ^ ~`, shifts, unary `-`, `++`/`--` and compound assignments"},
+    {"arith_ops",
+     "arithmetic operators: `+ - * / %`, bitwise `& | ^ ~`, shifts, unary `-`, `++`/`--` and compound assignments"},
     {"memory_ops", "array subscripts, pointer dereferences (`*p`) and `->` member accesses"},
     {"branch_ops", "`if`, `?:`, `case` labels, `&&` and `||`, and a loop's condition once per iteration"},
     {"call_ops", "call expressions (an overloaded operator counts as the operator it spells)"},
@@ -42,8 +43,10 @@ inline constexpr CodeFeatureInfo kCodeFeatureTable[] = {
     {"kernel_memory_ops", "`memory_ops` inside the kernels launched (and the device functions they call), per launch"},
     {"lib_calls_blas", "calls of `cblas_*` and `cublas*` functions"},
     {"lib_calls_fft", "calls of `fftw*` and `cufft*` functions"},
-    {"lib_calls_other", "calls of other functions not defined in the file, except `std::` and `dispar::` ones (port calls)"},
-    {"bytes_written_per_message", "the element bytes (the `communication` volume where given) of the output pipes, summed"},
+    {"lib_calls_other",
+     "calls of other functions not defined in the file, except `std::` and `dispar::` ones (port calls)"},
+    {"bytes_written_per_message",
+     "the element bytes (the `communication` volume where given) of the output pipes, summed"},
 };
 
 inline constexpr std::size_t kCodeFeatureCount = sizeof(kCodeFeatureTable) / sizeof(kCodeFeatureTable[0]);

@@ -21,28 +21,28 @@ enum class CudaTarget { GpuAndHost, HostOnly, GpuOnly };
 struct FrontendOptions {
   std::string sourceFile;
   std::vector<std::string> includeDirs;
-  std::vector<std::string> defines;       // NAME or NAME=VALUE
-  std::string runtimeIncludeDir;          // holds dispar/dispar.h
-  std::string clangResourceDir;           // Clang's builtin headers
-  std::string cudaPath;                   // CUDA toolkit used to parse CUDA; empty: none
-  std::string cudaStubIncludeDir;         // stand-ins for headers CUDA 13 removed
+  std::vector<std::string> defines;  // NAME or NAME=VALUE
+  std::string runtimeIncludeDir;     // holds dispar/dispar.h
+  std::string clangResourceDir;      // Clang's builtin headers
+  std::string cudaPath;              // CUDA toolkit used to parse CUDA; empty: none
+  std::string cudaStubIncludeDir;    // stand-ins for headers CUDA 13 removed
   CudaTarget cudaTarget = CudaTarget::GpuAndHost;
   bool colorDiagnostics = false;
-  std::string dependencyFile;             // non-empty: write a Make-style depfile there (disparcc -MF)
-  std::string dependencyTarget;           // the rule's target in it
-  bool fusion = true;                     // library-call fusion (disparcc -fno-fusion turns it off)
-  bool remarkFusion = false;              // -Rfusion: a remark for every fused loop
-  bool remarkFusionMissed = false;        // -Rfusion-missed: a remark for every loop fusion had to leave
+  std::string dependencyFile;       // non-empty: write a Make-style depfile there (disparcc -MF)
+  std::string dependencyTarget;     // the rule's target in it
+  bool fusion = true;               // library-call fusion (disparcc -fno-fusion turns it off)
+  bool remarkFusion = false;        // -Rfusion: a remark for every fused loop
+  bool remarkFusionMissed = false;  // -Rfusion-missed: a remark for every loop fusion had to leave
 };
 
 struct FrontendResult {
   lang::ProgramModel program;
-  std::string sourceText;                  // the main file as parsed
-  clang::tooling::Replacements sourceEdits;  // edits StreamCC applies to sourceText: host clones of
-                                             // kernels and device functions, rewritten launches and calls
+  std::string sourceText;                          // the main file as parsed
+  clang::tooling::Replacements sourceEdits;        // edits StreamCC applies to sourceText: host clones of
+                                                   // kernels and device functions, rewritten launches and calls
   std::vector<clang::tooling::Range> fusedRanges;  // main-file text library-call fusion replaced (offsets
                                                    // into sourceText); other rewrites leave it alone
-  std::vector<std::string> gpuLibraries;     // "cublas", "cufft": GPU libraries the program calls (sorted)
+  std::vector<std::string> gpuLibraries;           // "cublas", "cufft": GPU libraries the program calls (sorted)
 };
 
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.

@@ -86,7 +86,8 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
   bool complex = row.kind == FftKind::ComplexToComplex;
   if (loop.body.size() != 1 || asCall(loop.body[0]) != call)
     return Fail::fail("the loop body has other statements besides the " + execute + " call");
-  if (call->getNumArgs() != (complex ? 4u : 3u)) return Fail::fail("the call does not have the arguments of " + execute);
+  if (call->getNumArgs() != (complex ? 4u : 3u))
+    return Fail::fail("the call does not have the arguments of " + execute);
 
   // The plan: a local handle made once, before the loop, by a 1-D plan of one transform of this type.
   const clang::VarDecl* plan = referencedVariable(call->getArg(0));
@@ -95,19 +96,23 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
   const std::string planName = plan->getNameAsString();
   PlanUses uses = planUses(plan, site.function->getBody());
   if (uses.otherUse)
-    return Fail::fail("the plan '" + planName + "' is used by other calls than cufftPlan1d, its executions, cufftSetStream and cufftDestroy");
-  if (uses.creations.size() != 1) return Fail::fail("the plan '" + planName + "' is not made by one cufftPlan1d in this function");
+    return Fail::fail("the plan '" + planName +
+                      "' is used by other calls than cufftPlan1d, its executions, cufftSetStream and cufftDestroy");
+  if (uses.creations.size() != 1)
+    return Fail::fail("the plan '" + planName + "' is not made by one cufftPlan1d in this function");
   const clang::CallExpr* creation = uses.creations.front();
   const clang::SourceManager& sm = analysis.context().getSourceManager();
   auto before = [&](const clang::Stmt* s) {
-    return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()), sm.getExpansionLoc(loop.loop->getBeginLoc()));
+    return sm.isBeforeInTranslationUnit(sm.getExpansionLoc(s->getEndLoc()),
+                                        sm.getExpansionLoc(loop.loop->getBeginLoc()));
   };
   if (creation->getNumArgs() != PlanArgs || !before(creation))
     return Fail::fail("the plan '" + planName + "' is not made by cufftPlan1d before the loop");
   if (analysis.constant(creation->getArg(PlanBatch)) != 1)
     return Fail::fail("the plan '" + planName + "' is not a plan of one transform (its batch is not 1)");
   if (analysis.constant(creation->getArg(PlanType)) != row.typeValue)
-    return Fail::fail("the plan '" + planName + "' is not of type " + row.typeName.str() + ", which " + execute + " needs");
+    return Fail::fail("the plan '" + planName + "' is not of type " + row.typeName.str() + ", which " + execute +
+                      " needs");
   const clang::Expr* sizeArg = creation->getArg(PlanSize);
   if (std::string why = whyNotFixed(sizeArg, site.function, analysis, loop.loop); !why.empty()) return Fail::fail(why);
   Analysed<Poly> sizePoly = analysis.invariantPoly(sizeArg, loop);
@@ -121,7 +126,8 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
     const clang::CallExpr* stream = uses.streams.front();
     if (stream->getNumArgs() != 2 || !before(stream))
       return Fail::fail("the plan '" + planName + "' is given its stream after the loop");
-    if (std::string why = whyNotFixed(stream->getArg(1), site.function, analysis, loop.loop); !why.empty()) return Fail::fail(why);
+    if (std::string why = whyNotFixed(stream->getArg(1), site.function, analysis, loop.loop); !why.empty())
+      return Fail::fail(why);
     streamText = analysis.text(stream->getArg(1));
   }
   std::string directionText;
@@ -139,7 +145,8 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
   if (!output) return Fail::fail("the output " + output.whyNot);
 
   // Half-complex side of a real transform: n / 2 + 1 elements.
-  Poly half = size.constantValue() ? Poly::constant(*size.constantValue() / 2 + 1) : Poly::atom("(" + sizeText + " / 2 + 1)");
+  Poly half =
+      size.constantValue() ? Poly::constant(*size.constantValue() / 2 + 1) : Poly::atom("(" + sizeText + " / 2 + 1)");
   Poly inLength = row.kind == FftKind::ComplexToReal ? half : size;
   Poly outLength = row.kind == FftKind::RealToComplex ? half : size;
   auto bytes = [&](bool real) { return std::string("sizeof(") + (real ? row.realType : row.complexType) + ")"; };
@@ -152,8 +159,10 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
   requireAnIteration(guard, loop);
   guard.requireAtLeast(idist, inLength, "the inputs of successive transforms overlap");
   guard.requireAtLeast(odist, outLength, "the outputs of successive transforms overlap");
-  Region inRegion = loopRegion(analysis.text(call->getArg(1)), *input, loop, inLength, bytes(row.kind == FftKind::RealToComplex));
-  Region outRegion = loopRegion(analysis.text(call->getArg(2)), *output, loop, outLength, bytes(row.kind == FftKind::ComplexToReal));
+  Region inRegion =
+      loopRegion(analysis.text(call->getArg(1)), *input, loop, inLength, bytes(row.kind == FftKind::RealToComplex));
+  Region outRegion =
+      loopRegion(analysis.text(call->getArg(2)), *output, loop, outLength, bytes(row.kind == FftKind::ComplexToReal));
   guard.requireDisjoint(outRegion, inRegion, /*inPlaceAllowed=*/complex);
   if (guard.refuted()) return Fail::fail(guard.refutation());
 
@@ -162,7 +171,8 @@ Analysed<FusedLoop> CufftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis
   fused.acquire = spelt("cufftPlanMany") + "(&dispar_fft_plan, 1, &dispar_fft_n, &dispar_fft_n, 1, " + idist.text() +
                   ", &dispar_fft_n, 1, " + odist.text() + ", " + row.typeName.str() + ", " + loop.count.text() +
                   ") == CUFFT_SUCCESS";
-  fused.statement = "{ " + (streamText.empty() ? "" : spelt("cufftSetStream") + "(dispar_fft_plan, " + streamText + "); ") +
+  fused.statement = "{ " +
+                    (streamText.empty() ? "" : spelt("cufftSetStream") + "(dispar_fft_plan, " + streamText + "); ") +
                     spelt(execute) + "(dispar_fft_plan, " + inRegion.firstText + ", " + outRegion.firstText +
                     (complex ? ", " + directionText : "") + "); " + spelt("cufftDestroy") + "(dispar_fft_plan); }";
   return {std::move(fused), ""};

@@ -70,7 +70,8 @@ Analysed<PlanArgs> planArgs(const clang::CallExpr* plan, const FftShapeRow& shap
       if (!plan->getArg(embed)->isNullPointerConstant(context, clang::Expr::NPC_ValueDependentIsNotNull))
         return Fail::fail("the many plan has an embedding");
     const auto* address = llvm::dyn_cast<clang::UnaryOperator>(plan->getArg(1)->IgnoreParenImpCasts());
-    if (!address || address->getOpcode() != clang::UO_AddrOf) return Fail::fail("the transform size is not written '&n'");
+    if (!address || address->getOpcode() != clang::UO_AddrOf)
+      return Fail::fail("the transform size is not written '&n'");
     args.size = address->getSubExpr();
     args.in = plan->getArg(3);
     args.istride = plan->getArg(5);
@@ -81,7 +82,8 @@ Analysed<PlanArgs> planArgs(const clang::CallExpr* plan, const FftShapeRow& shap
     return {args, ""};
   }
   bool complex = shape.kind == FftKind::ComplexToComplex;
-  if (plan->getNumArgs() != (complex ? 5u : 4u)) return Fail::fail("the call does not have the arguments of a 1-D plan");
+  if (plan->getNumArgs() != (complex ? 5u : 4u))
+    return Fail::fail("the call does not have the arguments of a 1-D plan");
   args.size = plan->getArg(0);
   args.in = plan->getArg(1);
   args.out = plan->getArg(2);
@@ -113,7 +115,8 @@ Analysed<Copy> copyLoop(const clang::ForStmt* stmt, const CanonicalLoop& outer, 
   const clang::Expr* to = nullptr;
   const clang::Expr* from = nullptr;
   const clang::Stmt* body = inner->body.size() == 1 ? inner->body[0] : nullptr;
-  if (const auto* assign = llvm::dyn_cast_or_null<clang::BinaryOperator>(body); assign && assign->getOpcode() == clang::BO_Assign) {
+  if (const auto* assign = llvm::dyn_cast_or_null<clang::BinaryOperator>(body);
+      assign && assign->getOpcode() == clang::BO_Assign) {
     to = assign->getLHS();
     from = assign->getRHS();
   } else if (const auto* op = llvm::dyn_cast_or_null<clang::CXXOperatorCallExpr>(body);
@@ -201,11 +204,12 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
       return Fail::fail("the loop body has other statements besides the " + triggerName + " call");
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(call->getArg(0)->IgnoreParenImpCasts());
     const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
-    const clang::CallExpr* init = var && var->getInit() ? llvm::dyn_cast<clang::CallExpr>(var->getInit()->IgnoreImplicit()) : nullptr;
+    const clang::CallExpr* init =
+        var && var->getInit() ? llvm::dyn_cast<clang::CallExpr>(var->getInit()->IgnoreImplicit()) : nullptr;
     shape = init ? planRow(calleeName(init), fn) : nullptr;
     if (!shape)
-      return Fail::fail("the plan '" + analysis.text(call->getArg(0)) + "' is not made by a 1-D plan of " + fn.precision->prefix.str() +
-                        " where it is declared");
+      return Fail::fail("the plan '" + analysis.text(call->getArg(0)) + "' is not made by a 1-D plan of " +
+                        fn.precision->prefix.str() + " where it is declared");
     if (!analysis.onlyRead(var, site.function->getBody()))
       return Fail::fail("the plan '" + var->getNameAsString() + "' is assigned after its creation");
     plan = init;
@@ -224,7 +228,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   // as any invariant of the loop).
   auto scalar = [&](const clang::Expr* e, const char* what) -> Analysed<Poly> {
     if (!planInLoop)
-      if (std::string why = whyNotFixed(e, site.function, analysis, loop.loop); !why.empty()) return Analysed<Poly>::fail(why);
+      if (std::string why = whyNotFixed(e, site.function, analysis, loop.loop); !why.empty())
+        return Analysed<Poly>::fail(why);
     Analysed<Poly> p = analysis.invariantPoly(e, loop);
     if (!p) return Analysed<Poly>::fail(std::string(what) + " " + p.whyNot);
     return p;
@@ -247,7 +252,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   std::string sizeText = analysis.text(args.size), signText = args.sign ? analysis.text(args.sign) : "";
   if (args.sign) {
     if (!planInLoop) {
-      if (std::string why = whyNotFixed(args.sign, site.function, analysis, loop.loop); !why.empty()) return Fail::fail(why);
+      if (std::string why = whyNotFixed(args.sign, site.function, analysis, loop.loop); !why.empty())
+        return Fail::fail(why);
     } else if (Analysed<std::string> sign = analysis.invariantText(args.sign, loop); !sign) {
       return Fail::fail("the sign " + sign.whyNot);
     }
@@ -265,7 +271,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   std::string inName = analysis.text(in), outName = analysis.text(out);
 
   // Half-complex side of a real transform: n / 2 + 1 elements.
-  Poly half = size.constantValue() ? Poly::constant(*size.constantValue() / 2 + 1) : Poly::atom("(" + sizeText + " / 2 + 1)");
+  Poly half =
+      size.constantValue() ? Poly::constant(*size.constantValue() / 2 + 1) : Poly::atom("(" + sizeText + " / 2 + 1)");
   std::string complexBytes = "sizeof(" + fn.name("complex") + ")";
   std::string realBytes = std::string("sizeof(") + fn.precision->real + ")";
   Poly inLength = kind == FftKind::ComplexToReal ? half : size;
@@ -297,9 +304,12 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
     bool fillsBuffer = bufferSide.root && bufferSide.root == planSide.root && bufferSide.index.coefficient.isZero() &&
                        bufferSide.index.offset.isZero() && bufferSide.index.inner.constantValue() == 1 &&
                        planSide.index.coefficient.isZero() && planSide.index.offset.isZero();
-    if (!fillsBuffer) return std::string(where) + (before ? "does not fill the transform's input" : "does not read the transform's output");
+    if (!fillsBuffer)
+      return std::string(where) +
+             (before ? "does not fill the transform's input" : "does not read the transform's output");
     if (!onlyUsedWithin(bufferSide.root, site.function, bufferUses, sm))
-      return std::string(where) + "goes through '" + bufferSide.root->getNameAsString() + "', which is used outside the loop";
+      return std::string(where) + "goes through '" + bufferSide.root->getNameAsString() +
+             "', which is used outside the loop";
     bool realSide = before ? kind == FftKind::RealToComplex : kind == FftKind::ComplexToReal;
     if (analysis.context().getTypeSizeInChars(copy->element).getQuantity() != (realSide ? realSize : 2 * realSize))
       return std::string(where) + "copies elements of another size";
@@ -319,7 +329,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
       if (std::string why = substitute(copyStmt, before); !why.empty()) return Fail::fail(why);
   for (const AffinePointer* side : {&input, &output})
     for (const Region& buffer : buffers)
-      if (side->root == buffer.pointer.root) return Fail::fail("the transforms use the copies' buffer '" + buffer.name + "'");
+      if (side->root == buffer.pointer.root)
+        return Fail::fail("the transforms use the copies' buffer '" + buffer.name + "'");
 
   const Poly& idist = input.index.coefficient;
   const Poly& odist = output.index.coefficient;
@@ -363,9 +374,8 @@ Analysed<FusedLoop> FftLoopToManyPlan::fuse(const LoopSite& site, LoopAnalysis& 
   fused.statement = "{ int dispar_fft_n = " + sizeText + "; " + planType + " dispar_fft_plan = " + fused.fusedName +
                     "(1, &dispar_fft_n, " + loop.count.text() + ", " + inText + ", nullptr, " + istrideText + ", " +
                     idist.text() + ", " + outText + ", nullptr, " + ostrideText + ", " + odist.text() + ", " +
-                    (args.sign ? signText + ", " : "") +
-                    fusedFlags + "); " + fn.name("execute") + "(dispar_fft_plan); " + fn.name("destroy_plan") +
-                    "(dispar_fft_plan); }";
+                    (args.sign ? signText + ", " : "") + fusedFlags + "); " + fn.name("execute") +
+                    "(dispar_fft_plan); " + fn.name("destroy_plan") + "(dispar_fft_plan); }";
   return {std::move(fused), ""};
 }
 

@@ -32,7 +32,7 @@ struct FusedLoop {
 /// Where a pattern's trigger call was found.
 struct LoopSite {
   const CanonicalLoop& loop;
-  const clang::CallExpr* trigger;      // the library call that made the loop a candidate
+  const clang::CallExpr* trigger;       // the library call that made the loop a candidate
   const clang::FunctionDecl* function;  // the function the loop is in
   const FrontendOptions& options;       // how GPU library calls are spelt (libraryCallSpelling)
 };

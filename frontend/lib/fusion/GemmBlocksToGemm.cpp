@@ -54,7 +54,8 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   }
   if (!order || (*order != kRowMajor && *order != kColMajor)) return Fail::fail("the matrix order is not a constant");
   for (const std::optional<std::int64_t>& t : {transA, transB})
-    if (!t || (*t != kNoTrans && *t != kTrans && *t != kConjTrans)) return Fail::fail("the transposition is not a constant");
+    if (!t || (*t != kNoTrans && *t != kTrans && *t != kConjTrans))
+      return Fail::fail("the transposition is not a constant");
   bool rowMajor = *order == kRowMajor;
 
   Poly dims[3];
@@ -82,7 +83,8 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   if (!c) return Fail::fail("the matrix C " + c.whyNot);
 
   bool aVaries = !a->index.coefficient.isZero(), bVaries = !b->index.coefficient.isZero();
-  if (c->index.coefficient.isZero()) return Fail::fail("every call writes the same matrix '" + analysis.text(arg(C)) + "'");
+  if (c->index.coefficient.isZero())
+    return Fail::fail("every call writes the same matrix '" + analysis.text(arg(C)) + "'");
   bool tA = *transA != kNoTrans, tB = *transB != kNoTrans;
   if (cublas) {
     // The GPU has a strided batch: any steps, the blocks of C apart from each other.
@@ -92,19 +94,20 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
     requireAnIteration(guard, loop);
     guard.requireAtLeast(c->index.coefficient, extent(m, n, ld[2], false), "the blocks of C overlap");
     Region cRegion = loopRegion(analysis.text(arg(C)), *c, loop, extent(m, n, ld[2], false), row.elementBytes);
-    Region aRegion = loopRegion(analysis.text(arg(A)), *a, loop, tA ? extent(k, m, ld[0], false) : extent(m, k, ld[0], false),
-                                row.elementBytes);
-    Region bRegion = loopRegion(analysis.text(arg(B)), *b, loop, tB ? extent(n, k, ld[1], false) : extent(k, n, ld[1], false),
-                                row.elementBytes);
+    Region aRegion = loopRegion(analysis.text(arg(A)), *a, loop,
+                                tA ? extent(k, m, ld[0], false) : extent(m, k, ld[0], false), row.elementBytes);
+    Region bRegion = loopRegion(analysis.text(arg(B)), *b, loop,
+                                tB ? extent(n, k, ld[1], false) : extent(k, n, ld[1], false), row.elementBytes);
     guard.requireDisjoint(cRegion, aRegion);
     guard.requireDisjoint(cRegion, bRegion);
     if (guard.refuted()) return Fail::fail(guard.refutation());
-    fused.statement = "{ " + libraryCallSpelling(row.batched, site.options) + "(" + handle + ", " + cublasOperationName(*transA) +
-                      ", " + cublasOperationName(*transB) + ", " + analysis.text(arg(M)) + ", " + analysis.text(arg(N)) + ", " +
-                      analysis.text(arg(K)) + ", " + *alpha + ", " + aRegion.firstText + ", " + analysis.text(arg(Lda)) + ", " +
+    fused.statement = "{ " + libraryCallSpelling(row.batched, site.options) + "(" + handle + ", " +
+                      cublasOperationName(*transA) + ", " + cublasOperationName(*transB) + ", " +
+                      analysis.text(arg(M)) + ", " + analysis.text(arg(N)) + ", " + analysis.text(arg(K)) + ", " +
+                      *alpha + ", " + aRegion.firstText + ", " + analysis.text(arg(Lda)) + ", " +
                       a->index.coefficient.text() + ", " + bRegion.firstText + ", " + analysis.text(arg(Ldb)) + ", " +
-                      b->index.coefficient.text() + ", " + *beta + ", " + cRegion.firstText + ", " + analysis.text(arg(Ldc)) +
-                      ", " + c->index.coefficient.text() + ", " + loop.count.text() + "); }";
+                      b->index.coefficient.text() + ", " + *beta + ", " + cRegion.firstText + ", " +
+                      analysis.text(arg(Ldc)) + ", " + c->index.coefficient.text() + ", " + loop.count.text() + "); }";
     return {std::move(fused), ""};
   }
   if (aVaries && bVaries)
@@ -131,7 +134,8 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
                            " (each block must start one block after the previous)");
     // Stacked along the leading dimension, all blocks must fit in it.
     if (blockStep.constantValue() == 1)
-      guard.requireAtLeast(blockLd, loop.count * size, std::string("the stacked blocks of ") + operand + " exceed its leading dimension");
+      guard.requireAtLeast(blockLd, loop.count * size,
+                           std::string("the stacked blocks of ") + operand + " exceed its leading dimension");
     if (cStep.constantValue() == 1)
       guard.requireAtLeast(ld[2], loop.count * size, "the stacked blocks of C exceed its leading dimension");
   };
@@ -142,7 +146,8 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
     stacks(*b, ld[1], colStep(ld[1], tB), colStep(ld[2], false), n, "by columns", "B");
     totalN = loop.count * n;
   }
-  Region cRegion{analysis.text(arg(C)), *c, c->textAt(loop.lower), extent(totalM, totalN, ld[2], rowMajor), row.elementBytes};
+  Region cRegion{analysis.text(arg(C)), *c, c->textAt(loop.lower), extent(totalM, totalN, ld[2], rowMajor),
+                 row.elementBytes};
   Region aRegion{analysis.text(arg(A)), *a, a->textAt(loop.lower),
                  tA ? extent(k, totalM, ld[0], rowMajor) : extent(totalM, k, ld[0], rowMajor), row.elementBytes};
   Region bRegion{analysis.text(arg(B)), *b, b->textAt(loop.lower),
@@ -151,12 +156,15 @@ Analysed<FusedLoop> GemmBlocksToGemm::fuse(const LoopSite& site, LoopAnalysis& a
   guard.requireDisjoint(cRegion, bRegion);
   if (guard.refuted()) return Fail::fail(guard.refutation());
 
-  auto sizeText = [&](GemmArg i, const Poly& total) { return aVaries == (i == M) && i != K ? total.text() : analysis.text(arg(i)); };
+  auto sizeText = [&](GemmArg i, const Poly& total) {
+    return aVaries == (i == M) && i != K ? total.text() : analysis.text(arg(i));
+  };
   fused.statement = "{ " + row.gemm.str() + "(" + (rowMajor ? "CblasRowMajor" : "CblasColMajor") + ", " +
-                    cblasTransposeName(*transA) + ", " + cblasTransposeName(*transB) + ", " + sizeText(M, totalM) + ", " +
-                    sizeText(N, totalN) + ", " + analysis.text(arg(K)) + ", " + *alpha + ", " + aRegion.firstText + ", " +
-                    analysis.text(arg(Lda)) + ", " + bRegion.firstText + ", " + analysis.text(arg(Ldb)) + ", " + *beta +
-                    ", " + cRegion.firstText + ", " + analysis.text(arg(Ldc)) + "); }";
+                    cblasTransposeName(*transA) + ", " + cblasTransposeName(*transB) + ", " + sizeText(M, totalM) +
+                    ", " + sizeText(N, totalN) + ", " + analysis.text(arg(K)) + ", " + *alpha + ", " +
+                    aRegion.firstText + ", " + analysis.text(arg(Lda)) + ", " + bRegion.firstText + ", " +
+                    analysis.text(arg(Ldb)) + ", " + *beta + ", " + cRegion.firstText + ", " + analysis.text(arg(Ldc)) +
+                    "); }";
   return {std::move(fused), ""};
 }
 

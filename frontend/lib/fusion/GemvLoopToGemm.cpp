@@ -108,14 +108,14 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   std::string vectorsText = x0 + ", " + sx.text();
   std::string args;
   if (cublas)
-    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText + ", " + *alpha +
-           ", " + matrixText + ", " + vectorsText;
+    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText +
+           ", " + *alpha + ", " + matrixText + ", " + vectorsText;
   else if (rowMajor)
-    args = "CblasRowMajor, CblasNoTrans, " + std::string(cblasTransposeName(transposed ? kNoTrans : kTrans)) + ", " + count +
-           ", " + mText + ", " + kText + ", " + *alpha + ", " + vectorsText + ", " + matrixText;
+    args = "CblasRowMajor, CblasNoTrans, " + std::string(cblasTransposeName(transposed ? kNoTrans : kTrans)) + ", " +
+           count + ", " + mText + ", " + kText + ", " + *alpha + ", " + vectorsText + ", " + matrixText;
   else
-    args = "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText + ", " + count + ", " +
-           kText + ", " + *alpha + ", " + matrixText + ", " + vectorsText;
+    args = "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText + ", " + count +
+           ", " + kText + ", " + *alpha + ", " + matrixText + ", " + vectorsText;
   std::string callee = cublas ? libraryCallSpelling(row.gemm, site.options) : row.gemm.str();
   fused.statement = "{ " + callee + "(" + args + ", " + *beta + ", " + y0 + ", " + sy.text() + "); }";
   return {std::move(fused), ""};

@@ -44,8 +44,10 @@ bool inScopeAt(const clang::VarDecl* var, const clang::Stmt* at, clang::ASTConte
     if (const auto* declaration = parent.get<clang::DeclStmt>())
       for (const clang::DynTypedNode& scope : context.getParents(*declaration))
         if (const auto* enclosing = scope.get<clang::Stmt>())
-          return !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(at->getBeginLoc()), sm.getExpansionLoc(enclosing->getBeginLoc())) &&
-                 !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(enclosing->getEndLoc()), sm.getExpansionLoc(at->getEndLoc()));
+          return !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(at->getBeginLoc()),
+                                               sm.getExpansionLoc(enclosing->getBeginLoc())) &&
+                 !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(enclosing->getEndLoc()),
+                                               sm.getExpansionLoc(at->getEndLoc()));
   return false;
 }
 
@@ -124,11 +126,13 @@ bool containsLaunch(const clang::Stmt* stmt) {
 }
 
 // The first library call among the body's statements that a pattern knows, with that pattern.
-std::pair<const clang::CallExpr*, const FusionPattern*> findTrigger(const clang::Stmt* body,
-                                                                   const std::vector<std::unique_ptr<FusionPattern>>& patterns) {
+std::pair<const clang::CallExpr*, const FusionPattern*>
+findTrigger(const clang::Stmt* body, const std::vector<std::unique_ptr<FusionPattern>>& patterns) {
   std::vector<const clang::Stmt*> statements;
-  if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(body)) statements.assign(block->body_begin(), block->body_end());
-  else statements.push_back(body);
+  if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(body))
+    statements.assign(block->body_begin(), block->body_end());
+  else
+    statements.push_back(body);
   for (const clang::Stmt* s : statements) {
     const clang::CallExpr* call = asCall(s);
     if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(s); decl && decl->isSingleDecl())
@@ -190,12 +194,14 @@ void LibraryFusion::run(FrontendResult& result) {
     if (condition.empty()) {
       // Proven: the call replaces the loop; as many line breaks as the loop had keep later lines' numbers.
       llvm::StringRef original = clang::Lexer::getSourceText(range, sm, lang);
-      std::string statement = fused->setup.empty() ? fused->statement : "{ " + fused->setup + " " + fused->statement + " }";
+      std::string statement =
+          fused->setup.empty() ? fused->statement : "{ " + fused->setup + " " + fused->statement + " }";
       edit = clang::tooling::Replacement(sm, range, statement + std::string(original.count('\n'), '\n'), lang);
     } else {
       // What the setup declares lives in a block around the choice, which ends after the loop.
       std::string open = fused->setup.empty() ? "" : "{ " + fused->setup + " ";
-      edit = clang::tooling::Replacement(sm, range.getBegin(), 0, open + "if (" + condition + ") " + fused->statement + " else ");
+      edit = clang::tooling::Replacement(sm, range.getBegin(), 0,
+                                         open + "if (" + condition + ") " + fused->statement + " else ");
     }
     // Fusion edits never overlap (a fused loop contains no other candidate); skip rather than guess, and
     // take both halves of a block or neither.

@@ -64,8 +64,10 @@ std::string Poly::text() const {
   auto emit = [&out](const std::vector<std::string>& atoms, std::int64_t coefficient) {
     bool negative = coefficient < 0;
     std::int64_t magnitude = std::llabs(coefficient);
-    if (out.empty()) out += negative ? "-" : "";
-    else out += negative ? " - " : " + ";
+    if (out.empty())
+      out += negative ? "-" : "";
+    else
+      out += negative ? " - " : " + ";
     std::string term = (magnitude != 1 || atoms.empty()) ? std::to_string(magnitude) : "";
     for (const std::string& atom : atoms) term += (term.empty() ? "" : " * ") + atom;
     out += term;
@@ -90,8 +92,9 @@ std::string operand(const Poly& p) {
 // Operands whose text can stand next to `+` and `*` without parentheses.
 bool isPrimary(const clang::Expr* expr) {
   const clang::Expr* e = expr->IgnoreImpCasts();
-  return llvm::isa<clang::DeclRefExpr, clang::MemberExpr, clang::CallExpr, clang::IntegerLiteral, clang::FloatingLiteral,
-                   clang::ParenExpr, clang::ArraySubscriptExpr, clang::CXXNamedCastExpr, clang::CXXFunctionalCastExpr>(e);
+  return llvm::isa<clang::DeclRefExpr, clang::MemberExpr, clang::CallExpr, clang::IntegerLiteral,
+                   clang::FloatingLiteral, clang::ParenExpr, clang::ArraySubscriptExpr, clang::CXXNamedCastExpr,
+                   clang::CXXFunctionalCastExpr>(e);
 }
 
 }  // namespace
@@ -147,14 +150,16 @@ bool LoopAnalysis::onlyRead(const clang::VarDecl* var, const clang::Stmt* where)
     // A read is an lvalue-to-rvalue conversion; anything else (assignment, ++, &, a reference) may write.
     auto parents = context_.getParents(*ref);
     if (parents.empty()) return false;
-    if (const auto* address = parents[0].get<clang::UnaryOperator>(); address && address->getOpcode() == clang::UO_AddrOf) {
+    if (const auto* address = parents[0].get<clang::UnaryOperator>();
+        address && address->getOpcode() == clang::UO_AddrOf) {
       // &n handed on as a pointer to const (fftw_plan_many_dft's sizes) only lets the callee read it.
       auto above = context_.getParents(*address);
       const auto* toConst = above.empty() ? nullptr : above[0].get<clang::ImplicitCastExpr>();
       return toConst && toConst->getType()->isPointerType() && toConst->getType()->getPointeeType().isConstQualified();
     }
     const auto* cast = parents[0].get<clang::ImplicitCastExpr>();
-    return cast && (cast->getCastKind() == clang::CK_LValueToRValue || cast->getCastKind() == clang::CK_ArrayToPointerDecay);
+    return cast &&
+           (cast->getCastKind() == clang::CK_LValueToRValue || cast->getCastKind() == clang::CK_ArrayToPointerDecay);
   }
   for (const clang::Stmt* child : where->children())
     if (!onlyRead(var, child)) return false;
@@ -234,11 +239,15 @@ Analysed<Affine> LoopAnalysis::affine(const clang::Expr* expr, const CanonicalLo
       Analysed<Affine> rhs = affine(binary->getRHS(), loop, inner);
       if (!rhs) return rhs;
       const Affine &l = *lhs, &r = *rhs;
-      if (op == clang::BO_Add) return {Affine{l.coefficient + r.coefficient, l.offset + r.offset, l.inner + r.inner}, ""};
-      if (op == clang::BO_Sub) return {Affine{l.coefficient - r.coefficient, l.offset - r.offset, l.inner - r.inner}, ""};
-      bool lVaries = !l.coefficient.isZero() || !l.inner.isZero(), rVaries = !r.coefficient.isZero() || !r.inner.isZero();
+      if (op == clang::BO_Add)
+        return {Affine{l.coefficient + r.coefficient, l.offset + r.offset, l.inner + r.inner}, ""};
+      if (op == clang::BO_Sub)
+        return {Affine{l.coefficient - r.coefficient, l.offset - r.offset, l.inner - r.inner}, ""};
+      bool lVaries = !l.coefficient.isZero() || !l.inner.isZero(),
+           rVaries = !r.coefficient.isZero() || !r.inner.isZero();
       if (lVaries && rVaries) return notAffine();
-      return {Affine{l.coefficient * r.offset + r.coefficient * l.offset, l.offset * r.offset, l.inner * r.offset + r.inner * l.offset},
+      return {Affine{l.coefficient * r.offset + r.coefficient * l.offset, l.offset * r.offset,
+                     l.inner * r.offset + r.inner * l.offset},
               ""};
     }
   }
@@ -279,17 +288,20 @@ Analysed<AffinePointer> LoopAnalysis::leafPointer(const clang::Expr* expr, const
   if (mentions(expr, loop.variable) || (inner && mentions(expr, inner)))
     return Analysed<AffinePointer>::fail("'" + written + "' is not a pointer plus an offset affine in '" +
                                          loop.variable->getNameAsString() + "'");
-  if (std::string why = whyVariant(expr, loop); !why.empty()) return Analysed<AffinePointer>::fail("'" + written + "' " + why);
+  if (std::string why = whyVariant(expr, loop); !why.empty())
+    return Analysed<AffinePointer>::fail("'" + written + "' " + why);
   AffinePointer p;
   p.leafText = isPrimary(expr) || llvm::isa<clang::CStyleCastExpr>(expr) ? written : "(" + written + ")";
   // The variable behind casts and v.data(): `reinterpret_cast<fftw_complex*>(v.data())` is v's storage.
   const clang::Expr* object = expr->IgnoreParenCasts();
-  if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(object)) object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(object))
+    object = call->getImplicitObjectArgument()->IgnoreParenImpCasts();
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(object)) p.root = ref->getDecl();
   return {p, ""};
 }
 
-Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner) {
+Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const CanonicalLoop& loop,
+                                              const clang::VarDecl* inner) {
   const clang::Expr* e = expr->IgnoreParenImpCasts();
   // (void*)(x + j * n), for the complex BLAS calls that take void pointers.
   while (const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(e)) {
@@ -305,7 +317,8 @@ Analysed<AffinePointer> LoopAnalysis::pointer(const clang::Expr* expr, const Can
     base = lhsPointer ? binary->getLHS() : binary->getRHS();
     index = lhsPointer ? binary->getRHS() : binary->getLHS();
     subtract = binary->getOpcode() == clang::BO_Sub;
-  } else if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e); unary && unary->getOpcode() == clang::UO_AddrOf) {
+  } else if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e);
+             unary && unary->getOpcode() == clang::UO_AddrOf) {
     // &a[i], &v[i]: the address of an element is the element's position.
     const clang::Expr* operand = unary->getSubExpr()->IgnoreParens();
     if (isElementAccess(operand)) return element(operand, loop, inner);
@@ -343,7 +356,8 @@ bool LoopAnalysis::isElementAccess(const clang::Expr* e) {
          llvm::isa<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
 }
 
-Analysed<AffinePointer> LoopAnalysis::element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner) {
+Analysed<AffinePointer> LoopAnalysis::element(const clang::Expr* access, const CanonicalLoop& loop,
+                                              const clang::VarDecl* inner) {
   const clang::Expr* e = access->IgnoreImplicit()->IgnoreParens();
   const clang::Expr* base = nullptr;
   const clang::Expr* index = nullptr;
@@ -404,11 +418,14 @@ Analysed<CanonicalLoop> LoopAnalysis::canonicalLoop(const clang::ForStmt* loop) 
   if (const auto* unary = llvm::dyn_cast_or_null<clang::UnaryOperator>(inc))
     unitStep = unary->isIncrementOp() && isVar(unary->getSubExpr());
   else if (const auto* compound = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(inc))
-    unitStep = compound->getOpcode() == clang::BO_AddAssign && isVar(compound->getLHS()) && constant(compound->getRHS()) == 1;
-  else if (const auto* assign = llvm::dyn_cast_or_null<clang::BinaryOperator>(inc); assign && assign->getOpcode() == clang::BO_Assign) {
+    unitStep =
+        compound->getOpcode() == clang::BO_AddAssign && isVar(compound->getLHS()) && constant(compound->getRHS()) == 1;
+  else if (const auto* assign = llvm::dyn_cast_or_null<clang::BinaryOperator>(inc);
+           assign && assign->getOpcode() == clang::BO_Assign) {
     const auto* sum = llvm::dyn_cast<clang::BinaryOperator>(assign->getRHS()->IgnoreParenImpCasts());
     unitStep = isVar(assign->getLHS()) && sum && sum->getOpcode() == clang::BO_Add &&
-               ((isVar(sum->getLHS()) && constant(sum->getRHS()) == 1) || (isVar(sum->getRHS()) && constant(sum->getLHS()) == 1));
+               ((isVar(sum->getLHS()) && constant(sum->getRHS()) == 1) ||
+                (isVar(sum->getRHS()) && constant(sum->getLHS()) == 1));
   }
   if (!unitStep) return Fail::fail("the loop does not step by 1");
 

@@ -65,8 +65,8 @@ struct CanonicalLoop {
   const clang::ForStmt* loop = nullptr;
   const clang::VarDecl* variable = nullptr;
   Poly lower;
-  Poly end;    // one past the last value: the bound, plus one for `<=`
-  Poly count;  // end - lower
+  Poly end;                              // one past the last value: the bound, plus one for `<=`
+  Poly count;                            // end - lower
   std::vector<const clang::Stmt*> body;  // the body's statements (one, if it is not a block)
 };
 
@@ -95,7 +95,8 @@ class LoopAnalysis {
   Analysed<std::string> invariantText(const clang::Expr* expr, const CanonicalLoop& loop);
   /// An invariant integer argument as a polynomial.
   Analysed<Poly> invariantPoly(const clang::Expr* expr, const CanonicalLoop& loop);
-  Analysed<AffinePointer> pointer(const clang::Expr* expr, const CanonicalLoop& loop, const clang::VarDecl* inner = nullptr);
+  Analysed<AffinePointer> pointer(const clang::Expr* expr, const CanonicalLoop& loop,
+                                  const clang::VarDecl* inner = nullptr);
   /// An element access `p[i]` (or `v[i]` on a container) as the pointer `&p[i]`.
   Analysed<AffinePointer> element(const clang::Expr* access, const CanonicalLoop& loop, const clang::VarDecl* inner);
   static bool isElementAccess(const clang::Expr* e);

@@ -226,9 +226,7 @@ class InPort {
   // Items (StreamIt's peek/pop), whatever the message boundaries. A port is used either with read()
   // or with these, not both.
   /// Blocks until `count` items are buffered; false when the stream ends with fewer.
-  bool wait_items(std::size_t count) {
-    return count <= buffered() || detail::portWaitItems(*state_, count);
-  }
+  bool wait_items(std::size_t count) { return count <= buffered() || detail::portWaitItems(*state_, count); }
   /// Items buffered now (what peek can reach without waiting).
   std::size_t buffered() const { return static_cast<std::size_t>(items_->end - items_->next) / sizeof(T); }
   /// The index-th buffered item (0 is the next to pop); index < buffered(), else an error.
@@ -387,7 +385,8 @@ class Pipe {
   /// Generated code: makes this pipe the running VNODE's port on `state` (its instance's end), for the
   /// calling thread.
   void dispar_bind(detail::PortState& state) const {
-    static_assert(sizeof(InPort<T>) <= sizeof(detail::BoundPipe::in) && sizeof(OutPort<T>) <= sizeof(detail::BoundPipe::out),
+    static_assert(sizeof(InPort<T>) <= sizeof(detail::BoundPipe::in) &&
+                      sizeof(OutPort<T>) <= sizeof(detail::BoundPipe::out),
                   "dispar: a port is two pointers");
     detail::BoundPipe& slot = detail::bindingSlot(id_);
     ::new (static_cast<void*>(slot.in)) InPort<T>(state);
@@ -432,8 +431,10 @@ class PipeArray {
 
 }  // namespace dispar
 
-#define PIPE(T, name) ::dispar::Pipe<T> name{#name}
-#define PIPE_ARRAY(T, name, count) ::dispar::PipeArray<T, (count)> name{#name}
+#define PIPE(T, name)                                                                                                  \
+  ::dispar::Pipe<T> name { #name }
+#define PIPE_ARRAY(T, name, count)                                                                                     \
+  ::dispar::PipeArray<T, (count)> name { #name }
 #define IN(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::In, decltype(pipe)> = {}
 #define OUT(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::Out, decltype(pipe)> = {}
 // The line number keeps a second VNODE of the same name from being a C++ redefinition, so that the
@@ -442,9 +443,9 @@ class PipeArray {
 #define DISPAR_VNODE_AT_LINE(name, line, ...) DISPAR_VNODE_FUNCTION(name, line, __VA_ARGS__)
 #define DISPAR_VNODE_FUNCTION(name, line, ...) void dispar_vnode_##name##_L##line(__VA_ARGS__)
 #define VNODE_ARRAY(name, count, index, ...) DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, __LINE__, __VA_ARGS__)
-#define DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, line, ...) \
+#define DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, line, ...)                                                      \
   DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, __VA_ARGS__)
-#define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...) \
+#define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...)                                                     \
   void dispar_vnode_array_##name##_L##line(const int index, ::dispar::detail::FamilySize<(count)> = {}, ##__VA_ARGS__)
 
 // split_for: a loop shared by the rank's GPU and CPU cores.

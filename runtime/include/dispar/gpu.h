@@ -19,7 +19,8 @@ namespace dispar::gpu {
 /// Called by generated code after a kernel launch; every launch runs on the host in this build.
 inline void checkLaunch(const char* kernel, const char* location) {
   const hostk::cudaError_t error = hostk::cudaGetLastError();
-  if (error != hostk::cudaSuccess) throw CudaError(describeLaunchFailure(kernel, location, hostk::cudaGetErrorString(error)));
+  if (error != hostk::cudaSuccess)
+    throw CudaError(describeLaunchFailure(kernel, location, hostk::cudaGetErrorString(error)));
 }
 }  // namespace dispar::gpu
 #endif

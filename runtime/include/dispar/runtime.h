@@ -29,23 +29,23 @@ enum class SplitMode : std::uint8_t { RoundRobin, Duplicate };
 /// SplitMode::Duplicate, to every reader replica).
 struct PipeSpec {
   const char* name;
-  const char* elementType;      // spelled as in the source, for messages
+  const char* elementType;  // spelled as in the source, for messages
   std::size_t elementBytes;
-  int writerVnode;              // index into ProgramSpec::vnodes
+  int writerVnode;  // index into ProgramSpec::vnodes
   int readerVnode;
   MergeOrder order;
-  unsigned window;              // messages in flight before the writer waits; 0: DISPAR_PIPE_WINDOW or 64
+  unsigned window;  // messages in flight before the writer waits; 0: DISPAR_PIPE_WINDOW or 64
   SplitMode split;
 };
 
 /// One VNODE of the program.
 struct VnodeSpec {
   const char* name;
-  int firstRank;                // the number of its replica 0 among the program's instances
+  int firstRank;  // the number of its replica 0 among the program's instances
   int replicas;
-  const char* location;         // "app.dsp:12:1", for messages
-  bool usesGpu;                 // CG: the runtime selects a device (or the host path) for it
-  const char* fingerprint = ""; // hash of its code (the RTG's "fingerprint"), for run profiles
+  const char* location;          // "app.dsp:12:1", for messages
+  bool usesGpu;                  // CG: the runtime selects a device (or the host path) for it
+  const char* fingerprint = "";  // hash of its code (the RTG's "fingerprint"), for run profiles
 };
 
 struct ProgramSpec {
@@ -54,20 +54,26 @@ struct ProgramSpec {
   int vnodeCount;
   const PipeSpec* pipes;
   int pipeCount;
-  int rankCount;                // sum of replicas: the number of instances (of ranks, one per instance)
+  int rankCount;  // sum of replicas: the number of instances (of ranks, one per instance)
 };
 
 /// What the dispatch function gets: one VNODE instance of this rank and its port ends.
 class Instance {
  public:
   virtual ~Instance() = default;
-  virtual int vnode() const = 0;     // index into ProgramSpec::vnodes
+  virtual int vnode() const = 0;  // index into ProgramSpec::vnodes
   virtual int replica() const = 0;
   /// The end of pipe `pipe` (index into ProgramSpec::pipes) that this instance owns.
   virtual detail::PortState& port(int pipe) = 0;
 
-  template <class T> InPort<T> in(int pipe) { return InPort<T>(port(pipe)); }
-  template <class T> OutPort<T> out(int pipe) { return OutPort<T>(port(pipe)); }
+  template <class T>
+  InPort<T> in(int pipe) {
+    return InPort<T>(port(pipe));
+  }
+  template <class T>
+  OutPort<T> out(int pipe) {
+    return OutPort<T>(port(pipe));
+  }
 };
 
 using DispatchFn = void (*)(Instance& instance);

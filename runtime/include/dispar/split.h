@@ -22,7 +22,7 @@ enum class SplitUnit { Cpu, Gpu };
 /// Overlap: a CPU chunk the GPU's thread ran while its GPU chunk was still on the device.
 enum class SplitPhase { Profiling, Proportional, Guided, Static, Overlap };
 
-const char* splitUnitName(SplitUnit unit);    // "cpu", "gpu"
+const char* splitUnitName(SplitUnit unit);     // "cpu", "gpu"
 const char* splitPhaseName(SplitPhase phase);  // "profiling", "proportional", "guided", "static", "overlap"
 
 struct SplitOptions {

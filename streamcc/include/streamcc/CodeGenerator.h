@@ -12,11 +12,11 @@ namespace dispar::streamcc {
 
 struct LoweringInput {
   const lang::ProgramModel* program = nullptr;
-  std::string sourcePath;       // as given to disparcc; used in #line so errors point at the .dsp
-  std::string editedSource;     // the user's source after the frontend's edits (host clones, launches)
-  std::string generatedName;    // the generated file's name, for #line in generated parts
-  bool gpuBuild = false;        // compiled by nvcc: CG ranks select a GPU at start-up
-  bool dispatchGpuLibraries = false;  // cuBLAS / cuFFT calls go through ::dispar::gpu (GPU or host path)
+  std::string sourcePath;              // as given to disparcc; used in #line so errors point at the .dsp
+  std::string editedSource;            // the user's source after the frontend's edits (host clones, launches)
+  std::string generatedName;           // the generated file's name, for #line in generated parts
+  bool gpuBuild = false;               // compiled by nvcc: CG ranks select a GPU at start-up
+  bool dispatchGpuLibraries = false;   // cuBLAS / cuFFT calls go through ::dispar::gpu (GPU or host path)
   std::vector<std::string> cudaArchs;  // compiled GPU architectures, checked against each rank's GPU
 };
 

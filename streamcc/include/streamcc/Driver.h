@@ -13,7 +13,7 @@ namespace dispar::streamcc {
 /// An MPI library programs can be built for: its compiler wrapper and the runtime libraries built
 /// against its mpi.h.
 struct MpiToolchain {
-  std::string name;            // "mpich" / "openmpi" (disparcc --mpi)
+  std::string name;  // "mpich" / "openmpi" (disparcc --mpi)
   std::string mpicxx;
   std::string runtimeLibrary;
   std::string gpuLibrary;
@@ -22,12 +22,12 @@ struct MpiToolchain {
 /// Where the toolchain's pieces are. Defaults come from the build; the environment may override
 /// the MPI compiler (DISPAR_MPICXX, for the MPI chosen) and the CUDA toolkit (DISPAR_CUDA_PATH).
 struct ToolchainPaths {
-  std::vector<MpiToolchain> mpis;  // every MPI this build has a runtime for; the default first
+  std::vector<MpiToolchain> mpis;    // every MPI this build has a runtime for; the default first
   std::optional<MpiToolchain> smpi;  // SimGrid's SMPI (disparcc --target smpi), when this build has it
   std::string runtimeIncludeDir;
   std::string hostKernelLibrary;
   std::string hostLibraryStandIns;  // dispar_hostlib: cuBLAS and cuFFT on the host path
-  std::string hostOnlyIncludeDir;  // cuda_runtime.h stand-in for builds without a toolkit
+  std::string hostOnlyIncludeDir;   // cuda_runtime.h stand-in for builds without a toolkit
   std::string clangResourceDir;
   std::string cudaStubIncludeDir;
   std::string cudaPath;  // empty when no toolkit was found

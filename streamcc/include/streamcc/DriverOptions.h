@@ -8,29 +8,29 @@
 namespace dispar::streamcc {
 
 struct DriverOptions {
-  std::string input;                      // the .dsp file
-  std::string output;                     // -o; default: input stem
-  std::vector<std::string> includeDirs;   // -I
-  std::vector<std::string> defines;       // -D
-  std::vector<std::string> libraryDirs;   // -L
-  std::vector<std::string> libraries;     // -l
-  std::string optimization = "-O2";       // -O<n>
-  bool debugInfo = false;                 // -g
-  std::string emitCpp;                    // --emit-cpp FILE
-  std::string emitRtg;                    // --emit-rtg FILE; default: <output>.rtg.json
-  bool keepGenerated = false;             // --keep-generated: keep <output>.dispar.cpp
-  bool verbose = false;                   // -v
-  bool syntaxOnly = false;                // -fsyntax-only: frontend checks only
-  std::vector<std::string> cudaArchs;     // --cuda-arch (repeatable or comma-separated)
-  std::string cudaPath;                   // --cuda-path
-  std::string mpi;                        // --mpi: "mpich" / "openmpi"; empty: the build's default
-  std::string target = "mpi";             // --target: "mpi" (a real MPI) or "smpi" (SimGrid's simulated MPI)
-  std::string dependencyFile;             // -MF: Make-style dependencies of the program (build systems)
-  std::string compileCommandsFile;        // -MJ: a compilation database for the .dsp (editors, clangd)
-  bool noHostPath = false;                // --no-host-path: GPU VNODEs require a GPU
-  bool fusion = true;                     // -ffusion / -fno-fusion: library-call fusion
-  bool remarkFusion = false;              // -Rfusion: remark on every fused loop
-  bool remarkFusionMissed = false;        // -Rfusion-missed: remark on every loop left unfused, and why
+  std::string input;                     // the .dsp file
+  std::string output;                    // -o; default: input stem
+  std::vector<std::string> includeDirs;  // -I
+  std::vector<std::string> defines;      // -D
+  std::vector<std::string> libraryDirs;  // -L
+  std::vector<std::string> libraries;    // -l
+  std::string optimization = "-O2";      // -O<n>
+  bool debugInfo = false;                // -g
+  std::string emitCpp;                   // --emit-cpp FILE
+  std::string emitRtg;                   // --emit-rtg FILE; default: <output>.rtg.json
+  bool keepGenerated = false;            // --keep-generated: keep <output>.dispar.cpp
+  bool verbose = false;                  // -v
+  bool syntaxOnly = false;               // -fsyntax-only: frontend checks only
+  std::vector<std::string> cudaArchs;    // --cuda-arch (repeatable or comma-separated)
+  std::string cudaPath;                  // --cuda-path
+  std::string mpi;                       // --mpi: "mpich" / "openmpi"; empty: the build's default
+  std::string target = "mpi";            // --target: "mpi" (a real MPI) or "smpi" (SimGrid's simulated MPI)
+  std::string dependencyFile;            // -MF: Make-style dependencies of the program (build systems)
+  std::string compileCommandsFile;       // -MJ: a compilation database for the .dsp (editors, clangd)
+  bool noHostPath = false;               // --no-host-path: GPU VNODEs require a GPU
+  bool fusion = true;                    // -ffusion / -fno-fusion: library-call fusion
+  bool remarkFusion = false;             // -Rfusion: remark on every fused loop
+  bool remarkFusionMissed = false;       // -Rfusion-missed: remark on every loop left unfused, and why
   bool showHelp = false;
   bool showVersion = false;
 };

@@ -21,9 +21,7 @@ const char* NodeCost::dominantTerm() const {
   return gpu >= net ? "gpu" : "net";
 }
 
-bool nearlyEqual(double a, double b) {
-  return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-12;
-}
+bool nearlyEqual(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b)) + 1e-12; }
 
 bool scoreLess(const Score& a, const Score& b) {
   if (!nearlyEqual(a.period, b.period)) return a.period < b.period;
@@ -208,8 +206,8 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
 
 Score IncrementalCost::score() const { return Score{byValue_.rbegin()->first, crossBytes_}; }
 
-NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                                 double netBytes, int instances) const {
+NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes,
+                                 int instances) const {
   return nodeCostOf(p_.nodes[n], cpuSum, cpuMax, gpuSum, gpuMax, netBytes, p_.oversubscription(n, instances));
 }
 
@@ -217,8 +215,8 @@ NodeCost IncrementalCost::nodeCost(int n) const {
   const Load& l = loads_[n];
   const double cpuMax = l.cpuCosts.empty() ? 0.0 : *l.cpuCosts.rbegin();
   const double gpuMax = l.gpuCosts.empty() ? 0.0 : *l.gpuCosts.rbegin();
-  return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax,
-                l.netBytes, static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size()));
+  return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax, l.netBytes,
+                static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size()));
 }
 
 // Largest element of `costs` after removing one `removed` (when >= 0) and adding `added` (when >= 0).

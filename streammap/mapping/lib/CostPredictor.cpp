@@ -37,10 +37,9 @@ CostPredictor::CostPredictor(const CostHistory& history) {
   }
 }
 
-std::optional<CostPredictor::Prediction> CostPredictor::predict(const lang::CodeFeatures& features,
-                                                                const std::string& deviceClass,
-                                                                const std::string& excludeProgram,
-                                                                const std::string& excludeVnode, std::string& why) const {
+std::optional<CostPredictor::Prediction>
+CostPredictor::predict(const lang::CodeFeatures& features, const std::string& deviceClass,
+                       const std::string& excludeProgram, const std::string& excludeVnode, std::string& why) const {
   if (features.empty()) {
     why = "the RTG has no code features for it";
     return std::nullopt;

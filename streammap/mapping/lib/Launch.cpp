@@ -57,8 +57,8 @@ class SpawnFileActions {
 
 }  // namespace
 
-int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-                std::string& error, const std::string& stderrPath) {
+int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
+                const std::string& stderrPath) {
   std::vector<char*> cargv, cenv;
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
   cargv.push_back(nullptr);
@@ -75,7 +75,8 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   pid_t pid = 0;
   SpawnFileActions files;
   if (!stderrPath.empty()) files.redirectStderr(stderrPath);
-  if (const int rc = ::posix_spawnp(&pid, cargv[0], files.get(), attributes.get(), cargv.data(), cenv.data()); rc != 0) {
+  if (const int rc = ::posix_spawnp(&pid, cargv[0], files.get(), attributes.get(), cargv.data(), cenv.data());
+      rc != 0) {
     error = "cannot start " + argv[0] + ": " + std::strerror(rc);
     return -1;
   }

@@ -3,8 +3,8 @@
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/ClusterJson.h"
-#include <dispar/gpu/CudaArch.h>
 #include "streammap/ResourceDb.h"
+#include <dispar/gpu/CudaArch.h>
 
 #include <algorithm>
 #include <map>
@@ -92,8 +92,9 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
                                 (device ? std::to_string(*device) : std::string("(none recorded)")));
       continue;
     }
-    const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name + ", compute capability " +
-                              std::to_string(gpu->ccMajor) + "." + std::to_string(gpu->ccMinor) + ")";
+    const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name +
+                              ", compute capability " + std::to_string(gpu->ccMajor) + "." +
+                              std::to_string(gpu->ccMinor) + ")";
     // A GPU known only by a scheduler's count (Slurm's "gpu:4") has no compute capability or memory on
     // record: those checks wait for the runtime's, at start-up.
     const bool capabilityKnown = gpu->ccMajor > 0;
@@ -120,14 +121,15 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
     const NodeInfo& node = *nodes[device.first];
     for (const GpuInfo& g : node.gpus)
       if (g.index == device.second && g.memoryBytes > 0 && bytes > g.memoryBytes)
-        report.problems.push_back(device.first + " gpu " + std::to_string(g.index) + ": the instances mapped to it need " +
-                                  std::to_string(bytes) + " bytes of device memory together, it has " +
-                                  std::to_string(g.memoryBytes));
+        report.problems.push_back(device.first + " gpu " + std::to_string(g.index) +
+                                  ": the instances mapped to it need " + std::to_string(bytes) +
+                                  " bytes of device memory together, it has " + std::to_string(g.memoryBytes));
   }
   for (const std::string& g : unknownGpus)
     report.notes.push_back(g + ": model unknown (no probe recorded it): architecture and memory checked at start-up");
   if (gpuRanks && record.cudaArchs.empty())
-    report.notes.push_back("the rtg records no CUDA architectures (built without device code?): architectures not checked");
+    report.notes.push_back(
+        "the rtg records no CUDA architectures (built without device code?): architectures not checked");
   return report;
 }
 

@@ -25,9 +25,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-const char* sourceKindName(ClusterSource::Kind kind) {
-  return kind == ClusterSource::Kind::File ? "file" : "database";
-}
+const char* sourceKindName(ClusterSource::Kind kind) { return kind == ClusterSource::Kind::File ? "file" : "database"; }
 
 // A JSON string literal (RFC 8259 escaping).
 void appendString(std::string& out, const std::string& s) {
@@ -159,8 +157,8 @@ std::string writeMapJson(const MapRecord& r) {
   json.beginObject("cluster_source");
   json.string("kind", sourceKindName(r.source.kind));
   // Never a password: a PostgreSQL connection string is written without it (pass it through ~/.pgpass).
-  json.string("path", r.source.kind == ClusterSource::Kind::Database ? displayDatabaseName(r.source.path)
-                                                                       : r.source.path);
+  json.string("path",
+              r.source.kind == ClusterSource::Kind::Database ? displayDatabaseName(r.source.path) : r.source.path);
   json.integer("ttl_seconds", r.source.ttlSeconds);
   json.endObject();
   json.string("cluster_digest", r.clusterDigest);
@@ -246,8 +244,8 @@ class MapReader {
     checked(Fields(object, path, error).oneOf(key, choices, v), error);
     return v;
   }
-  static std::int64_t integer(const ordered_json& object, const char* key, const std::string& path,
-                              std::int64_t min, std::int64_t max) {
+  static std::int64_t integer(const ordered_json& object, const char* key, const std::string& path, std::int64_t min,
+                              std::int64_t max) {
     std::string error;
     std::int64_t v = 0;
     checked(Fields(object, path, error).integer(key, min, max, v), error);

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <numeric>
+#include <set>
 
 namespace dispar::streammap {
 
@@ -52,8 +52,8 @@ void addOversubscriptionWarnings(const MappingOutcome& o, std::vector<std::strin
     if (ranksOn[n] <= p.nodes[n].cores) continue;
     excess += ranksOn[n] - p.nodes[n].cores;
     if (nodes++ < kWarningExamples)
-      examples += (examples.empty() ? "" : ", ") + p.nodes[n].host + ": " + std::to_string(ranksOn[n]) +
-                  " ranks on " + std::to_string(p.nodes[n].cores) + " cores";
+      examples += (examples.empty() ? "" : ", ") + p.nodes[n].host + ": " + std::to_string(ranksOn[n]) + " ranks on " +
+                  std::to_string(p.nodes[n].cores) + " cores";
   }
   if (nodes > 0)
     warnings.push_back("warning: " + std::to_string(excess) + " more ranks than cores on " + std::to_string(nodes) +
@@ -70,8 +70,8 @@ void addFallbackWarnings(const lang::Rtg& rtg, const MappingOutcome& o, std::vec
       examples += (examples.empty() ? "" : ", ") + vertexLabel(rtg, o.ranks, v) + " on " + o.problem.nodes[n].host;
   }
   if (count > 0)
-    warnings.push_back("warning: " + std::to_string(count) +
-                       " CG vertex(es) run on a CPU (host-fallback): " + examples + (count > kWarningExamples ? ", ..." : ""));
+    warnings.push_back("warning: " + std::to_string(count) + " CG vertex(es) run on a CPU (host-fallback): " +
+                       examples + (count > kWarningExamples ? ", ..." : ""));
 }
 
 // buildProblem bounds the inputs so that predictions stay finite; this is the last line before files
@@ -82,7 +82,8 @@ bool checkFinite(const MappingOutcome& o, std::string& error) {
     finite = finite && std::isfinite(c.cpu) && std::isfinite(c.gpu) && std::isfinite(c.net);
   for (int v = 0; finite && v < o.problem.vertexCount(); ++v)
     finite = std::isfinite(vertexTime(o.problem, v, o.result.nodeOf[v]));
-  if (!finite) error = "the predicted period is not a finite number (costs, speeds or volumes too large); nothing written";
+  if (!finite)
+    error = "the predicted period is not a finite number (costs, speeds or volumes too large); nothing written";
   return finite;
 }
 
@@ -203,7 +204,8 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   o.device = assignDevices(o.problem, o.ranks);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);
-  if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine) addFallbackAdvice(rtg, cluster, settings, o);
+  if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine)
+    addFallbackAdvice(rtg, cluster, settings, o);
   out = std::move(o);
   return true;
 }
@@ -242,8 +244,8 @@ void explainRanks(const lang::Rtg& rtg, const MappingOutcome& o, const RankPolic
     }
     const NodeCost load = rankCost(p, o.ranks, r);
     if (heaviest != nullptr) {
-      line += "; pipe '" + heaviest->pipe + "' carries " + formatBytes(edgeBytes(*heaviest)) +
-              " B/message between them";
+      line +=
+          "; pipe '" + heaviest->pipe + "' carries " + formatBytes(edgeBytes(*heaviest)) + " B/message between them";
       if (inside > 1)
         line += " (" + std::to_string(inside) + " pipes inside the rank, " + formatBytes(insideBytes) + " B in all)";
     } else {
@@ -267,8 +269,9 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
   const auto costSource = [&](int v, int n) -> std::string {
     if (settings.costs == nullptr) return "";
     const VertexCosts& costs = settings.costs->vertices[static_cast<std::size_t>(v)];
-    return "; cost " + describeCost(p.onGpu(v, n) || p.vertices[v].type == lang::Requirement::CO ? costs.primary(p.vertices[v].type)
-                                                                                                  : costs.onCpu);
+    return "; cost " + describeCost(p.onGpu(v, n) || p.vertices[v].type == lang::Requirement::CO
+                                        ? costs.primary(p.vertices[v].type)
+                                        : costs.onCpu);
   };
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = o.result.nodeOf[v];
@@ -313,7 +316,8 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
     const bool withCores = p.vertices[v].usesNodeCores && p.onGpu(v, n) && p.nodes[n].cores > 1;
     line += std::string(placementRuleName(how.rule)) + "; t=" + formatNumber(vertexTime(p, v, n)) + " (" +
             rankMode(p, v, n) +
-            (withCores ? " and " + std::to_string(p.nodes[n].cores - 1) + " cores through split_for" : std::string()) + ")";
+            (withCores ? " and " + std::to_string(p.nodes[n].cores - 1) + " cores through split_for" : std::string()) +
+            ")";
     if (runnerUp < 0) {
       line += "; runner-up none (no other node may run it)";
     } else if (!nearlyEqual(runnerScore.period, now.period)) {
@@ -322,9 +326,8 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
       const int top = cost.nodesByValue().rbegin()->second;
       const NodeCost c = cost.nodeCost(top);
       cost.move(v, n);
-      line += "; runner-up " + p.nodes[runnerUp].host + " would make the period " +
-              formatNumber(runnerScore.period) + " (" + c.dominantTerm() + " of " + p.nodes[top].host + ") vs " +
-              formatNumber(now.period);
+      line += "; runner-up " + p.nodes[runnerUp].host + " would make the period " + formatNumber(runnerScore.period) +
+              " (" + c.dominantTerm() + " of " + p.nodes[top].host + ") vs " + formatNumber(now.period);
     } else {
       line += "; runner-up " + p.nodes[runnerUp].host + " gives the same period, crossing bytes " +
               formatNumber(runnerScore.crossBytes) + " vs " + formatNumber(now.crossBytes);
@@ -334,7 +337,8 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
   if (settings.costs != nullptr) {
     std::map<std::string, std::set<std::string>> measuredPipes;  // origin -> pipes
     for (std::size_t e = 0; e < rtg.edges.size(); ++e)
-      if (!settings.costs->edgeOrigins[e].empty()) measuredPipes[settings.costs->edgeOrigins[e]].insert(rtg.edges[e].pipe);
+      if (!settings.costs->edgeOrigins[e].empty())
+        measuredPipes[settings.costs->edgeOrigins[e]].insert(rtg.edges[e].pipe);
     for (const auto& [origin, pipes] : measuredPipes) {
       std::string names;
       for (const std::string& pipe : pipes) names += (names.empty() ? "'" : ", '") + pipe + "'";

@@ -2,10 +2,10 @@
 // MapPlanner and MapCheck.
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
-#include "streammap/CostHistory.h"
-#include "streammap/CostPredictor.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
+#include "streammap/CostHistory.h"
+#include "streammap/CostPredictor.h"
 #include "streammap/InputFiles.h"
 #include "streammap/Launch.h"
 #include "streammap/MapCheck.h"
@@ -57,8 +57,9 @@ const std::vector<OptionSpec> kMappingOptions = {
     {"--allow-host-fallback", nullptr, "a CG vertex may run on a CPU (mode host-fallback, with a warning)"},
     {"--ranks", "N", "exactly N MPI ranks (from the nodes used to the instances; default: at most one per core)"},
     {"--rank-per-instance", nullptr, "one MPI rank per VNODE instance (no grouping)"},
-    {"--history", "PATH|none", "performance history of measured costs (default: the resource database mapped from; "
-                               "none with --cluster)"},
+    {"--history", "PATH|none",
+     "performance history of measured costs (default: the resource database mapped from; "
+     "none with --cluster)"},
 };
 
 const CommandSpec kMapSpec = {
@@ -72,11 +73,14 @@ const CommandSpec kMapSpec = {
     joinOptions({{{"-o", "FILE", "placement file (default: the RTG's stem + .machinefile, or .slurm-hostfile)"},
                   {"--format", "mpich|openmpi|slurm", "the launcher's files (default: the program's MPI's)"},
                   {"--dot", "FILE", "also draw the mapped RTG (Graphviz), vertices grouped by node and rank"},
-                  {"--explain", nullptr, "per vertex: the rule or cost term that decided, and the runner-up; "
-                                         "per rank of several instances: why they share it"},
-                  {"--profile", "FILE", "map with the costs a run measured (a run profile, DISPAR_PROFILE): they "
-                                        "come before the history's"}},
-                 kSourceOptions, kMappingOptions})};
+                  {"--explain", nullptr,
+                   "per vertex: the rule or cost term that decided, and the runner-up; "
+                   "per rank of several instances: why they share it"},
+                  {"--profile", "FILE",
+                   "map with the costs a run measured (a run profile, DISPAR_PROFILE): they "
+                   "come before the history's"}},
+                 kSourceOptions,
+                 kMappingOptions})};
 const CommandSpec kCheckSpec = {
     "streammap check APP.map.json [--db PATH | --cluster FILE.json] [--ttl SECONDS]",
     "Checks a mapping against the current resources (those it was made from, unless --db or --cluster\n"
@@ -88,15 +92,17 @@ const CommandSpec kRunSpec = {
     "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] ./APP [ARGS...]",
     "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
     "mapping, and launches the program with its arguments.",
-    joinOptions({{{"--launcher", "mpich|fork|openmpi|slurm",
-                   "default: slurm inside an allocation, else the program's MPI's"},
-                  {"--profile", "FILE", "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it)"}},
-                 kSourceOptions, kMappingOptions}),
+    joinOptions(
+        {{{"--launcher", "mpich|fork|openmpi|slurm", "default: slurm inside an allocation, else the program's MPI's"},
+          {"--profile", "FILE", "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it)"}},
+         kSourceOptions,
+         kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
 const CommandSpec kSbatchSpec = {
     "streammap sbatch APP.rtg.json [-o APP.sbatch] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                        [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                        [--ranks N | --rank-per-instance] [--history PATH|none] [--time LIMIT] [--partition NAME]\n"
+    "                        [--ranks N | --rank-per-instance] [--history PATH|none] [--time LIMIT] [--partition "
+    "NAME]\n"
     "                        [--job-name NAME]",
     "Maps for a Slurm batch job (onto the whole cluster) and writes its script: whole nodes, every rank\n"
     "where the mapping puts it.",
@@ -104,10 +110,12 @@ const CommandSpec kSbatchSpec = {
                   {"--time", "LIMIT", "Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]], UNLIMITED)"},
                   {"--partition", "NAME", "Slurm partition"},
                   {"--job-name", "NAME", "job name (default: the program's)"}},
-                 kSourceOptions, kMappingOptions})};
+                 kSourceOptions,
+                 kMappingOptions})};
 
 const CommandSpec kSimulateSpec = {
-    "streammap simulate [--cluster FILE.json | --db PATH] [--mapping APP.map.json | --algorithm refine|paper|round-robin\n"
+    "streammap simulate [--cluster FILE.json | --db PATH] [--mapping APP.map.json | --algorithm "
+    "refine|paper|round-robin\n"
     "                          | --machinefile FILE -n N] [--gpu-speedup X] [--latency SECONDS] [--keep DIR]\n"
     "                          [mapping options] ./APP.smpi [ARGS...]",
     "Runs a program built with `disparcc --target smpi` on a simulated cluster (SimGrid SMPI): writes the cluster as\n"
@@ -115,14 +123,17 @@ const CommandSpec kSimulateSpec = {
     "by disparcc), runs smpirun with the program's arguments, passes its output through and prints the simulated\n"
     "makespan and each node's busy core-seconds. Exit status 1 when the simulated program fails (docs/simulation.md).",
     joinOptions({{{"--mapping", "FILE", "simulate this mapping (one rank per instance) instead of mapping anew"},
-                  {"--machinefile", "FILE", "a program not built by disparcc: its ranks placed as mpiexec places them "
-                                            "from this MPICH machinefile"},
+                  {"--machinefile", "FILE",
+                   "a program not built by disparcc: its ranks placed as mpiexec places them "
+                   "from this MPICH machinefile"},
                   {"-n", "N", "with --machinefile: the number of ranks"},
-                  {"--gpu-speedup", "X", "how many times faster the reference GPU (an A100) runs a kernel than its host "
-                                         "clone on one core of this machine (default 100)"},
+                  {"--gpu-speedup", "X",
+                   "how many times faster the reference GPU (an A100) runs a kernel than its host "
+                   "clone on one core of this machine (default 100)"},
                   {"--latency", "SECONDS", "every node link's latency (default 1.5e-6, InfiniBand's order)"},
                   {"--keep", "DIR", "write the platform, hostfile and SimGrid log into DIR and keep them"}},
-                 kSourceOptions, kMappingOptions}),
+                 kSourceOptions,
+                 kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
 
 /// Where the resources come from: --db, --cluster (exclusive), --ttl. `given` says whether either was.
@@ -141,10 +152,14 @@ bool readSource(const CommandLine& cl, ClusterSource& out, bool& given) {
 /// The mapping options (algorithm, seed, passes, host fallback); prints its own errors.
 bool readMapSettings(const CommandLine& cl, MapSettings& settings) {
   const std::string algorithm = cl.value("--algorithm", "refine");
-  if (algorithm == "paper") settings.algorithm = Algorithm::Paper;
-  else if (algorithm == "refine") settings.algorithm = Algorithm::Refine;
-  else if (algorithm == "round-robin") settings.algorithm = Algorithm::RoundRobin;
-  else return reportError("option --algorithm: expected 'refine', 'paper' or 'round-robin', got '" + algorithm + "'") == 0;
+  if (algorithm == "paper")
+    settings.algorithm = Algorithm::Paper;
+  else if (algorithm == "refine")
+    settings.algorithm = Algorithm::Refine;
+  else if (algorithm == "round-robin")
+    settings.algorithm = Algorithm::RoundRobin;
+  else
+    return reportError("option --algorithm: expected 'refine', 'paper' or 'round-robin', got '" + algorithm + "'") == 0;
   const std::optional<long long> seed = cl.integerValue("--seed", 0, 0, std::numeric_limits<long long>::max());
   const std::optional<int> passes = cl.intValue("--passes", 1, 1, 1000000);
   // The upper bound of --ranks depends on the mapping (its nodes and instances): planMapping checks it.
@@ -173,8 +188,9 @@ bool oneArgument(const char* command, const CommandSpec& spec, const CommandLine
     return true;
   }
   std::fprintf(stderr, "usage: %s\n", spec.usage);
-  fail(command, cl.positional().empty() ? std::string("no ") + what + " given"
-                                        : "unexpected argument '" + cl.positional()[1] + "' (one " + what + " expected)");
+  fail(command, cl.positional().empty()
+                    ? std::string("no ") + what + " given"
+                    : "unexpected argument '" + cl.positional()[1] + "' (one " + what + " expected)");
   return false;
 }
 
@@ -229,7 +245,7 @@ bool loadResources(const char* command, const ClusterSource& source, bool source
   const char* jobId = std::getenv("SLURM_JOB_ID");
   const bool inAllocation = restrict && jobId && *jobId;
   if (!loadClusterSource(source, out, error)) {
-    struct stat st {};
+    struct stat st{};
     const bool noDefaultDatabase = !sourceGiven && source.kind == ClusterSource::Kind::Database &&
                                    !isDatabaseUrl(source.path) && ::stat(source.path.c_str(), &st) != 0;
     if (!inAllocation || !noDefaultDatabase) return false;
@@ -249,9 +265,9 @@ struct MapInvocation {
   std::optional<Launcher> format;  // unset: the program's MPI's
   bool explain = false;
   bool printTable = true;
-  bool wholeCluster = false;  // sbatch: map for a job yet to be submitted, not the one this runs in
-  bool sourceGiven = false;   // --db or --cluster was given (else the default database)
-  std::string profilePath;    // map --profile: the run whose costs come first
+  bool wholeCluster = false;               // sbatch: map for a job yet to be submitted, not the one this runs in
+  bool sourceGiven = false;                // --db or --cluster was given (else the default database)
+  std::string profilePath;                 // map --profile: the run whose costs come first
   std::optional<std::string> historyPath;  // --history: a database, or "none"; unset: the source's database
   /// Further files to write in the same atomic set as the mapping (sbatch's script).
   std::function<void(const MapRecord&, const MappingOutcome&, AtomicFileSet&)> extraFiles;
@@ -303,7 +319,8 @@ struct CostData {
 /// Reads `m`'s performance history and profile. The history is the database --history names, else the
 /// database the resources come from (none when that database does not exist: a Slurm allocation mapped
 /// without one), else none.
-bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, CostData& data, std::string& error) {
+bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, CostData& data,
+               std::string& error) {
   std::string historyPath;
   bool required = true;
   if (m.historyPath) {
@@ -336,7 +353,8 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
 /// "4 profile, 1 clause": instances by where their cost came from.
 std::string costSummary(const lang::Rtg& rtg, const CostResolution& costs) {
   std::map<CostOrigin, int> count;
-  for (std::size_t v = 0; v < costs.vertices.size(); ++v) ++count[costs.vertices[v].primary(rtg.vertices[v].type).origin];
+  for (std::size_t v = 0; v < costs.vertices.size(); ++v)
+    ++count[costs.vertices[v].primary(rtg.vertices[v].type).origin];
   std::string text;
   for (const auto& [origin, n] : count)
     text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + costOriginName(origin);
@@ -403,10 +421,12 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
   std::printf("%-6s %-20s %-7s %-4s %-20s %s\n", "rank", "vnode", "replica", "type", "host", "device");
   for (std::size_t i = 0; i < record.ranks.size(); ++i) {
     const RankRecord& k = record.ranks[i];
-    const std::string device = k.device ? "gpu " + std::to_string(*k.device) : k.mode == "host-fallback" ? "host-fallback" : "-";
+    const std::string device = k.device                    ? "gpu " + std::to_string(*k.device)
+                               : k.mode == "host-fallback" ? "host-fallback"
+                                                           : "-";
     const bool first = i == 0 || record.ranks[i - 1].rank != k.rank;
-    std::printf("%-6s %-20s %-7d %-4s %-20s %s\n", first ? std::to_string(k.rank).c_str() : "", k.vnode.c_str(), k.replica,
-                k.type.c_str(), k.host.c_str(), device.c_str());
+    std::printf("%-6s %-20s %-7d %-4s %-20s %s\n", first ? std::to_string(k.rank).c_str() : "", k.vnode.c_str(),
+                k.replica, k.type.c_str(), k.host.c_str(), device.c_str());
   }
   const int rankCount = lang::rankCountOf(record.ranks);
   if (rankCount < static_cast<int>(record.ranks.size())) {
@@ -435,7 +455,9 @@ int writeMapping(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cl
       std::printf("run: SLURM_HOSTFILE=%s %s %s\n", output.c_str(), joinedWords(srunArguments(record)).c_str(),
                   program.c_str());
       break;
-    case Launcher::Mpich: std::printf("run: mpiexec -f %s -n %s %s\n", output.c_str(), ranks.c_str(), program.c_str()); break;
+    case Launcher::Mpich:
+      std::printf("run: mpiexec -f %s -n %s %s\n", output.c_str(), ranks.c_str(), program.c_str());
+      break;
   }
   return 0;
 }
@@ -452,11 +474,11 @@ int executeMap(const MapInvocation& m) {
 
 struct FileTimes {
   bool exists = false;
-  struct timespec modified {};
+  struct timespec modified{};
 };
 
 FileTimes statFile(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   FileTimes t;
   if (::stat(path.c_str(), &st) == 0) {
     t.exists = true;
@@ -570,21 +592,24 @@ int runCommand(const Args& args) {
   m.rtgPath = program + ".rtg.json";
   lang::Rtg rtg;
   if (!readRtg(m.rtgPath, rtg, error))
-    return fail("run", statFile(m.rtgPath).exists ? error : m.rtgPath + ": not found (was the program built with disparcc?)");
+    return fail("run",
+                statFile(m.rtgPath).exists ? error : m.rtgPath + ": not found (was the program built with disparcc?)");
   const std::string& mpi = rtg.mpi;
-  if (mpi == "smpi") return fail("run", program + " was built with disparcc --target smpi: run it with streammap simulate");
+  if (mpi == "smpi")
+    return fail("run", program + " was built with disparcc --target smpi: run it with streammap simulate");
   // Inside an allocation srun is the way to start ranks (no ssh between nodes); elsewhere the
   // launcher of the MPI the program was built for.
   const char* jobId = std::getenv("SLURM_JOB_ID");
-  m.format = requested ? *requested
-             : jobId && *jobId ? Launcher::Slurm
+  m.format = requested          ? *requested
+             : jobId && *jobId  ? Launcher::Slurm
              : mpi == "openmpi" ? Launcher::OpenMpi
                                 : Launcher::Mpich;
   const Launcher launcher = *m.format;
   if (launcher != Launcher::Slurm && info(launcher).name != mpi)
     return fail("run", program + " was built for " + mpi + " (its rtg says so) but --launcher " +
-                           (forkLauncher ? std::string("fork") : info(launcher).name) + " starts " + info(launcher).name +
-                           " programs; rebuild with disparcc --mpi=" + info(launcher).name + " or use --launcher " + mpi);
+                           (forkLauncher ? std::string("fork") : info(launcher).name) + " starts " +
+                           info(launcher).name + " programs; rebuild with disparcc --mpi=" + info(launcher).name +
+                           " or use --launcher " + mpi);
   m.output = program + info(*m.format).placementSuffix;
   m.printTable = false;
   const std::string mapPath = program + ".map.json";
@@ -599,14 +624,20 @@ int runCommand(const Args& args) {
   MapRecord record;
   std::string text;
   const FileTimes mapTime = statFile(mapPath);
-  if (!mapTime.exists) reason = "no mapping yet";
-  else if (olderThan(mapTime, rtgTime)) reason = "mapping older than " + m.rtgPath;
-  else if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error)) reason = "mapping unreadable: " + error;
+  if (!mapTime.exists)
+    reason = "no mapping yet";
+  else if (olderThan(mapTime, rtgTime))
+    reason = "mapping older than " + m.rtgPath;
+  else if (!readFile(mapPath, text, error) || !parseMapJson(text, record, error))
+    reason = "mapping unreadable: " + error;
   else if (record.source.kind != m.source.kind || record.source.path != displayDatabaseName(m.source.path))
     reason = "other resource source";
-  else if (record.launcher != info(*m.format).name) reason = "mapping written for launcher " + record.launcher;
-  else if (record.clusterDigest != clusterDigest(current)) reason = "resources changed since mapping";
-  else reason = rankPolicyMismatch(record, m.settings.ranks);
+  else if (record.launcher != info(*m.format).name)
+    reason = "mapping written for launcher " + record.launcher;
+  else if (record.clusterDigest != clusterDigest(current))
+    reason = "resources changed since mapping";
+  else
+    reason = rankPolicyMismatch(record, m.settings.ranks);
   CostData costData;  // read once: compared with the mapping's, and mapped with when they differ
   const bool costsLoaded = reason.empty() && !record.costsDigest.empty();
   if (costsLoaded) {
@@ -639,8 +670,13 @@ int runCommand(const Args& args) {
     environment.push_back("SLURM_HOSTFILE=" + m.output);
   } else if (launcher == Launcher::OpenMpi) {
     const char* mpirun = std::getenv("DISPAR_MPIRUN");
-    argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH, "--hostfile", m.output,
-            "--rankfile", siblingPath(m.output, ".rankfile"), "-n", std::to_string(lang::rankCountOf(record.ranks))};
+    argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH,
+            "--hostfile",
+            m.output,
+            "--rankfile",
+            siblingPath(m.output, ".rankfile"),
+            "-n",
+            std::to_string(lang::rankCountOf(record.ranks))};
     // Open MPI passes the environment to remote ranks only when told.
     if (cl.has("--profile")) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
   } else {
@@ -661,8 +697,9 @@ namespace {
 
 /// `text` quoted for a POSIX shell.
 std::string shellQuoted(const std::string& text) {
-  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                           std::string::npos)
+  if (!text.empty() &&
+      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+          std::string::npos)
     return text;
   std::string quoted = "'";
   for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -757,7 +794,8 @@ int sbatchCommand(const Args& args) {
   batch.partition = cl.value("--partition");
   batch.jobName = cl.value("--job-name");
   if (cl.has("--time") && !isSlurmTime(batch.time))
-    return fail("sbatch", "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
+    return fail("sbatch",
+                "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
   const std::string stem = programStem(m.rtgPath);
   if (batch.script.empty()) batch.script = stem + ".sbatch";
   const std::string name = stem.substr(stem.rfind('/') == std::string::npos ? 0 : stem.rfind('/') + 1);
@@ -860,7 +898,8 @@ int simulateCommand(const Args& args) {
                                                          : m.rtgPath + ": not found (build the program with disparcc "
                                                                        "--target smpi, or give --machinefile)");
     if (rtg.mpi != "smpi")
-      return fail("simulate", program + " was built for " + rtg.mpi + " (its rtg says so); rebuild it with disparcc --target smpi");
+      return fail("simulate",
+                  program + " was built for " + rtg.mpi + " (its rtg says so); rebuild it with disparcc --target smpi");
     MapRecord record;
     if (cl.has("--mapping")) {
       mapPath = cl.value("--mapping");
@@ -895,19 +934,28 @@ int simulateCommand(const Args& args) {
   settings.latencySeconds = *latency;
   SimulationFiles files;
   if (!files.open(cl.value("--keep"), error)) return fail("simulate", error);
-  const std::string platform = files.path("platform.xml"), hostfile = files.path("hostfile"), log = files.path("smpirun.log");
+  const std::string platform = files.path("platform.xml"), hostfile = files.path("hostfile"),
+                    log = files.path("smpirun.log");
   if (!writeWhole(platform, formatSmpiPlatform(cluster, settings), error) ||
       !writeWhole(hostfile, formatSmpiHostfile(hostOfRank), error))
     return fail("simulate", error);
 
   const char* smpirun = std::getenv("DISPAR_SMPIRUN");
   std::vector<std::string> argv = {smpirun && *smpirun ? smpirun : DISPAR_SMPIRUN_PATH,
-                                   "-np", std::to_string(hostOfRank.size()), "-platform", platform, "-hostfile", hostfile,
-                                   "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) + "f",
+                                   "-np",
+                                   std::to_string(hostOfRank.size()),
+                                   "-platform",
+                                   platform,
+                                   "-hostfile",
+                                   hostfile,
+                                   "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) +
+                                       "f",
                                    "--cfg=smpi/iprobe:" + formatNumber(kPollCallSeconds),
                                    "--cfg=smpi/test:" + formatNumber(kPollCallSeconds),
-                                   "--cfg=smpi/display-timing:yes", "--cfg=plugin:host_energy",
-                                   "--log=xbt_cfg.thres:warning", launchProgram(program)};
+                                   "--cfg=smpi/display-timing:yes",
+                                   "--cfg=plugin:host_energy",
+                                   "--log=xbt_cfg.thres:warning",
+                                   launchProgram(program)};
   argv.insert(argv.end(), cl.positional().begin() + 1, cl.positional().end());
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e)

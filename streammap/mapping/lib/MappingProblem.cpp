@@ -91,13 +91,13 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     const double hostCost = hostCosts != nullptr && static_cast<std::size_t>(i) < hostCosts->size()
                                 ? (*hostCosts)[static_cast<std::size_t>(i)]
                             : v.type == lang::Requirement::CG ? v.cost * kReferenceGpuSpeedupOverCore
-                                                               : v.cost;
+                                                              : v.cost;
     if (!(hostCost > 0) || !std::isfinite(hostCost)) {
       error = "vertices[" + std::to_string(i) + "]: " +
-              (std::isinf(hostCost) && v.type == lang::Requirement::CG ? "costs too large: cost " + formatNumber(v.cost) + " on a CPU's host path is " +
-                                          formatNumber(kReferenceGpuSpeedupOverCore) +
-                                          " times that, more than the largest double"
-                                    : std::string("the cost on a CPU must be a positive finite number"));
+              (std::isinf(hostCost) && v.type == lang::Requirement::CG
+                   ? "costs too large: cost " + formatNumber(v.cost) + " on a CPU's host path is " +
+                         formatNumber(kReferenceGpuSpeedupOverCore) + " times that, more than the largest double"
+                   : std::string("the cost on a CPU must be a positive finite number"));
       return false;
     }
     p.vertices.push_back(ProblemVertex{v.type, v.cost, v.usesNodeCores, hostCost});
@@ -125,8 +125,7 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     n.gpuSpeed = n.gpus ? speedSum / n.gpus : 0.0;
     p.nodes.push_back(std::move(n));
   }
-  std::sort(p.nodes.begin(), p.nodes.end(),
-            [](const ProblemNode& a, const ProblemNode& b) { return a.host < b.host; });
+  std::sort(p.nodes.begin(), p.nodes.end(), [](const ProblemNode& a, const ProblemNode& b) { return a.host < b.host; });
   if (p.nodes.empty()) {
     error = anyNode ? "cluster has no usable node: every node is down or drained" : "cluster is empty: no nodes";
     return false;

@@ -82,7 +82,7 @@ class PaperRun {
   MappingResult run() {
     int current = paperStartVertex(p_);
     for (int placed = 0; placed < p_.vertexCount(); ++placed) {
-      place(current);  // steps 2-6
+      place(current);                 // steps 2-6
       current = nextVertex(current);  // step 7
     }
     return std::move(result_);
@@ -174,7 +174,7 @@ class PaperRun {
   std::vector<char> assigned_;
   std::size_t crtPointer_ = 0, grtPointer_ = 0;
   std::set<std::pair<double, int>> allByLoad_, gpuByLoad_;  // (assigned / total, node): least-loaded first
-  std::vector<int> pool_, position_;                         // unassigned vertices, for step 7
+  std::vector<int> pool_, position_;                        // unassigned vertices, for step 7
   int lowestCursor_ = 0;
   SplitMix64 rng_;
   bool randomPick_;

@@ -112,9 +112,9 @@ class NodeGrouping {
  private:
   struct Group {
     double cpu = 0, gpu = 0;
-    std::vector<int> members;        // ascending
-    int label = 0;                   // its first vertex: ties go to the lower one
-    std::map<int, double> bytes;     // neighbouring group (slot) -> bytes per message between them
+    std::vector<int> members;     // ascending
+    int label = 0;                // its first vertex: ties go to the lower one
+    std::map<int, double> bytes;  // neighbouring group (slot) -> bytes per message between them
     bool alive = true;
   };
 
@@ -231,7 +231,8 @@ class NodeGrouping {
         const auto link = groups_[g].bytes.find(k);
         const double bytes = link == groups_[g].bytes.end() ? 0.0 : link->second;
         if (best < 0 || merged < bestKey ||
-            (merged == bestKey && (bytes > bestBytes || (bytes == bestBytes && groups_[k].label < groups_[best].label)))) {
+            (merged == bestKey &&
+             (bytes > bestBytes || (bytes == bestBytes && groups_[k].label < groups_[best].label)))) {
           best = k;
           bestKey = merged;
           bestBytes = bytes;
@@ -270,9 +271,8 @@ GroupingValue valueOf(const MappingProblem& p, int n, const std::vector<std::vec
     }
     instances.push_back(static_cast<int>(groups[g].size()));
   }
-  const std::vector<int> cores = static_cast<int>(groups.size()) <= node.cores
-                                     ? dealCores(node.cores, cpu, instances)
-                                     : std::vector<int>(groups.size(), 1);
+  const std::vector<int> cores = static_cast<int>(groups.size()) <= node.cores ? dealCores(node.cores, cpu, instances)
+                                                                               : std::vector<int>(groups.size(), 1);
   GroupingValue value;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     value.time = std::max(value.time, cpu[g] / cores[g] / node.cpuSpeed);
@@ -308,8 +308,9 @@ bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const R
     std::vector<std::vector<int>> byBytes = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(true);
     std::vector<std::vector<int>> balanced = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(false);
     const GroupingValue a = valueOf(p, n, byBytes, slotOf), b = valueOf(p, n, balanced, slotOf);
-    const bool balancedWins = nearlyEqual(a.time, b.time) ? b.bytesInside > a.bytesInside && !nearlyEqual(a.bytesInside, b.bytesInside)
-                                                          : b.time < a.time;
+    const bool balancedWins = nearlyEqual(a.time, b.time)
+                                  ? b.bytesInside > a.bytesInside && !nearlyEqual(a.bytesInside, b.bytesInside)
+                                  : b.time < a.time;
     for (std::vector<int>& g : balancedWins ? balanced : byBytes) groups.push_back(std::move(g));
   }
   out = rankLayoutOf(p, nodeOf, std::move(groups));

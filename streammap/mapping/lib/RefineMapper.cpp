@@ -14,13 +14,13 @@ namespace {
 
 // Search limits. Small instances get exhaustive neighbourhoods and extra starts; large ones bounded
 // candidate lists and passes, so that the work stays linear in the input.
-constexpr int kAllNodesCandidateLimit = 64;    // up to this many nodes, every node is a move candidate
-constexpr int kLeastLoadedCandidates = 4;      // otherwise: this many least-loaded allowed nodes ...
-constexpr int kRandomGpuCandidates = 2;        // ... and, for a CG vertex, this many random GPU nodes
-constexpr int kSwapVertexLimit = 400;          // swaps are tried up to this many vertices
-constexpr long kRandomStartLimit = 4096;       // vertices x nodes up to which random starts are added
+constexpr int kAllNodesCandidateLimit = 64;  // up to this many nodes, every node is a move candidate
+constexpr int kLeastLoadedCandidates = 4;    // otherwise: this many least-loaded allowed nodes ...
+constexpr int kRandomGpuCandidates = 2;      // ... and, for a CG vertex, this many random GPU nodes
+constexpr int kSwapVertexLimit = 400;        // swaps are tried up to this many vertices
+constexpr long kRandomStartLimit = 4096;     // vertices x nodes up to which random starts are added
 constexpr int kRandomStarts = 8;
-constexpr int kSmallPasses = 100;              // automatic pass limit up to kLargeVertices
+constexpr int kSmallPasses = 100;  // automatic pass limit up to kLargeVertices
 constexpr int kLargeVertices = 20000;
 constexpr int kLargePasses = 3;
 
@@ -174,11 +174,12 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
     const ProblemNode& node = p.nodes[n];
     const double w = p.weightOn(v, n);
     const bool gpu = p.onGpu(v, n);
-    const double cpu = std::max(gpu ? cpuMax[n] : std::max(cpuMax[n], w), (cpuSum[n] + (gpu ? 0 : w)) / node.cores) /
-                       node.cpuSpeed;
-    const double g = node.gpus ? std::max(gpu ? std::max(gpuMax[n], w) : gpuMax[n],
-                                          (gpuSum[n] + (gpu ? w : 0)) / node.gpus) / node.gpuSpeed
-                               : 0.0;
+    const double cpu =
+        std::max(gpu ? cpuMax[n] : std::max(cpuMax[n], w), (cpuSum[n] + (gpu ? 0 : w)) / node.cores) / node.cpuSpeed;
+    const double g = node.gpus
+                         ? std::max(gpu ? std::max(gpuMax[n], w) : gpuMax[n], (gpuSum[n] + (gpu ? w : 0)) / node.gpus) /
+                               node.gpuSpeed
+                         : 0.0;
     return std::max({cpu, g, (netBytes[n] + extraNet) / node.bandwidth});
   };
   auto refresh = [&](int n) {
@@ -195,8 +196,7 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
 
   std::vector<int> order(p.vertexCount());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return p.vertices[a].cost > p.vertices[b].cost; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p.vertices[a].cost > p.vertices[b].cost; });
   std::vector<int> nodeOf(p.vertexCount(), -1);
   std::vector<int> candidates;
   for (int v : order) {
@@ -221,7 +221,7 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
       for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
         if (nodeOf[it->vertex] >= 0 && nodeOf[it->vertex] != n) cross += it->bytes;
       const double after = valueWith(n, v, cross);
-      const bool better = best < 0 || (!nearlyEqual(after, bestValue) ? after < bestValue
+      const bool better = best < 0 || (!nearlyEqual(after, bestValue)   ? after < bestValue
                                        : !nearlyEqual(cross, bestCross) ? cross < bestCross
                                                                         : n < best);
       if (better) {
@@ -268,7 +268,7 @@ std::vector<int> roundRobinPlacement(const MappingProblem& p) {
 }
 
 MappingResult mapRefine(const MappingProblem& problem, const MappingResult& paper, const RefineOptions& options) {
-  const int passes = options.maxPasses > 0 ? options.maxPasses
+  const int passes = options.maxPasses > 0                     ? options.maxPasses
                      : problem.vertexCount() <= kLargeVertices ? kSmallPasses
                                                                : kLargePasses;
   SplitMix64 rng(options.seed);

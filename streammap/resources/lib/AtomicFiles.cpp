@@ -90,7 +90,7 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
 }
 
 bool fileExists(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   return ::stat(path.c_str(), &st) == 0;
 }
 

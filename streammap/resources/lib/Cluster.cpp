@@ -11,9 +11,12 @@ namespace {
 std::string escaped(const std::string& name) {
   std::string out;
   for (unsigned char c : name) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\\') out += "\\\\";
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\\')
+      out += "\\\\";
     else if (c < 0x20 || c >= 0x7f) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "\\x%02x", c);

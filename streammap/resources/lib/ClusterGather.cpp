@@ -1,7 +1,7 @@
 #include "streammap/Discovery.h"
 
-#include "streammap/CommandLine.h"
 #include "streammap/ClusterJson.h"
+#include "streammap/CommandLine.h"
 #include "streammap/ProgressLine.h"
 #include "streammap/ResourceDb.h"
 
@@ -21,27 +21,25 @@ struct MpiFailure : std::runtime_error {
 };
 
 // The checked-call macro for MPI: names the call, the source position and MPI's error string.
-#define DISPAR_MPI_CHECK(call)                                                                     \
-  do {                                                                                             \
-    int rc_ = (call);                                                                              \
-    if (rc_ != MPI_SUCCESS) {                                                                      \
-      char text_[MPI_MAX_ERROR_STRING];                                                            \
-      int length_ = 0;                                                                             \
-      MPI_Error_string(rc_, text_, &length_);                                                      \
-      throw MpiFailure(std::string(#call) + " failed at " + __FILE__ + ":" +                       \
-                       std::to_string(__LINE__) + ": " + std::string(text_, length_));             \
-    }                                                                                              \
+#define DISPAR_MPI_CHECK(call)                                                                                         \
+  do {                                                                                                                 \
+    int rc_ = (call);                                                                                                  \
+    if (rc_ != MPI_SUCCESS) {                                                                                          \
+      char text_[MPI_MAX_ERROR_STRING];                                                                                \
+      int length_ = 0;                                                                                                 \
+      MPI_Error_string(rc_, text_, &length_);                                                                          \
+      throw MpiFailure(std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +         \
+                       std::string(text_, length_));                                                                   \
+    }                                                                                                                  \
   } while (0)
 
-std::string plural(int n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string plural(int n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
 
 std::string summarizeNode(const NodeInfo& node) {
-  std::string s = node.host + ": " + plural(node.sockets, "socket") + ", " + plural(node.cores, "core") +
-                  ", " + plural(node.threads, "thread") + ", " + formatGiB(node.memoryBytes) + ", " +
+  std::string s = node.host + ": " + plural(node.sockets, "socket") + ", " + plural(node.cores, "core") + ", " +
+                  plural(node.threads, "thread") + ", " + formatGiB(node.memoryBytes) + ", " +
                   plural(static_cast<int>(node.numa.size()), "NUMA node") + ", " +
                   plural(static_cast<int>(node.gpus.size()), "GPU");
   if (!node.gpus.empty()) {
@@ -50,8 +48,7 @@ std::string summarizeNode(const NodeInfo& node) {
     for (const GpuInfo& g : node.gpus)
       ++models[g.name + " cc " + std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor)];
     std::string list;
-    for (const auto& [model, count] : models)
-      list += (list.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
+    for (const auto& [model, count] : models) list += (list.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
     s += " (" + list + ")";
   }
   return s;
@@ -95,8 +92,8 @@ int discoverClusterCollective(const std::string& dbPath, const ProbeOptions& opt
     std::vector<int> offsets(sizes.size(), 0);
     if (rank == 0) std::partial_sum(sizes.begin(), sizes.end() - 1, offsets.begin() + 1);
     std::string all(rank == 0 ? static_cast<std::size_t>(offsets.back() + sizes.back()) : 0, '\0');
-    DISPAR_MPI_CHECK(MPI_Gatherv(mine.data(), mySize, MPI_CHAR, all.data(), sizes.data(), offsets.data(),
-                                 MPI_CHAR, 0, MPI_COMM_WORLD));
+    DISPAR_MPI_CHECK(MPI_Gatherv(mine.data(), mySize, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
+                                 MPI_COMM_WORLD));
 
     if (rank == 0) {
       std::map<std::string, NodeInfo> byHost;  // sorted, and one record per host
@@ -111,8 +108,8 @@ int discoverClusterCollective(const std::string& dbPath, const ProbeOptions& opt
         NodeInfo& node = one.nodes.front();
         node.source = RecordSource::Probe;  // the transport format defaults to import
         if (auto it = firstRank.find(node.host); it != firstRank.end()) {
-          reportWarning("ranks " + std::to_string(it->second) + " and " + std::to_string(r) +
-                        " both run on host " + node.host + "; launch with one process per node (-ppn 1)");
+          reportWarning("ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both run on host " +
+                        node.host + "; launch with one process per node (-ppn 1)");
           continue;
         }
         firstRank[node.host] = r;
@@ -123,12 +120,12 @@ int discoverClusterCollective(const std::string& dbPath, const ProbeOptions& opt
         for (auto& [host, node] : byHost) nodes.push_back(std::move(node));
         std::vector<std::string> down;
         std::string error;
-        std::unique_ptr<ResourceDb> db =
-            ResourceDb::open(dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
+        std::unique_ptr<ResourceDb> db = ResourceDb::open(dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
         bool recorded = false;
         if (db) {
           ProgressLine progress("recording nodes");
-          db->setWriteProgress([&progress](std::size_t written, std::size_t total) { progress.update(written, total); });
+          db->setWriteProgress(
+              [&progress](std::size_t written, std::size_t total) { progress.update(written, total); });
           recorded = db->recordNodes(nodes, /*markOthersDown=*/true, &down, error);
           db->setWriteProgress(nullptr);
         }

@@ -27,32 +27,27 @@ constexpr int kFormatVersion = 1;
 // Fields each object may hold. Read-only fields written by `streammap nodes --json` are accepted and
 // ignored so that its output can be imported again.
 const char* const kTopFields[] = {"format", "version", "nodes"};
-const char* const kNodeFields[] = {"host",   "status",   "source",       "last_heartbeat",
-                                   "cpu",    "memory_bytes", "numa",     "caches",
-                                   "network", "gpus",    "heartbeat_age_s"};
+const char* const kNodeFields[] = {"host",   "status",  "source", "last_heartbeat", "cpu", "memory_bytes", "numa",
+                                   "caches", "network", "gpus",   "heartbeat_age_s"};
 const char* const kCpuFields[] = {"sockets", "cores", "threads", "speed"};
 const char* const kNumaFields[] = {"index", "memory_bytes"};
 const char* const kCacheFields[] = {"level", "bytes", "count"};
 const char* const kNetworkFields[] = {"bandwidth_bytes_per_s"};
-const char* const kGpuFields[] = {"index",           "name",           "uuid",
-                                  "compute_capability", "memory_bytes", "multiprocessors",
-                                  "clock_khz",       "pci_bus_id",     "numa_node",
-                                  "rate"};
+const char* const kGpuFields[] = {"index",           "name",      "uuid",       "compute_capability", "memory_bytes",
+                                  "multiprocessors", "clock_khz", "pci_bus_id", "numa_node",          "rate"};
 
 struct ParseFailure {
   std::string message;
 };
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw ParseFailure{path + ": " + what};
-}
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw ParseFailure{path + ": " + what}; }
 
 template <std::size_t N>
 void checkFields(const Json& object, const std::string& path, const char* const (&allowed)[N]) {
   if (!object.is_object()) fail(path, "expected an object");
   for (auto it = object.begin(); it != object.end(); ++it) {
-    bool known = std::any_of(std::begin(allowed), std::end(allowed),
-                             [&](const char* name) { return it.key() == name; });
+    bool known =
+        std::any_of(std::begin(allowed), std::end(allowed), [&](const char* name) { return it.key() == name; });
     if (!known) fail(path.empty() ? it.key() : path + "." + it.key(), "unknown field");
   }
 }
@@ -67,8 +62,7 @@ const Json* member(const Json& object, const char* key) {
   return &*it;
 }
 
-std::int64_t readInteger(const Json& value, const std::string& path, std::int64_t min,
-                         std::int64_t max) {
+std::int64_t readInteger(const Json& value, const std::string& path, std::int64_t min, std::int64_t max) {
   std::int64_t v = 0;
   std::string problem;
   if (!lang::jsonInteger(value, min, max, v, problem)) fail(path, problem);
@@ -82,15 +76,13 @@ int readInt(const Json& object, const char* key, const std::string& path, int fa
   return static_cast<int>(readInteger(*v, join(path, key), min, max));
 }
 
-std::uint64_t readBytes(const Json& object, const char* key, const std::string& path,
-                        std::uint64_t fallback) {
+std::uint64_t readBytes(const Json& object, const char* key, const std::string& path, std::uint64_t fallback) {
   const Json* v = member(object, key);
   if (!v) return fallback;
   std::uint64_t bytes = 0;
   std::string problem;
   // Capped at the largest signed 64-bit value: the resource database stores byte counts as SQL integers.
-  if (!lang::jsonUnsigned(*v, std::numeric_limits<std::int64_t>::max(), bytes, problem))
-    fail(join(path, key), problem);
+  if (!lang::jsonUnsigned(*v, std::numeric_limits<std::int64_t>::max(), bytes, problem)) fail(join(path, key), problem);
   return bytes;
 }
 
@@ -104,8 +96,7 @@ std::optional<double> readPositiveDouble(const Json& object, const char* key, co
   return d;
 }
 
-std::string readString(const Json& object, const char* key, const std::string& path,
-                       const std::string& fallback) {
+std::string readString(const Json& object, const char* key, const std::string& path, const std::string& fallback) {
   const Json* v = member(object, key);
   if (!v) return fallback;
   if (!v->is_string()) fail(join(path, key), "expected a string, got " + lang::shownJson(*v));
@@ -120,8 +111,7 @@ void readComputeCapability(const Json& gpu, const std::string& path, GpuInfo& ou
   const std::string text = v->get<std::string>();
   int major = 0, minor = 0, consumed = 0;
   if (std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &consumed) != 2 ||
-      consumed != static_cast<int>(text.size()) || major < 0 || minor < 0 || text[0] == '+' ||
-      text[0] == '-')
+      consumed != static_cast<int>(text.size()) || major < 0 || minor < 0 || text[0] == '+' || text[0] == '-')
     fail(field, "expected \"MAJOR.MINOR\"");
   out.ccMajor = major;
   out.ccMinor = minor;
@@ -156,8 +146,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   NodeInfo node;
   const Json* host = member(json, "host");
   if (!host) fail(join(path, "host"), "missing required field");
-  if (!host->is_string() || host->get<std::string>().empty())
-    fail(join(path, "host"), "expected a non-empty string");
+  if (!host->is_string() || host->get<std::string>().empty()) fail(join(path, "host"), "expected a non-empty string");
   node.host = host->get<std::string>();
   if (std::string why; !checkHostName(node.host, why)) fail(join(path, "host"), why);
 
@@ -168,8 +157,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   if (!parseRecordSource(source, node.source))
     fail(join(path, "source"), "expected \"probe\" or \"import\", got \"" + source + "\"");
   if (const Json* hb = member(json, "last_heartbeat"))
-    node.lastHeartbeat = readInteger(*hb, join(path, "last_heartbeat"), 0,
-                                     std::numeric_limits<std::int64_t>::max());
+    node.lastHeartbeat = readInteger(*hb, join(path, "last_heartbeat"), 0, std::numeric_limits<std::int64_t>::max());
 
   const std::string cpuPath = join(path, "cpu");
   const Json* cpu = member(json, "cpu");
@@ -179,8 +167,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   node.cores = readInt(*cpu, "cores", cpuPath, 1, 1);
   node.sockets = readInt(*cpu, "sockets", cpuPath, 1, 1);
   node.threads = readInt(*cpu, "threads", cpuPath, node.cores, 1);
-  if (node.threads < node.cores)
-    fail(join(cpuPath, "threads"), "fewer hardware threads than cores");
+  if (node.threads < node.cores) fail(join(cpuPath, "threads"), "fewer hardware threads than cores");
   node.cpuSpeed = readPositiveDouble(*cpu, "speed", cpuPath).value_or(1.0);
 
   const Json& numa = readArray(json, "numa", path);
@@ -195,8 +182,8 @@ NodeInfo readNode(const Json& json, const std::string& path) {
     if (!numaIndices.insert(info.index).second)
       fail(join(p, "index"), "duplicate NUMA index " + std::to_string(info.index));
     if (info.memoryBytes > std::numeric_limits<std::int64_t>::max() - numaTotal)
-      fail(join(p, "memory_bytes"), "NUMA memory totals more than " +
-                                        std::to_string(std::numeric_limits<std::int64_t>::max()) + " bytes");
+      fail(join(p, "memory_bytes"),
+           "NUMA memory totals more than " + std::to_string(std::numeric_limits<std::int64_t>::max()) + " bytes");
     numaTotal += info.memoryBytes;
     node.numa.push_back(info);
   }
@@ -216,8 +203,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
 
   if (const Json* network = member(json, "network")) {
     checkFields(*network, join(path, "network"), kNetworkFields);
-    node.bandwidthBytesPerSec =
-        readPositiveDouble(*network, "bandwidth_bytes_per_s", join(path, "network"));
+    node.bandwidthBytesPerSec = readPositiveDouble(*network, "bandwidth_bytes_per_s", join(path, "network"));
   }
 
   const Json& gpus = readArray(json, "gpus", path);
@@ -229,8 +215,7 @@ NodeInfo readNode(const Json& json, const std::string& path) {
       fail(join(p, "index"), "duplicate GPU index " + std::to_string(gpu.index));
     node.gpus.push_back(std::move(gpu));
   }
-  std::sort(node.gpus.begin(), node.gpus.end(),
-            [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
+  std::sort(node.gpus.begin(), node.gpus.end(), [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
   return node;
 }
 
@@ -241,22 +226,18 @@ Json nodeToJson(const NodeInfo& node, std::optional<std::int64_t> now) {
   j["source"] = recordSourceName(node.source);
   j["last_heartbeat"] = node.lastHeartbeat ? Json(*node.lastHeartbeat) : Json(nullptr);
   if (now && node.lastHeartbeat) j["heartbeat_age_s"] = *now - *node.lastHeartbeat;
-  j["cpu"] = Json{{"sockets", node.sockets},
-                  {"cores", node.cores},
-                  {"threads", node.threads},
-                  {"speed", node.cpuSpeed}};
+  j["cpu"] =
+      Json{{"sockets", node.sockets}, {"cores", node.cores}, {"threads", node.threads}, {"speed", node.cpuSpeed}};
   j["memory_bytes"] = node.memoryBytes;
   Json numa = Json::array();
-  for (const NumaInfo& n : node.numa)
-    numa.push_back(Json{{"index", n.index}, {"memory_bytes", n.memoryBytes}});
+  for (const NumaInfo& n : node.numa) numa.push_back(Json{{"index", n.index}, {"memory_bytes", n.memoryBytes}});
   j["numa"] = std::move(numa);
   Json caches = Json::array();
   for (const CacheInfo& c : node.caches)
     caches.push_back(Json{{"level", c.level}, {"bytes", c.bytes}, {"count", c.count}});
   j["caches"] = std::move(caches);
-  j["network"] = Json{{"bandwidth_bytes_per_s", node.bandwidthBytesPerSec
-                                                     ? Json(*node.bandwidthBytesPerSec)
-                                                     : Json(nullptr)}};
+  j["network"] =
+      Json{{"bandwidth_bytes_per_s", node.bandwidthBytesPerSec ? Json(*node.bandwidthBytesPerSec) : Json(nullptr)}};
   Json gpus = Json::array();
   for (const GpuInfo& g : node.gpus) {
     Json gj;
@@ -309,8 +290,7 @@ bool parseClusterJson(const std::string& text, Cluster& out, std::string& error)
     std::int64_t v = readInteger(*version, "version", 1, std::numeric_limits<int>::max());
     if (v > kFormatVersion)
       fail("version", "cluster description version " + std::to_string(v) +
-                          " is newer than this streammap understands (" +
-                          std::to_string(kFormatVersion) + ")");
+                          " is newer than this streammap understands (" + std::to_string(kFormatVersion) + ")");
     const Json* nodes = member(root, "nodes");
     if (!nodes) fail("nodes", "missing required field");
     if (!nodes->is_array()) fail("nodes", "expected an array");
@@ -319,8 +299,7 @@ bool parseClusterJson(const std::string& text, Cluster& out, std::string& error)
     for (std::size_t i = 0; i < nodes->size(); ++i) {
       const std::string path = "nodes[" + std::to_string(i) + "]";
       NodeInfo node = readNode((*nodes)[i], path);
-      if (!hosts.insert(node.host).second)
-        fail(path + ".host", "duplicate host '" + node.host + "'");
+      if (!hosts.insert(node.host).second) fail(path + ".host", "duplicate host '" + node.host + "'");
       cluster.nodes.push_back(std::move(node));
     }
     std::sort(cluster.nodes.begin(), cluster.nodes.end(),

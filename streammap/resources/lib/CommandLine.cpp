@@ -113,9 +113,7 @@ std::optional<double> CommandLine::doubleValue(const std::string& option, double
   return v;
 }
 
-std::string CommandLine::databasePath() const {
-  return has("--db") ? value("--db") : defaultDatabasePath();
-}
+std::string CommandLine::databasePath() const { return has("--db") ? value("--db") : defaultDatabasePath(); }
 
 void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
   std::fprintf(out, "usage: %s\n\n%s\n\noptions:\n", spec.usage, spec.summary);
@@ -142,8 +140,6 @@ int reportError(const std::string& message) {
   return 1;
 }
 
-void reportWarning(const std::string& message) {
-  std::fprintf(stderr, "streammap: warning: %s\n", message.c_str());
-}
+void reportWarning(const std::string& message) { std::fprintf(stderr, "streammap: warning: %s\n", message.c_str()); }
 
 }  // namespace dispar::streammap

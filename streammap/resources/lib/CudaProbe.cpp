@@ -39,7 +39,7 @@ class CudaDriver {
   CUresult (*cuDeviceGetCount)(int*) = nullptr;
   CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
   CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
-  CUresult (*cuDeviceGetUuid)(CUuuid*, CUdevice) = nullptr;  // _v2 when the driver has it
+  CUresult (*cuDeviceGetUuid)(CUuuid*, CUdevice) = nullptr;   // _v2 when the driver has it
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;  // cuDeviceTotalMem_v2
   CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
   CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;
@@ -53,8 +53,7 @@ class CudaDriver {
       return false;
     }
     bool ok = resolve("cuInit", cuInit, error) && resolve("cuDeviceGetCount", cuDeviceGetCount, error) &&
-              resolve("cuDeviceGet", cuDeviceGet, error) &&
-              resolve("cuDeviceGetName", cuDeviceGetName, error) &&
+              resolve("cuDeviceGet", cuDeviceGet, error) && resolve("cuDeviceGetName", cuDeviceGetName, error) &&
               (resolveOptional("cuDeviceGetUuid_v2", cuDeviceGetUuid) ||
                resolve("cuDeviceGetUuid", cuDeviceGetUuid, error)) &&
               resolve("cuDeviceTotalMem_v2", cuDeviceTotalMem, error) &&
@@ -93,12 +92,12 @@ struct CudaCallFailure {
 };
 
 // The checked-call macro for the driver API: names the call, the source position and the error.
-#define DISPAR_CU_CHECK(driver, call)                                                              \
-  do {                                                                                             \
-    CUresult rc_ = (call);                                                                         \
-    if (rc_ != kCudaSuccess)                                                                       \
-      throw CudaCallFailure{std::string(#call) + " failed at " + __FILE__ + ":" +                  \
-                            std::to_string(__LINE__) + ": " + (driver).describe(rc_)};             \
+#define DISPAR_CU_CHECK(driver, call)                                                                                  \
+  do {                                                                                                                 \
+    CUresult rc_ = (call);                                                                                             \
+    if (rc_ != kCudaSuccess)                                                                                           \
+      throw CudaCallFailure{std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +    \
+                            (driver).describe(rc_)};                                                                   \
   } while (0)
 
 std::string formatUuid(const CUuuid& uuid) {

@@ -111,8 +111,7 @@ int runDaemon(const DaemonOptions& options) {
   probeOptions.hostName = host;
 
   std::string error;
-  std::unique_ptr<ResourceDb> db =
-      ResourceDb::open(options.dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(options.dbPath, ResourceDb::OpenMode::CreateIfMissing, error);
   if (!db) return reportError(error);
   InstanceLock lock;
   if (!lock.acquire(daemonLockPath(options.dbPath, host), "keeps this node's record", error)) return reportError(error);
@@ -132,7 +131,8 @@ int runDaemon(const DaemonOptions& options) {
   }
   log("keeping " + host + " in " + dbName + " (interval " + interval + " s" + probeText + ", ttl " +
       std::to_string(ttl) + " s)");
-  const double probeInterval = options.probeIntervalSeconds > 0 ? options.probeIntervalSeconds : options.intervalSeconds;
+  const double probeInterval =
+      options.probeIntervalSeconds > 0 ? options.probeIntervalSeconds : options.intervalSeconds;
   using Clock = std::chrono::steady_clock;
   Clock::time_point lastProbe{};
   bool first = true;

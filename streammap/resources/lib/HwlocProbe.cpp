@@ -19,10 +19,10 @@ struct TopologyDeleter {
 using Topology = std::unique_ptr<hwloc_topology, TopologyDeleter>;
 
 // Checked hwloc call: hwloc reports failure as -1 with errno set.
-#define DISPAR_HWLOC_CHECK(call, warning)                                                          \
-  ((call) == 0 ? true                                                                              \
-               : ((warning) = std::string(#call) + " failed at " + __FILE__ + ":" +               \
-                              std::to_string(__LINE__) + ": " + std::strerror(errno),              \
+#define DISPAR_HWLOC_CHECK(call, warning)                                                                              \
+  ((call) == 0 ? true                                                                                                  \
+               : ((warning) = std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " +  \
+                              std::strerror(errno),                                                                    \
                   false))
 
 int countOf(hwloc_topology_t topology, hwloc_obj_type_t type) {
@@ -62,13 +62,12 @@ bool probeHwlocTopology(NodeInfo& node, std::string& warning) {
   for (hwloc_obj_t numa = hwloc_get_next_obj_by_type(raw, HWLOC_OBJ_NUMANODE, nullptr); numa;
        numa = hwloc_get_next_obj_by_type(raw, HWLOC_OBJ_NUMANODE, numa))
     node.numa.push_back({static_cast<int>(numa->os_index), numa->attr->numanode.local_memory});
-  std::sort(node.numa.begin(), node.numa.end(),
-            [](const NumaInfo& a, const NumaInfo& b) { return a.index < b.index; });
+  std::sort(node.numa.begin(), node.numa.end(), [](const NumaInfo& a, const NumaInfo& b) { return a.index < b.index; });
 
   // Data and unified caches, grouped by (level, size); instruction caches do not hold data.
   std::map<std::pair<int, std::uint64_t>, int> caches;
-  for (hwloc_obj_type_t type : {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE}) {
+  for (hwloc_obj_type_t type :
+       {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE}) {
     for (hwloc_obj_t cache = hwloc_get_next_obj_by_type(raw, type, nullptr); cache;
          cache = hwloc_get_next_obj_by_type(raw, type, cache))
       ++caches[{static_cast<int>(cache->attr->cache.depth), cache->attr->cache.size}];

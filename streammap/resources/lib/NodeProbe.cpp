@@ -21,9 +21,8 @@ void fillWithoutTopology(NodeInfo& node) {
   long pageSize = sysconf(_SC_PAGESIZE);
   node.sockets = 1;
   node.threads = node.cores = cpus > 0 ? static_cast<int>(cpus) : 1;
-  node.memoryBytes = pages > 0 && pageSize > 0
-                         ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize)
-                         : 0;
+  node.memoryBytes =
+      pages > 0 && pageSize > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize) : 0;
 }
 
 }  // namespace

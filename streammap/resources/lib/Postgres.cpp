@@ -57,8 +57,13 @@ Result check(PGresult* raw, PGconn* connection, const char* call, const char* fi
 Connection::Connection(const std::string& conninfo) {
   // Defaults first, then the caller's string (expand_dbname), so that its own settings win. A bounded
   // connect timeout and TCP keepalives keep a daemon's tick from hanging on a server that went away.
-  const char* const keys[] = {"connect_timeout", "keepalives_idle", "keepalives_interval", "keepalives_count",
-                              "application_name", "dbname", nullptr};
+  const char* const keys[] = {"connect_timeout",
+                              "keepalives_idle",
+                              "keepalives_interval",
+                              "keepalives_count",
+                              "application_name",
+                              "dbname",
+                              nullptr};
   const char* const values[] = {"10", "10", "5", "3", "streammap", conninfo.c_str(), nullptr};
   connection_ = PQconnectdbParams(keys, values, 1);
   if (!connection_) throw PostgresError("out of memory allocating a libpq connection", "", true);
@@ -129,8 +134,8 @@ void Statement::execute() {
   values.reserve(params_.size());
   for (const auto& v : params_) values.push_back(v ? v->c_str() : nullptr);
   PGconn* c = connection_.get();
-  result_ = DISPAR_PG_CHECK(c, PQexecParams(c, sql_.c_str(), static_cast<int>(values.size()), nullptr,
-                                            values.data(), nullptr, nullptr, 0));
+  result_ = DISPAR_PG_CHECK(
+      c, PQexecParams(c, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
   executed_ = true;
   row_ = -1;
 }

@@ -57,7 +57,7 @@ class Result {
 /// Throws PostgresError unless `result` reports success; returns it otherwise.
 Result check(PGresult* result, PGconn* connection, const char* call, const char* file, int line);
 
-#define DISPAR_PG_CHECK(connection, call) \
+#define DISPAR_PG_CHECK(connection, call)                                                                              \
   ::dispar::streammap::postgres::check((call), (connection), #call, __FILE__, __LINE__)
 
 class Connection {

@@ -116,8 +116,8 @@ class PostgresBackend final : public RowStore<Statement, Connection> {
     Statement s(connection_, "SELECT key, value FROM dispar_meta WHERE key IN ('application_id', 'schema_version')");
     while (s.step()) (s.columnText(0) == "application_id" ? appId : version) = s.columnText(1);
     if (appId != std::to_string(kResourceDbApplicationId))
-      throw std::runtime_error("a PostgreSQL database of another application (dispar_meta application_id '" +
-                               appId + "'), not a dispar resource database; refusing to touch it");
+      throw std::runtime_error("a PostgreSQL database of another application (dispar_meta application_id '" + appId +
+                               "'), not a dispar resource database; refusing to touch it");
     char* end = nullptr;
     const long v = std::strtol(version.c_str(), &end, 10);
     if (version.empty() || *end || v < 1)

@@ -28,7 +28,8 @@ void ProgressLine::update(std::size_t done, std::size_t total) {
   if (drawn_ && done < total && now - lastDrawn_ < kRedrawInterval) return;
   const std::string line = what_ + ": " + std::to_string(done) + " of " + std::to_string(total);
   // Padded to the previous line's width, so that no character of it is left behind.
-  std::fprintf(stream_, "\r%s%s", line.c_str(), std::string(width_ > line.size() ? width_ - line.size() : 0, ' ').c_str());
+  std::fprintf(stream_, "\r%s%s", line.c_str(),
+               std::string(width_ > line.size() ? width_ - line.size() : 0, ' ').c_str());
   std::fflush(stream_);
   width_ = std::max(width_, line.size());
   drawn_ = true;

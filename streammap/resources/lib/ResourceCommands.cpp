@@ -2,8 +2,8 @@
 #include "streammap/Commands.h"
 
 #include "streammap/AtomicFiles.h"
-#include "streammap/CommandLine.h"
 #include "streammap/ClusterJson.h"
+#include "streammap/CommandLine.h"
 #include "streammap/Daemon.h"
 #include "streammap/Discovery.h"
 #include "streammap/ProgressLine.h"
@@ -97,8 +97,8 @@ bool loadRecords(const std::string& dbPath, int ttl, Cluster& cluster, std::stri
 }
 
 int printNodeTable(const Cluster& cluster, std::int64_t now) {
-  std::printf("%-16s %-8s %-7s %7s %5s %7s %10s %9s  %s\n", "HOST", "STATUS", "SOURCE", "SOCKETS", "CORES",
-              "THREADS", "MEMORY", "HEARTBEAT", "GPUS");
+  std::printf("%-16s %-8s %-7s %7s %5s %7s %10s %9s  %s\n", "HOST", "STATUS", "SOURCE", "SOCKETS", "CORES", "THREADS",
+              "MEMORY", "HEARTBEAT", "GPUS");
   for (const NodeInfo& n : cluster.nodes) {
     std::string age = n.lastHeartbeat ? std::to_string(now - *n.lastHeartbeat) + "s ago" : "-";
     std::printf("%-16s %-8s %-7s %7d %5d %7d %10s %9s  %s\n", n.host.c_str(), nodeStatusName(n.status),

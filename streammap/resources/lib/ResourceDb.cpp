@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -193,8 +193,7 @@ void diffNodes(const NodeInfo& before, const NodeInfo& after, std::vector<std::s
   number("threads", before.threads, after.threads);
   if (before.memoryBytes != after.memoryBytes)
     out.push_back("memory " + formatGiB(before.memoryBytes) + " -> " + formatGiB(after.memoryBytes));
-  number("numa nodes", static_cast<std::int64_t>(before.numa.size()),
-         static_cast<std::int64_t>(after.numa.size()));
+  number("numa nodes", static_cast<std::int64_t>(before.numa.size()), static_cast<std::int64_t>(after.numa.size()));
   std::map<int, const GpuInfo*> old, now;
   for (const GpuInfo& g : before.gpus) old[g.index] = &g;
   for (const GpuInfo& g : after.gpus) now[g.index] = &g;
@@ -242,8 +241,7 @@ namespace {
 class SqliteBackend final : public RowStore<Statement, Connection> {
  public:
   // rowid orders the caches one transaction inserted in insertion order.
-  SqliteBackend(const std::string& path, int flags)
-      : RowStore("rowid"), connection_(path, flags, kBusyTimeoutMs) {}
+  SqliteBackend(const std::string& path, int flags) : RowStore("rowid"), connection_(path, flags, kBusyTimeoutMs) {}
 
   int prepareSchema(bool /*create*/) override {
     // Reads only: nothing is written until the file is known to be ours.
@@ -261,8 +259,7 @@ class SqliteBackend final : public RowStore<Statement, Connection> {
                         SQLITE_NOTADB);
     const std::int64_t version = header.version;
     if (version > kResourceDbSchemaVersion)
-      throw SqliteError("schema version " + std::to_string(version) +
-                            " is newer than this streammap supports (" +
+      throw SqliteError("schema version " + std::to_string(version) + " is newer than this streammap supports (" +
                             std::to_string(kResourceDbSchemaVersion) + "); upgrade streammap",
                         SQLITE_NOTADB);
     if (version < kResourceDbSchemaVersion) migrate();
@@ -445,8 +442,8 @@ bool checkHostNames(const NodeInfo* nodes, std::size_t count, const std::string&
 
 }  // namespace
 
-bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTtlSeconds,
-                            NodeChanges* changes, std::string& error) {
+bool ResourceDb::recordNode(const NodeInfo& node, std::optional<int> heartbeatTtlSeconds, NodeChanges* changes,
+                            std::string& error) {
   if (!checkHostNames(&node, 1, displayDatabaseName(path_), error)) return false;
   return guarded(path_, error, [&] {
     impl_->write(Impl::WriteScope::Node, [&] {
@@ -547,9 +544,8 @@ bool ResourceDb::removeNodesExcept(const std::vector<std::string>& keep, std::ve
 
 bool ResourceDb::heartbeat(const std::string& host, std::int64_t now, std::string& error) {
   bool found = false;
-  bool ok = guarded(path_, error, [&] {
-    impl_->write(Impl::WriteScope::Node, [&] { found = impl_->heartbeat(host, now); });
-  });
+  bool ok = guarded(path_, error,
+                    [&] { impl_->write(Impl::WriteScope::Node, [&] { found = impl_->heartbeat(host, now); }); });
   if (ok && !found) error = path_ + ": no node '" + host + "' recorded";
   return ok && found;
 }

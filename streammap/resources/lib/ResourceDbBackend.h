@@ -84,7 +84,8 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
   {
     Statement s(connection, ("SELECT host, sockets, cores, threads, memory_bytes, status, source, "
                              "last_heartbeat, heartbeat_ttl_s, heartbeat_count, updated_at, cpu_speed, "
-                             "bandwidth_bytes_per_s FROM nodes" + where + " ORDER BY host")
+                             "bandwidth_bytes_per_s FROM nodes" +
+                             where + " ORDER BY host")
                                 .c_str());
     if (host) s.bind(1, *host);
     while (s.step()) {
@@ -118,9 +119,9 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
         n->numa.push_back({static_cast<int>(s.columnInt(1)), static_cast<std::uint64_t>(s.columnInt(2))});
   }
   {
-    Statement s(connection, ("SELECT host, level, bytes, count FROM caches" + where + " ORDER BY host, level, " +
-                             cacheOrder)
-                                .c_str());
+    Statement s(
+        connection,
+        ("SELECT host, level, bytes, count FROM caches" + where + " ORDER BY host, level, " + cacheOrder).c_str());
     if (host) s.bind(1, *host);
     while (s.step())
       if (NodeInfo* n = recordFor(s.columnText(0)))
@@ -129,8 +130,8 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
   }
   {
     Statement s(connection, ("SELECT host, idx, name, uuid, cc_major, cc_minor, memory_bytes, multiprocessors, "
-                             "clock_khz, pci_bus_id, numa_node, measured_rate FROM gpus" + where +
-                             " ORDER BY host, idx")
+                             "clock_khz, pci_bus_id, numa_node, measured_rate FROM gpus" +
+                             where + " ORDER BY host, idx")
                                 .c_str());
     if (host) s.bind(1, *host);
     while (s.step()) {
@@ -174,8 +175,7 @@ ON CONFLICT(host) DO UPDATE SET
   updated_at = excluded.updated_at,
   cpu_speed = excluded.cpu_speed, bandwidth_bytes_per_s = excluded.bandwidth_bytes_per_s)sql"),
         deleteNuma_(c, "DELETE FROM numa_nodes WHERE host = ?1"),
-        deleteCaches_(c, "DELETE FROM caches WHERE host = ?1"),
-        deleteGpus_(c, "DELETE FROM gpus WHERE host = ?1"),
+        deleteCaches_(c, "DELETE FROM caches WHERE host = ?1"), deleteGpus_(c, "DELETE FROM gpus WHERE host = ?1"),
         insertNuma_(c, "INSERT INTO numa_nodes(host, idx, memory_bytes) VALUES (?1, ?2, ?3)"),
         insertCache_(c, "INSERT INTO caches(host, level, bytes, count) VALUES (?1, ?2, ?3, ?4)"),
         insertGpu_(c, "INSERT INTO gpus(host, idx, name, uuid, cc_major, cc_minor, memory_bytes, "
@@ -205,7 +205,9 @@ ON CONFLICT(host) DO UPDATE SET
       insertNuma_.run();
     }
     for (const CacheInfo& cache : n.caches) {
-      insertCache_.bind(1, n.host).bind(2, cache.level).bind(3, static_cast<std::int64_t>(cache.bytes))
+      insertCache_.bind(1, n.host)
+          .bind(2, cache.level)
+          .bind(3, static_cast<std::int64_t>(cache.bytes))
           .bind(4, cache.count);
       insertCache_.run();
     }
@@ -275,10 +277,12 @@ class RowStore : public ResourceDb::Impl {
       Statement last(connection(), "SELECT max(id) FROM profile_runs");
       if (last.step() && !last.columnIsNull(0)) id = last.columnInt(0) + 1;
     }
-    Statement insertRun(connection(),
-                        "INSERT INTO profile_runs(id, program, source, recorded_at, period_messages) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5)");
-    insertRun.bind(1, id).bind(2, run.program).bind(3, run.source).bind(4, now)
+    Statement insertRun(connection(), "INSERT INTO profile_runs(id, program, source, recorded_at, period_messages) "
+                                      "VALUES (?1, ?2, ?3, ?4, ?5)");
+    insertRun.bind(1, id)
+        .bind(2, run.program)
+        .bind(3, run.source)
+        .bind(4, now)
         .bind(5, static_cast<std::int64_t>(run.periodMessages));
     insertRun.run();
     Statement insertSample(connection(), R"sql(
@@ -302,10 +306,13 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13))sql");
           .bind(13, c.features);
       insertSample.run();
     }
-    Statement insertPipe(connection(),
-                         "INSERT INTO pipe_samples(run_id, program, pipe, messages, bytes) VALUES (?1, ?2, ?3, ?4, ?5)");
+    Statement insertPipe(
+        connection(), "INSERT INTO pipe_samples(run_id, program, pipe, messages, bytes) VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const PipeSample& p : run.pipes) {
-      insertPipe.bind(1, id).bind(2, run.program).bind(3, p.pipe).bind(4, static_cast<std::int64_t>(p.messages))
+      insertPipe.bind(1, id)
+          .bind(2, run.program)
+          .bind(3, p.pipe)
+          .bind(4, static_cast<std::int64_t>(p.messages))
           .bind(5, static_cast<std::int64_t>(p.bytes));
       insertPipe.run();
     }
@@ -343,7 +350,8 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13))sql");
     if (program) p.bind(1, *program);
     while (p.step())
       pipes.push_back(PipeSample{p.columnInt(0), p.columnText(1), p.columnText(2),
-                                 static_cast<std::uint64_t>(p.columnInt(3)), static_cast<std::uint64_t>(p.columnInt(4))});
+                                 static_cast<std::uint64_t>(p.columnInt(3)),
+                                 static_cast<std::uint64_t>(p.columnInt(4))});
   }
 
  protected:

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
-#include <set>
 #include <poll.h>
+#include <set>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -46,8 +46,8 @@ constexpr GpuModel kGpuModels[] = {
 
 // Slurm's node state words (base states and flags, upper case) that make a node unusable for a new job.
 const std::string kDrainedStates[] = {"DRAIN", "DRAINED", "DRAINING"};
-const std::string kDownStates[] = {"DOWN",       "NOT_RESPONDING", "NO_RESPOND",    "FAIL",        "FAILING",
-                                   "FUTURE",     "UNKNOWN",        "INVAL",         "ERROR",       "POWERED_DOWN",
+const std::string kDownStates[] = {"DOWN",       "NOT_RESPONDING", "NO_RESPOND", "FAIL",  "FAILING",
+                                   "FUTURE",     "UNKNOWN",        "INVAL",      "ERROR", "POWERED_DOWN",
                                    "POWER_DOWN", "POWERING_DOWN",  "POWERING_UP"};
 
 std::string lower(std::string s) {
@@ -78,7 +78,8 @@ GpuInfo gpuOfType(const std::string& type, int index) {
 }
 
 bool parseNonNegative(const std::string& text, long& out) {
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (text.empty() ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return false;
   errno = 0;
   out = std::strtol(text.c_str(), nullptr, 10);
@@ -151,8 +152,8 @@ void setCpus(NodeInfo& n, long long cpus, long long sockets, long long coresPerS
   n.threads = static_cast<int>(std::max(1LL, cpus));
   n.sockets = static_cast<int>(std::max(1LL, sockets));
   const long long cores = sockets > 0 && coresPerSocket > 0 ? sockets * coresPerSocket
-                          : threadsPerCore > 0             ? cpus / threadsPerCore
-                                                           : cpus;
+                          : threadsPerCore > 0              ? cpus / threadsPerCore
+                                                            : cpus;
   n.cores = static_cast<int>(std::clamp(cores, 1LL, static_cast<long long>(n.threads)));
 }
 
@@ -167,7 +168,8 @@ bool parseGres(const std::string& gres, std::vector<GpuInfo>& out, std::string& 
     if (const std::size_t paren = entry.find('('); paren != std::string::npos) {
       head = entry.substr(0, paren);
       const std::size_t close = entry.rfind(')');
-      detail = entry.substr(paren + 1, close == std::string::npos || close < paren ? std::string::npos : close - paren - 1);
+      detail =
+          entry.substr(paren + 1, close == std::string::npos || close < paren ? std::string::npos : close - paren - 1);
     }
     const std::vector<std::string> fields = splitTopLevel(head, ':');
     if (fields.empty() || fields[0] != "gpu") continue;
@@ -192,13 +194,14 @@ bool parseGres(const std::string& gres, std::vector<GpuInfo>& out, std::string& 
       }
     }
     if (!indices.empty() && static_cast<long>(indices.size()) != count) {
-      error = "gres '" + entry + "': " + std::to_string(count) + " GPUs but " + std::to_string(indices.size()) +
-              " indices";
+      error =
+          "gres '" + entry + "': " + std::to_string(count) + " GPUs but " + std::to_string(indices.size()) + " indices";
       return false;
     }
     const int base = out.empty() ? 0 : out.back().index + 1;
     for (long i = 0; i < count; ++i)
-      out.push_back(gpuOfType(type, indices.empty() ? base + static_cast<int>(i) : indices[static_cast<std::size_t>(i)]));
+      out.push_back(
+          gpuOfType(type, indices.empty() ? base + static_cast<int>(i) : indices[static_cast<std::size_t>(i)]));
   }
   return true;
 }
@@ -214,9 +217,13 @@ NodeStatus statusOfState(const std::vector<std::string>& words) {
         word.pop_back();
       }
       word = upper(word);
-      const auto among = [&](const auto& table) { return std::find(std::begin(table), std::end(table), word) != std::end(table); };
-      if (among(kDrainedStates)) drained = true;
-      else if (among(kDownStates)) down = true;
+      const auto among = [&](const auto& table) {
+        return std::find(std::begin(table), std::end(table), word) != std::end(table);
+      };
+      if (among(kDrainedStates))
+        drained = true;
+      else if (among(kDownStates))
+        down = true;
     }
   }
   if (drained) return NodeStatus::Drained;
@@ -570,7 +577,8 @@ NodeInfo mergeNode(const NodeInfo* stored, const NodeInfo& fromSlurm) {
   // take Slurm's description for the others.
   merged.gpus.clear();
   for (const GpuInfo& g : fromSlurm.gpus) {
-    auto probed = std::find_if(stored->gpus.begin(), stored->gpus.end(), [&](const GpuInfo& p) { return p.index == g.index; });
+    auto probed =
+        std::find_if(stored->gpus.begin(), stored->gpus.end(), [&](const GpuInfo& p) { return p.index == g.index; });
     merged.gpus.push_back(probed != stored->gpus.end() ? *probed : g);
   }
   return merged;
@@ -579,7 +587,8 @@ NodeInfo mergeNode(const NodeInfo* stored, const NodeInfo& fromSlurm) {
 void restrictToAllocation(Cluster& cluster, const Allocation& allocation, std::vector<std::string>& notes) {
   Cluster restricted;
   for (const AllocatedNode& a : allocation.nodes) {
-    auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const NodeInfo& n) { return n.host == a.host; });
+    auto it =
+        std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const NodeInfo& n) { return n.host == a.host; });
     NodeInfo node;
     std::string origin;
     if (it != cluster.nodes.end()) {
@@ -597,13 +606,15 @@ void restrictToAllocation(Cluster& cluster, const Allocation& allocation, std::v
     if (a.gpus) {
       std::vector<GpuInfo> usable;
       for (const GpuInfo& g : *a.gpus) {
-        auto known = std::find_if(node.gpus.begin(), node.gpus.end(), [&](const GpuInfo& p) { return p.index == g.index; });
+        auto known =
+            std::find_if(node.gpus.begin(), node.gpus.end(), [&](const GpuInfo& p) { return p.index == g.index; });
         usable.push_back(known != node.gpus.end() ? *known : g);
       }
       node.gpus = std::move(usable);
     }
     notes.push_back(a.host + ": " + std::to_string(a.cpus) + (a.cpus == 1 ? " CPU, " : " CPUs, ") +
-                    std::to_string(node.gpus.size()) + (node.gpus.size() == 1 ? " GPU" : " GPUs") + " (" + origin + ")");
+                    std::to_string(node.gpus.size()) + (node.gpus.size() == 1 ? " GPU" : " GPUs") + " (" + origin +
+                    ")");
     restricted.nodes.push_back(std::move(node));
   }
   std::sort(restricted.nodes.begin(), restricted.nodes.end(),

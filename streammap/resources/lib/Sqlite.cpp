@@ -23,9 +23,7 @@ Connection::Connection(const std::string& path, int flags, int busyTimeoutMs) {
 
 Connection::~Connection() { sqlite3_close_v2(db_); }
 
-void Connection::exec(const char* sql) {
-  DISPAR_SQLITE_CHECK(db_, sqlite3_exec(db_, sql, nullptr, nullptr, nullptr));
-}
+void Connection::exec(const char* sql) { DISPAR_SQLITE_CHECK(db_, sqlite3_exec(db_, sql, nullptr, nullptr, nullptr)); }
 
 std::int64_t Connection::queryInt(const char* sql) {
   Statement statement(*this, sql);
@@ -54,8 +52,8 @@ Statement& Statement::bind(int index, double value) {
 }
 
 Statement& Statement::bind(int index, const std::string& value) {
-  DISPAR_SQLITE_CHECK(db_, sqlite3_bind_text(stmt_, index, value.data(),
-                                             static_cast<int>(value.size()), SQLITE_TRANSIENT));
+  DISPAR_SQLITE_CHECK(db_,
+                      sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
   return *this;
 }
 
@@ -89,9 +87,7 @@ std::string Statement::columnText(int column) const {
               : std::string();
 }
 
-bool Statement::columnIsNull(int column) const {
-  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
-}
+bool Statement::columnIsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
 WriteTransaction::WriteTransaction(Connection& connection) : connection_(connection) {
   connection_.exec("BEGIN IMMEDIATE");

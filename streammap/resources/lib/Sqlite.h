@@ -25,8 +25,7 @@ class SqliteError : public std::runtime_error {
 /// Throws SqliteError unless `rc` is one of SQLITE_OK / SQLITE_ROW / SQLITE_DONE.
 int check(int rc, sqlite3* db, const char* call, const char* file, int line);
 
-#define DISPAR_SQLITE_CHECK(db, call) \
-  ::dispar::streammap::sqlite::check((call), (db), #call, __FILE__, __LINE__)
+#define DISPAR_SQLITE_CHECK(db, call) ::dispar::streammap::sqlite::check((call), (db), #call, __FILE__, __LINE__)
 
 class Connection {
  public:

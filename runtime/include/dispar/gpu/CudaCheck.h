@@ -11,8 +11,8 @@
 namespace dispar::gpu {
 
 [[noreturn]] inline void throwCudaFailure(cudaError_t code, const char* call, const char* file, int line) {
-  throw CudaError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + cudaGetErrorString(code) +
-                  " (" + cudaGetErrorName(code) + ")");
+  throw CudaError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                  cudaGetErrorString(code) + " (" + cudaGetErrorName(code) + ")");
 }
 
 inline void checkCuda(cudaError_t code, const char* call, const char* file, int line) {

@@ -65,7 +65,7 @@ struct RankInfo {
   const char* location;  // "app.dsp:12:1"
   int rank;
   int replica;
-  int localRank;         // rank among the job's ranks on this node (MPI_COMM_TYPE_SHARED)
+  int localRank;  // rank among the job's ranks on this node (MPI_COMM_TYPE_SHARED)
   int localSize;
 };
 

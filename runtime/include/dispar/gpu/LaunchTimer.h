@@ -35,8 +35,8 @@ void recordDeviceLaunch(LaunchLog* log, const char* kernel, const char* site, vo
 inline double eventSeconds(void* start, void* stop) {
   float milliseconds = 0;
   const auto first = static_cast<cudaEvent_t>(start), second = static_cast<cudaEvent_t>(stop);
-  const bool timed = cudaEventSynchronize(second) == cudaSuccess &&
-                     cudaEventElapsedTime(&milliseconds, first, second) == cudaSuccess;
+  const bool timed =
+      cudaEventSynchronize(second) == cudaSuccess && cudaEventElapsedTime(&milliseconds, first, second) == cudaSuccess;
   cudaEventDestroy(first);
   cudaEventDestroy(second);
   return timed ? milliseconds / 1000.0 : 0.0;

@@ -16,8 +16,8 @@ namespace dispar::gpu {
 using MappedRank = lang::MapRank;
 
 struct MapFile {
-  std::string path;     // where it was read from, for messages
-  std::string program;  // the program it maps; empty when the file does not say
+  std::string path;               // where it was read from, for messages
+  std::string program;            // the program it maps; empty when the file does not say
   std::vector<MappedRank> ranks;  // one per instance, by rank (lang::checkRankLayout)
 
   /// The entry of `vnode` replica `replica`, or nullptr.

@@ -32,12 +32,12 @@ inline hostk::cudaError_t toHostk(cudaError_t error) { return static_cast<hostk:
 inline cudaError_t fromHostk(hostk::cudaError_t error) { return static_cast<cudaError_t>(error); }
 }  // namespace detail
 
-#define DISPAR_GPU_RUNTIME_API(name, parameters, arguments)                                               \
-  inline cudaError_t name parameters {                                                                   \
-    if (::dispar::gpu::onHost())                                                                         \
-      return ::dispar::gpu::detail::fromHostk(                                                           \
-          [](auto... a) { return ::dispar::hostk::name(::dispar::gpu::detail::toHostk(a)...); } arguments); \
-    return ::name arguments;                                                                             \
+#define DISPAR_GPU_RUNTIME_API(name, parameters, arguments)                                                            \
+  inline cudaError_t name parameters {                                                                                 \
+    if (::dispar::gpu::onHost())                                                                                       \
+      return ::dispar::gpu::detail::fromHostk(                                                                         \
+          [](auto... a) { return ::dispar::hostk::name(::dispar::gpu::detail::toHostk(a)...); } arguments);            \
+    return ::name arguments;                                                                                           \
   }
 #include <dispar/gpu/RuntimeApi.def>
 
@@ -137,7 +137,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (error != cudaSuccess) return error;
   *prop = cudaDeviceProp{};
 #define DISPAR_HOSTK_DEVICE_PROP(Type, name) prop->name = host.name;
-#define DISPAR_HOSTK_DEVICE_PROP_ARRAY(Type, name, count) \
+#define DISPAR_HOSTK_DEVICE_PROP_ARRAY(Type, name, count)                                                              \
   for (int i = 0; i < (count); ++i) prop->name[i] = host.name[i];
 #include <dispar/hostk/DeviceProp.def>
   return cudaSuccess;

@@ -22,14 +22,14 @@ struct SelectionInput {
   std::string vnode;
   int replica = 0;
   int rank = 0;
-  std::string host;                        // the host this rank runs on
-  int localRank = 0;                       // among the job's ranks on this node
+  std::string host;                                 // the host this rank runs on
+  int localRank = 0;                                // among the job's ranks on this node
   std::optional<std::vector<int>> visibleOrdinals;  // CUDA_VISIBLE_DEVICES as node ordinals, when a list
-  const MapFile* mapping = nullptr;        // null: no mapping file
-  std::vector<VisibleDevice> devices;      // what cudaGetDeviceCount / cudaGetDeviceProperties report
-  std::string deviceQueryError;            // why none are visible, when the query failed
-  std::vector<std::string> compiledArchs;  // {"sm_80", "compute_90"}; empty: not checked
-  DeviceRequest request;                   // DISPAR_DEVICE
+  const MapFile* mapping = nullptr;                 // null: no mapping file
+  std::vector<VisibleDevice> devices;               // what cudaGetDeviceCount / cudaGetDeviceProperties report
+  std::string deviceQueryError;                     // why none are visible, when the query failed
+  std::vector<std::string> compiledArchs;           // {"sm_80", "compute_90"}; empty: not checked
+  DeviceRequest request;                            // DISPAR_DEVICE
 };
 
 struct Selection {

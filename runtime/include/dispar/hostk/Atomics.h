@@ -23,8 +23,7 @@ inline T atomicUpdate(T* address, Update update) {
   T desired;
   do {
     desired = update(old);
-  } while (!__atomic_compare_exchange(address, &old, &desired, /*weak=*/true, __ATOMIC_RELAXED,
-                                      __ATOMIC_RELAXED));
+  } while (!__atomic_compare_exchange(address, &old, &desired, /*weak=*/true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   return old;
 }
 
@@ -74,12 +73,12 @@ inline double atomicExch(double* address, double val) {
 }
 
 // atomicMin / atomicMax (CUDA: int, unsigned, long long, unsigned long long; float/double added here)
-#define DISPAR_HOSTK_MINMAX(T)                                                                     \
-  inline T atomicMin(T* address, T val) {                                                          \
-    return detail::atomicUpdate(address, [val](T old) { return val < old ? val : old; });          \
-  }                                                                                                \
-  inline T atomicMax(T* address, T val) {                                                          \
-    return detail::atomicUpdate(address, [val](T old) { return old < val ? val : old; });          \
+#define DISPAR_HOSTK_MINMAX(T)                                                                                         \
+  inline T atomicMin(T* address, T val) {                                                                              \
+    return detail::atomicUpdate(address, [val](T old) { return val < old ? val : old; });                              \
+  }                                                                                                                    \
+  inline T atomicMax(T* address, T val) {                                                                              \
+    return detail::atomicUpdate(address, [val](T old) { return old < val ? val : old; });                              \
   }
 DISPAR_HOSTK_MINMAX(int)
 DISPAR_HOSTK_MINMAX(unsigned)
@@ -90,11 +89,10 @@ DISPAR_HOSTK_MINMAX(double)
 #undef DISPAR_HOSTK_MINMAX
 
 // atomicCAS: stores val when *address == compare; returns the old value either way.
-#define DISPAR_HOSTK_CAS(T)                                                                        \
-  inline T atomicCAS(T* address, T compare, T val) {                                               \
-    __atomic_compare_exchange_n(address, &compare, val, /*weak=*/false, __ATOMIC_RELAXED,          \
-                                __ATOMIC_RELAXED);                                                 \
-    return compare; /* on failure the builtin wrote the current value into compare */             \
+#define DISPAR_HOSTK_CAS(T)                                                                                            \
+  inline T atomicCAS(T* address, T compare, T val) {                                                                   \
+    __atomic_compare_exchange_n(address, &compare, val, /*weak=*/false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);           \
+    return compare; /* on failure the builtin wrote the current value into compare */                                  \
   }
 DISPAR_HOSTK_CAS(int)
 DISPAR_HOSTK_CAS(unsigned)
@@ -103,9 +101,9 @@ DISPAR_HOSTK_CAS(unsigned short)
 #undef DISPAR_HOSTK_CAS
 
 // Bitwise atomics.
-#define DISPAR_HOSTK_BITWISE(T)                                                                    \
-  inline T atomicAnd(T* address, T val) { return __atomic_fetch_and(address, val, __ATOMIC_RELAXED); } \
-  inline T atomicOr(T* address, T val) { return __atomic_fetch_or(address, val, __ATOMIC_RELAXED); }   \
+#define DISPAR_HOSTK_BITWISE(T)                                                                                        \
+  inline T atomicAnd(T* address, T val) { return __atomic_fetch_and(address, val, __ATOMIC_RELAXED); }                 \
+  inline T atomicOr(T* address, T val) { return __atomic_fetch_or(address, val, __ATOMIC_RELAXED); }                   \
   inline T atomicXor(T* address, T val) { return __atomic_fetch_xor(address, val, __ATOMIC_RELAXED); }
 DISPAR_HOSTK_BITWISE(int)
 DISPAR_HOSTK_BITWISE(unsigned)
@@ -117,20 +115,19 @@ inline unsigned atomicInc(unsigned* address, unsigned val) {
   return detail::atomicUpdate(address, [val](unsigned old) { return old >= val ? 0u : old + 1u; });
 }
 inline unsigned atomicDec(unsigned* address, unsigned val) {
-  return detail::atomicUpdate(address,
-                              [val](unsigned old) { return (old == 0u || old > val) ? val : old - 1u; });
+  return detail::atomicUpdate(address, [val](unsigned old) { return (old == 0u || old > val) ? val : old - 1u; });
 }
 
 // Scoped atomics (atomicAdd_block, atomicAdd_system, ...): on the host every thread of a launch shares
 // one coherent memory with the host program, so each scope is the device-wide operation.
-#define DISPAR_HOSTK_SCOPED(operation)                                                            \
-  template <class T, class... Values>                                                             \
-  inline auto operation##_block(T* address, Values... values)->decltype(operation(address, values...)) { \
-    return operation(address, values...);                                                         \
-  }                                                                                               \
-  template <class T, class... Values>                                                             \
-  inline auto operation##_system(T* address, Values... values)->decltype(operation(address, values...)) { \
-    return operation(address, values...);                                                         \
+#define DISPAR_HOSTK_SCOPED(operation)                                                                                 \
+  template <class T, class... Values>                                                                                  \
+  inline auto operation##_block(T* address, Values... values)->decltype(operation(address, values...)) {               \
+    return operation(address, values...);                                                                              \
+  }                                                                                                                    \
+  template <class T, class... Values>                                                                                  \
+  inline auto operation##_system(T* address, Values... values)->decltype(operation(address, values...)) {              \
+    return operation(address, values...);                                                                              \
   }
 DISPAR_HOSTK_SCOPED(atomicAdd)
 DISPAR_HOSTK_SCOPED(atomicSub)

@@ -29,7 +29,7 @@ struct Builtin {
 };
 
 inline constexpr Builtin kBuiltins[] = {
-#define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) \
+#define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary)                                                        \
   {BuiltinKind::Kind, #CudaName, "::dispar::hostk::" #HostName, Summary},
 #include <dispar/hostk/Builtins.def>
 };

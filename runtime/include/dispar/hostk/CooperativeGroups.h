@@ -219,7 +219,8 @@ auto overTile(const thread_block_tile<Size, void>& tile, const T& value, Fold fo
   ::dispar::hostk::detail::checkWarpValue<T>();
   const unsigned lane = blockRank() % 32;
   const unsigned mask = tileMask(Size, lane);
-  const auto& round = ::dispar::hostk::detail::warpExchange(mask, &value, sizeof(T), true, "cooperative_groups::reduce/scan");
+  const auto& round =
+      ::dispar::hostk::detail::warpExchange(mask, &value, sizeof(T), true, "cooperative_groups::reduce/scan");
   T values[Size];
   unsigned count = 0;
   const unsigned base = lane / Size * Size;

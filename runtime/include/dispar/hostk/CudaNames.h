@@ -22,10 +22,10 @@ namespace dispar::hostk::cuda_names {
 #define DISPAR_HOSTK_CUDA_NAME_Index(CudaName, HostName)
 #define DISPAR_HOSTK_CUDA_NAME_Constant(CudaName, HostName) using ::dispar::hostk::HostName;
 #define DISPAR_HOSTK_CUDA_NAME_Barrier(CudaName, HostName)
-#define DISPAR_HOSTK_CUDA_NAME_Function(CudaName, HostName)                              \
-  template <class... Args>                                                               \
-  inline auto CudaName(Args&&... args)->decltype(::dispar::hostk::HostName(std::forward<Args>(args)...)) { \
-    return ::dispar::hostk::HostName(std::forward<Args>(args)...);                       \
+#define DISPAR_HOSTK_CUDA_NAME_Function(CudaName, HostName)                                                            \
+  template <class... Args>                                                                                             \
+  inline auto CudaName(Args&&... args) -> decltype(::dispar::hostk::HostName(std::forward<Args>(args)...)) {           \
+    return ::dispar::hostk::HostName(std::forward<Args>(args)...);                                                     \
   }
 #define DISPAR_HOSTK_CUDA_NAME_Warp(CudaName, HostName) DISPAR_HOSTK_CUDA_NAME_Function(CudaName, HostName)
 #define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_HOSTK_CUDA_NAME_##Kind(CudaName, HostName)

@@ -24,20 +24,20 @@ struct ThreadContext {
   uint3 blockIdx;
   dim3 blockDim;
   dim3 gridDim;
-  BlockRunner* runner;    ///< runs the block; owns its barrier and shared memory
-  void* fiber;            ///< the fiber running this thread (for stack-overflow reports)
-  unsigned linearIndex;   ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
+  BlockRunner* runner;   ///< runs the block; owns its barrier and shared memory
+  void* fiber;           ///< the fiber running this thread (for stack-overflow reports)
+  unsigned linearIndex;  ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
 };
 
 /// The block a thread-loop clone is running. One context serves every thread in turn: a segment
 /// only needs the running thread's identity, and nothing in a thread-loop kernel keeps state in its
 /// context across a barrier (the frontend checks that no __shared__ declaration is made per thread).
 struct ThreadLoopBlock {
-  ThreadContext* thread;   ///< the running thread's context (segments that need it); else thread (0,0,0)'s
-  unsigned char* exited;   ///< per thread: returned before the last segment
-  unsigned exitedCount;    ///< how many have
+  ThreadContext* thread;  ///< the running thread's context (segments that need it); else thread (0,0,0)'s
+  unsigned char* exited;  ///< per thread: returned before the last segment
+  unsigned exitedCount;   ///< how many have
   unsigned count;
-  bool failed;             ///< a thread threw: the remaining segments do not run
+  bool failed;  ///< a thread threw: the remaining segments do not run
 };
 
 /// The running block of a thread-loop clone on this OS thread, or nullptr.
@@ -88,7 +88,7 @@ inline const dim3& gridDim() { return detail::runningThread("gridDim").gridDim; 
 #define DISPAR_HOSTK_CALL_COLUMN() 0u  // GCC before 13: barriers on one line count as one site
 #endif
 // Kept defined: the cooperative-groups header declares barriers with the same trailing parameters.
-#define DISPAR_HOSTK_SITE \
+#define DISPAR_HOSTK_SITE                                                                                              \
   const char *file = __builtin_FILE(), unsigned line = __builtin_LINE(), unsigned column = DISPAR_HOSTK_CALL_COLUMN()
 
 /// __syncthreads(): returns once every live thread of the block has reached a barrier. Threads that
@@ -101,7 +101,6 @@ int syncthreadsCount(int predicate, DISPAR_HOSTK_SITE);
 int syncthreadsAnd(int predicate, DISPAR_HOSTK_SITE);
 /// __syncthreads_or(p): a barrier that returns non-zero when any thread's predicate is non-zero.
 int syncthreadsOr(int predicate, DISPAR_HOSTK_SITE);
-
 
 /// __threadfence(), __threadfence_block(), __threadfence_system().
 inline void threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -219,8 +218,7 @@ class PerThread {
                 "dispar hostk: a variable kept across __syncthreads on the host path must be trivially copyable");
 
  public:
-  PerThread()
-      : slots_(static_cast<T*>(detail::blockScratch(detail::currentLoopBlock->count, sizeof(T), alignof(T)))) {}
+  PerThread() : slots_(static_cast<T*>(detail::blockScratch(detail::currentLoopBlock->count, sizeof(T), alignof(T)))) {}
   T& operator[](const LoopThread& thread) const { return slots_[thread.linear]; }
   T& set(const LoopThread& thread, const T& value) const { return slots_[thread.linear] = value; }
 

@@ -37,8 +37,8 @@ enum class CloneForm {
 
 /// Validates the configuration, runs every block, returns when the grid has finished. Errors are
 /// recorded as the calling thread's last error, as a CUDA launch does.
-cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes,
-                         KernelInvoker invoke, const void* closure, CloneForm form);
+cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes, KernelInvoker invoke,
+                         const void* closure, CloneForm form);
 
 /// The clone and its arguments, converted once to the clone's parameter types. Every CUDA thread
 /// calls the clone with its own copies, as every GPU thread sees its own parameters.
@@ -61,10 +61,9 @@ struct Parameter {
 };
 
 template <class... Params>
-cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
-                     void (*kernel)(Params...), typename Parameter<Params>::type... args) {
-  static_assert(((!std::is_lvalue_reference_v<Params> ||
-                  std::is_const_v<std::remove_reference_t<Params>>) && ...),
+cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
+                     typename Parameter<Params>::type... args) {
+  static_assert(((!std::is_lvalue_reference_v<Params> || std::is_const_v<std::remove_reference_t<Params>>) && ...),
                 "dispar::hostk::launch: kernel parameters cannot be non-const references");
   const KernelClosure<Params...> closure{kernel, std::tuple<std::decay_t<Params>...>(args...)};
   return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
@@ -107,8 +106,7 @@ cudaError_t launch(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (
 template <class... Params>
 cudaError_t launchThreadLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
                               typename detail::Parameter<Params>::type... args) {
-  return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel,
-                                     args...);
+  return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel, args...);
 }
 
 }  // namespace dispar::hostk

@@ -45,8 +45,12 @@ inline int __double2int_rn(double x) { return static_cast<int>(std::nearbyint(x)
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 
 inline float fdividef(float x, float y) { return x / y; }
-inline float norm3df(float a, float b, float c) { return static_cast<float>(std::sqrt(double(a) * a + double(b) * b + double(c) * c)); }
-inline float rnorm3df(float a, float b, float c) { return static_cast<float>(1.0 / std::sqrt(double(a) * a + double(b) * b + double(c) * c)); }
+inline float norm3df(float a, float b, float c) {
+  return static_cast<float>(std::sqrt(double(a) * a + double(b) * b + double(c) * c));
+}
+inline float rnorm3df(float a, float b, float c) {
+  return static_cast<float>(1.0 / std::sqrt(double(a) * a + double(b) * b + double(c) * c));
+}
 inline float norm4df(float a, float b, float c, float d) {
   return static_cast<float>(std::sqrt(double(a) * a + double(b) * b + double(c) * c + double(d) * d));
 }
@@ -68,14 +72,23 @@ inline auto withRounding(int mode, Operation operation) {
 // Directed rounding: the operands go through volatile so the operation happens at run time, under the
 // mode set around it.
 inline float __fadd_rz(float x, float y) {
-  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a + b; });
+  return detail::withRounding(FE_TOWARDZERO, [&] {
+    volatile float a = x, b = y;
+    return a + b;
+  });
 }
 inline float __fmul_rz(float x, float y) {
-  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a * b; });
+  return detail::withRounding(FE_TOWARDZERO, [&] {
+    volatile float a = x, b = y;
+    return a * b;
+  });
 }
 inline float __fdiv_rn(float x, float y) { return x / y; }
 inline float __fdiv_rz(float x, float y) {
-  return detail::withRounding(FE_TOWARDZERO, [&] { volatile float a = x, b = y; return a / b; });
+  return detail::withRounding(FE_TOWARDZERO, [&] {
+    volatile float a = x, b = y;
+    return a / b;
+  });
 }
 inline double __dadd_rn(double x, double y) { return x + y; }
 inline double __dmul_rn(double x, double y) { return x * y; }
@@ -98,7 +111,10 @@ inline long long __float2ll_rn(float x) { return detail::saturatingConvert<long 
 inline long long __float2ll_rz(float x) { return detail::saturatingConvert<long long>(std::trunc(x)); }
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
 inline float __int2float_rz(int x) {
-  return detail::withRounding(FE_TOWARDZERO, [&] { volatile int a = x; return static_cast<float>(a); });
+  return detail::withRounding(FE_TOWARDZERO, [&] {
+    volatile int a = x;
+    return static_cast<float>(a);
+  });
 }
 inline int __float2int_rd(float x) { return detail::saturatingConvert<int>(std::floor(x)); }
 inline int __float2int_ru(float x) { return detail::saturatingConvert<int>(std::ceil(x)); }
@@ -153,9 +169,7 @@ inline double __longlong_as_double(long long x) {
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __clzll(long long x) {
-  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
-}
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline unsigned __brev(unsigned x) {
@@ -191,7 +205,9 @@ inline unsigned __sad(int x, int y, unsigned z) {
 inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return z + (x > y ? x - y : y - x); }
 inline int __hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
 inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
-inline unsigned __uhadd(unsigned x, unsigned y) { return static_cast<unsigned>((static_cast<unsigned long long>(x) + y) >> 1); }
+inline unsigned __uhadd(unsigned x, unsigned y) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(x) + y) >> 1);
+}
 inline unsigned __urhadd(unsigned x, unsigned y) {
   return static_cast<unsigned>((static_cast<unsigned long long>(x) + y + 1) >> 1);
 }
@@ -199,7 +215,8 @@ inline unsigned __urhadd(unsigned x, unsigned y) {
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
   unsigned result = 0;
-  for (unsigned i = 0; i < 4; ++i) result |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  for (unsigned i = 0; i < 4; ++i)
+    result |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
   return result;
 }
 
@@ -222,7 +239,8 @@ inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
 inline int __dp4a(int a, int b, int c) {
   int sum = c;
   for (int i = 0; i < 4; ++i)
-    sum += static_cast<signed char>(static_cast<unsigned>(a) >> (8 * i)) * static_cast<signed char>(static_cast<unsigned>(b) >> (8 * i));
+    sum += static_cast<signed char>(static_cast<unsigned>(a) >> (8 * i)) *
+           static_cast<signed char>(static_cast<unsigned>(b) >> (8 * i));
   return sum;
 }
 inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
@@ -233,13 +251,21 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
 
 // Classification, as CUDA's device headers declare it for float and double.
 template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
-inline bool isfinite(T x) { return std::isfinite(x); }
+inline bool isfinite(T x) {
+  return std::isfinite(x);
+}
 template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
-inline bool isnan(T x) { return std::isnan(x); }
+inline bool isnan(T x) {
+  return std::isnan(x);
+}
 template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
-inline bool isinf(T x) { return std::isinf(x); }
+inline bool isinf(T x) {
+  return std::isinf(x);
+}
 template <class T, class = std::enable_if_t<std::is_floating_point_v<T>>>
-inline bool signbit(T x) { return std::signbit(x); }
+inline bool signbit(T x) {
+  return std::signbit(x);
+}
 
 // CUDA's math functions that the C library lacks, computed in double.
 namespace detail {

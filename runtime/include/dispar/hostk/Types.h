@@ -43,9 +43,7 @@ struct dim3 {
 #endif
 
   /// Number of elements in the shape, x * y * z.
-  constexpr unsigned long long volume() const {
-    return static_cast<unsigned long long>(x) * y * z;
-  }
+  constexpr unsigned long long volume() const { return static_cast<unsigned long long>(x) * y * z; }
 };
 
 /// CUDA's warp width; the host path has no warps, but kernels size their work by it.

@@ -15,20 +15,20 @@
 #define DISPAR_HOSTK_VECTOR_MEMBERS_2(E) E x, y;
 #define DISPAR_HOSTK_VECTOR_MEMBERS_3(E) E x, y, z;
 #define DISPAR_HOSTK_VECTOR_MEMBERS_4(E) E x, y, z, w;
-#define DISPAR_HOSTK_VECTOR_MAKE_1(Name, E) \
+#define DISPAR_HOSTK_VECTOR_MAKE_1(Name, E)                                                                            \
   inline constexpr Name make_##Name(E x) { return Name{x}; }
-#define DISPAR_HOSTK_VECTOR_MAKE_2(Name, E) \
+#define DISPAR_HOSTK_VECTOR_MAKE_2(Name, E)                                                                            \
   inline constexpr Name make_##Name(E x, E y) { return Name{x, y}; }
-#define DISPAR_HOSTK_VECTOR_MAKE_3(Name, E) \
+#define DISPAR_HOSTK_VECTOR_MAKE_3(Name, E)                                                                            \
   inline constexpr Name make_##Name(E x, E y, E z) { return Name{x, y, z}; }
-#define DISPAR_HOSTK_VECTOR_MAKE_4(Name, E) \
+#define DISPAR_HOSTK_VECTOR_MAKE_4(Name, E)                                                                            \
   inline constexpr Name make_##Name(E x, E y, E z, E w) { return Name{x, y, z, w}; }
-#define DISPAR_HOSTK_VECTOR(Name, Element, Count, Alignment)                   \
-  struct alignas(Alignment) Name {                                            \
-    DISPAR_HOSTK_VECTOR_MEMBERS_##Count(Element)                              \
-  };                                                                          \
-  static_assert(sizeof(Name) == ((Count * sizeof(Element) + Alignment - 1) / Alignment) * Alignment, \
-                "dispar hostk: " #Name " must have CUDA's size");             \
+#define DISPAR_HOSTK_VECTOR(Name, Element, Count, Alignment)                                                           \
+  struct alignas(Alignment) Name {                                                                                     \
+    DISPAR_HOSTK_VECTOR_MEMBERS_##Count(Element)                                                                       \
+  };                                                                                                                   \
+  static_assert(sizeof(Name) == ((Count * sizeof(Element) + Alignment - 1) / Alignment) * Alignment,                   \
+                "dispar hostk: " #Name " must have CUDA's size");                                                      \
   DISPAR_HOSTK_VECTOR_MAKE_##Count(Name, Element)
 #include <dispar/hostk/VectorTypes.def>
 

@@ -44,8 +44,12 @@ inline cuDoubleComplex cuCdiv(cuDoubleComplex a, cuDoubleComplex b) {
 }
 inline float cuCabsf(cuFloatComplex x) { return std::hypot(x.x, x.y); }
 inline double cuCabs(cuDoubleComplex x) { return std::hypot(x.x, x.y); }
-inline cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) { return cuCaddf(cuCmulf(x, y), d); }
-inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) { return cuCadd(cuCmul(x, y), d); }
+inline cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) {
+  return cuCaddf(cuCmulf(x, y), d);
+}
+inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDoubleComplex d) {
+  return cuCadd(cuCmul(x, y), d);
+}
 inline cuDoubleComplex cuComplexFloatToDouble(cuFloatComplex x) { return cuDoubleComplex{x.x, x.y}; }
 inline cuFloatComplex cuComplexDoubleToFloat(cuDoubleComplex x) {
   return cuFloatComplex{static_cast<float>(x.x), static_cast<float>(x.y)};

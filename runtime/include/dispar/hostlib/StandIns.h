@@ -27,9 +27,12 @@ struct Passed {
   T value;
   template <class U>
   operator U() const {
-    if constexpr (std::is_pointer_v<U> && std::is_pointer_v<T>) return reinterpret_cast<U>(value);
-    else if constexpr (std::is_pointer_v<U> && std::is_null_pointer_v<T>) return nullptr;
-    else return static_cast<U>(value);
+    if constexpr (std::is_pointer_v<U> && std::is_pointer_v<T>)
+      return reinterpret_cast<U>(value);
+    else if constexpr (std::is_pointer_v<U> && std::is_null_pointer_v<T>)
+      return nullptr;
+    else
+      return static_cast<U>(value);
   }
 };
 template <class T>
@@ -42,7 +45,7 @@ Passed<T> pass(T value) {
 // Calls the stand-in `standIn` (host_<CUDA name>) with a table row's parenthesised `arguments`, each
 // passed on to the stand-in's type. Callers paste the stand-in's name where the row's name is still as
 // written (host_##name): cublas_v2.h's macros would rename it one macro level further.
-#define DISPAR_HOSTLIB_FORWARD(standIn, arguments) \
+#define DISPAR_HOSTLIB_FORWARD(standIn, arguments)                                                                     \
   [](auto... a) { return ::dispar::hostlib::standIn(::dispar::hostlib::pass(a)...); } arguments
 
 #endif  // DISPAR_HOSTLIB_STANDINS_H

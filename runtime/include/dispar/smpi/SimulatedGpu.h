@@ -14,10 +14,10 @@
 #define DISPAR_SMPI_SIMULATEDGPU_H
 
 #include <mpi.h>
-#include <smpi/smpi.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <smpi/smpi.h>
 
 #include <chrono>
 #include <cstdlib>

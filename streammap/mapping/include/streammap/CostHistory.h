@@ -57,10 +57,10 @@ class CostHistory {
   };
   struct Entry {
     Key key;
-    RobustEstimate work;               // the VNODE's work per message (all its replicas)
-    int runs = 0;                      // distinct runs sampled
-    std::vector<std::string> models;   // device models sampled, sorted
-    lang::CodeFeatures features;       // the code's features, when recorded
+    RobustEstimate work;              // the VNODE's work per message (all its replicas)
+    int runs = 0;                     // distinct runs sampled
+    std::vector<std::string> models;  // device models sampled, sorted
+    lang::CodeFeatures features;      // the code's features, when recorded
   };
 
   CostHistory() = default;

@@ -127,7 +127,7 @@ class IncrementalCost {
 
  private:
   struct Load {
-    double cpuSum = 0, gpuSum = 0;     // sum of t_v x speed, i.e. of costs
+    double cpuSum = 0, gpuSum = 0;  // sum of t_v x speed, i.e. of costs
     std::multiset<double> cpuCosts, gpuCosts;
     double netBytes = 0;
   };

@@ -42,7 +42,7 @@ class CostPredictor {
     std::vector<std::string> names;  // sorted: every feature any entry has
     std::vector<const CostHistory::Entry*> entries;
     std::vector<std::vector<double>> rows;  // per entry: log(1 + feature) per name, 0 when absent
-    std::vector<double> sums, squares;     // per name, over every entry
+    std::vector<double> sums, squares;      // per name, over every entry
   };
   std::map<std::string, ClassHistory> classes_;
 };

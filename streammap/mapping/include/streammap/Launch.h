@@ -14,8 +14,8 @@ namespace dispar::streammap {
 /// status; 128 + the signal when a signal ended it or one was forwarded to it (the job did not run to
 /// its end, whatever the launcher then returns); -1 with `error` set when it could not be started or
 /// waited for. With `stderrPath`, the launcher's standard error goes to that file (created or truncated).
-int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
-                std::string& error, const std::string& stderrPath = "");
+int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
+                const std::string& stderrPath = "");
 
 }  // namespace dispar::streammap
 

@@ -40,20 +40,20 @@ struct MapRecord {
   std::string program;
   std::string rtgPath;
   std::string machinefile;
-  std::string launcher = "mpich";       // "mpich" / "openmpi" / "slurm": the placement file written for
-  std::string mpi = "mpich";            // the MPI the program was built for (from the RTG)
-  std::string algorithm;                // "paper" / "refine"
+  std::string launcher = "mpich";  // "mpich" / "openmpi" / "slurm": the placement file written for
+  std::string mpi = "mpich";       // the MPI the program was built for (from the RTG)
+  std::string algorithm;           // "paper" / "refine"
   std::optional<std::uint64_t> seed;
   ClusterSource source;
   std::string clusterDigest;
-  std::string costsDigest;              // costsDigest of the costs mapped with; empty in files before it
-  Cluster cluster;                      // the snapshot the mapping used
+  std::string costsDigest;  // costsDigest of the costs mapped with; empty in files before it
+  Cluster cluster;          // the snapshot the mapping used
   std::vector<std::string> cudaArchs;
   std::string costModel;
   double period = 0;
   double crossBytes = 0;
-  std::vector<NodePrediction> nodes;    // nodes with at least one rank, host order
-  std::vector<RankRecord> ranks;        // one per instance, by rank (lang::checkRankLayout)
+  std::vector<NodePrediction> nodes;  // nodes with at least one rank, host order
+  std::vector<RankRecord> ranks;      // one per instance, by rank (lang::checkRankLayout)
 };
 
 /// Per MPI rank of `record`: the host of its instances (the launcher files have one entry per rank).

@@ -37,10 +37,10 @@ struct MapSettings {
 struct MappingOutcome {
   MappingProblem problem;
   MappingResult result;
-  RankLayout ranks;                     // the MPI ranks and their instances (groupRanks)
-  Evaluation evaluation;                // with the ranks' terms
-  std::vector<int> device;              // per vertex: CUDA device ordinal on its node, -1 for none
-  std::vector<std::string> warnings;    // "warning: ..." and "note: ..." lines for stderr
+  RankLayout ranks;                   // the MPI ranks and their instances (groupRanks)
+  Evaluation evaluation;              // with the ranks' terms
+  std::vector<int> device;            // per vertex: CUDA device ordinal on its node, -1 for none
+  std::vector<std::string> warnings;  // "warning: ..." and "note: ..." lines for stderr
 };
 
 /// Places the vertices, groups them into ranks and gives the GPU ranks their devices. Fails (false,
@@ -55,7 +55,8 @@ std::vector<int> assignDevices(const MappingProblem& problem, const RankLayout& 
 
 /// One line per vertex: where it went, the rule or cost term that decided, and the runner-up node; then
 /// one line per rank of several instances: why they were grouped.
-std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& outcome, const MapSettings& settings);
+std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& outcome,
+                                        const MapSettings& settings);
 
 /// The record app.map.json is written from.
 MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const MappingOutcome& outcome,

@@ -24,12 +24,12 @@ struct ProblemVertex {
 };
 
 struct ProblemNode {
-  int clusterIndex = 0;       // index into Cluster::nodes
+  int clusterIndex = 0;  // index into Cluster::nodes
   std::string host;
-  int cores = 1;              // at least 1
+  int cores = 1;  // at least 1
   int gpus = 0;
-  double cpuSpeed = 1.0;      // per core
-  double gpuSpeed = 0.0;      // mean relative speed of its GPUs (estimateGpuSpeed); 0 without GPUs
+  double cpuSpeed = 1.0;  // per core
+  double gpuSpeed = 0.0;  // mean relative speed of its GPUs (estimateGpuSpeed); 0 without GPUs
   double bandwidth = kDefaultBandwidthBytesPerSec;
   std::vector<double> gpuSpeeds;  // per GPU, in the node's GPU order
   bool hasGpu() const { return gpus > 0; }
@@ -45,7 +45,7 @@ struct MappingProblem {
   std::vector<ProblemVertex> vertices;  // by rank
   std::vector<ProblemNode> nodes;       // usable (up) nodes, in host order
   double totalEdgeBytes = 0;
-  bool allowHostFallback = false;       // a CG vertex may run on the CPU of a node without a GPU
+  bool allowHostFallback = false;  // a CG vertex may run on the CPU of a node without a GPU
   /// One MPI rank per instance (--rank-per-instance, and always on the SMPI target): ranks beyond a
   /// node's cores share them whether they compute or wait, since MPI's blocking calls poll.
   bool rankPerInstance = false;

@@ -32,8 +32,8 @@ struct VertexCosts {
 };
 
 struct CostInputs {
-  const CostHistory* profile = nullptr;    // the run of `map --profile FILE`
-  const CostHistory* history = nullptr;    // the resource database's performance history
+  const CostHistory* profile = nullptr;  // the run of `map --profile FILE`
+  const CostHistory* history = nullptr;  // the resource database's performance history
   const CostPredictor* predictor = nullptr;
 };
 

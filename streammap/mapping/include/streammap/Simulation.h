@@ -46,8 +46,7 @@ std::string formatSmpiHostfile(const std::vector<std::string>& hostOfRank);
 /// The host of each of `ranks` ranks as MPICH's mpiexec places them from a machinefile: lines
 /// `host[:slots]` (slots default 1; `#` comments and blank lines ignored), filled in file order, then
 /// again from the top. False with `error` naming the line when the file is malformed or empty.
-bool ranksFromMachinefile(const std::string& text, int ranks, std::vector<std::string>& hostOfRank,
-                          std::string& error);
+bool ranksFromMachinefile(const std::string& text, int ranks, std::vector<std::string>& hostOfRank, std::string& error);
 
 /// What a simulated run's SimGrid log says.
 struct SimulationLog {
@@ -57,8 +56,8 @@ struct SimulationLog {
     std::string host;
     double coreSeconds = 0;
   };
-  std::vector<HostBusy> busy;              // the energy plugin's per-host Joules = busy core-seconds
-  std::vector<std::string> otherLines;     // everything else: the program's own stderr, SimGrid's warnings
+  std::vector<HostBusy> busy;           // the energy plugin's per-host Joules = busy core-seconds
+  std::vector<std::string> otherLines;  // everything else: the program's own stderr, SimGrid's warnings
 };
 SimulationLog parseSimulationLog(const std::string& text);
 

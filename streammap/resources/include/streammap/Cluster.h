@@ -32,16 +32,16 @@ bool checkHostName(const std::string& name, std::string& why);
 std::string formatGiB(std::uint64_t bytes);
 
 struct GpuInfo {
-  int index = 0;                 // CUDA device ordinal on its node
+  int index = 0;  // CUDA device ordinal on its node
   std::string name;
   std::string uuid;
-  int ccMajor = 0;               // compute capability
+  int ccMajor = 0;  // compute capability
   int ccMinor = 0;
   std::uint64_t memoryBytes = 0;
   int multiprocessors = 0;
   int clockKHz = 0;
   std::string pciBusId;
-  int numaNode = -1;             // -1: unknown
+  int numaNode = -1;                   // -1: unknown
   std::optional<double> measuredRate;  // relative throughput measured on this GPU, if any
 };
 
@@ -59,17 +59,17 @@ struct NumaInfo {
 struct NodeInfo {
   std::string host;
   int sockets = 1;
-  int cores = 1;                 // physical cores
-  int threads = 1;               // hardware threads
+  int cores = 1;    // physical cores
+  int threads = 1;  // hardware threads
   std::uint64_t memoryBytes = 0;
   std::vector<NumaInfo> numa;
   std::vector<CacheInfo> caches;
   std::vector<GpuInfo> gpus;
-  double cpuSpeed = 1.0;         // relative speed of one core (1.0 unless measured or described)
+  double cpuSpeed = 1.0;                       // relative speed of one core (1.0 unless measured or described)
   std::optional<double> bandwidthBytesPerSec;  // network bandwidth; mapper default 1.25e9
   NodeStatus status = NodeStatus::Up;
   RecordSource source = RecordSource::Probe;
-  std::optional<std::int64_t> lastHeartbeat;   // unix seconds
+  std::optional<std::int64_t> lastHeartbeat;  // unix seconds
 };
 
 struct Cluster {

@@ -10,13 +10,13 @@
 namespace dispar::streammap {
 
 struct DaemonOptions {
-  std::string dbPath;            // SQLite file or postgresql:// connection string
-  double intervalSeconds = 30;   // heartbeat period; may be fractional (at least 0.05)
+  std::string dbPath;               // SQLite file or postgresql:// connection string
+  double intervalSeconds = 30;      // heartbeat period; may be fractional (at least 0.05)
   double probeIntervalSeconds = 0;  // re-probe period; 0: every interval. A probe costs far more than a
                                     // heartbeat (hwloc, the CUDA driver), so fast heartbeats want rarer probes
-  int ttlSeconds = 0;       // 0: three intervals, rounded up to whole seconds; recorded with the node
-  std::string pidFile;      // empty: none
-  ProbeOptions probe;       // probe.hostName empty: localHostName()
+  int ttlSeconds = 0;               // 0: three intervals, rounded up to whole seconds; recorded with the node
+  std::string pidFile;              // empty: none
+  ProbeOptions probe;               // probe.hostName empty: localHostName()
 };
 
 /// Runs until SIGTERM/SIGINT (handled through a signalfd, so the wait ends at once). Refuses to start

@@ -51,10 +51,10 @@ constexpr std::int32_t kResourceDbApplicationId = 0x44535052;  // "DSPR"
 
 /// A node as stored, with the bookkeeping that is not part of the cluster model.
 struct NodeRecord {
-  NodeInfo node;                          // status as stored (not adjusted for the TTL)
-  std::optional<int> heartbeatTtlSeconds; // set while a daemon keeps the node alive
-  std::int64_t heartbeatCount = 0;        // heartbeats recorded since the node was first recorded
-  std::int64_t updatedAt = 0;             // unix seconds of the last change to the record
+  NodeInfo node;                           // status as stored (not adjusted for the TTL)
+  std::optional<int> heartbeatTtlSeconds;  // set while a daemon keeps the node alive
+  std::int64_t heartbeatCount = 0;         // heartbeats recorded since the node was first recorded
+  std::int64_t updatedAt = 0;              // unix seconds of the last change to the record
 };
 
 /// What a re-probe changed, in words ("memory 64.0 GiB -> 32.0 GiB", "gpu 1 (Tesla K20) gone").
@@ -65,12 +65,12 @@ struct NodeChanges {
 
 /// One VNODE instance's measurement in the performance history (docs/streammap.md, "Measured costs").
 struct CostSample {
-  std::int64_t runId = 0;        // the profile run it came from
-  std::int64_t recordedAt = 0;   // unix seconds
+  std::int64_t runId = 0;       // the profile run it came from
+  std::int64_t recordedAt = 0;  // unix seconds
   std::string program, vnode, fingerprint;
   int replica = 0, replicas = 1;
-  std::string deviceClass;       // "cpu" (CPU or host path) or "gpu"
-  std::string deviceModel;       // the GPU's or the CPU's model name
+  std::string deviceClass;  // "cpu" (CPU or host path) or "gpu"
+  std::string deviceModel;  // the GPU's or the CPU's model name
   std::string host;
   double secondsPerMessage = 0;  // compute time over the run's period messages
   double speed = 1.0;            // the device's relative speed (the cost model's) where it was measured
@@ -129,8 +129,8 @@ class ResourceDb {
 
   /// Records several nodes in one transaction. With `markOthersDown`, every stored node not in `nodes`
   /// and not drained becomes Down; their hosts are appended to `markedDown`.
-  bool recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown,
-                   std::vector<std::string>* markedDown, std::string& error);
+  bool recordNodes(const std::vector<NodeInfo>& nodes, bool markOthersDown, std::vector<std::string>* markedDown,
+                   std::string& error);
 
   /// `streammap cluster import` in one transaction: records `nodes` (source as given), each first passed
   /// through `merge` with the record stored for its host (null when none) when `merge` is set; with
@@ -146,8 +146,7 @@ class ResourceDb {
                    std::vector<std::string>* removed, std::string& error);
 
   /// Removes every node whose host is not in `keep` (cluster import --replace).
-  bool removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed,
-                         std::string& error);
+  bool removeNodesExcept(const std::vector<std::string>& keep, std::vector<std::string>* removed, std::string& error);
 
   /// Refreshes a node's heartbeat to `now` and increments its heartbeat count. False with an error when
   /// the host is not recorded.
