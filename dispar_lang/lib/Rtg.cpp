@@ -321,7 +321,9 @@ bool readHeader(Reader& r, const Json& doc, Rtg& rtg) {
 class RtgStream {
  public:
   /// `knownVertices`: the vertex count, when a first pass found the edges before the (last) vertices.
-  explicit RtgStream(std::optional<std::size_t> knownVertices) : knownVertices_(knownVertices) {}
+  /// `textBytes`: the size of the text, which bounds what a hint may reserve.
+  RtgStream(std::size_t textBytes, std::optional<std::size_t> knownVertices)
+      : textBytes_(textBytes), knownVertices_(knownVertices) {}
 
   void scalar(Json&& v) {
     if (skipping()) return;
@@ -341,7 +343,7 @@ class RtgStream {
     }
   }
 
-  void start(bool array) {
+  void start(bool array, std::size_t objects) {
     ++depth_;
     if (skipping()) return;
     if (building_ != Building::None) {
@@ -356,7 +358,7 @@ class RtgStream {
         topObject_ = true;
       }
     } else if (depth_ == 2 && topObject_) {
-      member(true, nullptr, array);
+      member(true, nullptr, array, objects);
     } else if (depth_ == 3 && streaming_ != Array::None) {
       if (array) {
         building_ = Building::Element;
@@ -434,10 +436,16 @@ class RtgStream {
   static constexpr int kNoSkip = std::numeric_limits<int>::max();
 
   bool skipping() const { return depth_ >= skipFrom_; }
+  // How many of an array's `objects` to reserve records for: all, unless a text of empty objects
+  // ("[{},{},...]") would make that more than a few times the text's own size.
+  std::size_t reservable(std::size_t objects, std::size_t recordBytes) const {
+    return std::min(objects, 4 * textBytes_ / recordBytes);
+  }
   Fields& fields() { return streaming_ == Array::Vertices ? vertexFields_ : edgeFields_; }
 
-  // A member of the top-level object begins: a scalar (`v`) or a container (`array` says which).
-  void member(bool container, Json* v, bool array = false) {
+  // A member of the top-level object begins: a scalar (`v`) or a container (`array` says which; an
+  // array of `objects` objects).
+  void member(bool container, Json* v, bool array = false, std::size_t objects = 0) {
     if (topKey_ == "vertices" || topKey_ == "edges") {
       const bool vertices = topKey_ == "vertices";
       State& state = vertices ? vertices_ : edges_;
@@ -451,12 +459,14 @@ class RtgStream {
       if (vertices) {
         if (edgesStarted_) secondPass_ = true;
         vertexList_.clear();
+        vertexList_.reserve(reservable(objects, sizeof(RtgVertex)));
         vertexError_.clear();
         vertexCount_ = 0;
         verticesComplete_ = false;
       } else {
         edgesStarted_ = true;
         edgeList_.clear();
+        edgeList_.reserve(reservable(objects, sizeof(RtgEdge)));
         edgeError_.clear();
         edgeCount_ = 0;
       }
@@ -505,6 +515,7 @@ class RtgStream {
     }
   }
 
+  std::size_t textBytes_;
   std::optional<std::size_t> knownVertices_;
   int depth_ = 0;
   int skipFrom_ = kNoSkip;
@@ -531,10 +542,10 @@ class RtgStream {
 }  // namespace
 
 bool parseRtgJson(const std::string& text, Rtg& out, std::string& error) {
-  RtgStream stream(std::nullopt);
+  RtgStream stream(text.size(), std::nullopt);
   if (!streamJson<Json>(text, stream, error)) return false;
   if (!stream.needsSecondPass()) return stream.finish(out, error);
-  RtgStream again(stream.vertexCount());
+  RtgStream again(text.size(), stream.vertexCount());
   if (!streamJson<Json>(text, again, error)) return false;
   return again.finish(out, error);
 }

@@ -4,6 +4,7 @@
 
 #include "streammap/ClusterJson.h"
 
+#include "dispar_lang/JsonLayout.h"
 #include "dispar_lang/JsonRead.h"
 
 #include <nlohmann/json.hpp>
@@ -27,123 +28,16 @@ namespace {
 
 const char* sourceKindName(ClusterSource::Kind kind) { return kind == ClusterSource::Kind::File ? "file" : "database"; }
 
-// A JSON string literal (RFC 8259 escaping).
-void appendString(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
-// JSON has no inf or nan: planMapping refuses non-finite predictions, and should one get here anyway
-// it is written as null, which the readers reject by name, rather than as invalid JSON.
-void appendNumber(std::string& out, double x) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  out += buffer;
-  if (std::strpbrk(buffer, ".eEni") == nullptr) out += ".0";  // stays a JSON float
-}
-
-// JSON in nlohmann::json::dump(2)'s layout, written member by member: each member knows whether it
-// is its container's first, so commas and indentation live in one place.
-class LayoutWriter {
- public:
-  explicit LayoutWriter(std::string& out) : out_(out) {}
-
-  void beginObject(const char* key = nullptr) { open(key, '{'); }
-  void endObject() { close('}'); }
-  void beginArray(const char* key = nullptr) { open(key, '['); }
-  void endArray() { close(']'); }
-
-  void string(const char* key, const std::string& value) {
-    member(key);
-    appendString(out_, value);
-  }
-  void number(const char* key, double value) {
-    member(key);
-    appendNumber(out_, value);
-  }
-  template <class T>
-  void integer(const char* key, T value) {
-    member(key);
-    out_ += std::to_string(value);
-  }
-  template <class T>
-  void optional(const char* key, const std::optional<T>& value) {
-    member(key);
-    out_ += value ? std::to_string(*value) : std::string("null");
-  }
-  /// A value already written in dump(2)'s layout at the top level, indented to sit here.
-  void embedded(const char* key, std::string json) {
-    member(key);
-    while (!json.empty() && json.back() == '\n') json.pop_back();
-    const std::string indent(2 * empty_.size(), ' ');
-    for (char c : json) {
-      out_ += c;
-      if (c == '\n') out_ += indent;
-    }
-  }
-
- private:
-  // Before a member: the separator from the previous one (or the opening's newline), the indent, the key.
-  void member(const char* key) {
-    if (empty_.empty()) return;  // the top-level value
-    out_ += empty_.back() ? "\n" : ",\n";
-    empty_.back() = false;
-    out_.append(2 * empty_.size(), ' ');
-    if (key != nullptr) appendKey(key);
-  }
-  void appendKey(const char* key) {
-    out_ += '"';
-    out_ += key;
-    out_ += "\": ";
-  }
-  void open(const char* key, char bracket) {
-    member(key);
-    out_ += bracket;
-    empty_.push_back(true);
-  }
-  void close(char bracket) {
-    const bool wasEmpty = empty_.back();
-    empty_.pop_back();
-    if (!wasEmpty) {
-      out_ += '\n';
-      out_.append(2 * empty_.size(), ' ');
-    }
-    out_ += bracket;
-  }
-
-  std::string& out_;
-  std::vector<bool> empty_;  // per open container: no member written yet
-};
-
 }  // namespace
 
 // Written by hand rather than through a JSON DOM: a 100,000-rank map is 30 MB, and the DOM would cost
 // seconds and hundreds of MB. The layout is what nlohmann::json::dump(2) produces.
 std::string writeMapJson(const MapRecord& r) {
+  const std::string cluster = writeClusterJson(r.cluster);
   std::string out;
-  out.reserve(256 * r.ranks.size() + 4096);
-  LayoutWriter json(out);
+  // About 240 bytes per rank; the snapshot's lines gain an indent.
+  out.reserve(256 * r.ranks.size() + 2 * cluster.size() + 4096);
+  lang::JsonLayoutWriter json(out);
   json.beginObject();
   json.string("format", kMapFormat);
   json.integer("version", kMapVersion);
@@ -197,7 +91,7 @@ std::string writeMapJson(const MapRecord& r) {
   }
   json.endArray();
   // The snapshot: the cluster description, indented one level.
-  json.embedded("cluster", writeClusterJson(r.cluster));
+  json.embedded("cluster", cluster);
   json.endObject();
   out += '\n';
   return out;

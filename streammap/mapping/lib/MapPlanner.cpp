@@ -371,6 +371,7 @@ MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const Mapp
                                        o.evaluation.nodes[n].net});
   // One entry per instance, by rank, and within a rank in program order (RankLayout keeps members
   // ascending, and vertices are in program order).
+  r.ranks.reserve(rtg.vertices.size());
   for (int rank = 0; rank < o.ranks.rankCount(); ++rank)
     for (int v : o.ranks.members[rank]) {
       const lang::RtgVertex& vertex = rtg.vertices[v];

@@ -107,6 +107,8 @@ std::string costsDigest(const CostResolution& costs) {
 CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
   CostResolution out;
   out.costed = rtg;
+  out.vertices.reserve(rtg.vertices.size());
+  out.hostCosts.reserve(rtg.vertices.size());
   Resolver resolver(rtg, inputs, out);
   std::map<CostOrigin, int> origins;
   for (std::size_t i = 0; i < rtg.vertices.size(); ++i) {
