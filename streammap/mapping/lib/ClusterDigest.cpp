@@ -1,5 +1,7 @@
 #include "streammap/ClusterDigest.h"
 
+#include "streammap/NumberFormat.h"
+
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -9,9 +11,9 @@ namespace dispar::streammap {
 namespace {
 
 std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
+  std::string text;
+  appendDigestNumber(text, x);
+  return text;
 }
 
 std::string gpuLabel(const GpuInfo& g) { return "gpu " + std::to_string(g.index) + " (" + g.name + ")"; }

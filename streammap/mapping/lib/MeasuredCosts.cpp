@@ -92,12 +92,12 @@ class Resolver {
 
 std::string costsDigest(const CostResolution& costs) {
   std::string text;
-  char number[40];
+  text.reserve(40 * costs.costed.vertices.size() + 8 * costs.costed.edges.size());
   for (std::size_t v = 0; v < costs.costed.vertices.size(); ++v) {
-    std::snprintf(number, sizeof number, "%.17g ", costs.costed.vertices[v].cost);
-    text += number;
-    std::snprintf(number, sizeof number, "%.17g\n", v < costs.hostCosts.size() ? costs.hostCosts[v] : 0.0);
-    text += number;
+    appendDigestNumber(text, costs.costed.vertices[v].cost);
+    text += ' ';
+    appendDigestNumber(text, v < costs.hostCosts.size() ? costs.hostCosts[v] : 0.0);
+    text += '\n';
   }
   for (const lang::RtgEdge& e : costs.costed.edges)
     text += e.volume ? std::to_string(*e.volume) + "\n" : std::string("-\n");

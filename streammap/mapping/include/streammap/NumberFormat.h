@@ -3,6 +3,7 @@
 #ifndef STREAMMAP_NUMBER_FORMAT_H
 #define STREAMMAP_NUMBER_FORMAT_H
 
+#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -20,6 +21,14 @@ inline std::string formatPercent(double share) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f%%", 100 * share);
   return buffer;
+}
+
+/// Every digit a double holds, exactly as printf's %.17g writes it: the text digests hash (a cluster's,
+/// the costs'), which must not change from one version to the next. std::to_chars with precision 17 is
+/// specified to write what printf does, several times faster (200,000 numbers per 100,000-vertex map).
+inline void appendDigestNumber(std::string& out, double x) {
+  char buffer[32];
+  out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, x, std::chars_format::general, 17).ptr);
 }
 
 }  // namespace dispar::streammap
