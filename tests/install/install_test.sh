@@ -3,7 +3,8 @@
 # relocatable), builds tests/install/project against it with find_package(Dispar) outside the source
 # tree, runs the program, and checks that editing a header the .dsp includes rebuilds it. With --deb,
 # the same from the Debian package `cpack -G DEB` makes, unpacked (dpkg-deb -x) rather than installed
-# (the test must not change the machine), after checking its control data.
+# (the test must not change the machine), after checking its control data and that apt-get can install
+# it with its dependencies (simulated).
 #   install_test.sh [--deb] BUILD_DIR SOURCE_DIR MPIEXEC
 set -euo pipefail
 deb=0
@@ -20,6 +21,23 @@ if [ $deb = 1 ]; then
   control=$(dpkg-deb -f "$package")
   for dependency in mpich libmpich-dev libclang-cpp19 libsqlite3-0 libpq5 libhwloc15; do
     grep -q "^Depends:.*\b$dependency\b" <<< "$control" || fail "the package does not depend on $dependency: $control"
+  done
+  # `apt-get install ./dispar_*.deb` installs it with its dependencies: simulated here (the test must not
+  # change the machine), and every dependency must have an installation candidate in the configured
+  # archives that satisfies its version, which is what a fresh Debian 12 pulls.
+  apt-get install --simulate "$package" > "$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get cannot install the package"; }
+  grep -q "^Inst dispar " "$work/apt.log" || { cat "$work/apt.log"; fail "apt-get would not install dispar"; }
+  IFS=',' read -ra groups <<< "$(dpkg-deb -f "$package" Depends)"
+  for group in "${groups[@]}"; do
+    satisfied=0
+    IFS='|' read -ra alternatives <<< "$group"
+    for alternative in "${alternatives[@]}"; do
+      read -r name relation version <<< "$(tr -d '()' <<< "$alternative")"
+      candidate=$(apt-cache policy "$name" | awk '/Candidate:/ {print $2}')
+      [ -n "$candidate" ] && [ "$candidate" != "(none)" ] || continue
+      if [ -z "${relation:-}" ] || dpkg --compare-versions "$candidate" "$relation" "$version"; then satisfied=1; fi
+    done
+    [ $satisfied = 1 ] || fail "no installation candidate for the dependency '$group' (apt-get update, as scripts/setup.sh does, first)"
   done
   listing=$(dpkg-deb -c "$package")
   grep -q "./usr/lib/systemd/system/streammap-daemon.service" <<< "$listing" || fail "no systemd unit in the package"
