@@ -9,11 +9,11 @@
 
 namespace dispar::streammap {
 
-/// Six significant digits, as printf's %g: "0.00153626", "5", "1e+300".
+/// Six significant digits, as printf's %g: "0.00153626", "5", "1e+300". (std::to_chars writes what
+/// printf writes, several times faster: a 100,000-vertex map formats a cost per vertex.)
 inline std::string formatNumber(double x) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, x, std::chars_format::general, 6).ptr);
 }
 
 /// A share as a percentage with one decimal: 0.0123 -> "1.2%".
