@@ -213,22 +213,20 @@ NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpu
 
 NodeCost IncrementalCost::nodeCost(int n) const {
   const Load& l = loads_[n];
-  const double cpuMax = l.cpuCosts.empty() ? 0.0 : *l.cpuCosts.rbegin();
-  const double gpuMax = l.gpuCosts.empty() ? 0.0 : *l.gpuCosts.rbegin();
+  const double cpuMax = l.cpuCosts.empty() ? 0.0 : l.cpuCosts.largest();
+  const double gpuMax = l.gpuCosts.empty() ? 0.0 : l.gpuCosts.largest();
   return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax, l.netBytes,
                 static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size()));
 }
 
 // Largest element of `costs` after removing one `removed` (when >= 0) and adding `added` (when >= 0).
-double IncrementalCost::maxCost(const std::multiset<double>& costs, double removed, double added) const {
+double IncrementalCost::maxCost(const SortedCosts& costs, double removed, double added) const {
   double largest = 0;
   if (!costs.empty()) {
-    auto top = costs.end();
-    --top;
-    if (removed >= 0 && *top == removed) {
-      if (top != costs.begin()) largest = *std::prev(top);
+    if (removed >= 0 && costs.largest() == removed) {
+      if (costs.size() > 1) largest = costs.secondLargest();
     } else {
-      largest = *top;
+      largest = costs.largest();
     }
   }
   return std::max(largest, added);
@@ -342,9 +340,9 @@ void IncrementalCost::removeVertex(int v) {
   const int n = nodeOf_[v];
   Load& l = loads_[n];
   const double w = p_.weightOn(v, n);
-  std::multiset<double>& costs = p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts;
+  SortedCosts& costs = p_.onGpu(v, n) ? l.gpuCosts : l.cpuCosts;
   double& sum = p_.onGpu(v, n) ? l.gpuSum : l.cpuSum;
-  costs.erase(costs.find(w));
+  costs.erase(w);
   sum = costs.empty() ? 0.0 : sum - w;
   for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
     const int c = nodeOf_[it->vertex];
@@ -375,13 +373,16 @@ void IncrementalCost::setValue(int n) {
   const double value = nodeCost(n).value();
   if (value == values_[n]) return;
   values_[n] = value;
-  // Re-insert with the old position as hint: most moves change a node's value a little.
-  auto hint = byValue_.erase(byValueAt_[n]);
-  byValueAt_[n] = byValue_.emplace_hint(hint, value, n);
-  if (p_.nodes[n].hasGpu()) {
-    hint = gpuByValue_.erase(gpuByValueAt_[n]);
-    gpuByValueAt_[n] = gpuByValue_.emplace_hint(hint, value, n);
-  }
+  // Re-insert the same tree node (no allocation) with the old position as hint: most moves change a
+  // node's value a little.
+  auto reinsert = [&](ValueSet& set, ValueSet::iterator& at) {
+    const auto hint = std::next(at);
+    auto handle = set.extract(at);
+    handle.value().first = value;
+    at = set.insert(hint, std::move(handle));
+  };
+  reinsert(byValue_, byValueAt_[n]);
+  if (p_.nodes[n].hasGpu()) reinsert(gpuByValue_, gpuByValueAt_[n]);
 }
 
 void IncrementalCost::move(int v, int to) {

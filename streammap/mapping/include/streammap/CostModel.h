@@ -19,6 +19,7 @@
 
 #include "streammap/MappingProblem.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 #include <vector>
@@ -126,9 +127,23 @@ class IncrementalCost {
   const std::set<std::pair<double, int>>& gpuNodesByValue() const { return gpuByValue_; }
 
  private:
+  // One node's instance costs, ascending. A move needs the largest and the one below it; a node holds
+  // few instances, so a sorted vector does it without the tree's allocation per insert.
+  class SortedCosts {
+   public:
+    void insert(double w) { values_.insert(std::upper_bound(values_.begin(), values_.end(), w), w); }
+    void erase(double w) { values_.erase(std::lower_bound(values_.begin(), values_.end(), w)); }  // one w, present
+    bool empty() const { return values_.empty(); }
+    std::size_t size() const { return values_.size(); }
+    double largest() const { return values_.back(); }
+    double secondLargest() const { return values_[values_.size() - 2]; }
+
+   private:
+    std::vector<double> values_;
+  };
   struct Load {
     double cpuSum = 0, gpuSum = 0;  // sum of t_v x speed, i.e. of costs
-    std::multiset<double> cpuCosts, gpuCosts;
+    SortedCosts cpuCosts, gpuCosts;
     double netBytes = 0;
   };
   struct Delta {
@@ -138,7 +153,7 @@ class IncrementalCost {
   };
   NodeCost costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes,
                   int instances) const;
-  double maxCost(const std::multiset<double>& costs, double removed, double added) const;
+  double maxCost(const SortedCosts& costs, double removed, double added) const;
   double maxExcept(int a, int b) const;
   void setValue(int n);
   void removeVertex(int v);
