@@ -41,9 +41,12 @@ class JsonLayoutWriter {
   /// The value, or null when there is none.
   template <class T>
   void optional(const char* key, const std::optional<T>& value) {
-    if (!value) null(key);
-    else if constexpr (std::is_floating_point_v<T>) number(key, *value);
-    else integer(key, *value);
+    if (!value)
+      null(key);
+    else if constexpr (std::is_floating_point_v<T>)
+      number(key, *value);
+    else
+      integer(key, *value);
   }
   /// A value already written in dump(2)'s layout at the top level, indented to sit here.
   void embedded(const char* key, const std::string& json);
