@@ -169,3 +169,31 @@ TEST(ClusterJson, MissingFileIsAnErrorNamingIt) {
   EXPECT_FALSE(readClusterJsonFile("/nonexistent/cluster.json", cluster, error));
   EXPECT_NE(error.find("/nonexistent/cluster.json"), std::string::npos);
 }
+
+// Descriptions are read streamed, node by node; whatever order the members come in, the result and
+// the first error are those of reading the whole document.
+TEST(ClusterJson, MemberOrderAndRepeatsReadAsTheWholeDocumentDoes) {
+  Cluster cluster;
+  std::string error;
+  // The nodes before the header; a repeated "nodes" keeps its last value (nlohmann's rule).
+  ASSERT_TRUE(parseClusterJson(R"({"nodes": [{"host": "x", "cpu": {"cores": 1}}], "version": 1,
+      "nodes": [{"host": "b", "cpu": {"cores": 2}}, {"host": "a", "cpu": {"cores": 3}}], "format": "dispar-cluster"})",
+                               cluster, error))
+      << error;
+  ASSERT_EQ(cluster.nodes.size(), 2u);
+  EXPECT_EQ(cluster.nodes[0].host, "a");
+  EXPECT_EQ(cluster.nodes[0].cores, 3);
+  EXPECT_EQ(cluster.nodes[1].host, "b");
+  // A wrong header after valid nodes is still the header's error; the first of two faults wins.
+  EXPECT_EQ(parseError(R"({"nodes": [{"host": "a", "cpu": {"cores": 1}}], "format": "other", "version": 1})"),
+            "format: expected \"dispar-cluster\"");
+  EXPECT_EQ(parseError(R"({"format": "dispar-cluster", "version": 1, "nodes": [{"host": "a", "cpu": {"cores": 1}},
+      {"host": "a", "cpu": {"cores": 1}}, {"host": "c"}]})"),
+            "nodes[1].host: duplicate host 'a'");
+  EXPECT_EQ(
+      parseError(R"({"format": "dispar-cluster", "version": 1, "nodes": [{"host": "a", "cpu": {"cores": 1}}, 7]})"),
+      "nodes[1]: expected an object");
+  EXPECT_EQ(parseError(R"({"format": "dispar-cluster", "version": 1, "nodes": {"host": "a"}})"),
+            "nodes: expected an array");
+  EXPECT_EQ(parseError(R"([{"format": "dispar-cluster"}])"), "top level: expected an object");
+}

@@ -300,34 +300,47 @@ std::string writeClusterJson(const Cluster& cluster) { return write(cluster, std
 
 std::string writeClusterJson(const Cluster& cluster, std::int64_t now) { return write(cluster, now); }
 
-bool parseClusterJson(const std::string& text, Cluster& out, std::string& error) {
+namespace {
+
+// The top level's checks: its fields, the format and version; returns the nodes array.
+const Json& checkTop(const Json& root) {
+  if (!root.is_object()) fail("top level", "expected an object");
+  checkFields(root, "", kTopFields);
+  const Json* format = member(root, "format");
+  if (!format || !format->is_string() || format->get<std::string>() != kFormatName)
+    fail("format", std::string("expected \"") + kFormatName + "\"");
+  const Json* version = member(root, "version");
+  if (!version) fail("version", "missing required field");
+  std::int64_t v = readInteger(*version, "version", 1, std::numeric_limits<int>::max());
+  if (v > kFormatVersion)
+    fail("version", "cluster description version " + std::to_string(v) + " is newer than this streammap understands (" +
+                        std::to_string(kFormatVersion) + ")");
+  const Json* nodes = member(root, "nodes");
+  if (!nodes) fail("nodes", "missing required field");
+  if (!nodes->is_array()) fail("nodes", "expected an array");
+  return *nodes;
+}
+
+Cluster sortedByHost(std::vector<NodeInfo> nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const NodeInfo& a, const NodeInfo& b) { return a.host < b.host; });
+  return Cluster{std::move(nodes)};
+}
+
+// The whole document at once: the reference reader, whose messages every error gets.
+bool parseWhole(const std::string& text, Cluster& out, std::string& error) {
   Json root;
   if (!lang::parseJson(text, root, error)) return false;
   try {
-    checkFields(root, "", kTopFields);
-    const Json* format = member(root, "format");
-    if (!format || !format->is_string() || format->get<std::string>() != kFormatName)
-      fail("format", std::string("expected \"") + kFormatName + "\"");
-    const Json* version = member(root, "version");
-    if (!version) fail("version", "missing required field");
-    std::int64_t v = readInteger(*version, "version", 1, std::numeric_limits<int>::max());
-    if (v > kFormatVersion)
-      fail("version", "cluster description version " + std::to_string(v) +
-                          " is newer than this streammap understands (" + std::to_string(kFormatVersion) + ")");
-    const Json* nodes = member(root, "nodes");
-    if (!nodes) fail("nodes", "missing required field");
-    if (!nodes->is_array()) fail("nodes", "expected an array");
-    Cluster cluster;
+    const Json& nodes = checkTop(root);
+    std::vector<NodeInfo> read;
     std::set<std::string> hosts;
-    for (std::size_t i = 0; i < nodes->size(); ++i) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
       const std::string path = "nodes[" + std::to_string(i) + "]";
-      NodeInfo node = readNode((*nodes)[i], path);
+      NodeInfo node = readNode(nodes[i], path);
       if (!hosts.insert(node.host).second) fail(path + ".host", "duplicate host '" + node.host + "'");
-      cluster.nodes.push_back(std::move(node));
+      read.push_back(std::move(node));
     }
-    std::sort(cluster.nodes.begin(), cluster.nodes.end(),
-              [](const NodeInfo& a, const NodeInfo& b) { return a.host < b.host; });
-    out = std::move(cluster);
+    out = sortedByHost(std::move(read));
     return true;
   } catch (const ParseFailure& f) {
     error = f.message;
@@ -336,6 +349,107 @@ bool parseClusterJson(const std::string& text, Cluster& out, std::string& error)
     error = std::string("invalid cluster description: ") + e.what();
     return false;
   }
+}
+
+// The description streamed (lang::streamJson): the header members as a small document, each node as a
+// document of its own read by readNode as soon as it closes, so that a 10,000-node description (8 MB,
+// embedded in every map.json) never becomes one DOM. It only takes valid descriptions: at the first
+// fault it gives up and parseWhole reads the text again, for that reader's message.
+class ClusterStream {
+ public:
+  explicit ClusterStream(std::size_t textBytes) : textBytes_(textBytes) {}
+
+  void scalar(Json&& v) {
+    if (building_) {
+      if (builder_.scalar(std::move(v))) built();
+    } else if (depth_ == 1 && topObject_) {
+      header_[topKey_] = std::move(v);
+    } else {
+      usable_ = false;  // a scalar document, or a scalar among the nodes
+    }
+  }
+
+  void start(bool array, std::size_t objects) {
+    ++depth_;
+    if (building_) {
+      builder_.start(array);
+    } else if (depth_ == 1) {
+      topObject_ = !array;
+      usable_ = usable_ && topObject_;
+    } else if (depth_ == 2 && topKey_ == "nodes" && array) {
+      inNodes_ = true;
+      nodes_.clear();  // a repeated key keeps its last value, as in the document
+      hosts_.clear();
+      constexpr std::size_t kNodeRecordBytes = sizeof(NodeInfo);
+      nodes_.reserve(std::min(objects, 4 * textBytes_ / kNodeRecordBytes));
+      header_["nodes"] = Json::array();  // present and an array, for checkTop
+    } else if (depth_ == 2 || (depth_ == 3 && inNodes_)) {
+      building_ = true;
+      builder_.begin(depth_ == 2 ? header_[topKey_] : node_);
+      builder_.start(array);
+    }
+  }
+
+  void end() {
+    if (building_ && builder_.end()) built();
+    if (depth_ == 2) inNodes_ = false;
+    --depth_;
+  }
+
+  void key(const std::string& k) {
+    if (building_)
+      builder_.key(k);
+    else if (depth_ == 1)
+      topKey_ = k;
+  }
+
+  /// The cluster, when the stream met no fault; false: read the text whole for the message.
+  bool finish(Cluster& out) {
+    if (!usable_) return false;
+    try {
+      checkTop(header_);
+      out = sortedByHost(std::move(nodes_));
+      return true;
+    } catch (const ParseFailure&) {
+      return false;
+    } catch (const nlohmann::json::exception&) {
+      return false;
+    }
+  }
+
+ private:
+  void built() {
+    building_ = false;
+    if (!inNodes_ || depth_ != 3 || !usable_) return;
+    try {
+      NodeInfo node = readNode(node_, "nodes[" + std::to_string(nodes_.size()) + "]");
+      if (!hosts_.insert(node.host).second) usable_ = false;  // a duplicate host
+      nodes_.push_back(std::move(node));
+    } catch (const ParseFailure&) {
+      usable_ = false;
+    } catch (const nlohmann::json::exception&) {
+      usable_ = false;
+    }
+  }
+
+  std::size_t textBytes_;
+  int depth_ = 0;
+  bool topObject_ = false, usable_ = true, inNodes_ = false, building_ = false;
+  std::string topKey_;
+  Json header_ = Json::object();
+  Json node_;
+  lang::JsonBuilder<Json> builder_;
+  std::vector<NodeInfo> nodes_;
+  std::set<std::string> hosts_;
+};
+
+}  // namespace
+
+bool parseClusterJson(const std::string& text, Cluster& out, std::string& error) {
+  ClusterStream stream(text.size());
+  std::string streamError;
+  if (lang::streamJson<Json>(text, stream, streamError) && stream.finish(out)) return true;
+  return parseWhole(text, out, error);
 }
 
 bool readClusterJsonFile(const std::string& path, Cluster& out, std::string& error) {
