@@ -1,11 +1,9 @@
 #include "dispar_lang/JsonLayout.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace dispar::lang {
 
