@@ -340,7 +340,7 @@ void runScale(int vertices, int nodes) {
     waitpid(child, &status, 0);
     return;
   }
-  keepFreedMemoryForReuse();  // as streammap's main does
+  prepareHeapForLargeInputs();  // as streammap's main does
   SplitMix64 rng(777);
   const lang::Rtg rtg = makeRtg(Shape::Layered, vertices, rng);
   const Cluster cluster = makeCluster(nodes, rng);

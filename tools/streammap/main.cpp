@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   }
   for (const Subcommand& s : kSubcommands) {
     if (std::strcmp(argv[1], s.word) != 0) continue;
-    dispar::streammap::keepFreedMemoryForReuse();
+    dispar::streammap::prepareHeapForLargeInputs();
     return s.run(Args(argv + 2, argv + argc));
   }
   std::fprintf(stderr, "streammap: error: unknown command '%s'\n", argv[1]);
