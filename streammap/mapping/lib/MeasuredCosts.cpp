@@ -104,15 +104,16 @@ std::string costsDigest(const CostResolution& costs) {
   return textDigest(text);
 }
 
-CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
+CostResolution resolveCosts(lang::Rtg rtg, const CostInputs& inputs) {
   CostResolution out;
-  out.costed = rtg;
-  out.vertices.reserve(rtg.vertices.size());
-  out.hostCosts.reserve(rtg.vertices.size());
-  Resolver resolver(rtg, inputs, out);
+  out.costed = std::move(rtg);
+  const lang::Rtg& declared = out.costed;  // each vertex's own cost is read before it is replaced
+  out.vertices.reserve(declared.vertices.size());
+  out.hostCosts.reserve(declared.vertices.size());
+  Resolver resolver(declared, inputs, out);
   std::map<CostOrigin, int> origins;
-  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) {
-    const lang::RtgVertex& v = rtg.vertices[i];
+  for (std::size_t i = 0; i < declared.vertices.size(); ++i) {
+    const lang::RtgVertex& v = declared.vertices[i];
     resolver.noteStaleHistory(v);
     VertexCosts costs;
     costs.onCpu = resolver.resolve(v, "cpu");
@@ -128,15 +129,15 @@ CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs) {
       costs.onGpu = costs.onCpu;
     }
     ++origins[costs.primary(v.type).origin];
-    out.costed.vertices[i].cost = costs.primary(v.type).work;
     out.hostCosts.push_back(costs.onCpu.work);
+    out.costed.vertices[i].cost = costs.primary(v.type).work;
     out.vertices.push_back(std::move(costs));
   }
-  out.edgeOrigins.assign(rtg.edges.size(), "");
-  for (std::size_t e = 0; e < rtg.edges.size(); ++e) {
+  out.edgeOrigins.assign(out.costed.edges.size(), "");
+  for (std::size_t e = 0; e < out.costed.edges.size(); ++e) {
     for (const auto& [source, name] : {std::pair{inputs.profile, "profile"}, std::pair{inputs.history, "history"}}) {
       if (source == nullptr) continue;
-      const auto bytes = source->bytesPerMessage(rtg.program, rtg.edges[e].pipe);
+      const auto bytes = source->bytesPerMessage(out.costed.program, out.costed.edges[e].pipe);
       if (!bytes) continue;
       out.costed.edges[e].volume = static_cast<std::uint64_t>(bytes->value + 0.5);
       out.edgeOrigins[e] = name;

@@ -48,8 +48,9 @@ struct CostResolution {
   std::vector<std::string> edgeOrigins;
 };
 
-/// Resolves every vertex's and edge's cost of `rtg` from `inputs`.
-CostResolution resolveCosts(const lang::Rtg& rtg, const CostInputs& inputs);
+/// Resolves every vertex's and edge's cost of `rtg` from `inputs`; `rtg` becomes the result's `costed`
+/// (move it in where the caller needs no copy).
+CostResolution resolveCosts(lang::Rtg rtg, const CostInputs& inputs);
 
 /// The digest of the costs a mapping is made from (every vertex's cost and host cost, every edge's
 /// bytes per message): `run` maps again when the history's estimates have moved since.
