@@ -93,23 +93,6 @@ void JsonLayoutWriter::null(const char* key) {
   out_ += "null";
 }
 
-void JsonLayoutWriter::embedded(const char* key, const std::string& json) {
-  member(key);
-  std::size_t size = json.size();
-  while (size > 0 && json[size - 1] == '\n') --size;
-  const std::string indent(2 * empty_.size(), ' ');
-  for (std::size_t at = 0; at < size;) {
-    const std::size_t newline = json.find('\n', at);
-    if (newline == std::string::npos || newline >= size) {
-      out_.append(json, at, size - at);
-      break;
-    }
-    out_.append(json, at, newline + 1 - at);
-    out_ += indent;
-    at = newline + 1;
-  }
-}
-
 void JsonLayoutWriter::member(const char* key) {
   if (empty_.empty()) return;  // the top-level value
   out_ += empty_.back() ? "\n" : ",\n";

@@ -48,8 +48,6 @@ class JsonLayoutWriter {
     else
       integer(key, *value);
   }
-  /// A value already written in dump(2)'s layout at the top level, indented to sit here.
-  void embedded(const char* key, const std::string& json);
 
  private:
   // Before a member: the separator from the previous one (or the opening's newline), the indent, the key.

@@ -33,10 +33,9 @@ const char* sourceKindName(ClusterSource::Kind kind) { return kind == ClusterSou
 // Written by hand rather than through a JSON DOM: a 100,000-rank map is 30 MB, and the DOM would cost
 // seconds and hundreds of MB. The layout is what nlohmann::json::dump(2) produces.
 std::string writeMapJson(const MapRecord& r) {
-  const std::string cluster = writeClusterJson(r.cluster);
   std::string out;
   // About 240 bytes per rank; the snapshot's lines gain an indent.
-  out.reserve(256 * r.ranks.size() + 2 * cluster.size() + 4096);
+  out.reserve(256 * r.ranks.size() + 2 * kWrittenNodeBytes * r.cluster.nodes.size() + 4096);
   lang::JsonLayoutWriter json(out);
   json.beginObject();
   json.string("format", kMapFormat);
@@ -90,8 +89,8 @@ std::string writeMapJson(const MapRecord& r) {
     json.endObject();
   }
   json.endArray();
-  // The snapshot: the cluster description, indented one level.
-  json.embedded("cluster", cluster);
+  // The snapshot: the cluster description.
+  writeClusterJson(json, "cluster", r.cluster);
   json.endObject();
   out += '\n';
   return out;

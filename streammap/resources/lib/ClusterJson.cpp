@@ -275,21 +275,25 @@ void writeNode(lang::JsonLayoutWriter& json, const NodeInfo& node, std::optional
   json.endObject();
 }
 
-std::string write(const Cluster& cluster, std::optional<std::int64_t> now) {
+void write(lang::JsonLayoutWriter& json, const char* key, const Cluster& cluster, std::optional<std::int64_t> now) {
   std::vector<const NodeInfo*> sorted;
   for (const NodeInfo& n : cluster.nodes) sorted.push_back(&n);
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const NodeInfo* a, const NodeInfo* b) { return a->host < b->host; });
-  std::string out;
-  out.reserve(1024 * sorted.size() + 256);
-  lang::JsonLayoutWriter json(out);
-  json.beginObject();
+  json.beginObject(key);
   json.string("format", kFormatName);
   json.integer("version", kFormatVersion);
   json.beginArray("nodes");
   for (const NodeInfo* n : sorted) writeNode(json, *n, now);
   json.endArray();
   json.endObject();
+}
+
+std::string write(const Cluster& cluster, std::optional<std::int64_t> now) {
+  std::string out;
+  out.reserve(kWrittenNodeBytes * cluster.nodes.size() + 256);
+  lang::JsonLayoutWriter json(out);
+  write(json, nullptr, cluster, now);
   out += '\n';
   return out;
 }
@@ -299,6 +303,10 @@ std::string write(const Cluster& cluster, std::optional<std::int64_t> now) {
 std::string writeClusterJson(const Cluster& cluster) { return write(cluster, std::nullopt); }
 
 std::string writeClusterJson(const Cluster& cluster, std::int64_t now) { return write(cluster, now); }
+
+void writeClusterJson(lang::JsonLayoutWriter& json, const char* key, const Cluster& cluster) {
+  write(json, key, cluster, std::nullopt);
+}
 
 namespace {
 
