@@ -436,11 +436,6 @@ class RtgStream {
   static constexpr int kNoSkip = std::numeric_limits<int>::max();
 
   bool skipping() const { return depth_ >= skipFrom_; }
-  // How many of an array's `objects` to reserve records for: all, unless a text of empty objects
-  // ("[{},{},...]") would make that more than a few times the text's own size.
-  std::size_t reservable(std::size_t objects, std::size_t recordBytes) const {
-    return std::min(objects, 4 * textBytes_ / recordBytes);
-  }
   Fields& fields() { return streaming_ == Array::Vertices ? vertexFields_ : edgeFields_; }
 
   // A member of the top-level object begins: a scalar (`v`) or a container (`array` says which; an
@@ -459,14 +454,14 @@ class RtgStream {
       if (vertices) {
         if (edgesStarted_) secondPass_ = true;
         vertexList_.clear();
-        vertexList_.reserve(reservable(objects, sizeof(RtgVertex)));
+        vertexList_.reserve(json_read_detail::reservableRecords(objects, textBytes_, sizeof(RtgVertex)));
         vertexError_.clear();
         vertexCount_ = 0;
         verticesComplete_ = false;
       } else {
         edgesStarted_ = true;
         edgeList_.clear();
-        edgeList_.reserve(reservable(objects, sizeof(RtgEdge)));
+        edgeList_.reserve(json_read_detail::reservableRecords(objects, textBytes_, sizeof(RtgEdge)));
         edgeError_.clear();
         edgeCount_ = 0;
       }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -81,6 +82,13 @@ inline JsonShape scanShape(const std::string& text, int limit) {
     }
   }
   return shape;
+}
+
+/// How many records of `recordBytes` a streaming reader may reserve for an array of `objects` objects
+/// in a text of `textBytes`: all of them, unless a text of empty objects ("[{},{},...]") would make that
+/// more than a few times the text's own size.
+inline std::size_t reservableRecords(std::size_t objects, std::size_t textBytes, std::size_t recordBytes) {
+  return std::min(objects, 4 * textBytes / recordBytes);
 }
 
 /// The 1-based offset of the first bracket that opens a level deeper than `limit`, or 0.

@@ -388,8 +388,7 @@ class ClusterStream {
       inNodes_ = true;
       nodes_.clear();  // a repeated key keeps its last value, as in the document
       hosts_.clear();
-      constexpr std::size_t kNodeRecordBytes = sizeof(NodeInfo);
-      nodes_.reserve(std::min(objects, 4 * textBytes_ / kNodeRecordBytes));
+      nodes_.reserve(lang::json_read_detail::reservableRecords(objects, textBytes_, sizeof(NodeInfo)));
       header_["nodes"] = Json::array();  // present and an array, for checkTop
     } else if (depth_ == 2 || (depth_ == 3 && inNodes_)) {
       building_ = true;
