@@ -2,13 +2,24 @@
 // a DISPAR pipe, timed inside the reader as bench/pipe_bandwidth does, alternately with DISPAR_PROFILE set
 // (every port call timed, the profile gathered and written at the end) and unset, best of 9 each in the
 // same run. Prints both rates and the overhead (target <= 2%). Run with `mpiexec -n 2`.
+//
+// `profile_overhead --timer-cost` (no MPI): what profiling adds to one port call, in ns, without and with
+// the thread CPU clock (rt::PortWaitTimer, the timer every port call runs when profiling), and to one
+// host-path kernel launch (gpu::LaunchTimer recording into a launch log); run.sh multiplies them by the
+// port calls and launches of a profiled FIR run, the profile's direct cost there.
+#include "LaunchLog.h"
+#include "Profile.h"
+
 #include <dispar/runtime.h>
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -56,9 +67,38 @@ double runOnce(int argc, char** argv, bool profiled, const std::string& path) {
   return seconds;
 }
 
+/// Nanoseconds per call of `timed` (one timer's life), best of five rounds of 200,000.
+template <class Timed>
+double nanosecondsPerCall(Timed timed) {
+  constexpr int kCalls = 200000;
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i) timed();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::min(best, seconds / kCalls * 1e9);
+  }
+  return best;
+}
+
+void printTimerCosts() {
+  std::atomic<double> wait{0}, cpu{0};
+  const double port = nanosecondsPerCall([&] { const rt::PortWaitTimer timer(&wait, nullptr); });
+  const double portCpu = nanosecondsPerCall([&] { const rt::PortWaitTimer timer(&wait, &cpu); });
+  dispar::gpu::detail::LaunchLog log;
+  dispar::gpu::detail::setCurrentLaunchLog(&log);
+  const double launch = nanosecondsPerCall([] { const dispar::gpu::LaunchTimer timer("firKernel", "fir.dsp:117:5"); });
+  dispar::gpu::detail::setCurrentLaunchLog(nullptr);
+  std::printf("%.1f %.1f %.1f\n", port, portCpu, launch);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--timer-cost") == 0) {
+    printTimerCosts();
+    return 0;
+  }
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -61,6 +61,24 @@ for _ in 1 2 3 4 5 6 7; do
   done
 done
 python3 -c "print('FIR example (4 ranks, 256 frames), best of 7: %.3f s without, %.3f s with DISPAR_PROFILE: overhead %+.1f%% (target <= 2%%)' % ($best_plain, $best_profiled, ($best_profiled / $best_plain - 1) * 100))"
+# The same question through the VM's noise: what profiling adds to each port call and each kernel launch,
+# times the port calls (each message written once and read once; item ports' inline fast paths run no
+# timer, so this counts too many) and launches of the run, against the run's time.
+timer_cost=$("$build/bin/profile_overhead" --timer-cost)
+python3 - "$best_plain" $timer_cost <<'PY'
+import json, sys
+plain, ns_port, ns_port_cpu, ns_launch = (float(a) for a in sys.argv[1:5])
+profile = json.load(open("fir.json"))
+calls = 2 * sum(p["messages"] for p in profile["pipes"])
+launches = sum(k["launches"] for k in profile["kernels"])
+cpu_clock = any(l.get("compute_cpu_s") is not None for l in profile["instances"])
+ns = ns_port_cpu if cpu_clock else ns_port
+direct = calls * ns + launches * ns_launch
+print("  direct cost: %d port calls x %.0f ns (with%s the thread CPU clock; %.0f ns without, %.0f ns with)"
+      % (calls, ns, "" if cpu_clock else "out", ns_port, ns_port_cpu))
+print("    + %d kernel launches x %.0f ns = %.2f ms, %.3f%% of the run without profiling (target <= 2%%)"
+      % (launches, ns_launch, direct * 1e-6, direct * 1e-9 / plain * 100))
+PY
 
 # (3) A 64 KiB pipe.
 "$mpiexec" -launcher fork -n 2 "$build/bin/profile_overhead"
