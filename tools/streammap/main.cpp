@@ -13,12 +13,14 @@ struct Subcommand {
   const char* word;
   int (*run)(const Args&);
   const char* summary;
+  bool largeInputs = true;  // reads or writes files of tens of MB: prepareHeapForLargeInputs
 };
 
 constexpr Subcommand kSubcommands[] = {
     {"--discover", dispar::streammap::discoverCommand,
      "probe this node (or, with --cluster, every MPI rank's node) into the resource database"},
-    {"daemon", dispar::streammap::daemonCommand, "keep this node's record current (re-probe, heartbeat)"},
+    // The daemon runs for months on every node and holds little: no 512 MiB heap reservation for it.
+    {"daemon", dispar::streammap::daemonCommand, "keep this node's record current (re-probe, heartbeat)", false},
     {"nodes", dispar::streammap::nodesCommand, "list the nodes of the resource database"},
     {"node", dispar::streammap::nodeCommand, "drain or resume a node"},
     {"cluster", dispar::streammap::clusterCommand, "import or export a cluster description"},
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
   }
   for (const Subcommand& s : kSubcommands) {
     if (std::strcmp(argv[1], s.word) != 0) continue;
-    dispar::streammap::prepareHeapForLargeInputs();
+    if (s.largeInputs) dispar::streammap::prepareHeapForLargeInputs();
     return s.run(Args(argv + 2, argv + argc));
   }
   std::fprintf(stderr, "streammap: error: unknown command '%s'\n", argv[1]);
