@@ -26,11 +26,11 @@ int sbatchCommand(const Args& args);    // streammap sbatch app.rtg.json -o app.
 int profileCommand(const Args& args);   // streammap profile add FILE | show [PROGRAM]
 
 /// Process set-up for the commands that read or write large files, called by main before them (not
-/// before the daemon: it reserves 512 MiB of address space for the heap up front). Large inputs (a 40 MB RTG, a
-/// 30 MB map.json) make and drop buffers of tens of MB: glibc would map and unmap each above its mmap
-/// threshold, so that the next one is faulted in page by page again; freed memory stays in the heap for
-/// reuse instead. And the heap is backed by transparent huge pages where the kernel offers them: a
-/// 100,000-vertex `streammap map` otherwise spends a quarter of its time in 47,000 page faults.
+/// before the daemon: this reserves 512 MiB of address space for the heap up front). Large inputs (a
+/// 40 MB RTG, a 30 MB map.json) make and drop buffers of tens of MB: glibc would map and unmap each above
+/// its mmap threshold, so that the next one is faulted in page by page again; freed memory stays in the
+/// heap for reuse instead. And the heap is backed by transparent huge pages where the kernel offers them:
+/// a 100,000-vertex `streammap map` otherwise spends a quarter of its time in 47,000 page faults.
 void prepareHeapForLargeInputs();
 
 }  // namespace dispar::streammap
