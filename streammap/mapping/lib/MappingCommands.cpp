@@ -29,6 +29,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 extern char** environ;
@@ -236,15 +237,39 @@ bool restrictToSlurmAllocation(const char* command, Cluster& cluster, std::strin
   return true;
 }
 
-/// The resources to map onto: `source`, restricted to the Slurm allocation this runs in, if any
-/// (`restrict`). Inside an allocation with no resource database at the default place (`sourceGiven`
-/// false), the allocation alone describes the nodes, as Slurm does: a user with an allocation and no
-/// database can still run.
-bool loadResources(const char* command, const ClusterSource& source, bool sourceGiven, bool restrict, Cluster& out,
-                   std::string& error) {
+/// The resource database a command reads both its cluster and its performance history from, opened on
+/// first use and then kept: one connection to a PostgreSQL server, not one per read.
+class OpenedDatabase {
+ public:
+  ResourceDb* open(const std::string& path, std::string& error) {
+    if (db_ == nullptr || path != path_) {
+      db_ = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
+      path_ = path;
+    }
+    return db_.get();
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<ResourceDb> db_;
+};
+
+/// The resources to map onto: `source` (a database through `database`), restricted to the Slurm
+/// allocation this runs in, if any (`restrict`). Inside an allocation with no resource database at the
+/// default place (`sourceGiven` false), the allocation alone describes the nodes, as Slurm does: a user
+/// with an allocation and no database can still run.
+bool loadResources(const char* command, const ClusterSource& source, bool sourceGiven, bool restrict,
+                   OpenedDatabase& database, Cluster& out, std::string& error) {
   const char* jobId = std::getenv("SLURM_JOB_ID");
   const bool inAllocation = restrict && jobId && *jobId;
-  if (!loadClusterSource(source, out, error)) {
+  bool loaded = false;
+  if (source.kind == ClusterSource::Kind::Database) {
+    ResourceDb* db = database.open(source.path, error);
+    loaded = db != nullptr && loadClusterFromDatabase(*db, source.ttlSeconds, out, error);
+  } else {
+    loaded = loadClusterSource(source, out, error);
+  }
+  if (!loaded) {
     struct stat st{};
     const bool noDefaultDatabase = !sourceGiven && source.kind == ClusterSource::Kind::Database &&
                                    !isDatabaseUrl(source.path) && ::stat(source.path.c_str(), &st) != 0;
@@ -269,6 +294,8 @@ struct MapInvocation {
   bool sourceGiven = false;                // --db or --cluster was given (else the default database)
   std::string profilePath;                 // map --profile: the run whose costs come first
   std::optional<std::string> historyPath;  // --history: a database, or "none"; unset: the source's database
+  /// The database of `source` or `historyPath`, shared by the reads of the cluster and of the history.
+  std::shared_ptr<OpenedDatabase> database = std::make_shared<OpenedDatabase>();
   /// Further files to write in the same atomic set as the mapping (sbatch's script).
   std::function<void(const MapRecord&, const MappingOutcome&, AtomicFileSet&)> extraFiles;
 };
@@ -330,7 +357,7 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
     required = isDatabaseUrl(historyPath) || fileExists(historyPath);
   }
   if (!historyPath.empty() && required) {
-    std::unique_ptr<ResourceDb> db = ResourceDb::open(historyPath, ResourceDb::OpenMode::Existing, error);
+    ResourceDb* db = m.database->open(historyPath, error);
     std::vector<CostSample> samples;
     std::vector<PipeSample> pipes;
     if (!db || !db->readHistory("", samples, pipes, error)) return false;
@@ -469,7 +496,8 @@ int executeMap(const MapInvocation& m) {
   lang::Rtg rtg;
   if (!readRtg(m.rtgPath, rtg, error)) return fail("map", error);
   Cluster cluster;
-  if (!loadResources("map", m.source, m.sourceGiven, !m.wholeCluster, cluster, error)) return fail("map", error);
+  if (!loadResources("map", m.source, m.sourceGiven, !m.wholeCluster, *m.database, cluster, error))
+    return fail("map", error);
   return writeMapping(m, std::move(rtg), cluster);
 }
 
@@ -617,7 +645,7 @@ int runCommand(const Args& args) {
 
   const FileTimes rtgTime = statFile(m.rtgPath);
   Cluster current;
-  if (!loadResources("run", m.source, given, true, current, error)) return fail("run", error);
+  if (!loadResources("run", m.source, given, true, *m.database, current, error)) return fail("run", error);
 
   // Remap when the mapping is missing, older than the RTG, made from other or changed resources, or
   // from costs the performance history has revised since (`profile add`).
@@ -650,6 +678,7 @@ int runCommand(const Args& args) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
     if (const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr)) return status;
   }
+  m.database.reset();  // no connection left open while the job runs, which may be for hours
   const CheckReport report = checkMapping(record, current);
   if (!report.ok()) {
     printReport(mapPath.c_str(), report);
@@ -881,7 +910,8 @@ int simulateCommand(const Args& args) {
   m.sourceGiven = sourceGiven;
   std::string error;
   Cluster cluster;
-  if (!loadResources("simulate", m.source, sourceGiven, false, cluster, error)) return fail("simulate", error);
+  if (!loadResources("simulate", m.source, sourceGiven, false, *m.database, cluster, error))
+    return fail("simulate", error);
 
   // Each rank's simulated host: from a machinefile, a given mapping or a new one.
   std::vector<std::string> hostOfRank;
@@ -924,6 +954,7 @@ int simulateCommand(const Args& args) {
                                   " ranks; the SMPI target runs one rank per instance: map with --rank-per-instance");
     hostOfRank = hostsOfRanks(record);
   }
+  m.database.reset();  // no connection left open while the simulation runs
   for (const std::string& h : hostOfRank) {
     const bool known = std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
                                    [&](const NodeInfo& n) { return n.host == h && n.status == NodeStatus::Up; });

@@ -611,9 +611,12 @@ bool ResourceDb::reconnectIfLost(bool& reconnected, std::string& error) {
 
 bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& out, std::string& error) {
   std::unique_ptr<ResourceDb> db = ResourceDb::open(path, ResourceDb::OpenMode::Existing, error);
-  if (!db) return false;
+  return db && loadClusterFromDatabase(*db, ttlSeconds, out, error);
+}
+
+bool loadClusterFromDatabase(ResourceDb& db, int ttlSeconds, Cluster& out, std::string& error) {
   std::vector<NodeRecord> records;
-  if (!db->readRecords(records, error)) return false;
+  if (!db.readRecords(records, error)) return false;
   const std::int64_t now = unixNow();
   Cluster cluster;
   for (NodeRecord& r : records) {

@@ -38,11 +38,15 @@ bool isDatabaseUrl(const std::string& location);
 /// `location` as messages and logs may show it: a path as is, a connection string without its password.
 std::string displayDatabaseName(const std::string& location);
 
+class ResourceDb;
+
 /// Reads the database's current cluster (nodes sorted by host). Liveness rule: a node kept alive by a
 /// daemon (one that recorded a heartbeat TTL) whose last heartbeat is older than its TTL counts as Down;
 /// `ttlSeconds` > 0 replaces every such node's recorded TTL. Nodes without a recorded TTL — imported
 /// nodes and nodes recorded by a one-shot `--discover` — are exempt. Drained nodes stay Drained.
 bool loadClusterFromDatabase(const std::string& path, int ttlSeconds, Cluster& out, std::string& error);
+/// The same from a database already open (a command that also reads its performance history).
+bool loadClusterFromDatabase(ResourceDb& db, int ttlSeconds, Cluster& out, std::string& error);
 
 /// The schema version this build writes (PRAGMA user_version; dispar_meta.schema_version on PostgreSQL)
 /// and its application id (PRAGMA application_id; dispar_meta.application_id).
