@@ -248,6 +248,8 @@ class OpenedDatabase {
     }
     return db_.get();
   }
+  /// Before a job or a simulation, which may run for hours: no idle connection held meanwhile.
+  void close() { db_.reset(); }
 
  private:
   std::string path_;
@@ -678,7 +680,7 @@ int runCommand(const Args& args) {
     std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
     if (const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr)) return status;
   }
-  m.database.reset();  // no connection left open while the job runs, which may be for hours
+  m.database->close();
   const CheckReport report = checkMapping(record, current);
   if (!report.ok()) {
     printReport(mapPath.c_str(), report);
@@ -954,7 +956,7 @@ int simulateCommand(const Args& args) {
                                   " ranks; the SMPI target runs one rank per instance: map with --rank-per-instance");
     hostOfRank = hostsOfRanks(record);
   }
-  m.database.reset();  // no connection left open while the simulation runs
+  m.database->close();
   for (const std::string& h : hostOfRank) {
     const bool known = std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
                                    [&](const NodeInfo& n) { return n.host == h && n.status == NodeStatus::Up; });
