@@ -82,15 +82,22 @@ void gpuStep(std::vector<float>& values, float* deviceIn, float* deviceOut, long
 """ % {"base": BASE_ITERATIONS}
 
 
-def cost_of(kind, units):
+def cost_of(kind, units, messages):
     """The cost clause consistent with the simulation: a unit of work takes the same host time on a CPU
     core and in a host-path kernel; on the reference GPU it takes GPU_SPEEDUP times less."""
-    per_run = MESSAGES_PER_CHAIN * units
+    per_run = messages * units
     return per_run if kind == "cpu" else per_run / GPU_SPEEDUP
 
 
-def stage(name, kind, replicas, units, read, write):
-    body = ["#pragma streamap resource(%s) replicas(%d) cost(%g)" % (kind, replicas, cost_of(kind, units)),
+def largest_divisor_up_to(n, bound):
+    """The largest divisor of n not above bound (at least 1)."""
+    return max(d for d in range(1, max(1, bound) + 1) if n % d == 0)
+
+
+def stage(name, kind, replicas, units, read, write, messages):
+    """A stage of `replicas` replicas, each handling `messages` messages of `units` units of work."""
+    body = ["#pragma streamap resource(%s) replicas(%d) cost(%g)" % (kind, replicas,
+                                                                    cost_of(kind, units, messages)),
             "VNODE(%s, IN(%s), OUT(%s)) {" % (name, read, write),
             "  std::vector<float> values;"]
     if kind == "gpu":
@@ -113,22 +120,28 @@ def stage(name, kind, replicas, units, read, write):
 
 def program(shape, instances):
     """A .dsp of about `instances` VNODE instances: (source text, instance count)."""
-    # One source and one sink per 8 chains at most: a single source feeding hundreds of chains would be
-    # the bottleneck of every mapping.
+    # The replica counts share large factors, as a programmer sizing such a program would make them:
+    # split(rr) links writer replica i to the readers (i + j*W) mod R, a cycle of R / gcd(W, R) of them
+    # (docs/runtime.md), so counts that share no factor link every writer to every reader (55 sources
+    # to 443 replicas: 24,365 links and communicators, whose end-of-stream markers SimGrid 3.32 then
+    # keeps in one list that every completed message walks: README.md, "At scale").
     if shape == "pipeline":
         # sources -> a (cpu) -> b (gpu, heavy) -> c (cpu) -> d (gpu) -> sinks, R paired replicas per stage.
         replicas = max(1, (instances * 8 // 9 - 2) // 4)
         stages = [("a", "cpu", 1), ("b", "gpu", 12), ("c", "cpu", 3), ("d", "gpu", 6)]
         widths = [replicas] * 4
     else:
-        # sources -> g (gpu, heavy, G replicas) -> c (cpu, C replicas, regrouped) -> sinks.
-        gpu_replicas = max(1, (instances * 8 // 9 - 2) // 2)
-        cpu_replicas = max(1, instances * 8 // 9 - 2 - gpu_replicas)
+        # sources -> g (gpu, heavy, G replicas) -> c (cpu, C replicas, regrouped) -> sinks, G:C = 4:3, so
+        # that each g replica feeds 3 c replicas and each c replica merges 4.
+        quarter = max(1, (instances * 8 // 9 - 2) // 7)
         stages = [("g", "gpu", 16), ("c", "cpu", 2)]
-        widths = [gpu_replicas, cpu_replicas]
-    sources = max(1, widths[0] // 8)
-    sinks = max(1, widths[-1] // 8)
-    per_source = MESSAGES_PER_CHAIN * -(-widths[0] // sources)
+        widths = [4 * quarter, 3 * quarter]
+    # About one source and one sink per 8 chains (a single source feeding hundreds of chains would be the
+    # bottleneck of every mapping), each feeding (or draining) the same number of them.
+    sources = largest_divisor_up_to(widths[0], widths[0] // 8)
+    sinks = largest_divisor_up_to(widths[-1], widths[-1] // 8)
+    messages = MESSAGES_PER_CHAIN * widths[0]  # through every stage
+    per_source = messages // sources
     pipes = ["p0"] + ["p%d" % (i + 1) for i in range(len(stages))]
     text = [PRELUDE] + ["PIPE(float, %s);" % p for p in pipes] + [""]
     text += ["#pragma streamap resource(cpu) replicas(%d)" % sources,
@@ -141,7 +154,7 @@ def program(shape, instances):
              "  }",
              "}", ""]
     for (name, kind, units), width, read, write in zip(stages, widths, pipes, pipes[1:]):
-        text.append(stage(name, kind, width, units, read, write))
+        text.append(stage(name, kind, width, units, read, write, messages / width))
     text += ["#pragma streamap resource(cpu) replicas(%d)" % sinks,
              "VNODE(sink, IN(%s)) {" % pipes[-1],
              "  std::vector<float> values;",

@@ -2,6 +2,7 @@
 
 #include "CodeFeatures.h"
 #include "CodeFingerprint.h"
+#include "dispar_lang/LogicalStream.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -10,6 +11,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace dispar::frontend {
@@ -51,6 +53,7 @@ void ProgramAssembler::assemble(lang::ProgramModel& program) {
   applyDirectives(program);
   classifyVnodes(program);
   connectPipes(program);
+  warnAboutReplicaLinks(program);
   warnAboutCycles(program);
   describeCode(program);
   collectCuda(program);
@@ -463,6 +466,25 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
     if (pipe.writer < 0) diags_.report(declared, Diag::PipeWithoutWriter) << pipe.name;
     if (pipe.reader < 0) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
     // Any replica counts may meet: the logical-stream rule (dispar_lang/LogicalStream.h) connects them.
+  }
+}
+
+void ProgramAssembler::warnAboutReplicaLinks(const lang::ProgramModel& program) {
+  // split(rr) links writer replica i to the readers i, i + K, i + 2K... (mod M): M / gcd(K, M) of them.
+  // Counts that share no factor link every writer to every reader, K x M links, each with its own
+  // communicator, end-of-stream marker and place in a reader's rotation (docs/runtime.md). Warn when
+  // that is more than this many times the links of counts that divide one another (max(K, M)).
+  constexpr long long kLinksPerReplicaToWarn = 8;
+  for (std::size_t p = 0; p < program.pipes.size(); ++p) {
+    const lang::PipeModel& pipe = program.pipes[p];
+    if (pipe.writer < 0 || pipe.reader < 0 || pipe.split != lang::SplitMode::RoundRobin) continue;
+    const lang::VnodeModel& writer = program.vnodes[static_cast<std::size_t>(pipe.writer)];
+    const lang::VnodeModel& reader = program.vnodes[static_cast<std::size_t>(pipe.reader)];
+    const long long links = lang::linkCount(writer.replicas, reader.replicas, pipe.split);
+    if (links <= kLinksPerReplicaToWarn * std::max(writer.replicas, reader.replicas)) continue;
+    diags_.report(pipeDecls_[p]->getLocation(), Diag::ManyReplicaLinks)
+        << pipe.name << writer.replicas << writer.name << static_cast<int>(links / writer.replicas) << reader.replicas
+        << reader.name << std::to_string(links);
   }
 }
 

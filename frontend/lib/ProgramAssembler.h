@@ -58,6 +58,8 @@ class ProgramAssembler {
   void applyDirectives(lang::ProgramModel& program);
   void classifyVnodes(lang::ProgramModel& program);
   void connectPipes(lang::ProgramModel& program);
+  /// Pipes whose replica counts link many writer replicas to many reader replicas.
+  void warnAboutReplicaLinks(const lang::ProgramModel& program);
   void warnAboutCycles(const lang::ProgramModel& program);
   /// Each VNODE's code fingerprint and code features (docs/language.md, "The RTG file").
   void describeCode(lang::ProgramModel& program);

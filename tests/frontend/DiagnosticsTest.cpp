@@ -127,6 +127,11 @@ const DiagnosticCase kCases[] = {
     {"VnodeWithoutPorts", "VNODE(alone) {}\n", "2:1: warning: vnode 'alone' has no ports", false},
     {"Cycle", "PIPE(int, a);\nPIPE(int, b);\nVNODE(p, OUT(a), IN(b)) {}\nVNODE(q, IN(a), OUT(b)) {}\n",
      "4:1: warning: the pipes form a cycle (p -> q -> p)", false},
+    // 17 and 16 share no factor: every writer replica links to all 16 readers (272 links, more than 8 x 17).
+    {"ManyReplicaLinks",
+     "PIPE(int, a);\n#pragma streamap resource(cpu) replicas(17)\nVNODE(w, OUT(a)) {}\n"
+     "#pragma streamap resource(cpu) replicas(16)\nVNODE(r, IN(a)) {}\n",
+     "2:11: warning: pipe 'a' links each of the 17 replicas of 'w' to 16 of the 16 replicas of 'r' (272 links", false},
     {"CpuVnodeUsingGpu",
      "__global__ void k(float* x) { x[threadIdx.x] = 0; }\nPIPE(int, a);\n#pragma streamap resource(cpu)\n"
      "VNODE(w, OUT(a)) { k<<<1, 32>>>(nullptr); }\nVNODE(r, IN(a)) {}\n",

@@ -42,6 +42,13 @@ inline std::vector<int> readerPeers(int reader, int writers, int readers, SplitM
   return detail::replicaCycle(reader, readers, writers, split);
 }
 
+/// How many (writer replica, reader replica) links the pipe has: every writer replica has a link to
+/// each reader replica of its writerPeers (writers * readers / gcd under split(rr)).
+inline long long linkCount(int writers, int readers, SplitMode split) {
+  const long long all = static_cast<long long>(writers) * readers;
+  return split == SplitMode::Duplicate ? all : all / std::gcd(writers, readers);
+}
+
 }  // namespace dispar::lang
 
 #endif
