@@ -137,24 +137,79 @@ std::vector<int> assignDevices(const MappingProblem& p, const RankLayout& ranks)
 
 namespace {
 
-// The mapping of `problem` by the settings' algorithm, seed and passes.
-MappingResult mapWith(const MappingProblem& problem, const MapSettings& settings) {
+// The mapping of `problem` by the settings' algorithm, seed and passes; for refine, also the mappings
+// it must never be worse than (the paper's, then mpiexec's), which planMapping checks again on the ranks.
+struct Baseline {
+  const char* name;
+  MappingResult result;
+};
+struct Placed {
+  MappingResult result;
+  std::vector<Baseline> baselines;
+};
+
+MappingResult roundRobinResult(const MappingProblem& problem) {
+  MappingResult roundRobin;
+  roundRobin.nodeOf = roundRobinPlacement(problem);
+  roundRobin.placements.resize(roundRobin.nodeOf.size());
+  return roundRobin;
+}
+
+Placed mapWith(const MappingProblem& problem, const MapSettings& settings) {
+  Placed placed;
   if (settings.algorithm == Algorithm::RoundRobin) {
-    MappingResult roundRobin;
-    roundRobin.nodeOf = roundRobinPlacement(problem);
-    roundRobin.placements.resize(roundRobin.nodeOf.size());
-    return roundRobin;
+    placed.result = roundRobinResult(problem);
+    return placed;
   }
   PaperOptions paperOptions;
   paperOptions.seed = settings.seed;
   MappingResult paper = mapPaper(problem, paperOptions);
-  if (settings.algorithm == Algorithm::Paper) return paper;
+  if (settings.algorithm == Algorithm::Paper) {
+    placed.result = std::move(paper);
+    return placed;
+  }
   RefineOptions refineOptions;
   refineOptions.maxPasses = settings.maxPasses;
   refineOptions.seed = settings.seed.value_or(0);
-  MappingResult refined = mapRefine(problem, paper, refineOptions);
-  refined.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
-  return refined;
+  placed.result = mapRefine(problem, paper, refineOptions);
+  placed.result.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
+  placed.baselines.push_back({"the paper's", std::move(paper)});
+  placed.baselines.push_back({"round-robin's", roundRobinResult(problem)});
+  return placed;
+}
+
+// A placement by the settings' algorithm, as the ranks it runs as, and their evaluation.
+struct RankedPlacement {
+  MappingResult result;
+  RankLayout ranks;
+  Evaluation evaluation;
+  std::string note;  // refine's placement gave way to a baseline's: why
+};
+
+// Refine is never worse than the paper's mapping or mpiexec's on the instances' placement; ranks of
+// several instances (one GPU per rank, a rank's instances sharing its cores) can change that, so the
+// guarantee is checked again on the ranks each would run as. Fails as groupRanks does.
+bool placeAsRanks(const MappingProblem& problem, const MapSettings& settings, RankedPlacement& out,
+                  std::string& error) {
+  Placed placed = mapWith(problem, settings);
+  out.result = std::move(placed.result);
+  // A rank's instances are on one node by construction.
+  if (!groupRanks(problem, out.result.nodeOf, settings.ranks, out.ranks, error)) return false;
+  out.evaluation = evaluate(problem, out.result.nodeOf, out.ranks);
+  for (Baseline& baseline : placed.baselines) {
+    RankLayout ranks;
+    std::string baselineError;  // a --ranks count out of this placement's range: not a candidate
+    if (!groupRanks(problem, baseline.result.nodeOf, settings.ranks, ranks, baselineError)) continue;
+    Evaluation evaluation = evaluate(problem, baseline.result.nodeOf, ranks);
+    if (!scoreLess(evaluation.score, out.evaluation.score)) continue;
+    out.note = std::string("note: refine's placement, as ranks, predicts period ") +
+               formatNumber(out.evaluation.score.period) + "; " + baseline.name + " mapping, as ranks, predicts " +
+               formatNumber(evaluation.score.period) + ": it is kept";
+    out.result = std::move(baseline.result);
+    out.ranks = std::move(ranks);
+    out.evaluation = std::move(evaluation);
+  }
+  return true;
 }
 
 // Instances up to this many vertices are mapped a second time, with host fallback, to see whether it pays.
@@ -174,14 +229,13 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
   std::string error;
   if (!buildProblem(rtg, cluster, true, fallback, error, settings.costs ? &settings.costs->hostCosts : nullptr)) return;
   fallback.rankPerInstance = o.problem.rankPerInstance;
-  const MappingResult mapped = mapWith(fallback, settings);
-  RankLayout ranks;
-  if (!groupRanks(fallback, mapped.nodeOf, settings.ranks, ranks, error)) return;  // --ranks out of its range there
-  const double with = evaluate(fallback, mapped.nodeOf, ranks).score.period, without = o.evaluation.score.period;
+  RankedPlacement mapped;
+  if (!placeAsRanks(fallback, settings, mapped, error)) return;  // --ranks out of its range there
+  const double with = mapped.evaluation.score.period, without = o.evaluation.score.period;
   if (!(with < (1 - kFallbackAdviceGain) * without)) return;
   int onCpu = 0;
   for (int v = 0; v < fallback.vertexCount(); ++v)
-    onCpu += fallback.vertices[v].type == lang::Requirement::CG && !fallback.nodes[mapped.nodeOf[v]].hasGpu();
+    onCpu += fallback.vertices[v].type == lang::Requirement::CG && !fallback.nodes[mapped.result.nodeOf[v]].hasGpu();
   o.warnings.push_back("note: with --allow-host-fallback the predicted period would be " + formatNumber(with) +
                        " instead of " + formatNumber(without) + ", running " + std::to_string(onCpu) +
                        " CG vertex(es) on the host path of CPU-only nodes");
@@ -196,10 +250,12 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
                     settings.costs ? &settings.costs->hostCosts : nullptr))
     return false;
   o.problem.rankPerInstance = settings.ranks.kind == RankPolicy::Kind::PerInstance;
-  o.result = mapWith(o.problem, settings);
-  // Ranks after placement: a rank's instances are on one node by construction.
-  if (!groupRanks(o.problem, o.result.nodeOf, settings.ranks, o.ranks, error)) return false;
-  o.evaluation = evaluate(o.problem, o.result.nodeOf, o.ranks);
+  RankedPlacement placed;
+  if (!placeAsRanks(o.problem, settings, placed, error)) return false;
+  o.result = std::move(placed.result);
+  o.ranks = std::move(placed.ranks);
+  o.evaluation = std::move(placed.evaluation);
+  if (!placed.note.empty()) o.warnings.push_back(std::move(placed.note));
   if (!checkFinite(o, error)) return false;
   o.device = assignDevices(o.problem, o.ranks);
   addOversubscriptionWarnings(o, o.warnings);
