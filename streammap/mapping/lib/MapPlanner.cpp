@@ -196,15 +196,16 @@ bool placeAsRanks(const MappingProblem& problem, const MapSettings& settings, Ra
   // A rank's instances are on one node by construction.
   if (!groupRanks(problem, out.result.nodeOf, settings.ranks, out.ranks, error)) return false;
   out.evaluation = evaluate(problem, out.result.nodeOf, out.ranks);
+  const double refinedPeriod = out.evaluation.score.period;
   for (Baseline& baseline : placed.baselines) {
     RankLayout ranks;
     std::string baselineError;  // a --ranks count out of this placement's range: not a candidate
     if (!groupRanks(problem, baseline.result.nodeOf, settings.ranks, ranks, baselineError)) continue;
     Evaluation evaluation = evaluate(problem, baseline.result.nodeOf, ranks);
     if (!scoreLess(evaluation.score, out.evaluation.score)) continue;
-    out.note = std::string("note: refine's placement, as ranks, predicts period ") +
-               formatNumber(out.evaluation.score.period) + "; " + baseline.name + " mapping, as ranks, predicts " +
-               formatNumber(evaluation.score.period) + ": it is kept";
+    out.note = std::string("note: refine's placement, as ranks, predicts period ") + formatNumber(refinedPeriod) +
+               "; " + baseline.name + " mapping, as ranks, predicts " + formatNumber(evaluation.score.period) +
+               ": it is kept";
     out.result = std::move(baseline.result);
     out.ranks = std::move(ranks);
     out.evaluation = std::move(evaluation);
