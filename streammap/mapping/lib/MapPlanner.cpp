@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace dispar::streammap {
@@ -137,15 +138,11 @@ std::vector<int> assignDevices(const MappingProblem& p, const RankLayout& ranks)
 
 namespace {
 
-// The mapping of `problem` by the settings' algorithm, seed and passes; for refine, also the mappings
-// it must never be worse than (the paper's, then mpiexec's), which planMapping checks again on the ranks.
-struct Baseline {
-  const char* name;
-  MappingResult result;
-};
+// The mapping of `problem` by the settings' algorithm, seed and passes; for refine, also the paper's
+// mapping it started from, which placeAsRanks checks it against again on the ranks.
 struct Placed {
   MappingResult result;
-  std::vector<Baseline> baselines;
+  std::optional<MappingResult> paper;
 };
 
 MappingResult roundRobinResult(const MappingProblem& problem) {
@@ -173,8 +170,7 @@ Placed mapWith(const MappingProblem& problem, const MapSettings& settings) {
   refineOptions.seed = settings.seed.value_or(0);
   placed.result = mapRefine(problem, paper, refineOptions);
   placed.result.oversubscribed = 0;  // the paper's slot accounting does not apply to refine's result
-  placed.baselines.push_back({"the paper's", std::move(paper)});
-  placed.baselines.push_back({"round-robin's", roundRobinResult(problem)});
+  placed.paper = std::move(paper);
   return placed;
 }
 
@@ -196,20 +192,24 @@ bool placeAsRanks(const MappingProblem& problem, const MapSettings& settings, Ra
   // A rank's instances are on one node by construction.
   if (!groupRanks(problem, out.result.nodeOf, settings.ranks, out.ranks, error)) return false;
   out.evaluation = evaluate(problem, out.result.nodeOf, out.ranks);
+  // Ranks of one instance each add no term to the placement's evaluation, and grouping a baseline can
+  // only raise its period: mapRefine's own check then holds for the ranks too.
+  if (!placed.paper || out.ranks.rankCount() == problem.vertexCount()) return true;
   const double refinedPeriod = out.evaluation.score.period;
-  for (Baseline& baseline : placed.baselines) {
+  const auto consider = [&](const char* name, MappingResult baseline) {
     RankLayout ranks;
     std::string baselineError;  // a --ranks count out of this placement's range: not a candidate
-    if (!groupRanks(problem, baseline.result.nodeOf, settings.ranks, ranks, baselineError)) continue;
-    Evaluation evaluation = evaluate(problem, baseline.result.nodeOf, ranks);
-    if (!scoreLess(evaluation.score, out.evaluation.score)) continue;
+    if (!groupRanks(problem, baseline.nodeOf, settings.ranks, ranks, baselineError)) return;
+    Evaluation evaluation = evaluate(problem, baseline.nodeOf, ranks);
+    if (!scoreLess(evaluation.score, out.evaluation.score)) return;
     out.note = std::string("note: refine's placement, as ranks, predicts period ") + formatNumber(refinedPeriod) +
-               "; " + baseline.name + " mapping, as ranks, predicts " + formatNumber(evaluation.score.period) +
-               ": it is kept";
-    out.result = std::move(baseline.result);
+               "; " + name + " mapping, as ranks, predicts " + formatNumber(evaluation.score.period) + ": it is kept";
+    out.result = std::move(baseline);
     out.ranks = std::move(ranks);
     out.evaluation = std::move(evaluation);
-  }
+  };
+  consider("the paper's", std::move(*placed.paper));
+  consider("round-robin's", roundRobinResult(problem));
   return true;
 }
 
