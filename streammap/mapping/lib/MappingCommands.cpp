@@ -981,15 +981,10 @@ int simulateCommand(const Args& args) {
                                    "-platform",
                                    platform,
                                    "-hostfile",
-                                   hostfile,
-                                   "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) +
-                                       "f",
-                                   "--cfg=smpi/iprobe:" + formatNumber(kPollCallSeconds),
-                                   "--cfg=smpi/test:" + formatNumber(kPollCallSeconds),
-                                   "--cfg=smpi/display-timing:yes",
-                                   "--cfg=plugin:host_energy",
-                                   "--log=xbt_cfg.thres:warning",
-                                   launchProgram(program)};
+                                   hostfile};
+  for (const std::string& option : smpiConfiguration()) argv.push_back(option);
+  argv.push_back("--log=xbt_cfg.thres:warning");
+  argv.push_back(launchProgram(program));
   argv.insert(argv.end(), cl.positional().begin() + 1, cl.positional().end());
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e)

@@ -2,7 +2,9 @@
 
 #include "streammap/GpuSpeed.h"
 #include "streammap/MappingProblem.h"
+#include "streammap/NumberFormat.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -30,6 +32,26 @@ void host(std::ostringstream& out, const std::string& id, double speed, int core
 std::string busyCoreWattage(int cores) { return "0:1:" + std::to_string(cores); }
 
 }  // namespace
+
+std::vector<std::string> smpiConfiguration() {
+  const std::string pollCall = formatNumber(kPollCallSeconds);
+  return {
+      // One core of this machine stands for this rate: measured CPU bursts become its flops.
+      "--cfg=smpi/host-speed:" + std::to_string(std::llround(kHostPathFlopsPerSecond)) + "f",
+      // The simulated time of a probe or test (Simulation.h: SimGrid's default is 100 us).
+      "--cfg=smpi/iprobe:" + pollCall,
+      "--cfg=smpi/test:" + pollCall,
+      // SMPI's MPI_Probe is a loop of MPI_Iprobe, and by default each probe that finds nothing, of any
+      // rank, lengthens every later probe by another smpi/iprobe, on one counter for the whole
+      // simulation that any successful probe resets: with hundreds of ranks waiting for their first
+      // message, a reader slept milliseconds past its message's arrival.
+      "--cfg=smpi/grow-injected-times:no",
+      // "Simulated time: X seconds.", which parseSimulationLog reads.
+      "--cfg=smpi/display-timing:yes",
+      // Busy core-seconds per host (1 W per busy core, formatSmpiPlatform).
+      "--cfg=plugin:host_energy",
+  };
+}
 
 std::string formatSmpiPlatform(const Cluster& cluster, const SimulationSettings& settings) {
   std::ostringstream out;

@@ -30,7 +30,11 @@ inline constexpr const char* kAssignedGpuProperty = "dispar_gpu";
 /// Charges the calling rank's kernels to GPU `ordinal` of its host from now on. Kept as a property of
 /// the rank's simulated actor: per rank by construction, whatever SMPI privatises.
 inline void assignGpu(int ordinal) {
+  // Setting an actor's property is a simcall: the other ranks run before this one resumes, on the same
+  // thread, and SimGrid's timer of this rank's CPU burst would count their time as its own.
+  smpi_bench_end();
   simgrid::s4u::Actor::self()->set_property(kAssignedGpuProperty, std::to_string(ordinal));
+  smpi_bench_begin();
 }
 
 /// The simulated GPU the calling rank's kernels run on, or null when its host has none: GPU `ordinal`

@@ -28,6 +28,10 @@ inline constexpr double kDefaultGpuSpeedup = kReferenceGpuSpeedupOverCore;
 /// as a message's work. MPI libraries take well under a microsecond.
 inline constexpr double kPollCallSeconds = 1e-6;
 
+/// SimGrid's options for every simulated run (`--cfg=NAME:VALUE`), each set for a reason given beside it
+/// in Simulation.cpp (docs/simulation.md).
+std::vector<std::string> smpiConfiguration();
+
 struct SimulationSettings {
   double gpuSpeedup = kDefaultGpuSpeedup;
   double latencySeconds = kDefaultLatencySeconds;
