@@ -12,8 +12,8 @@
 #include <utility>
 
 #ifdef DISPAR_TARGET_SMPI
+#include <dispar/smpi/SimulatedGpu.h>
 #include <simgrid/s4u/Actor.hpp>
-#include <smpi/smpi.h>
 #endif
 
 namespace dispar::detail {
@@ -407,9 +407,8 @@ void pauseBetweenPolls(bool spinning) {
   // simulated rank spends in turn. The probes themselves cost simulated time (smpi/iprobe, set by
   // streammap simulate); the sleep is the same interval in simulated time, on an idle core.
   if (spinning) return;
-  smpi_bench_end();
+  const smpi::UntimedSection untimed;
   simgrid::s4u::this_actor::sleep_for(std::chrono::duration<double>(kPollInterval).count());
-  smpi_bench_begin();
 #else
   if (spinning)
     std::this_thread::yield();

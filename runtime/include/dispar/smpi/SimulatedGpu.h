@@ -21,20 +21,30 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace dispar::smpi {
 
 inline constexpr const char* kAssignedGpuProperty = "dispar_gpu";
 
+/// A stretch of the rank's code that SimGrid does not time as its CPU burst (RAII): the burst so far is
+/// simulated at the start, timing resumes at the end. Needed around everything that hands control to
+/// SimGrid (a simcall: a simulated sleep or execution, setting an actor's property): the other ranks then
+/// run on the same thread, and the rank's timer would count their time as its own.
+class UntimedSection {
+ public:
+  UntimedSection() { smpi_bench_end(); }
+  ~UntimedSection() { smpi_bench_begin(); }
+  UntimedSection(const UntimedSection&) = delete;
+  UntimedSection& operator=(const UntimedSection&) = delete;
+};
+
 /// Charges the calling rank's kernels to GPU `ordinal` of its host from now on. Kept as a property of
 /// the rank's simulated actor: per rank by construction, whatever SMPI privatises.
 inline void assignGpu(int ordinal) {
-  // Setting an actor's property is a simcall: the other ranks run before this one resumes, on the same
-  // thread, and SimGrid's timer of this rank's CPU burst would count their time as its own.
-  smpi_bench_end();
+  const UntimedSection untimed;  // setting an actor's property is a simcall
   simgrid::s4u::Actor::self()->set_property(kAssignedGpuProperty, std::to_string(ordinal));
-  smpi_bench_begin();
 }
 
 /// The simulated GPU the calling rank's kernels run on, or null when its host has none: GPU `ordinal`
@@ -58,7 +68,7 @@ class SimulatedKernel {
   /// `ordinal`: the GPU of the rank's host to charge (a hand-written program's own choice); -1: rankGpu's.
   explicit SimulatedKernel(int ordinal = -1) : gpu_(rankGpu(ordinal)) {
     if (gpu_ == nullptr) return;
-    smpi_bench_end();  // the rank's CPU burst so far is simulated; the kernel's is not
+    untimed_.emplace();  // the rank's CPU burst so far is simulated; the kernel's is not
     start_ = std::chrono::steady_clock::now();
   }
   ~SimulatedKernel() {
@@ -67,13 +77,13 @@ class SimulatedKernel {
     const char* speed = gpu_->get_property("host_path_speed");
     const double flops = hostSeconds * (speed != nullptr ? std::strtod(speed, nullptr) : 0.0);
     if (flops > 0) simgrid::s4u::this_actor::exec_init(flops)->set_host(gpu_)->wait();
-    smpi_bench_begin();
-  }
+  }  // untimed_ ends after the execution: the rank's timing resumes
   SimulatedKernel(const SimulatedKernel&) = delete;
   SimulatedKernel& operator=(const SimulatedKernel&) = delete;
 
  private:
   simgrid::s4u::Host* gpu_;
+  std::optional<UntimedSection> untimed_;  // while the kernel runs on a simulated GPU
   std::chrono::steady_clock::time_point start_;
 };
 
