@@ -16,11 +16,12 @@ checkdir="$root/gpu-check"
 bundle="$checkdir/bundle.tar.gz"
 limit_bytes=$((60 * 1024 * 1024))  # the device tool carries at most 64 MiB, the working tree included
 
-# The programs run on the GPU: "source|ranks|what a passing run prints (an extended regex)".
+# The programs run on the GPU: "source|ranks|what a passing run prints (an extended regex)[|arguments]".
 programs=(
   "examples/fir/fir.dsp|4|^frames=64 max_error=[0-9.e+-]+ checksum="
   "tests/e2e/cuda/constructs.dsp|3|^constructs: ok"
   "tests/e2e/cuda/shapes.dsp|3|^shapes: ok"
+  "examples/split/hotspot.dsp|3|^hotspot: last step: cpu share|2048 20"
 )
 for external in "$root"/tests/external/*.dsp; do
   [ -e "$external" ] || continue
@@ -37,27 +38,31 @@ pack() {
     esac
   done
   [ -x /usr/local/cuda/bin/nvcc ] || { echo "gpu-check: pack needs the CUDA toolkit at /usr/local/cuda" >&2; exit 1; }
-  cmake --build "$root/build" --target disparcc gpu_device_test bench_device_pipe >/dev/null
+  cmake --build "$root/build" --target disparcc gpu_device_test bench_device_pipe profile_overhead >/dev/null
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
   mkdir -p "$stage/bin" "$stage/lib" "$stage/programs" "$stage/debs"
 
-  cp "$root/build/bin/gpu_device_test" "$root/build/bin/bench_device_pipe" "$stage/bin/"
+  cp "$root/build/bin/gpu_device_test" "$root/build/bin/bench_device_pipe" "$root/build/bin/profile_overhead" \
+    "$stage/bin/"
   : >"$stage/programs/list"
   for entry in "${programs[@]}"; do
-    IFS='|' read -r source ranks pattern <<<"$entry"
+    IFS='|' read -r source ranks pattern arguments <<<"$entry"
     local name
     name=$(basename "$source" .dsp)
+    # Programs of one name in two folders (examples/split/hotspot.dsp, tests/external/hotspot.dsp) keep
+    # their folder's name in front.
+    if grep -q "^$name|" "$stage/programs/list"; then name="$(basename "$(dirname "$source")")_$name"; fi
     echo "gpu-check: compiling $source for $arch"
     local work="$stage/work-$name"
     mkdir -p "$work"
-    cp "$root/$source" "$work/"
+    cp "$root/$source" "$work/$name.dsp"
     (cd "$work" && "$root/build/bin/disparcc" "$name.dsp" -o "$name" --cuda-arch "$arch")
     if [ "$ranks" = 0 ]; then  # one rank per VNODE instance, as the RTG lists them
       ranks=$(grep -c '"vnode"' "$work/$name.rtg.json")
     fi
     cp "$work/$name" "$stage/programs/"
-    printf '%s|%s|%s\n' "$name" "$ranks" "$pattern" >>"$stage/programs/list"
+    printf '%s|%s|%s|%s\n' "$name" "$ranks" "$pattern" "$arguments" >>"$stage/programs/list"
     rm -rf "$work"
   done
   strip --strip-debug "$stage"/bin/* "$stage"/programs/* 2>/dev/null || true
@@ -72,6 +77,18 @@ pack() {
   rm -f "$stage"/lib/ucx/*.a
   cp -aL /usr/local/cuda/lib64/libcudart.so.13 "$stage/lib/" 2>/dev/null || cp -aL /usr/local/cuda/lib/libcudart.so.13 "$stage/lib/"
   rm -rf "$stage/root" "$stage/debs"
+  # And every other library they load that glibc does not provide (libslurm and libudev for MPICH's
+  # launcher, libstdc++ newer than the GPU machine's may be): the closure ldd finds, from this machine.
+  local binary library
+  for binary in "$stage"/bin/* "$stage"/programs/*; do
+    [ -f "$binary" ] && [ -x "$binary" ] || continue
+    LD_LIBRARY_PATH="$stage/lib" ldd "$binary" | awk '/=> \// { print $3 }'
+  done | sort -u | while read -r library; do
+    case "$(basename "$library")" in
+      libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libresolv.so.* | ld-linux*) ;;
+      *) [ "$(dirname "$library")" = "$stage/lib" ] || cp -aL "$library" "$stage/lib/" ;;
+    esac
+  done
 
   mkdir -p "$checkdir"
   tar -C "$stage" -czf "$bundle" bin lib programs
@@ -123,12 +140,74 @@ run() {
     fi
   }
 
+  # Run profiles on the GPU (docs/streammap.md, "Run profiles"): FIR profiled, the profile checked for
+  # ranks that ran on the GPU and kernel sites timed there (it comes back in $OUT for streammap profile
+  # add); then what profiling costs, in one run: FIR (512 frames) best of 5 with and without
+  # DISPAR_PROFILE, alternating, and the 64 KiB pipe of bench/profile (profile_overhead, 2 ranks).
+  profiles() {
+    local profile="${OUT:-$here}/fir-gpu-profile.json"
+    DISPAR_PROFILE="$profile" check fir_profiled 4 "^frames=64 max_error" "$here/programs/fir"
+    local verdict
+    if verdict=$(python3 - "$profile" 2>&1 <<'PY'
+import json, sys
+profile = json.load(open(sys.argv[1]))
+for i in profile["instances"]:
+    print("  %-8s[%d] rank %d %-9s %-28s compute %.4f s, read wait %.4f s, write wait %.4f s" % (
+        i["vnode"], i["replica"], i["rank"], i["device"], i.get("device_model", ""), i["compute_s"],
+        i["read_wait_s"], i["write_wait_s"]))
+for k in profile["kernels"]:
+    print("  kernel %s at %s, %s[%d] on %s: %d launches, %.6f s (%.1f us each)" % (
+        k["kernel"], k["site"], k["vnode"], k["replica"], k["device"], k["launches"], k["seconds"],
+        k["seconds"] / max(k["launches"], 1) * 1e6))
+gpu_instances = [i for i in profile["instances"] if i["device"] == "gpu" and i.get("device_model")]
+gpu_sites = [k for k in profile["kernels"] if k["device"] == "gpu" and k["launches"] > 0 and k["seconds"] > 0]
+if not profile.get("complete", True) or not gpu_instances or not gpu_sites:
+    sys.exit("profile: complete=%s, %d instances on a named GPU, %d kernel sites timed on the GPU" % (
+        profile.get("complete"), len(gpu_instances), len(gpu_sites)))
+PY
+    ); then
+      note "PASS  fir_profile  (instances and kernel sites on the GPU)"
+    else
+      failures=$((failures + 1))
+      note "FAIL  fir_profile  (see $log)"
+    fi
+    { echo "==== fir_profile"; echo "$verdict"; } >>"$log"
+    echo "==== FIR run profile on the GPU"; echo "$verdict"
+
+    local round mode best_plain=999 best_profiled=999 start end seconds
+    for round in 1 2 3 4 5; do
+      for mode in plain profiled; do
+        start=$(date +%s.%N)
+        if [ "$mode" = profiled ]; then
+          DISPAR_PROFILE="$here/overhead.json" timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/fir" 512 \
+            >/dev/null 2>&1 </dev/null || { note "FAIL  fir_overhead  (profiled run $round)"; failures=$((failures + 1)); return; }
+        else
+          timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/fir" 512 >/dev/null 2>&1 </dev/null ||
+            { note "FAIL  fir_overhead  (plain run $round)"; failures=$((failures + 1)); return; }
+        fi
+        end=$(date +%s.%N)
+        seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')
+        echo "fir 512 frames $mode run $round: $seconds s" >>"$log"
+        if [ "$mode" = profiled ]; then
+          best_profiled=$(awk -v a="$best_profiled" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+        else
+          best_plain=$(awk -v a="$best_plain" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+        fi
+      done
+    done
+    note "INFO  fir_overhead  (512 frames, 4 ranks, best of 5: $best_plain s without, $best_profiled s with DISPAR_PROFILE: $(awk -v a="$best_plain" -v b="$best_profiled" 'BEGIN { printf "%+.1f%%", (b / a - 1) * 100 }'))"
+    check profile_overhead 2 "overhead" "$here/bin/profile_overhead"
+    echo "==== profile_overhead" && sed -n '/==== profile_overhead/,$p' "$log" | sed '1d'
+  }
+
   echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'nvidia-smi not found')"
   check gpu_device_test 2 "PASSED" "$here/bin/gpu_device_test"
   check bench_device_pipe 2 "pipelined" "$here/bin/bench_device_pipe"
-  while IFS='|' read -r name ranks pattern; do
-    DISPAR_VERBOSE=1 check "$name" "$ranks" "$pattern" "$here/programs/$name"
+  while IFS='|' read -r name ranks pattern arguments; do
+    # shellcheck disable=SC2086  # the arguments are words
+    DISPAR_VERBOSE=1 check "$name" "$ranks" "$pattern" "$here/programs/$name" $arguments
   done <"$here/programs/list"
+  profiles
 
   echo "==== bench_device_pipe" && sed -n '/==== bench_device_pipe/,/^====/p' "$log" | sed '1d;$d'
   echo "==== summary"
