@@ -155,14 +155,18 @@ for i in profile["instances"]:
     print("  %-8s[%d] rank %d %-9s %-28s compute %.4f s, read wait %.4f s, write wait %.4f s" % (
         i["vnode"], i["replica"], i["rank"], i["device"], i.get("device_model", ""), i["compute_s"],
         i["read_wait_s"], i["write_wait_s"]))
+    if "gpu" in i:
+        print("            GPU: %d SMs, %d kHz, compute capability %s" % (
+            i["gpu"]["multiprocessors"], i["gpu"]["clock_khz"], i["gpu"]["compute_capability"]))
 for k in profile["kernels"]:
     print("  kernel %s at %s, %s[%d] on %s: %d launches, %.6f s (%.1f us each)" % (
         k["kernel"], k["site"], k["vnode"], k["replica"], k["device"], k["launches"], k["seconds"],
         k["seconds"] / max(k["launches"], 1) * 1e6))
-gpu_instances = [i for i in profile["instances"] if i["device"] == "gpu" and i.get("device_model")]
+gpu_instances = [i for i in profile["instances"] if i["device"] == "gpu" and i.get("device_model")
+                 and i.get("gpu", {}).get("multiprocessors", 0) > 0 and i["gpu"].get("clock_khz", 0) > 0]
 gpu_sites = [k for k in profile["kernels"] if k["device"] == "gpu" and k["launches"] > 0 and k["seconds"] > 0]
 if not profile.get("complete", True) or not gpu_instances or not gpu_sites:
-    sys.exit("profile: complete=%s, %d instances on a named GPU, %d kernel sites timed on the GPU" % (
+    sys.exit("profile: complete=%s, %d instances on a named and described GPU, %d kernel sites timed on the GPU" % (
         profile.get("complete"), len(gpu_instances), len(gpu_sites)))
 PY
     ); then

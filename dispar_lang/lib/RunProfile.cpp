@@ -1,5 +1,6 @@
 #include "dispar_lang/RunProfile.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "dispar_lang/JsonRead.h"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,10 @@ Ordered instanceJson(const ProfiledInstance& instance) {
                {"write_wait_s", instance.writeWaitSeconds},
                {"cpu_s", instance.cpuSeconds}};
   if (instance.computeCpuSeconds) j["compute_cpu_s"] = *instance.computeCpuSeconds;
+  if (instance.gpu)
+    j["gpu"] = {{"multiprocessors", instance.gpu->multiprocessors},
+                {"clock_khz", instance.gpu->clockKHz},
+                {"compute_capability", formatComputeCapability(instance.gpu->ccMajor, instance.gpu->ccMinor)}};
   return j;
 }
 
@@ -54,6 +59,22 @@ bool count(const Fields& fields, const char* key, std::uint64_t& out) {
   return true;
 }
 
+bool readGpu(const Json& j, const std::string& path, ProfiledInstance& out, std::string& error) {
+  Fields f(j, path, error);
+  std::int64_t multiprocessors = 0, clockKHz = 0;
+  std::string capability;
+  ProfiledGpu gpu;
+  if (!f.integer("multiprocessors", 0, kIntMax, multiprocessors) || !f.integer("clock_khz", 0, kIntMax, clockKHz) ||
+      !f.string("compute_capability", capability))
+    return false;
+  if (!parseComputeCapability(capability, gpu.ccMajor, gpu.ccMinor))
+    return f.fail("compute_capability", "expected \"MAJOR.MINOR\", got \"" + capability + "\"");
+  gpu.multiprocessors = static_cast<int>(multiprocessors);
+  gpu.clockKHz = static_cast<int>(clockKHz);
+  out.gpu = gpu;
+  return true;
+}
+
 bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out, std::string& error) {
   Fields f(j, path, error);
   std::int64_t rank = 0, replica = 0;
@@ -66,6 +87,10 @@ bool readInstance(const Json& j, const std::string& path, ProfiledInstance& out,
     return false;
   if (f.member("cpu_s", false) != nullptr && !f.measure("cpu_s", out.cpuSeconds)) return false;
   if (!optionalMeasure(f, "compute_cpu_s", out.computeCpuSeconds)) return false;
+  if (f.member("gpu", false) != nullptr) {
+    const Json* gpu = f.object("gpu");
+    if (gpu == nullptr || !readGpu(*gpu, path + ".gpu", out, error)) return false;
+  }
   out.rank = static_cast<int>(rank);
   out.replica = static_cast<int>(replica);
   return true;

@@ -77,10 +77,17 @@ void CudaDevice::copy(void* target, const void* source, std::size_t bytes, CopyK
 
 void CudaDevice::synchronize() { DISPAR_CUDA(cudaStreamSynchronize(nullptr)); }
 
-std::string CudaDevice::model() const {
+DeviceDescription CudaDevice::describe() const {
   cudaDeviceProp properties{};
   DISPAR_CUDA(cudaGetDeviceProperties(&properties, ordinal_));
-  return properties.name;
+  DeviceDescription description;
+  description.model = properties.name;
+  description.multiprocessors = properties.multiProcessorCount;
+  description.ccMajor = properties.major;
+  description.ccMinor = properties.minor;
+  // The clock as an attribute: CUDA 13 dropped cudaDeviceProp::clockRate.
+  DISPAR_CUDA(cudaDeviceGetAttribute(&description.clockKHz, cudaDevAttrClockRate, ordinal_));
+  return description;
 }
 
 bool CudaDevice::busy() {

@@ -84,7 +84,7 @@ class CudaDevice final : public Device {
   void zero(void* target, std::size_t bytes) override;
   void synchronize() override;
   bool busy() override;
-  std::string model() const override;
+  DeviceDescription describe() const override;
   std::unique_ptr<CopyEngine> makeCopyEngine(int slots, std::size_t capacity) override;
   const TransferSettings& transfers() const override { return transfers_; }
 

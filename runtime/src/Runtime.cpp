@@ -435,7 +435,14 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
     measure->line.replica = id.replica;
     measure->line.host = node_name();
     measure->line.device = device ? "gpu" : vnode.usesGpu ? "host-path" : "cpu";
-    measure->line.deviceModel = device ? device->model() : cpuModel();
+    if (device) {
+      const gpu::DeviceDescription description = device->describe();
+      measure->line.deviceModel = description.model;
+      measure->line.gpu = lang::ProfiledGpu{description.multiprocessors, description.clockKHz, description.ccMajor,
+                                            description.ccMinor};
+    } else {
+      measure->line.deviceModel = cpuModel();
+    }
     measure->line.fingerprint = vnode.fingerprint != nullptr ? vnode.fingerprint : "";
   }
   try {

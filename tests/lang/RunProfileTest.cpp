@@ -25,7 +25,14 @@ RunProfile sampleProfile() {
   i.writeWaitSeconds = 0.125;
   i.cpuSeconds = 0.75;
   i.computeCpuSeconds = 0.5;
-  p.instances = {i};
+  ProfiledInstance g = i;
+  g.rank = 2;
+  g.replica = 3;
+  g.device = "gpu";
+  g.deviceModel = "NVIDIA H100 80GB HBM3";
+  g.computeCpuSeconds.reset();
+  g.gpu = ProfiledGpu{132, 1980000, 9, 0};
+  p.instances = {i, g};
   p.pipes = {{"samples", 64, 262144}, {"energies", 64, 512}};
   p.kernels = {{1, "square", 2, "scale", "app.dsp:41:3", "gpu", 64, 0.0125}};
   p.splitSites = {{1, "app.dsp:30#1", 1e6, 2.5e5}};
@@ -41,6 +48,12 @@ TEST(RunProfile, WhatIsWrittenReadsBack) {
   EXPECT_EQ(writeRunProfileJson(back), text);
   EXPECT_EQ(back.instances[0].deviceModel, "AMD EPYC 7B13");
   EXPECT_EQ(back.instances[0].computeCpuSeconds, std::optional<double>(0.5));
+  EXPECT_FALSE(back.instances[0].gpu);
+  ASSERT_TRUE(back.instances[1].gpu);
+  EXPECT_EQ(back.instances[1].gpu->multiprocessors, 132);
+  EXPECT_EQ(back.instances[1].gpu->clockKHz, 1980000);
+  EXPECT_EQ(back.instances[1].gpu->ccMajor, 9);
+  EXPECT_EQ(back.instances[1].gpu->ccMinor, 0);
   EXPECT_EQ(back.periodMessages(), 64u);
   ASSERT_EQ(back.kernels.size(), 1u);
   EXPECT_EQ(back.kernels[0].site, "app.dsp:41:3");
@@ -59,7 +72,7 @@ TEST(RunProfile, AnIncompleteProfileKeepsItsFailure) {
 }
 
 TEST(RunProfile, ProfilesOfOlderRuntimesRead) {
-  // Version 1 as first written: no binary, device_model, fingerprint, compute_cpu_s or split_sites.
+  // Version 1 as first written: no binary, device_model, fingerprint, compute_cpu_s, gpu or split_sites.
   RunProfile back;
   std::string error;
   ASSERT_TRUE(parseRunProfileJson(R"({"format": "dispar-profile", "version": 1, "program": "app", "complete": true,
@@ -101,6 +114,12 @@ TEST(RunProfile, MalformedFieldsAreNamed) {
             "profile.complete: expected true or false, got 1");
   EXPECT_EQ(refused(replaced("\"launches\": 64", "\"launches\": -1")),
             "profile.kernels[0].launches: must be at least 0, got -1");
+  EXPECT_EQ(refused(replaced("\"compute_capability\": \"9.0\"", "\"compute_capability\": \"9\"")),
+            "profile.instances[1].gpu.compute_capability: expected \"MAJOR.MINOR\", got \"9\"");
+  EXPECT_EQ(refused(replaced("\"multiprocessors\": 132", "\"multiprocessors\": -1")),
+            "profile.instances[1].gpu.multiprocessors: must be at least 0, got -1");
+  EXPECT_EQ(refused(replaced("\"gpu\": {", "\"gpu\": 7, \"x\": {")),
+            "profile.instances[1].gpu: expected an object, got 7");
   EXPECT_NE(refused("{\"format\": ").find("1:"), std::string::npos);
 }
 

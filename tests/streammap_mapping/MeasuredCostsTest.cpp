@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 namespace dispar::streammap::testing {
 namespace {
@@ -95,6 +97,71 @@ TEST(SamplesFromProfile, TimePerPeriodMessageTimesTheSpeedOfTheDevice) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("host 'nowhere' is not in the resources"), std::string::npos) << notes[0];
   ASSERT_EQ(run.pipes.size(), 2u);
+}
+
+TEST(SamplesFromProfile, AGpuTheResourcesDoNotKnowIsEstimatedFromTheProfile) {
+  // A run on a machine outside the resource database (as bench runs on a lent GPU machine are): the
+  // runtime recorded the GPU's SMs, clock and compute capability, and the estimate is that of the same
+  // GPU in a cluster description. Without the description the speed is taken as 1.0, and said so.
+  lang::ProfiledInstance described = instance("fir", 0, "vm", "gpu", "NVIDIA H100 80GB HBM3", 0.5);
+  described.gpu = lang::ProfiledGpu{132, 1980000, 9, 0};
+  const lang::ProfiledInstance bare = instance("fir", 1, "vm2", "gpu", "Mystery GPU", 0.5);
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(samplesFromProfile(profileOf({described, bare}), "p.json", Cluster{}, nullptr, run, notes, error))
+      << error;
+  GpuInfo h100;
+  h100.multiprocessors = 132;
+  h100.clockKHz = 1980000;
+  h100.ccMajor = 9;
+  EXPECT_DOUBLE_EQ(run.samples[0].speed, estimateGpuSpeed(h100));
+  EXPECT_NEAR(run.samples[0].speed, 132.0 * 1980 * 128 / (108.0 * 1410 * 64), 1e-12);  // 3.43
+  EXPECT_DOUBLE_EQ(run.samples[1].speed, 1.0);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("GPU model 'NVIDIA H100 80GB HBM3' are not in the resources: the gpu's speed is estimated "
+                          "from the profile's description of it (132 SMs, 1980 MHz, compute capability 9.0): 3.43"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("GPU model 'Mystery GPU' are not in the resources: the gpu's speed is taken as 1.0"),
+            std::string::npos)
+      << notes[1];
+}
+
+TEST(SamplesFromProfile, AProfileMeasuredOnAnH100) {
+  // profiles/fir-h100.json: examples/fir/fir.dsp (64 frames, 4 ranks) run with DISPAR_PROFILE on an NVIDIA
+  // H100 80GB HBM3 by scripts/gpu-check.sh, as it came back. The format the runtime wrote on a real GPU
+  // reads; each GPU instance's compute time holds its kernels' GPU time (the body waits for its kernels
+  // before it writes); its speed is the estimate of the GPU the runtime described.
+  std::ifstream file(std::string(DISPAR_SOURCE_DIR) + "/tests/streammap_mapping/profiles/fir-h100.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  lang::RunProfile profile;
+  std::string error;
+  ASSERT_TRUE(lang::parseRunProfileJson(text.str(), profile, error)) << error;
+  ASSERT_EQ(profile.instances.size(), 4u);
+  int gpuInstances = 0;
+  for (const lang::ProfiledInstance& i : profile.instances) {
+    if (i.device != "gpu") continue;
+    ++gpuInstances;
+    ASSERT_TRUE(i.gpu);
+    EXPECT_EQ(i.deviceModel, "NVIDIA H100 80GB HBM3");
+    double kernelSeconds = 0;
+    for (const lang::ProfiledKernel& k : profile.kernels)
+      if (k.rank == i.rank && k.device == "gpu") kernelSeconds += k.seconds;
+    EXPECT_GT(kernelSeconds, 0);
+    EXPECT_LE(kernelSeconds, i.computeSeconds) << i.vnode << "[" << i.replica << "]";
+  }
+  EXPECT_EQ(gpuInstances, 2);
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(samplesFromProfile(profile, "fir-h100.json", Cluster{}, nullptr, run, notes, error)) << error;
+  EXPECT_EQ(run.periodMessages, 64u);
+  for (const CostSample& sample : run.samples)
+    if (sample.vnode == "fir") {
+      EXPECT_EQ(sample.deviceClass, "gpu");
+      EXPECT_NEAR(sample.speed, 132.0 * 1980 * 128 / (108.0 * 1410 * 64), 1e-12);
+    }
 }
 
 TEST(SamplesFromProfile, RefusesAFailedRunAndAnotherProgramsRtg) {

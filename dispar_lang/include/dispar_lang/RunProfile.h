@@ -15,6 +15,14 @@ namespace dispar::lang {
 inline constexpr const char* kRunProfileFormat = "dispar-profile";
 inline constexpr int kRunProfileVersion = 1;
 
+/// The GPU an instance ran on, as its driver describes it: enough for streammap's speed estimate
+/// (docs/streammap.md, "GPU speed estimate") when the resource database does not know the GPU.
+struct ProfiledGpu {
+  int multiprocessors = 0;
+  int clockKHz = 0;
+  int ccMajor = 0, ccMinor = 0;  // compute capability
+};
+
 struct ProfiledInstance {
   int rank = 0;  // the MPI rank that ran it
   std::string vnode;
@@ -28,6 +36,8 @@ struct ProfiledInstance {
   /// The body's CPU time outside its ports: what it computed on a CPU, not counting time the core went to
   /// other processes (an oversubscribed node). Absent in profiles of runtimes that did not measure it.
   std::optional<double> computeCpuSeconds;
+  /// For device "gpu"; absent in profiles of runtimes that did not record it.
+  std::optional<ProfiledGpu> gpu;
 };
 
 struct ProfiledPipe {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 namespace dispar::streammap {
 
@@ -32,6 +33,18 @@ std::optional<double> deviceSpeed(const lang::ProfiledInstance& instance, const 
     for (const GpuInfo& gpu : node.gpus)
       if (gpu.name == instance.deviceModel) return estimateGpuSpeed(gpu);
   return std::nullopt;
+}
+
+/// For a GPU the resources do not know: the speed estimate of what the runtime recorded of it.
+std::optional<double> describedGpuSpeed(const lang::ProfiledInstance& instance) {
+  if (!instance.gpu || instance.gpu->multiprocessors <= 0 || instance.gpu->clockKHz <= 0) return std::nullopt;
+  GpuInfo described;
+  described.name = instance.deviceModel;
+  described.multiprocessors = instance.gpu->multiprocessors;
+  described.clockKHz = instance.gpu->clockKHz;
+  described.ccMajor = instance.gpu->ccMajor;
+  described.ccMinor = instance.gpu->ccMinor;
+  return estimateGpuSpeed(described);
 }
 
 double median(std::vector<double> values) {
@@ -92,11 +105,21 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
                                : instance.computeSeconds;
     sample.secondsPerMessage = compute / static_cast<double>(run.periodMessages);
     const std::optional<double> speed = deviceSpeed(instance, cluster);
-    sample.speed = speed.value_or(1.0);
-    if (!speed && noted.insert(instance.host + "/" + sample.deviceModel).second)
-      notes.push_back("host '" + instance.host + "'" +
-                      (instance.device == "gpu" ? " and GPU model '" + instance.deviceModel + "' are" : " is") +
-                      " not in the resources: the " + sample.deviceClass + "'s speed is taken as 1.0");
+    const std::optional<double> described = speed ? std::nullopt : describedGpuSpeed(instance);
+    sample.speed = speed.value_or(described.value_or(1.0));
+    if (!speed && noted.insert(instance.host + "/" + sample.deviceModel).second) {
+      std::ostringstream note;
+      note << "host '" << instance.host << "'"
+           << (instance.device == "gpu" ? " and GPU model '" + instance.deviceModel + "' are" : " is")
+           << " not in the resources: the " << sample.deviceClass << "'s speed is ";
+      if (described)
+        note << "estimated from the profile's description of it (" << instance.gpu->multiprocessors << " SMs, "
+             << instance.gpu->clockKHz / 1000 << " MHz, compute capability " << instance.gpu->ccMajor << "."
+             << instance.gpu->ccMinor << "): " << *described;
+      else
+        note << "taken as 1.0";
+      notes.push_back(note.str());
+    }
     if (rtg != nullptr) {
       const auto vertex = std::find_if(rtg->vertices.begin(), rtg->vertices.end(),
                                        [&](const lang::RtgVertex& v) { return v.vnode == instance.vnode; });

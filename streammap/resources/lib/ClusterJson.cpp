@@ -3,6 +3,7 @@
 // names the offending field path in every error.
 #include "streammap/ClusterJson.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "dispar_lang/JsonLayout.h"
 #include "dispar_lang/JsonRead.h"
 
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -109,11 +109,8 @@ void readComputeCapability(const Json& gpu, const std::string& path, GpuInfo& ou
   if (!v) return;
   const std::string field = join(path, "compute_capability");
   if (!v->is_string()) fail(field, "expected \"MAJOR.MINOR\"");
-  const std::string text = v->get<std::string>();
-  int major = 0, minor = 0, consumed = 0;
-  if (std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &consumed) != 2 ||
-      consumed != static_cast<int>(text.size()) || major < 0 || minor < 0 || text[0] == '+' || text[0] == '-')
-    fail(field, "expected \"MAJOR.MINOR\"");
+  int major = 0, minor = 0;
+  if (!lang::parseComputeCapability(v->get<std::string>(), major, minor)) fail(field, "expected \"MAJOR.MINOR\"");
   out.ccMajor = major;
   out.ccMinor = minor;
 }
@@ -262,7 +259,7 @@ void writeNode(lang::JsonLayoutWriter& json, const NodeInfo& node, std::optional
     json.integer("index", g.index);
     json.string("name", g.name);
     json.string("uuid", g.uuid);
-    json.string("compute_capability", std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor));
+    json.string("compute_capability", lang::formatComputeCapability(g.ccMajor, g.ccMinor));
     json.integer("memory_bytes", g.memoryBytes);
     json.integer("multiprocessors", g.multiprocessors);
     json.integer("clock_khz", g.clockKHz);

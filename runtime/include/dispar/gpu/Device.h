@@ -37,6 +37,14 @@ struct TransferSettings {
   bool mpiAddressable = false;                    // CUDA-aware MPI: device pointers go to MPI directly
 };
 
+/// What a device is, for run profiles: its model as its vendor names it ("NVIDIA A100-SXM4-80GB") and
+/// what streammap's GPU speed estimate needs (docs/streammap.md); 0 where unknown.
+struct DeviceDescription {
+  std::string model = "GPU";
+  int multiprocessors = 0, clockKHz = 0;
+  int ccMajor = 0, ccMinor = 0;  // compute capability
+};
+
 /// The device one rank computes on: its memory and how to move data in and out of it.
 class Device {
  public:
@@ -52,8 +60,7 @@ class Device {
   /// Whether that work is still running (without waiting): split_for's GPU thread computes CPU chunks
   /// meanwhile. A device that cannot tell says false.
   virtual bool busy() { return false; }
-  /// The device's model as its vendor names it ("NVIDIA A100-SXM4-80GB"), for run profiles.
-  virtual std::string model() const { return "GPU"; }
+  virtual DeviceDescription describe() const { return {}; }
   virtual std::unique_ptr<CopyEngine> makeCopyEngine(int slots, std::size_t capacity) = 0;
   virtual const TransferSettings& transfers() const = 0;
 };
