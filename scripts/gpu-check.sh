@@ -16,12 +16,22 @@ checkdir="$root/gpu-check"
 bundle="$checkdir/bundle.tar.gz"
 limit_bytes=$((60 * 1024 * 1024))  # the device tool carries at most 64 MiB, the working tree included
 
-# The programs run on the GPU: "source|ranks|what a passing run prints (an extended regex)[|arguments]".
+# The programs run on the GPU: "source|ranks|what a passing run prints (an extended regex)[|arguments
+# [|disparcc options[|tolerance]]]". Ranks 0: one per VNODE instance. With a tolerance, pack also runs the
+# program here, on the host path (whose values the end-to-end tests check against values they compute
+# themselves), and the GPU run's output must match that one line by line, every number within the
+# relative tolerance: the programs that call cuBLAS and cuFFT, which run NVIDIA's libraries on a GPU and
+# DISPAR's stand-ins on the host path, and the fused and unfused builds of the library-fusion test (whose
+# last transforms are single precision: 1e-5).
 programs=(
   "examples/fir/fir.dsp|4|^frames=64 max_error=[0-9.e+-]+ checksum="
   "tests/e2e/cuda/constructs.dsp|3|^constructs: ok"
   "tests/e2e/cuda/shapes.dsp|3|^shapes: ok"
   "examples/split/hotspot.dsp|3|^hotspot: last step: cpu share|2048 20"
+  "tests/e2e/cuda/libraries.dsp|0|^libraries 1 |||1e-9"
+  "examples/stap/stap.dsp|0|^stap: cpi 3 |||1e-4"
+  "tests/fusion/cublas_fusion_e2e.dsp|0|^-?[0-9]||-ffusion|1e-5"
+  "tests/fusion/cublas_fusion_e2e.dsp|0|^-?[0-9]||-fno-fusion|1e-5"
 )
 for external in "$root"/tests/external/*.dsp; do
   [ -e "$external" ] || continue
@@ -47,25 +57,33 @@ pack() {
     "$stage/bin/"
   : >"$stage/programs/list"
   for entry in "${programs[@]}"; do
-    IFS='|' read -r source ranks pattern arguments <<<"$entry"
+    IFS='|' read -r source ranks pattern arguments options tolerance <<<"$entry"
     local name
-    name=$(basename "$source" .dsp)
+    name=$(basename "$source" .dsp)${options:+_${options//[^A-Za-z0-9]/}}
     # Programs of one name in two folders (examples/split/hotspot.dsp, tests/external/hotspot.dsp) keep
     # their folder's name in front.
     if grep -q "^$name|" "$stage/programs/list"; then name="$(basename "$(dirname "$source")")_$name"; fi
-    echo "gpu-check: compiling $source for $arch"
+    echo "gpu-check: compiling $source${options:+ ($options)} for $arch"
     local work="$stage/work-$name"
     mkdir -p "$work"
     cp "$root/$source" "$work/$name.dsp"
-    (cd "$work" && "$root/build/bin/disparcc" "$name.dsp" -o "$name" --cuda-arch "$arch")
+    # shellcheck disable=SC2086  # the options are words
+    (cd "$work" && "$root/build/bin/disparcc" "$name.dsp" -o "$name" --cuda-arch "$arch" $options)
     if [ "$ranks" = 0 ]; then  # one rank per VNODE instance, as the RTG lists them
       ranks=$(grep -c '"vnode"' "$work/$name.rtg.json")
     fi
+    if [ -n "$tolerance" ]; then  # the host path's output, which the GPU's must match
+      # shellcheck disable=SC2086
+      (cd "$work" && timeout 300 mpiexec -launcher fork -n "$ranks" "./$name" $arguments </dev/null) 2>&1 |
+        grep -v '^dispar: ' >"$stage/programs/$name.expected"
+      grep -Eq "$pattern" "$stage/programs/$name.expected" ||
+        { echo "gpu-check: $name does not pass on the host path here" >&2; exit 1; }
+    fi
     cp "$work/$name" "$stage/programs/"
-    printf '%s|%s|%s|%s\n' "$name" "$ranks" "$pattern" "$arguments" >>"$stage/programs/list"
+    printf '%s|%s|%s|%s|%s\n' "$name" "$ranks" "$pattern" "$arguments" "$tolerance" >>"$stage/programs/list"
     rm -rf "$work"
   done
-  strip --strip-debug "$stage"/bin/* "$stage"/programs/* 2>/dev/null || true
+  strip --strip-debug "$stage"/bin/* "$stage"/programs/* 2>/dev/null || true  # not the .expected files
 
   # MPICH's launcher and runtime, and what they and the binaries load, from Debian's packages.
   chmod a+rwx "$stage/debs"  # apt's sandbox user writes the downloads
@@ -128,6 +146,7 @@ run() {
     set -e
     end=$(date +%s.%N)
     { echo "==== $name (exit $status)"; echo "$output"; } >>"$log"
+    last_output=$output
     local gpus
     gpus=$(grep -c "': GPU " <<<"$output" || true)
     local seconds
@@ -137,6 +156,41 @@ run() {
     else
       failures=$((failures + 1))
       note "FAIL  $name  (exit $status, ${seconds} s; see $log)"
+    fi
+  }
+
+  # matches NAME TOLERANCE: the last check's output, less the runtime's own lines, against the host
+  # path's (NAME.expected): the same lines, the same text between the numbers, every number within the
+  # relative TOLERANCE (or TOLERANCE itself, near zero).
+  local last_output=""
+  matches() {
+    local verdict
+    if verdict=$(grep -v '^dispar: ' <<<"$last_output" | python3 -c '
+import re, sys
+expected = open(sys.argv[1]).read().splitlines()
+got = sys.stdin.read().splitlines()
+tolerance = float(sys.argv[2])
+number = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
+if len(got) != len(expected):
+    sys.exit("%d lines, the host path printed %d" % (len(got), len(expected)))
+worst = 0.0
+for n, (a, b) in enumerate(zip(got, expected), 1):
+    pa, pb = number.split(a), number.split(b)
+    if len(pa) != len(pb) or pa[0::2] != pb[0::2]:
+        sys.exit("line %d: \"%s\", the host path printed \"%s\"" % (n, a, b))
+    for x, y in zip(pa[1::2], pb[1::2]):
+        x, y = float(x), float(y)
+        difference = abs(x - y) / max(abs(x), abs(y), 1.0)
+        worst = max(worst, difference)
+        if difference > tolerance:
+            sys.exit("line %d: %r against the host path\x27s %r (relative difference %.3g > %g)" % (
+                n, x, y, difference, tolerance))
+print("%d lines match the host path, largest relative difference %.3g" % (len(got), worst))
+' "$here/programs/$1.expected" "$2" 2>&1); then
+      note "PASS  $1 = host path  ($verdict)"
+    else
+      failures=$((failures + 1))
+      note "FAIL  $1 = host path  ($verdict)"
     fi
   }
 
@@ -207,9 +261,10 @@ PY
   echo "gpu-check: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'nvidia-smi not found')"
   check gpu_device_test 2 "PASSED" "$here/bin/gpu_device_test"
   check bench_device_pipe 2 "pipelined" "$here/bin/bench_device_pipe"
-  while IFS='|' read -r name ranks pattern arguments; do
+  while IFS='|' read -r name ranks pattern arguments tolerance; do
     # shellcheck disable=SC2086  # the arguments are words
     DISPAR_VERBOSE=1 check "$name" "$ranks" "$pattern" "$here/programs/$name" $arguments
+    if [ -n "$tolerance" ]; then matches "$name" "$tolerance"; fi
   done <"$here/programs/list"
   profiles
 
