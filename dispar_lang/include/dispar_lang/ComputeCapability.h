@@ -13,8 +13,7 @@ namespace dispar::lang {
 inline bool parseComputeCapability(const std::string& text, int& major, int& minor) {
   int consumed = 0;
   if (text.empty() || text[0] == '+' || text[0] == '-' ||
-      std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &consumed) != 2 ||
-      consumed != static_cast<int>(text.size()))
+      std::sscanf(text.c_str(), "%d.%d%n", &major, &minor, &consumed) != 2 || consumed != static_cast<int>(text.size()))
     return false;
   return major >= 0 && minor >= 0;
 }
