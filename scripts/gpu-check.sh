@@ -232,6 +232,29 @@ PY
     { echo "==== fir_profile"; echo "$verdict"; } >>"$log"
     echo "==== FIR run profile on the GPU"; echo "$verdict"
 
+    # split_for's rates as a profile records them (docs/split.md, "Carry-over"): hotspot's site, with
+    # the GPU's rate measured on the GPU.
+    local split="${OUT:-$here}/hotspot-gpu-profile.json"
+    DISPAR_PROFILE="$split" check hotspot_profiled 3 "^hotspot: last step" "$here/programs/hotspot" 2048 20
+    if verdict=$(python3 - "$split" 2>&1 <<'PY'
+import json, sys
+profile = json.load(open(sys.argv[1]))
+sites = profile.get("split_sites", [])
+for s in sites:
+    print("  split site %s (rank %d): GPU %.4g rows/s, one CPU thread %.4g rows/s" % (
+        s["site"], s["rank"], s["gpu_rate"], s["cpu_thread_rate"]))
+on_gpu = {i["rank"] for i in profile["instances"] if i["device"] == "gpu"}
+if not [s for s in sites if s["rank"] in on_gpu and s["gpu_rate"] > 0 and s["cpu_thread_rate"] > 0]:
+    sys.exit("profile: no split site of a GPU rank with both rates measured (%d sites)" % len(sites))
+PY
+    ); then
+      note "PASS  hotspot_profile  ($(head -1 <<<"$verdict" | sed 's/^ *//'))"
+    else
+      failures=$((failures + 1))
+      note "FAIL  hotspot_profile  ($verdict)"
+    fi
+    { echo "==== hotspot_profile"; echo "$verdict"; } >>"$log"
+
     local round mode best_plain=999 best_profiled=999 start end seconds
     for round in 1 2 3 4 5; do
       for mode in plain profiled; do
