@@ -1,5 +1,6 @@
 #include "streammap/ClusterDigest.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "streammap/NumberFormat.h"
 
 #include <cinttypes>
@@ -18,7 +19,7 @@ std::string number(double x) {
 
 std::string gpuLabel(const GpuInfo& g) { return "gpu " + std::to_string(g.index) + " (" + g.name + ")"; }
 
-std::string capability(const GpuInfo& g) { return std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor); }
+std::string capability(const GpuInfo& g) { return lang::formatComputeCapability(g.ccMajor, g.ccMinor); }
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include "streammap/GpuSpeed.h"
 
+#include "dispar_lang/ComputeCapability.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -114,8 +116,8 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
            << " not in the resources: the " << sample.deviceClass << "'s speed is ";
       if (described)
         note << "estimated from the profile's description of it (" << instance.gpu->multiprocessors << " SMs, "
-             << instance.gpu->clockKHz / 1000 << " MHz, compute capability " << instance.gpu->ccMajor << "."
-             << instance.gpu->ccMinor << "): " << *described;
+             << instance.gpu->clockKHz / 1000 << " MHz, compute capability "
+             << lang::formatComputeCapability(instance.gpu->ccMajor, instance.gpu->ccMinor) << "): " << *described;
       else
         note << "taken as 1.0";
       notes.push_back(note.str());

@@ -1,5 +1,6 @@
 #include "streammap/MapCheck.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/ClusterJson.h"
@@ -93,8 +94,7 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
       continue;
     }
     const std::string where = k.host + " gpu " + std::to_string(gpu->index) + " (" + gpu->name +
-                              ", compute capability " + std::to_string(gpu->ccMajor) + "." +
-                              std::to_string(gpu->ccMinor) + ")";
+                              ", compute capability " + lang::formatComputeCapability(gpu->ccMajor, gpu->ccMinor) + ")";
     // A GPU known only by a scheduler's count (Slurm's "gpu:4") has no compute capability or memory on
     // record: those checks wait for the runtime's, at start-up.
     const bool capabilityKnown = gpu->ccMajor > 0;

@@ -1,5 +1,6 @@
 #include "streammap/Discovery.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/CommandLine.h"
 #include "streammap/ProgressLine.h"
@@ -45,8 +46,7 @@ std::string summarizeNode(const NodeInfo& node) {
   if (!node.gpus.empty()) {
     // Group identical models: "2x Tesla K20 cc 3.5".
     std::map<std::string, int> models;
-    for (const GpuInfo& g : node.gpus)
-      ++models[g.name + " cc " + std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor)];
+    for (const GpuInfo& g : node.gpus) ++models[g.name + " cc " + lang::formatComputeCapability(g.ccMajor, g.ccMinor)];
     std::string list;
     for (const auto& [model, count] : models) list += (list.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
     s += " (" + list + ")";

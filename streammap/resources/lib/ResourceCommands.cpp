@@ -1,6 +1,7 @@
 // The resources half of the streammap tool: --discover, daemon, nodes, node, cluster.
 #include "streammap/Commands.h"
 
+#include "dispar_lang/ComputeCapability.h"
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/CommandLine.h"
@@ -85,8 +86,8 @@ std::string gpuSummary(const NodeInfo& node) {
   if (node.gpus.empty()) return "-";
   std::map<std::string, int> models;
   for (const GpuInfo& g : node.gpus)
-    ++models[g.name + " (cc " + std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor) + ", " +
-             formatGiB(g.memoryBytes) + ")"];
+    ++models[g.name + " (cc " + lang::formatComputeCapability(g.ccMajor, g.ccMinor) + ", " + formatGiB(g.memoryBytes) +
+             ")"];
   std::string out;
   for (const auto& [model, count] : models) out += (out.empty() ? "" : ", ") + std::to_string(count) + "x " + model;
   return out;
