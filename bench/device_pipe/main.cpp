@@ -94,6 +94,39 @@ double pipelined(int rank, void* device, std::size_t bytes, gpu::CopyEngine& eng
   return (MPI_Wtime() - start) / repeats;
 }
 
+/// The three stages of a transfer, each alone, in seconds: the copy down to pinned memory on rank 0, the
+/// MPI transfer between pinned buffers, the copy up on rank 1 (returned on rank 0). The unpipelined path
+/// runs them one after the other; pipelining overlaps them, so it can gain at most their sum over the
+/// slowest: the ceiling the table prints beside the ratio.
+struct Stages {
+  double toHost = 0, mpi = 0, toDevice = 0;
+  double ceiling() const { return (toHost + mpi + toDevice) / std::max({toHost, mpi, toDevice}); }
+};
+
+Stages stages(int rank, void* device, std::size_t bytes, gpu::PinnedBuffer& host, int repeats) {
+  Stages out;
+  const auto timed = [&](auto&& body) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    for (int i = 0; i < repeats; ++i) body();
+    MPI_Barrier(MPI_COMM_WORLD);
+    return (MPI_Wtime() - start) / repeats;
+  };
+  out.toHost = timed([&] {
+    if (rank == 0) DISPAR_CUDA(cudaMemcpy(host.get(), device, bytes, cudaMemcpyDeviceToHost));
+  });
+  out.mpi = timed([&] {
+    if (rank == 0)
+      MPI_Send_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+    else
+      MPI_Recv_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  });
+  out.toDevice = timed([&] {
+    if (rank == 1) DISPAR_CUDA(cudaMemcpy(device, host.get(), bytes, cudaMemcpyHostToDevice));
+  });
+  return out;
+}
+
 std::string sizeName(std::size_t bytes) {
   return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
 }
@@ -125,17 +158,23 @@ int main(int argc, char** argv) {
     gpu::PinnedBuffer whole(kLargest);
     gpu::CudaCopyEngine engine(3, std::max(chunk, rt::kSmallMessageBytes));
     if (rank == 0)
-      std::printf("# device-to-device pipe, 2 ranks, chunk %zu bytes, 3 pinned slots\n%10s %16s %16s %8s\n", chunk,
-                  "size", "unpipelined GB/s", "pipelined GB/s", "ratio");
+      std::printf("# device-to-device pipe, 2 ranks, chunk %zu bytes, 3 pinned slots\n"
+                  "# stages alone (GB/s): copy to host, MPI between pinned buffers, copy to device; ceiling: what\n"
+                  "# overlapping them can gain at most, their summed time over the slowest one's\n"
+                  "%10s %16s %16s %8s %9s %9s %9s %8s\n",
+                  chunk, "size", "unpipelined GB/s", "pipelined GB/s", "ratio", "to host", "MPI", "to device",
+                  "ceiling");
     for (std::size_t bytes = 64 << 10; bytes <= kLargest; bytes *= 4) {
       const int repeats = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 30) / bytes, 3, 200));
       pipelined(rank, device, bytes, engine, chunk, 1);  // warm-up of both paths
       unpipelined(rank, device, bytes, whole, 1);
       const double plain = unpipelined(rank, device, bytes, whole, repeats);
       const double piped = pipelined(rank, device, bytes, engine, chunk, repeats);
+      const Stages alone = stages(rank, device, bytes, whole, repeats);
       if (rank == 0)
-        std::printf("%10s %16.2f %16.2f %7.2fx\n", sizeName(bytes).c_str(), bytes / plain / 1e9, bytes / piped / 1e9,
-                    plain / piped);
+        std::printf("%10s %16.2f %16.2f %7.2fx %9.2f %9.2f %9.2f %7.2fx\n", sizeName(bytes).c_str(),
+                    bytes / plain / 1e9, bytes / piped / 1e9, plain / piped, bytes / alone.toHost / 1e9,
+                    bytes / alone.mpi / 1e9, bytes / alone.toDevice / 1e9, alone.ceiling());
     }
     std::fflush(stdout);
     DISPAR_CUDA(cudaFree(device));
