@@ -83,6 +83,22 @@ pack() {
     printf '%s|%s|%s|%s|%s\n' "$name" "$ranks" "$pattern" "$arguments" "$tolerance" >>"$stage/programs/list"
     rm -rf "$work"
   done
+  # The paper's Fig. 7 on this GPU: FIR as DISPAR builds it and as written by hand in MPI + CUDA
+  # (examples/fir/handwritten), as written (32 taps, every output checked) and GPU-bound (256 taps, one
+  # output in 1024 checked), as bench/paper/run.sh builds them for the simulator.
+  mkdir -p "$stage/fig7"
+  local taps check
+  for taps_check in 32:1 256:1024; do
+    taps=${taps_check%:*} check=${taps_check#*:}
+    echo "gpu-check: compiling FIR with $taps taps, DISPAR's and by hand, for $arch"
+    cp "$root/examples/fir/fir.dsp" "$stage/fig7/fir.dsp"
+    (cd "$stage/fig7" && "$root/build/bin/disparcc" fir.dsp -o "dispar_$taps" --cuda-arch "$arch" \
+      -DFIR_TAPS="$taps" -DFIR_CHECK_EVERY="$check" >/dev/null)
+    /usr/local/cuda/bin/nvcc -ccbin mpicxx -std=c++17 -O2 -arch="$arch" -DFIR_TAPS="$taps" \
+      -DFIR_CHECK_EVERY="$check" "$root/examples/fir/handwritten/fir_mpi_cuda.cu" -o "$stage/fig7/hand_$taps"
+    mv "$stage/fig7/dispar_$taps" "$stage/fig7/hand_$taps" "$stage/programs/"
+  done
+  rm -rf "$stage/fig7"
   strip --strip-debug "$stage"/bin/* "$stage"/programs/* 2>/dev/null || true  # not the .expected files
 
   # MPICH's launcher and runtime, and what they and the binaries load, from Debian's packages.
@@ -194,6 +210,46 @@ print("%d lines match the host path, largest relative difference %.3g" % (len(go
     fi
   }
 
+  # Fig. 7 on this GPU: DISPAR's FIR against the hand-written MPI + CUDA one, four ranks on this node (the
+  # placement worked out by hand for a node with GPUs: every rank here), 512 frames, best of 5, alternating;
+  # both must print the same checksum (relative 1e-6: the same kernels, other launch shapes).
+  figure7() {
+    local taps version round start end seconds best_dispar=999 best_hand=999 out_dispar out_hand
+    for taps in 32 256; do
+      best_dispar=999 best_hand=999
+      for round in 1 2 3 4 5; do
+        for version in dispar hand; do
+          start=$(date +%s.%N)
+          if ! output=$(cd "$here" && timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/${version}_$taps" \
+            512 2>&1 </dev/null); then
+            failures=$((failures + 1))
+            note "FAIL  fig7_$taps  ($version run $round: $(tail -1 <<<"$output"))"
+            return
+          fi
+          end=$(date +%s.%N)
+          seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')
+          echo "fig7 $taps taps $version run $round: $seconds s: $(grep '^frames=' <<<"$output")" >>"$log"
+          if [ "$version" = dispar ]; then
+            out_dispar=$(grep '^frames=' <<<"$output")
+            best_dispar=$(awk -v a="$best_dispar" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+          else
+            out_hand=$(grep '^frames=' <<<"$output")
+            best_hand=$(awk -v a="$best_hand" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+          fi
+        done
+      done
+      local same
+      same=$(awk -v a="${out_dispar##*checksum=}" -v b="${out_hand##*checksum=}" \
+        'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a); print (d <= 1e-6 * (m > 1 ? m : 1)) ? "yes" : "no" }')
+      if [ "$same" = yes ]; then
+        note "INFO  fig7_$taps  ($taps taps, 512 frames, best of 5: DISPAR $best_dispar s, by hand $best_hand s: DISPAR/hand $(awk -v a="$best_dispar" -v b="$best_hand" 'BEGIN { printf "%.3fx", a / b }'); $out_dispar)"
+      else
+        failures=$((failures + 1))
+        note "FAIL  fig7_$taps  (checksums differ: DISPAR '$out_dispar', by hand '$out_hand')"
+      fi
+    done
+  }
+
   # Run profiles on the GPU (docs/streammap.md, "Run profiles"): FIR profiled, the profile checked for
   # ranks that ran on the GPU and kernel sites timed there (it comes back in $OUT for streammap profile
   # add); then what profiling costs, in one run: FIR (512 frames) best of 5 with and without
@@ -290,6 +346,7 @@ PY
     if [ -n "$tolerance" ]; then matches "$name" "$tolerance"; fi
   done <"$here/programs/list"
   profiles
+  figure7
 
   echo "==== bench_device_pipe" && sed -n '/==== bench_device_pipe/,/^====/p' "$log" | sed '1d;$d'
   echo "==== summary"
