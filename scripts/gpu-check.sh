@@ -87,7 +87,7 @@ pack() {
   # (examples/fir/handwritten), as written (32 taps, every output checked) and GPU-bound (256 taps, one
   # output in 1024 checked), as bench/paper/run.sh builds them for the simulator.
   mkdir -p "$stage/fig7"
-  local taps check
+  local taps check taps_check
   for taps_check in 32:1 256:1024; do
     taps=${taps_check%:*} check=${taps_check#*:}
     echo "gpu-check: compiling FIR with $taps taps, DISPAR's and by hand, for $arch"
