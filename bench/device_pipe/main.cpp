@@ -44,10 +44,18 @@ bool openDevice(int rank) {
   return all != 0;
 }
 
-double unpipelined(int rank, void* device, std::size_t bytes, gpu::PinnedBuffer& host, int repeats) {
+/// The mean time of `repeats` rounds of `body` on both ranks, between barriers.
+template <class Body>
+double timedRounds(int repeats, Body&& body) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  for (int i = 0; i < repeats; ++i) {
+  for (int i = 0; i < repeats; ++i) body();
+  MPI_Barrier(MPI_COMM_WORLD);
+  return (MPI_Wtime() - start) / repeats;
+}
+
+double unpipelined(int rank, void* device, std::size_t bytes, gpu::PinnedBuffer& host, int repeats) {
+  return timedRounds(repeats, [&] {
     if (rank == 0) {
       DISPAR_CUDA(cudaMemcpy(host.get(), device, bytes, cudaMemcpyDeviceToHost));
       MPI_Send_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
@@ -55,15 +63,11 @@ double unpipelined(int rank, void* device, std::size_t bytes, gpu::PinnedBuffer&
       MPI_Recv_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       DISPAR_CUDA(cudaMemcpy(device, host.get(), bytes, cudaMemcpyHostToDevice));
     }
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return (MPI_Wtime() - start) / repeats;
+  });
 }
 
 double pipelined(int rank, void* device, std::size_t bytes, gpu::CopyEngine& engine, std::size_t chunk, int repeats) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < repeats; ++i) {
+  return timedRounds(repeats, [&] {
     const rt::ChunkHeader header{bytes, chunk};
     if (rank == 0) {
       if (rt::sendsChunked(bytes, chunk)) {
@@ -89,13 +93,12 @@ double pipelined(int rank, void* device, std::size_t bytes, gpu::CopyEngine& eng
         }
       }
     }
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return (MPI_Wtime() - start) / repeats;
+  });
 }
 
 /// The three stages of a transfer, each alone, in seconds: the copy down to pinned memory on rank 0, the
-/// MPI transfer between pinned buffers, the copy up on rank 1 (returned on rank 0). The unpipelined path
+/// MPI transfer between pinned buffers, the copy up on rank 1 (each timed between barriers, so on both
+/// ranks). The unpipelined path
 /// runs them one after the other; pipelining overlaps them, so it can gain at most their sum over the
 /// slowest: the ceiling the table prints beside the ratio.
 struct Stages {
@@ -105,23 +108,16 @@ struct Stages {
 
 Stages stages(int rank, void* device, std::size_t bytes, gpu::PinnedBuffer& host, int repeats) {
   Stages out;
-  const auto timed = [&](auto&& body) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double start = MPI_Wtime();
-    for (int i = 0; i < repeats; ++i) body();
-    MPI_Barrier(MPI_COMM_WORLD);
-    return (MPI_Wtime() - start) / repeats;
-  };
-  out.toHost = timed([&] {
+  out.toHost = timedRounds(repeats, [&] {
     if (rank == 0) DISPAR_CUDA(cudaMemcpy(host.get(), device, bytes, cudaMemcpyDeviceToHost));
   });
-  out.mpi = timed([&] {
+  out.mpi = timedRounds(repeats, [&] {
     if (rank == 0)
       MPI_Send_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 1, 0, MPI_COMM_WORLD);
     else
       MPI_Recv_c(host.get(), static_cast<MPI_Count>(bytes), MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   });
-  out.toDevice = timed([&] {
+  out.toDevice = timedRounds(repeats, [&] {
     if (rank == 1) DISPAR_CUDA(cudaMemcpy(device, host.get(), bytes, cudaMemcpyHostToDevice));
   });
   return out;
