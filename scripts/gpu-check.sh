@@ -175,6 +175,18 @@ run() {
     fi
   }
 
+  # elapsed OUTPUT COMMAND...: runs COMMAND from the bundle's folder, its output into the file OUTPUT;
+  # prints the wall seconds it took, or fails as COMMAND failed. minimum A B: the smaller number.
+  elapsed() {
+    local into=$1 start end
+    shift
+    start=$(date +%s.%N)
+    (cd "$here" && "$@") >"$into" 2>&1 </dev/null || return 1
+    end=$(date +%s.%N)
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }'
+  }
+  minimum() { awk -v a="$1" -v b="$2" 'BEGIN { print (b < a ? b : a) }'; }
+
   # matches NAME TOLERANCE: the last check's output, less the runtime's own lines, against the host
   # path's (NAME.expected): the same lines, the same text between the numbers, every number within the
   # relative TOLERANCE (or TOLERANCE itself, near zero).
@@ -214,27 +226,25 @@ print("%d lines match the host path, largest relative difference %.3g" % (len(go
   # placement worked out by hand for a node with GPUs: every rank here), 512 frames, best of 5, alternating;
   # both must print the same checksum (relative 1e-6: the same kernels, other launch shapes).
   figure7() {
-    local taps version round start end seconds best_dispar=999 best_hand=999 out_dispar out_hand
+    local taps version round seconds best_dispar=999 best_hand=999 out_dispar out_hand
     for taps in 32 256; do
       best_dispar=999 best_hand=999
       for round in 1 2 3 4 5; do
         for version in dispar hand; do
-          start=$(date +%s.%N)
-          if ! output=$(cd "$here" && timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/${version}_$taps" \
-            512 2>&1 </dev/null); then
+          if ! seconds=$(elapsed "$here/fig7.out" timeout 120 mpiexec.hydra -launcher fork -n 4 \
+            "$here/programs/${version}_$taps" 512); then
             failures=$((failures + 1))
-            note "FAIL  fig7_$taps  ($version run $round: $(tail -1 <<<"$output"))"
+            note "FAIL  fig7_$taps  ($version run $round: $(tail -1 "$here/fig7.out"))"
             return
           fi
-          end=$(date +%s.%N)
-          seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')
-          echo "fig7 $taps taps $version run $round: $seconds s: $(grep '^frames=' <<<"$output")" >>"$log"
+          output=$(grep '^frames=' "$here/fig7.out")
+          echo "fig7 $taps taps $version run $round: $seconds s: $output" >>"$log"
           if [ "$version" = dispar ]; then
-            out_dispar=$(grep '^frames=' <<<"$output")
-            best_dispar=$(awk -v a="$best_dispar" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+            out_dispar=$output
+            best_dispar=$(minimum "$best_dispar" "$seconds")
           else
-            out_hand=$(grep '^frames=' <<<"$output")
-            best_hand=$(awk -v a="$best_hand" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+            out_hand=$output
+            best_hand=$(minimum "$best_hand" "$seconds")
           fi
         done
       done
@@ -311,24 +321,18 @@ PY
     fi
     { echo "==== hotspot_profile"; echo "$verdict"; } >>"$log"
 
-    local round mode best_plain=999 best_profiled=999 start end seconds
+    local round mode best_plain=999 best_profiled=999 seconds with
     for round in 1 2 3 4 5; do
       for mode in plain profiled; do
-        start=$(date +%s.%N)
-        if [ "$mode" = profiled ]; then
-          DISPAR_PROFILE="$here/overhead.json" timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/fir" 512 \
-            >/dev/null 2>&1 </dev/null || { note "FAIL  fir_overhead  (profiled run $round)"; failures=$((failures + 1)); return; }
-        else
-          timeout 120 mpiexec.hydra -launcher fork -n 4 "$here/programs/fir" 512 >/dev/null 2>&1 </dev/null ||
-            { note "FAIL  fir_overhead  (plain run $round)"; failures=$((failures + 1)); return; }
-        fi
-        end=$(date +%s.%N)
-        seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')
+        with=()
+        if [ "$mode" = profiled ]; then with=(DISPAR_PROFILE="$here/overhead.json"); fi
+        seconds=$(elapsed /dev/null env "${with[@]}" timeout 120 mpiexec.hydra -launcher fork -n 4 \
+          "$here/programs/fir" 512) || { note "FAIL  fir_overhead  ($mode run $round)"; failures=$((failures + 1)); return; }
         echo "fir 512 frames $mode run $round: $seconds s" >>"$log"
         if [ "$mode" = profiled ]; then
-          best_profiled=$(awk -v a="$best_profiled" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+          best_profiled=$(minimum "$best_profiled" "$seconds")
         else
-          best_plain=$(awk -v a="$best_plain" -v b="$seconds" 'BEGIN { print (b < a ? b : a) }')
+          best_plain=$(minimum "$best_plain" "$seconds")
         fi
       done
     done

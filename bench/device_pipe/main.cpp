@@ -98,9 +98,8 @@ double pipelined(int rank, void* device, std::size_t bytes, gpu::CopyEngine& eng
 
 /// The three stages of a transfer, each alone, in seconds: the copy down to pinned memory on rank 0, the
 /// MPI transfer between pinned buffers, the copy up on rank 1 (each timed between barriers, so on both
-/// ranks). The unpipelined path
-/// runs them one after the other; pipelining overlaps them, so it can gain at most their sum over the
-/// slowest: the ceiling the table prints beside the ratio.
+/// ranks). The unpipelined path runs them one after the other; pipelining overlaps them, so it can gain
+/// at most their sum over the slowest: the ceiling the table prints beside the ratio.
 struct Stages {
   double toHost = 0, mpi = 0, toDevice = 0;
   double ceiling() const { return (toHost + mpi + toDevice) / std::max({toHost, mpi, toDevice}); }
