@@ -141,6 +141,9 @@ run() {
   [ -f "$bundle" ] || { echo "gpu-check: no $bundle; make it with 'scripts/gpu-check.sh pack' on the build machine" >&2; exit 1; }
   local here
   here=$(mktemp -d /tmp/dispar-gpu-check.XXXXXX)
+  # The unpacked bundle goes when the check ends, unless the log and profiles were written into it.
+  # shellcheck disable=SC2064  # $here is expanded now, while it is set
+  if [ -n "${OUT:-}" ]; then trap "rm -rf '$here'" EXIT; fi
   tar -C "$here" -xzf "$bundle"
   export PATH="$here/bin:$PATH"
   export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
