@@ -7,11 +7,14 @@ whose GPU workers regroup into CPU workers), each built once with `disparcc --ta
 `streammap simulate` under the round-robin, paper and refine mappings. Prints per case the simulated
 makespans, the cost model's predicted periods and the simulation's wall time; checks every mapping
 printed the same checksum; then the targets (refine >= 1.5x faster than round-robin at the median,
-never slower than paper) and the rank correlation of predicted period and simulated makespan.
+never slower than paper; a case whose medians say otherwise by more than the noise margin is
+simulated again in interleaved pairs and decided on all its runs) and the rank correlation of predicted
+period and simulated makespan.
 
-Usage: bench/paper/at_scale.py [--build DIR] [--sizes 64,256,1000] [--repeat N] [--quick]
+Usage: bench/paper/at_scale.py [--build DIR] [--sizes 64,256,1000] [--repeat N] [--confirm PAIRS] [--quick]
 """
 import argparse
+import collections
 import json
 import os
 import random
@@ -32,6 +35,7 @@ ALGORITHMS = ["round-robin", "paper", "refine"]
 GPU_SPEEDUP = 100          # streammap simulate's default: the costs below assume it
 MESSAGES_PER_CHAIN = 16    # messages each replica chain carries: enough for the steady state to dominate
 BASE_ITERATIONS = 100000   # one unit of work: a dependent multiply-add chain of this length
+NOISE_MARGIN = 0.98        # paper / refine below this is refine slower, beyond the runs' noise
 
 
 def cluster(nodes, seed):
@@ -169,11 +173,18 @@ def program(shape, instances):
     return "\n".join(text), sources + sum(widths) + sinks
 
 
+# One mapping simulated `repeat` times: the median run's makespan, period and wall time, the results
+# every run printed, the (fastest, slowest) makespans, every makespan, and the placement (the same every
+# run: mapping is deterministic).
+Simulated = collections.namedtuple("Simulated", "makespan period wall result spread results makespans placement")
+
+
 def simulate_median(build, workdir, description, algorithm, repeat):
-    """simulate() `repeat` times: the median makespan (its period, wall time and result), and the spread."""
+    """simulate() `repeat` times, as a Simulated."""
     runs = sorted((simulate(build, workdir, description, algorithm) for _ in range(repeat)), key=lambda r: r[0])
     median = runs[len(runs) // 2]
-    return median[0], median[1], median[2], median[3], (runs[0][0], runs[-1][0]), {r[3] for r in runs}
+    return Simulated(median[0], median[1], median[2], median[3], (runs[0][0], runs[-1][0]), {r[3] for r in runs},
+                     [r[0] for r in runs], median[4])
 
 
 def simulate(build, workdir, description, algorithm):
@@ -188,7 +199,31 @@ def simulate(build, workdir, description, algorithm):
     result = " ".join(sorted(re.findall(r"sink \d+: messages=\d+ checksum=\S+", run.stdout)))
     if not result:
         sys.exit("at_scale: %s printed no result:\n%s" % (algorithm, run.stdout))
-    return makespan, period, wall, result
+    # What was placed where: each instance's host and device, the mapping's own file (docs/streammap.md).
+    with open(os.path.join(workdir, "app.smpi.map.json")) as mapping:
+        placement = json.dumps(json.load(mapping)["ranks"], sort_keys=True)
+    return makespan, period, wall, result, placement
+
+
+def paper_against_refine(build, workdir, description, runs, pairs):
+    """paper's makespan over refine's, where refine may be slower: (ratio, how it was decided).
+
+    Identical placements are one mapping, whatever their simulations say. Otherwise, a ratio below
+    NOISE_MARGIN on the medians is checked again by `pairs` interleaved runs of the two (so that a slow
+    spell of this machine falls on both alike), and decided on the medians of all their runs."""
+    paper, refine = runs["paper"], runs["refine"]
+    if paper.placement == refine.placement:
+        return 1.0, "refine kept paper's mapping"
+    ratio = paper.makespan / refine.makespan
+    if ratio >= NOISE_MARGIN or pairs == 0:
+        return ratio, None
+    paper_runs, refine_runs = list(paper.makespans), list(refine.makespans)
+    for _ in range(pairs):
+        paper_runs.append(simulate(build, workdir, description, "paper")[0])
+        refine_runs.append(simulate(build, workdir, description, "refine")[0])
+    ratio = statistics.median(paper_runs) / statistics.median(refine_runs)
+    return ratio, "%d interleaved pairs more: medians of %d runs, paper %.4f s, refine %.4f s: %.3fx" % (
+        pairs, len(paper_runs), statistics.median(paper_runs), statistics.median(refine_runs), ratio)
 
 
 def ranks(values):
@@ -220,6 +255,9 @@ def main():
     parser.add_argument("--sizes", default="64,256,1000")
     parser.add_argument("--repeat", type=int, default=1,
                         help="simulate each mapping N times and take the median makespan (measured compute varies)")
+    parser.add_argument("--confirm", type=int, default=8,
+                        help="where refine's median is slower than paper's beyond the noise margin, simulate the "
+                             "two N more times, interleaved, and decide on the medians of all runs (0: never)")
     parser.add_argument("--quick", action="store_true", help="16 nodes only (a smoke test)")
     options = parser.parse_args()
     build = os.path.abspath(options.build)
@@ -265,13 +303,17 @@ def main():
                 if options.repeat > 1:
                     print("      makespans of the %d runs: %s" % (options.repeat, ", ".join(
                         "%s %.4f to %.4f s" % (a, runs[a][4][0], runs[a][4][1]) for a in ALGORITHMS)), flush=True)
+                case["paper_decided"], how = paper_against_refine(build, workdir, description, runs, options.confirm)
+                if how:
+                    print("      paper / refine: %s" % how, flush=True)
 
     median_rr = statistics.median(r["rr"] for r in rows)
-    worst_paper = min(r["paper"] for r in rows)
+    worst_paper = min(r["paper_decided"] for r in rows)
     print()
     print("refine vs round-robin, median: %.2fx (target >= 1.5x): %s" % (median_rr, "PASS" if median_rr >= 1.5 else "FAIL"))
-    print("refine never slower than paper (2%% noise margin): worst paper/refine %.3fx: %s" % (
-        worst_paper, "PASS" if worst_paper >= 0.98 else "FAIL"))
+    print("refine never slower than paper (%.0f%% noise margin, close cases decided by interleaved runs): "
+          "worst paper/refine %.3fx: %s" % (100 * (1 - NOISE_MARGIN), worst_paper,
+                                            "PASS" if worst_paper >= NOISE_MARGIN else "FAIL"))
     periods = [r["runs"][a][1] for r in rows for a in ALGORITHMS]
     makespans = [r["runs"][a][0] for r in rows for a in ALGORITHMS]
     # Every case carries MESSAGES_PER_CHAIN messages a chain, so time per message ranks as the makespan does.

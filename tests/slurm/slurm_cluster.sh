@@ -38,9 +38,25 @@ stop() {
   done
 }
 
-# A port the kernel considers free now (perl-base is on every Debian system).
+# A port free now, below the kernel's ephemeral range: a port the kernel picked (LocalPort => 0) comes
+# from that range, where any process's outgoing connection (MPI's launchers, in the tests running beside
+# this one) can take it before the daemon binds it. Never one of the ports given (taken already by this
+# cluster, not yet bound). perl-base is on every Debian system.
 free_port() {
-  perl -MIO::Socket::INET -e 'print IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => 0)->sockport'
+  perl -MIO::Socket::INET -e '
+    my %taken = map { $_ => 1 } @ARGV;
+    open(my $range, "<", "/proc/sys/net/ipv4/ip_local_port_range") or die "no ip_local_port_range\n";
+    my ($ephemeral) = split " ", scalar <$range>;
+    my $low = $ephemeral > 11024 ? $ephemeral - 10000 : 1024;
+    for (1 .. 1000) {
+      my $port = $low + int(rand($ephemeral - $low));
+      next if $taken{$port};
+      if (IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1", LocalPort => $port, ReuseAddr => 0)) {
+        print $port;
+        exit 0;
+      }
+    }
+    die "no free port below $ephemeral\n";' "$@"
 }
 
 if [ "$action" = stop ]; then
@@ -66,6 +82,8 @@ for i in 0 1 2; do
 done
 
 ctl_port=$(free_port)
+declare -A node_port
+for n in "${nodes[@]}"; do node_port[$n]=$(free_port "$ctl_port" "${node_port[@]}"); done
 host=$(hostname -s)
 {
   echo "ClusterName=dispartest"
@@ -102,10 +120,10 @@ host=$(hostname -s)
   echo "SlurmctldTimeout=30"
   echo "SlurmdTimeout=30"
   echo "Waittime=0"
-  echo "NodeName=gpu1 NodeAddr=127.0.0.1 NodeHostname=$host Port=$(free_port) CPUs=4 RealMemory=8000 Gres=gpu:a100:2 State=UNKNOWN"
-  echo "NodeName=gpu2 NodeAddr=127.0.0.1 NodeHostname=$host Port=$(free_port) CPUs=4 RealMemory=8000 Gres=gpu:v100:1 State=UNKNOWN"
-  echo "NodeName=cpu1 NodeAddr=127.0.0.1 NodeHostname=$host Port=$(free_port) CPUs=2 RealMemory=4000 State=UNKNOWN"
-  echo "NodeName=cpu2 NodeAddr=127.0.0.1 NodeHostname=$host Port=$(free_port) CPUs=2 RealMemory=4000 State=UNKNOWN"
+  echo "NodeName=gpu1 NodeAddr=127.0.0.1 NodeHostname=$host Port=${node_port[gpu1]} CPUs=4 RealMemory=8000 Gres=gpu:a100:2 State=UNKNOWN"
+  echo "NodeName=gpu2 NodeAddr=127.0.0.1 NodeHostname=$host Port=${node_port[gpu2]} CPUs=4 RealMemory=8000 Gres=gpu:v100:1 State=UNKNOWN"
+  echo "NodeName=cpu1 NodeAddr=127.0.0.1 NodeHostname=$host Port=${node_port[cpu1]} CPUs=2 RealMemory=4000 State=UNKNOWN"
+  echo "NodeName=cpu2 NodeAddr=127.0.0.1 NodeHostname=$host Port=${node_port[cpu2]} CPUs=2 RealMemory=4000 State=UNKNOWN"
   echo "PartitionName=main Nodes=gpu1,gpu2,cpu1,cpu2 Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES"
 } > "$dir/slurm.conf"
 {
