@@ -42,6 +42,13 @@ Ordered instanceJson(const ProfiledInstance& instance) {
 bool optionalString(const Fields& fields, const char* key, std::string& out) {
   return fields.member(key, false) == nullptr || fields.string(key, out);
 }
+bool optionalBoolean(const Fields& fields, const char* key, bool& out) {
+  const Json* value = fields.member(key, false);
+  if (value == nullptr) return true;
+  if (!value->is_boolean()) return fields.fail(key, "expected true or false, got " + shownJson(*value));
+  out = value->get<bool>();
+  return true;
+}
 bool optionalMeasure(const Fields& fields, const char* key, std::optional<double>& out) {
   if (fields.member(key, false) == nullptr) return true;
   double value = 0;
@@ -148,6 +155,7 @@ std::uint64_t RunProfile::periodMessages() const {
 std::string writeRunProfileJson(const RunProfile& profile) {
   Ordered doc = {{"format", kRunProfileFormat}, {"version", kRunProfileVersion}, {"program", profile.program}};
   if (!profile.binary.empty()) doc["binary"] = profile.binary;
+  if (profile.simulated) doc["simulated"] = true;
   doc["complete"] = profile.complete;
   if (!profile.complete) doc["failure"] = profile.failure;
   Ordered instances = Ordered::array();
@@ -193,11 +201,8 @@ bool parseRunProfileJson(const std::string& text, RunProfile& out, std::string& 
     return top.fail("version", "unsupported format version " + std::to_string(version) + " (this tool reads version " +
                                    std::to_string(kRunProfileVersion) + ")");
   if (!top.string("program", profile.program) || !optionalString(top, "binary", profile.binary)) return false;
-  if (top.member("complete", false) != nullptr) {
-    const Json* complete = top.member("complete");
-    if (!complete->is_boolean()) return top.fail("complete", "expected true or false, got " + shownJson(*complete));
-    profile.complete = complete->get<bool>();
-  }
+  if (!optionalBoolean(top, "simulated", profile.simulated) || !optionalBoolean(top, "complete", profile.complete))
+    return false;
   if (!profile.complete && !optionalString(top, "failure", profile.failure)) return false;
   if (!readList(top, "instances", true, profile.instances, readInstance, error) ||
       !readList(top, "pipes", true, profile.pipes, readPipe, error) ||

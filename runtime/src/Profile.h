@@ -10,7 +10,6 @@
 #include "dispar_lang/RunProfile.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +34,11 @@ using KernelProfile = lang::ProfiledKernel;
 
 /// The calling thread's CPU time so far, in seconds.
 double threadCpuSeconds();
+
+/// The clock a profile's times are read from, in seconds from an arbitrary origin: steady time, and on
+/// the SMPI target the simulated time (MPI_Wtime), so that the profile of a simulated run describes the
+/// simulated cluster rather than the simulator, which runs every rank in turn in one process.
+double profileClockSeconds();
 
 /// The model name of this machine's CPU ("/proc/cpuinfo"'s first "model name"), for profiles of
 /// instances that ran on the CPU; "CPU" when the system does not say.
@@ -68,12 +72,12 @@ class PortWaitTimer {
  public:
   PortWaitTimer(std::atomic<double>* slot, std::atomic<double>* cpuSlot) : slot_(slot), cpuSlot_(cpuSlot) {
     if (slot_ == nullptr) return;
-    start_ = std::chrono::steady_clock::now();
+    start_ = profileClockSeconds();
     if (cpuSlot_ != nullptr) cpuStart_ = threadCpuSeconds();
   }
   ~PortWaitTimer() {
     if (slot_ == nullptr) return;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double seconds = profileClockSeconds() - start_;
     slot_->store(slot_->load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
     if (cpuSlot_ == nullptr) return;
     const double cpu = threadCpuSeconds() - cpuStart_;
@@ -85,7 +89,7 @@ class PortWaitTimer {
  private:
   std::atomic<double>* slot_;
   std::atomic<double>* cpuSlot_;
-  std::chrono::steady_clock::time_point start_;
+  double start_ = 0;
   double cpuStart_ = 0;
 };
 

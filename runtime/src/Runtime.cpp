@@ -124,7 +124,7 @@ class LiveProfile {
   struct Entry {
     const InstanceProfile* record;  // the instance's fixed fields
     const PortWaits* waits;
-    std::chrono::steady_clock::time_point bodyStart;
+    double bodyStart = 0;  // profileClockSeconds()
   };
   void begin(const ProgramSpec& program, std::string path) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -154,7 +154,7 @@ class LiveProfile {
       InstanceProfile line = *entry.record;
       line.readWaitSeconds = entry.waits->read.load();
       line.writeWaitSeconds = entry.waits->write.load();
-      const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - entry.bodyStart).count();
+      const double body = profileClockSeconds() - entry.bodyStart;
       line.computeSeconds = std::max(0.0, body - line.readWaitSeconds - line.writeWaitSeconds);
       lines.push_back(std::move(line));
     }
@@ -447,7 +447,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
   }
   try {
     const EarlyExitGuard guard(who);
-    const auto bodyStart = std::chrono::steady_clock::now();
+    const double bodyStart = measure != nullptr ? profileClockSeconds() : 0;
     const double cpuStart = measure != nullptr ? threadCpuSeconds() : 0;
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
     gpu::detail::LaunchLog launches;
@@ -461,13 +461,18 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
                                                  site.launches, site.seconds});
       measure->line.cpuSeconds = threadCpuSeconds() - cpuStart;
       // Compute: the body's time outside its ports (the ends of its streams below are not the body's).
-      const double body = std::chrono::duration<double>(std::chrono::steady_clock::now() - bodyStart).count();
+      const double body = profileClockSeconds() - bodyStart;
       measure->line.readWaitSeconds = ports->waits().read.load();
       measure->line.writeWaitSeconds = ports->waits().write.load();
       measure->line.computeSeconds =
           std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
       if (ports->waits().measureCpu)
         measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
+#ifdef DISPAR_TARGET_SMPI
+      // SimGrid runs every rank on one thread, whose CPU clock is the whole simulator's: the rank's own
+      // CPU time is its simulated compute.
+      measure->line.cpuSeconds = measure->line.computeSeconds;
+#endif
     }
     ports->finish();
     if (measure != nullptr) {
@@ -546,7 +551,11 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
   const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
   if (!profile.empty()) liveProfile.begin(program, profile);
+#ifdef DISPAR_TARGET_SMPI
+  const bool measurePortCpu = false;  // no thread CPU clock of a rank's own there (below, runInstance)
+#else
   const bool measurePortCpu = !profile.empty() && nodeOversubscribed(instances.size());
+#endif
   for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0));

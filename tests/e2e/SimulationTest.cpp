@@ -4,6 +4,7 @@
 #include "Process.h"
 
 #include "dispar_lang/Rtg.h"
+#include "dispar_lang/RunProfile.h"
 
 #include <gtest/gtest.h>
 
@@ -240,6 +241,38 @@ TEST(Simulate, KernelsRunOnTheGpuTheMappingAssigned) {
     EXPECT_GT(busyOf(run.output, "node1.gpu" + std::to_string(gpu)), 0) << run.output;
     EXPECT_EQ(busyOf(run.output, "node1.gpu" + other), -1) << "GPU " << other << " was not assigned:\n" << run.output;
   }
+}
+
+TEST(Simulate, AProfileTimesTheSimulatedCluster) {
+  ScratchDir dir;
+  buildFir(dir);
+  const ProcessResult run = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./fir.smpi", "8", "4096"},
+                                       dir.path(), {"DISPAR_PROFILE=" + dir.file("fir.profile.json")}, 300);
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.output, match, std::regex(R"(simulated makespan: ([0-9.e+-]+) s)"))) << run.output;
+  const double makespan = std::stod(match[1]);
+  lang::RunProfile profile;
+  std::string error;
+  ASSERT_TRUE(lang::parseRunProfileJson(readFile(dir.file("fir.profile.json")), profile, error)) << error;
+  EXPECT_TRUE(profile.simulated);
+  ASSERT_EQ(profile.instances.size(), 4u);
+  // Simulated seconds on simulated hosts: the simulator itself took far longer than the simulated
+  // makespan, on this machine, so a wall-clock profile would exceed it on every instance.
+  double longest = 0;
+  for (const lang::ProfiledInstance& instance : profile.instances) {
+    const double body = instance.computeSeconds + instance.readWaitSeconds + instance.writeWaitSeconds;
+    EXPECT_LE(body, makespan * 1.001) << instance.vnode << " " << instance.replica;
+    EXPECT_EQ(instance.cpuSeconds, instance.computeSeconds) << instance.vnode;
+    EXPECT_TRUE(std::regex_match(instance.host, std::regex("node[1-4]"))) << instance.host;
+    longest = std::max(longest, body);
+  }
+  EXPECT_GT(longest, makespan / 2) << "the bodies cover the run";
+  // Its times describe no machine's devices: the history and the mapper refuse it.
+  const ProcessResult added =
+      runProcess({kStreammap, "profile", "add", "fir.profile.json", "--db", dir.file("history.db")}, dir.path());
+  EXPECT_NE(added.status, 0) << added.output;
+  EXPECT_NE(added.output.find("fir.profile.json: the profile of a simulated run"), std::string::npos) << added.output;
 }
 
 TEST(Simulate, HandwrittenFirMatchesDispar) {

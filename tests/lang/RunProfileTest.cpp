@@ -71,6 +71,24 @@ TEST(RunProfile, AnIncompleteProfileKeepsItsFailure) {
   EXPECT_EQ(back.failure, p.failure);
 }
 
+TEST(RunProfile, AProfileOfASimulatedRunSaysSo) {
+  RunProfile p = sampleProfile();
+  EXPECT_EQ(writeRunProfileJson(p).find("simulated"), std::string::npos) << "written only when true";
+  p.simulated = true;
+  const std::string text = writeRunProfileJson(p);
+  RunProfile back;
+  std::string error;
+  ASSERT_TRUE(parseRunProfileJson(text, back, error)) << error;
+  EXPECT_TRUE(back.simulated);
+  EXPECT_EQ(writeRunProfileJson(back), text);
+  const std::size_t at = text.find("\"simulated\": true");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::string malformed = text;
+  malformed.replace(at, std::string("\"simulated\": true").size(), "\"simulated\": \"yes\"");
+  EXPECT_FALSE(parseRunProfileJson(malformed, back, error));
+  EXPECT_EQ(error, "profile.simulated: expected true or false, got \"yes\"");
+}
+
 TEST(RunProfile, ProfilesOfOlderRuntimesRead) {
   // Version 1 as first written: no binary, device_model, fingerprint, compute_cpu_s, gpu or split_sites.
   RunProfile back;
@@ -82,6 +100,7 @@ TEST(RunProfile, ProfilesOfOlderRuntimesRead) {
                                   back, error))
       << error;
   EXPECT_TRUE(back.binary.empty());
+  EXPECT_FALSE(back.simulated);
   EXPECT_FALSE(back.instances[0].computeCpuSeconds);
   EXPECT_EQ(back.periodMessages(), 3u);
 }

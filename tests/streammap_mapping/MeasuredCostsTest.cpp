@@ -164,6 +164,19 @@ TEST(SamplesFromProfile, AProfileMeasuredOnAnH100) {
     }
 }
 
+TEST(SamplesFromProfile, RefusesASimulatedRun) {
+  lang::RunProfile p = profileOf({instance("src", 0, "node1", "cpu", "x", 1.0)});
+  p.simulated = true;
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(samplesFromProfile(p, "p.json", Cluster{}, nullptr, run, notes, error));
+  EXPECT_EQ(error, "p.json: the profile of a simulated run (streammap simulate): its times are the simulated "
+                   "cluster's, not measurements of a machine's devices, so it is not used");
+  p.simulated = false;
+  EXPECT_TRUE(samplesFromProfile(p, "p.json", Cluster{}, nullptr, run, notes, error)) << error;
+}
+
 TEST(SamplesFromProfile, RefusesAFailedRunAndAnotherProgramsRtg) {
   lang::RunProfile p = profileOf({instance("src", 0, "h", "cpu", "x", 1.0)});
   p.complete = false;

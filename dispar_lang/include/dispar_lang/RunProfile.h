@@ -68,6 +68,9 @@ struct ProfiledSplitSite {
 struct RunProfile {
   std::string program;
   std::string binary;  // the program's path as it ran (absolute when known): its RTG lies beside it
+  /// A run of the SMPI target (streammap simulate): its times are the simulated cluster's, its hosts the
+  /// simulated platform's, not measurements of a machine's devices.
+  bool simulated = false;
   bool complete = true;
   std::string failure;  // why the profile is partial; empty when complete
   std::vector<ProfiledInstance> instances;

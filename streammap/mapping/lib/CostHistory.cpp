@@ -74,6 +74,11 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
             "): its times are not the program's, so it is not used";
     return false;
   }
+  if (profile.simulated) {
+    error = source + ": the profile of a simulated run (streammap simulate): its times are the simulated cluster's, "
+                     "not measurements of a machine's devices, so it is not used";
+    return false;
+  }
   if (profile.instances.empty()) {
     error = source + ": the profile has no instances";
     return false;
