@@ -173,18 +173,20 @@ def program(shape, instances):
     return "\n".join(text), sources + sum(widths) + sinks
 
 
-# One mapping simulated `repeat` times: the median run's makespan, period and wall time, the results
-# every run printed, the (fastest, slowest) makespans, every makespan, and the placement (the same every
-# run: mapping is deterministic).
-Simulated = collections.namedtuple("Simulated", "makespan period wall result spread results makespans placement")
+# One simulation of one mapping.
+Run = collections.namedtuple("Run", "makespan period wall result placement")
+# One mapping simulated `repeat` times: the median run's makespan, period, wall time and result, the
+# results every run printed, every makespan (ascending), and the placement (the same every run: mapping
+# is deterministic).
+Simulated = collections.namedtuple("Simulated", "makespan period wall result results makespans placement")
 
 
 def simulate_median(build, workdir, description, algorithm, repeat):
     """simulate() `repeat` times, as a Simulated."""
-    runs = sorted((simulate(build, workdir, description, algorithm) for _ in range(repeat)), key=lambda r: r[0])
+    runs = sorted((simulate(build, workdir, description, algorithm) for _ in range(repeat)), key=lambda r: r.makespan)
     median = runs[len(runs) // 2]
-    return Simulated(median[0], median[1], median[2], median[3], (runs[0][0], runs[-1][0]), {r[3] for r in runs},
-                     [r[0] for r in runs], median[4])
+    return Simulated(median.makespan, median.period, median.wall, median.result, {r.result for r in runs},
+                     [r.makespan for r in runs], median.placement)
 
 
 def simulate(build, workdir, description, algorithm):
@@ -202,7 +204,7 @@ def simulate(build, workdir, description, algorithm):
     # What was placed where: each instance's host and device, the mapping's own file (docs/streammap.md).
     with open(os.path.join(workdir, "app.smpi.map.json")) as mapping:
         placement = json.dumps(json.load(mapping)["ranks"], sort_keys=True)
-    return makespan, period, wall, result, placement
+    return Run(makespan, period, wall, result, placement)
 
 
 def paper_against_refine(build, workdir, description, runs, pairs):
@@ -219,8 +221,8 @@ def paper_against_refine(build, workdir, description, runs, pairs):
         return ratio, None
     paper_runs, refine_runs = list(paper.makespans), list(refine.makespans)
     for _ in range(pairs):
-        paper_runs.append(simulate(build, workdir, description, "paper")[0])
-        refine_runs.append(simulate(build, workdir, description, "refine")[0])
+        paper_runs.append(simulate(build, workdir, description, "paper").makespan)
+        refine_runs.append(simulate(build, workdir, description, "refine").makespan)
     ratio = statistics.median(paper_runs) / statistics.median(refine_runs)
     return ratio, "%d interleaved pairs more: medians of %d runs, paper %.4f s, refine %.4f s: %.3fx" % (
         pairs, len(paper_runs), statistics.median(paper_runs), statistics.median(refine_runs), ratio)
@@ -286,7 +288,7 @@ def main():
                 for algorithm in ALGORITHMS:
                     case["runs"][algorithm] = simulate_median(build, workdir, description, algorithm,
                                                               max(1, options.repeat))
-                results = set().union(*(run[5] for run in case["runs"].values()))
+                results = set().union(*(run.results for run in case["runs"].values()))
                 if len(results) != 1:
                     sys.exit("at_scale: the mappings computed different results: %s" % sorted(results))
                 runs = case["runs"]
@@ -302,7 +304,7 @@ def main():
                       flush=True)
                 if options.repeat > 1:
                     print("      makespans of the %d runs: %s" % (options.repeat, ", ".join(
-                        "%s %.4f to %.4f s" % (a, runs[a][4][0], runs[a][4][1]) for a in ALGORITHMS)), flush=True)
+                        "%s %.4f to %.4f s" % (a, runs[a].makespans[0], runs[a].makespans[-1]) for a in ALGORITHMS)), flush=True)
                 case["paper_decided"], how = paper_against_refine(build, workdir, description, runs, options.confirm)
                 if how:
                     print("      paper / refine: %s" % how, flush=True)
