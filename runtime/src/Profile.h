@@ -35,6 +35,15 @@ using KernelProfile = lang::ProfiledKernel;
 /// The calling thread's CPU time so far, in seconds.
 double threadCpuSeconds();
 
+/// Whether a rank's thread CPU clock is its own. Not on the SMPI target: SimGrid runs every rank on one
+/// thread, whose CPU clock is the whole simulator's; a profile there measures no port CPU time and takes
+/// `cpu_s` as the simulated compute.
+#ifdef DISPAR_TARGET_SMPI
+inline constexpr bool kRankOwnsThreadCpuClock = false;
+#else
+inline constexpr bool kRankOwnsThreadCpuClock = true;
+#endif
+
 /// The clock a profile's times are read from, in seconds from an arbitrary origin: steady time, and on
 /// the SMPI target the simulated time (MPI_Wtime), so that the profile of a simulated run describes the
 /// simulated cluster rather than the simulator, which runs every rank in turn in one process.

@@ -448,7 +448,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
   try {
     const EarlyExitGuard guard(who);
     const double bodyStart = measure != nullptr ? profileClockSeconds() : 0;
-    const double cpuStart = measure != nullptr ? threadCpuSeconds() : 0;
+    const double cpuStart = measure != nullptr && kRankOwnsThreadCpuClock ? threadCpuSeconds() : 0;
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
     gpu::detail::LaunchLog launches;
     if (measure != nullptr) gpu::detail::setCurrentLaunchLog(&launches);
@@ -459,20 +459,15 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       for (const gpu::detail::LaunchLog::Site& site : launches.finish())
         measure->kernels.push_back(KernelProfile{rank, vnode.name, id.replica, site.kernel, site.site, site.device,
                                                  site.launches, site.seconds});
-      measure->line.cpuSeconds = threadCpuSeconds() - cpuStart;
       // Compute: the body's time outside its ports (the ends of its streams below are not the body's).
       const double body = profileClockSeconds() - bodyStart;
       measure->line.readWaitSeconds = ports->waits().read.load();
       measure->line.writeWaitSeconds = ports->waits().write.load();
       measure->line.computeSeconds =
           std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
+      measure->line.cpuSeconds = kRankOwnsThreadCpuClock ? threadCpuSeconds() - cpuStart : measure->line.computeSeconds;
       if (ports->waits().measureCpu)
         measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
-#ifdef DISPAR_TARGET_SMPI
-      // SimGrid runs every rank on one thread, whose CPU clock is the whole simulator's: the rank's own
-      // CPU time is its simulated compute.
-      measure->line.cpuSeconds = measure->line.computeSeconds;
-#endif
     }
     ports->finish();
     if (measure != nullptr) {
@@ -551,11 +546,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
   const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
   if (!profile.empty()) liveProfile.begin(program, profile);
-#ifdef DISPAR_TARGET_SMPI
-  const bool measurePortCpu = false;  // no thread CPU clock of a rank's own there (below, runInstance)
-#else
-  const bool measurePortCpu = !profile.empty() && nodeOversubscribed(instances.size());
-#endif
+  const bool measurePortCpu = kRankOwnsThreadCpuClock && !profile.empty() && nodeOversubscribed(instances.size());
   for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0));
