@@ -193,6 +193,36 @@ TEST(SamplesFromProfile, RefusesAFailedRunAndAnotherProgramsRtg) {
   EXPECT_NE(error.find("the profile is of program 'app', the RTG of 'other'"), std::string::npos) << error;
 }
 
+// The RTG gives the code features; the run adds its message sizes: per VNODE the bytes per message of
+// its distinct input pipes, and of its output pipes, summed. profileOf's pipes: "data" 6400 bytes in 100
+// messages (64 each), "small" 400 in 50 (8 each). The two replicas of `work` read "data" once.
+TEST(SamplesFromProfile, RecordsTheRunsMessageSizesBesideTheCodeFeatures) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", lang::Requirement::CO), vertex(1, "work", lang::Requirement::CO),
+                         vertex(2, "work", lang::Requirement::CO, 1.0, 1), vertex(3, "snk", lang::Requirement::CO),
+                         vertex(4, "odd", lang::Requirement::CO)},
+                        {edge(0, 1), edge(0, 2), edge(1, 3), edge(2, 3), edge(3, 4)});
+  for (lang::RtgEdge& e : rtg.edges) e.pipe = e.to == 3 ? "small" : e.to == 4 ? "unmeasured" : "data";
+  for (lang::RtgVertex& v : rtg.vertices) {
+    v.fingerprint = "f";
+    v.features = {{"arith_ops", 10}};
+  }
+  const lang::RunProfile p =
+      profileOf({instance("src", 0, "h", "cpu", "x", 1.0), instance("work", 0, "h", "cpu", "x", 1.0),
+                 instance("work", 1, "h", "cpu", "x", 1.0), instance("snk", 0, "h", "cpu", "x", 1.0),
+                 instance("odd", 0, "h", "cpu", "x", 1.0)});
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(samplesFromProfile(p, "p.json", Cluster{}, &rtg, run, notes, error)) << error;
+  ASSERT_EQ(run.samples.size(), 5u);
+  EXPECT_EQ(run.samples[0].features, R"({"arith_ops":10.0,"message_bytes_in":0.0,"message_bytes_out":64.0})");
+  EXPECT_EQ(run.samples[1].features, R"({"arith_ops":10.0,"message_bytes_in":64.0,"message_bytes_out":8.0})");
+  EXPECT_EQ(run.samples[2].features, run.samples[1].features);
+  // snk writes a pipe the run did not measure, and odd reads it: neither has message sizes.
+  EXPECT_EQ(run.samples[3].features, R"({"arith_ops":10.0})");
+  EXPECT_EQ(run.samples[4].features, R"({"arith_ops":10.0})");
+}
+
 TEST(CostHistory, ReplicasShareTheVnodesWorkAndGpuModelsTransferBySpeed) {
   // Run 1: 'stage' as 2 replicas, each 0.01 s/message at speed 1 -> the VNODE's work 0.02 per message.
   // Run 2: 'stage' as 1 replica at 0.01 s/message on a speed-2 CPU -> work 0.02 as well.
@@ -250,6 +280,85 @@ TEST(CostPredictor, NeighboursInFeatureSpacePredictTheCost) {
       << why;
   EXPECT_FALSE(predictor.predict({}, "cpu", "", "", why));
   EXPECT_EQ(why, "the RTG has no code features for it");
+}
+
+// Twelve VNODEs of identical code whose cost follows the size of their messages: 1 µs per KB.
+std::vector<CostSample> sizedHistory(int withSizes = 12) {
+  std::vector<CostSample> samples;
+  for (int i = 0; i < 12; ++i) {
+    const double kilobytes = std::ldexp(1.0, i);
+    std::string features = R"({"arith_ops": 100, "memory_ops": 50, "loop_depth": 1)";
+    if (i < withSizes)
+      features += ", \"message_bytes_in\": " + std::to_string(kilobytes * 1000) +
+                  ", \"message_bytes_out\": " + std::to_string(kilobytes * 1000);
+    samples.push_back(sample("v" + std::to_string(i), 1, kilobytes * 1e-6, 1.0, "cpu", features + "}", "lib"));
+  }
+  return samples;
+}
+
+TEST(CostPredictor, MeasuredMessageSizesCountWhereTheQueryAndTheHistoryHaveThem) {
+  const CostHistory history(sizedHistory(), {});
+  const CostPredictor predictor(history);
+  std::string why;
+  const lang::CodeFeatures code = {{"arith_ops", 100}, {"memory_ops", 50}, {"loop_depth", 1}};
+  lang::CodeFeatures sized = code;
+  sized[kMessageBytesIn] = sized[kMessageBytesOut] = 32000;  // v5's messages: 32 µs
+  const auto p = predictor.predict(sized, "cpu", "app", "new", why);
+  ASSERT_TRUE(p) << why;
+  EXPECT_EQ(p->nearest.front(), "lib/v5");
+  EXPECT_GT(p->work, 16e-6);
+  EXPECT_LT(p->work, 64e-6);
+  // Larger messages predict more.
+  sized[kMessageBytesIn] = sized[kMessageBytesOut] = 512000;
+  const auto larger = predictor.predict(sized, "cpu", "app", "new", why);
+  ASSERT_TRUE(larger) << why;
+  EXPECT_EQ(larger->nearest.front(), "lib/v9");
+  // A program never run has no sizes: the code alone, which ties every entry (the nearest by key).
+  const auto unsized = predictor.predict(code, "cpu", "app", "new", why);
+  ASSERT_TRUE(unsized) << why;
+  EXPECT_EQ(unsized->nearest.front(), "lib/v0");
+  // A history where fewer than k = 10 entries have sizes: the query's sizes do not count, and the
+  // entries without them stay neighbours.
+  const CostHistory few(sizedHistory(2), {});
+  const auto fromFew = CostPredictor(few).predict(sized, "cpu", "app", "new", why);
+  ASSERT_TRUE(fromFew) << why;
+  EXPECT_DOUBLE_EQ(fromFew->work, CostPredictor(few).predict(code, "cpu", "app", "new", why)->work);
+  EXPECT_EQ(fromFew->nearest.size(), 10u);
+}
+
+// The mapper predicts with the sizes the history measured for the vertex's pipes, when it has them all.
+TEST(ResolveCosts, APredictionTakesTheMeasuredSizesOfTheVertexsMessages) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", lang::Requirement::CO), vertex(1, "feat", lang::Requirement::CO),
+                         vertex(2, "snk", lang::Requirement::CO)},
+                        {edge(0, 1), edge(1, 2)});
+  rtg.edges[0].pipe = "data";
+  rtg.edges[1].pipe = "results";
+  for (lang::RtgVertex& v : rtg.vertices) {
+    v.fingerprint = "f";
+    v.costDeclared = false;
+  }
+  rtg.vertices[1].features = {{"arith_ops", 100}, {"memory_ops", 50}, {"loop_depth", 1}};
+  std::vector<CostSample> samples = sizedHistory();
+  samples.push_back(sample("src", 2, 1e-6));
+  samples.push_back(sample("snk", 2, 1e-6));
+  CostInputs inputs;
+  // 40,000 bytes in 10 messages each way: 4 KB, as lib/v2's.
+  const CostHistory measured(samples,
+                             {PipeSample{2, "app", "data", 10, 40000}, PipeSample{2, "app", "results", 10, 40000}});
+  const CostPredictor predictor(measured);
+  inputs.history = &measured;
+  inputs.predictor = &predictor;
+  const CostResolution r = resolveCosts(rtg, inputs);
+  ASSERT_EQ(r.vertices[1].onCpu.origin, CostOrigin::Predicted);
+  EXPECT_NE(r.vertices[1].onCpu.detail.find("nearest lib/v2,"), std::string::npos) << r.vertices[1].onCpu.detail;
+  // Without the pipe's measurement the code alone decides.
+  const CostHistory unmeasured(samples, {});
+  const CostPredictor codeOnly(unmeasured);
+  inputs.history = &unmeasured;
+  inputs.predictor = &codeOnly;
+  const CostResolution u = resolveCosts(rtg, inputs);
+  ASSERT_EQ(u.vertices[1].onCpu.origin, CostOrigin::Predicted);
+  EXPECT_NE(u.vertices[1].onCpu.detail.find("nearest lib/v0,"), std::string::npos) << u.vertices[1].onCpu.detail;
 }
 
 TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {

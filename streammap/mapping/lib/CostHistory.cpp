@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -95,6 +96,17 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
   for (const lang::ProfiledInstance& instance : profile.instances)
     replicasOf[instance.vnode] = std::max(replicasOf[instance.vnode], instance.replica + 1);
   std::set<std::string> noted;
+  std::map<std::string, lang::CodeFeatures> runSizes;
+  if (rtg != nullptr) {
+    std::map<std::string, double> bytesPerMessage;
+    for (const lang::ProfiledPipe& pipe : profile.pipes)
+      if (pipe.messages > 0)
+        bytesPerMessage[pipe.pipe] = static_cast<double>(pipe.bytes) / static_cast<double>(pipe.messages);
+    runSizes = messageSizes(*rtg, [&](std::size_t e) -> std::optional<double> {
+      const auto it = bytesPerMessage.find(rtg->edges[e].pipe);
+      return it == bytesPerMessage.end() ? std::nullopt : std::optional<double>(it->second);
+    });
+  }
   for (const lang::ProfiledInstance& instance : profile.instances) {
     CostSample sample;
     sample.program = profile.program;
@@ -141,8 +153,11 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
                           (instance.fingerprint.empty() ? "none" : instance.fingerprint) +
                           "): its code features are not recorded");
       } else if (!vertex->features.empty()) {
+        lang::CodeFeatures recorded = vertex->features;
+        if (const auto sizes = runSizes.find(instance.vnode); sizes != runSizes.end())
+          recorded.insert(sizes->second.begin(), sizes->second.end());
         nlohmann::ordered_json features = nlohmann::ordered_json::object();
-        for (const auto& [name, value] : vertex->features) features[name] = value;
+        for (const auto& [name, value] : recorded) features[name] = value;
         sample.features = features.dump();
       }
     }
@@ -152,6 +167,40 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
     run.pipes.push_back(PipeSample{0, profile.program, pipe.pipe, pipe.messages, pipe.bytes});
   out = std::move(run);
   return true;
+}
+
+std::map<std::string, lang::CodeFeatures>
+messageSizes(const lang::Rtg& rtg, const std::function<std::optional<double>(std::size_t edge)>& measuredBytes) {
+  std::map<int, const std::string*> vnodeOf;
+  for (const lang::RtgVertex& v : rtg.vertices) vnodeOf[v.id] = &v.vnode;
+  struct Pipes {
+    std::map<std::string, double> read, written;  // by pipe: the edges of a pipe's replicas count it once
+    bool known = true;
+  };
+  std::map<std::string, Pipes> byVnode;
+  for (std::size_t e = 0; e < rtg.edges.size(); ++e) {
+    const lang::RtgEdge& edge = rtg.edges[e];
+    const auto from = vnodeOf.find(edge.from), to = vnodeOf.find(edge.to);
+    if (from == vnodeOf.end() || to == vnodeOf.end()) continue;  // not a valid RTG: checked where read
+    Pipes& writer = byVnode[*from->second];
+    Pipes& reader = byVnode[*to->second];
+    const std::optional<double> bytes = measuredBytes(e);
+    if (!bytes) {
+      writer.known = reader.known = false;
+      continue;
+    }
+    writer.written[edge.pipe] = *bytes;
+    reader.read[edge.pipe] = *bytes;
+  }
+  std::map<std::string, lang::CodeFeatures> sizes;
+  for (const auto& [vnode, pipes] : byVnode) {
+    if (!pipes.known) continue;
+    double in = 0, out = 0;
+    for (const auto& [pipe, bytes] : pipes.read) in += bytes;
+    for (const auto& [pipe, bytes] : pipes.written) out += bytes;
+    sizes[vnode] = {{kMessageBytesIn, in}, {kMessageBytesOut, out}};
+  }
+  return sizes;
 }
 
 RobustEstimate robustEstimate(std::vector<double> values) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -9,9 +10,10 @@ namespace dispar::streammap {
 
 namespace {
 
+// log(1 + x): costs and counts span orders of magnitude. NaN where the features lack it.
 double transformed(const lang::CodeFeatures& features, const std::string& name) {
   const auto it = features.find(name);
-  return std::log1p(it == features.end() ? 0.0 : it->second);
+  return it == features.end() ? std::numeric_limits<double>::quiet_NaN() : std::log1p(it->second);
 }
 
 }  // namespace
@@ -24,15 +26,9 @@ CostPredictor::CostPredictor(const CostHistory& history) {
     for (const CostHistory::Entry* e : known.entries)
       for (const auto& [name, value] : e->features) names.insert(name);
     known.names.assign(names.begin(), names.end());
-    known.sums.assign(known.names.size(), 0.0);
-    known.squares.assign(known.names.size(), 0.0);
     for (const CostHistory::Entry* e : known.entries) {
       std::vector<double>& row = known.rows.emplace_back(known.names.size());
-      for (std::size_t f = 0; f < known.names.size(); ++f) {
-        row[f] = transformed(e->features, known.names[f]);
-        known.sums[f] += row[f];
-        known.squares[f] += row[f] * row[f];
-      }
+      for (std::size_t f = 0; f < known.names.size(); ++f) row[f] = transformed(e->features, known.names[f]);
     }
   }
 }
@@ -48,44 +44,58 @@ CostPredictor::predict(const lang::CodeFeatures& features, const std::string& de
   const auto found = classes_.find(deviceClass);
   const ClassHistory& known = found == classes_.end() ? kNone : found->second;
   // The excluded VNODE's entries (leave-one-out) take no part, in the scales either.
-  std::vector<bool> excluded(known.entries.size(), false);
-  std::vector<double> sums = known.sums, squares = known.squares;
-  std::size_t count = known.entries.size();
+  std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < known.entries.size(); ++i) {
     const CostHistory::Key& key = known.entries[i]->key;
-    if (key.program != excludeProgram || key.vnode != excludeVnode) continue;
-    excluded[i] = true;
-    --count;
-    for (std::size_t f = 0; f < known.names.size(); ++f) {
-      sums[f] -= known.rows[i][f];
-      squares[f] -= known.rows[i][f] * known.rows[i][f];
-    }
+    if (key.program != excludeProgram || key.vnode != excludeVnode) candidates.push_back(i);
   }
-  if (static_cast<int>(count) < kMinimumHistory) {
-    why = "the history has " + std::to_string(count) + " measured VNODE(s) with code features on a " + deviceClass +
-          ", fewer than " + std::to_string(kMinimumHistory);
+  // The features both the query and enough of the history have (the run features of message sizes are
+  // absent from a program never run, and from entries recorded without them): a feature counts when at
+  // least kNeighbours candidates have it, or all of them where there are fewer; a candidate that lacks a
+  // counted feature is no neighbour.
+  std::vector<std::size_t> counted;
+  std::vector<double> query;
+  for (std::size_t f = 0; f < known.names.size(); ++f) {
+    const double q = transformed(features, known.names[f]);
+    if (std::isnan(q)) continue;
+    std::size_t having = 0;
+    for (std::size_t i : candidates) having += !std::isnan(known.rows[i][f]);
+    if (having < std::min<std::size_t>(kNeighbours, candidates.size()) || having == 0) continue;
+    counted.push_back(f);
+    query.push_back(q);
+  }
+  std::vector<std::size_t> eligible;
+  for (std::size_t i : candidates)
+    if (std::all_of(counted.begin(), counted.end(), [&](std::size_t f) { return !std::isnan(known.rows[i][f]); }))
+      eligible.push_back(i);
+  if (static_cast<int>(eligible.size()) < kMinimumHistory) {
+    why = "the history has " + std::to_string(eligible.size()) + " measured VNODE(s) with code features on a " +
+          deviceClass + ", fewer than " + std::to_string(kMinimumHistory);
     return std::nullopt;
   }
-  // 1 / standard deviation over the history per feature; one that never varies is left out. A feature
-  // only the query has varies nowhere in the history, so it never counts.
+  // 1 / standard deviation over the neighbours-to-be per feature; one that never varies is left out.
   std::vector<std::size_t> used;
-  std::vector<double> scale, query;
-  const double n = static_cast<double>(count);
-  for (std::size_t f = 0; f < known.names.size(); ++f) {
-    const double mean = sums[f] / n;
-    const double variance = std::max(0.0, squares[f] / n - mean * mean);
+  std::vector<double> scale, usedQuery;
+  const double n = static_cast<double>(eligible.size());
+  for (std::size_t c = 0; c < counted.size(); ++c) {
+    double sum = 0, squares = 0;
+    for (std::size_t i : eligible) {
+      sum += known.rows[i][counted[c]];
+      squares += known.rows[i][counted[c]] * known.rows[i][counted[c]];
+    }
+    const double mean = sum / n;
+    const double variance = std::max(0.0, squares / n - mean * mean);
     if (variance <= 1e-12) continue;
-    used.push_back(f);
+    used.push_back(counted[c]);
     scale.push_back(1 / std::sqrt(variance));
-    query.push_back(transformed(features, known.names[f]));
+    usedQuery.push_back(query[c]);
   }
   std::vector<std::pair<double, const CostHistory::Entry*>> byDistance;
-  byDistance.reserve(count);
-  for (std::size_t i = 0; i < known.entries.size(); ++i) {
-    if (excluded[i]) continue;
+  byDistance.reserve(eligible.size());
+  for (std::size_t i : eligible) {
     double squared = 0;
     for (std::size_t u = 0; u < used.size(); ++u) {
-      const double d = (query[u] - known.rows[i][used[u]]) * scale[u];
+      const double d = (usedQuery[u] - known.rows[i][used[u]]) * scale[u];
       squared += d * d;
     }
     byDistance.push_back({squared, known.entries[i]});

@@ -48,7 +48,14 @@ bool measured(const CostHistory* source, CostOrigin origin, const lang::Rtg& rtg
 
 class Resolver {
  public:
-  Resolver(const lang::Rtg& rtg, const CostInputs& inputs, CostResolution& out) : rtg_(rtg), in_(inputs), out_(out) {}
+  /// `out`'s edges are resolved already: a prediction takes the measured sizes of its VNODE's messages.
+  Resolver(const lang::Rtg& rtg, const CostInputs& inputs, CostResolution& out) : rtg_(rtg), in_(inputs), out_(out) {
+    if (in_.predictor != nullptr)
+      runSizes_ = messageSizes(rtg, [&](std::size_t e) -> std::optional<double> {
+        if (out.edgeOrigins[e].empty()) return std::nullopt;
+        return static_cast<double>(*out.costed.edges[e].volume);
+      });
+  }
 
   ResolvedCost resolve(const lang::RtgVertex& v, const std::string& deviceClass) {
     ResolvedCost cost;
@@ -58,7 +65,10 @@ class Resolver {
     if (v.costDeclared) return ResolvedCost{v.cost, CostOrigin::Clause, "cost(" + formatNumber(v.cost) + ")"};
     std::string why = "no performance history";
     if (in_.predictor != nullptr) {
-      if (auto p = in_.predictor->predict(v.features, deviceClass, rtg_.program, v.vnode, why)) {
+      lang::CodeFeatures query = v.features;
+      if (const auto sizes = runSizes_.find(v.vnode); !query.empty() && sizes != runSizes_.end())
+        query.insert(sizes->second.begin(), sizes->second.end());
+      if (auto p = in_.predictor->predict(query, deviceClass, rtg_.program, v.vnode, why)) {
         std::string nearest;
         for (std::size_t i = 0; i < p->nearest.size() && i < 3; ++i) nearest += (i ? ", " : "") + p->nearest[i];
         return ResolvedCost{p->work / v.replicas, CostOrigin::Predicted,
@@ -86,6 +96,7 @@ class Resolver {
   const lang::Rtg& rtg_;
   const CostInputs& in_;
   CostResolution& out_;
+  std::map<std::string, lang::CodeFeatures> runSizes_;  // by VNODE, where every pipe of it was measured
 };
 
 }  // namespace
@@ -110,6 +121,18 @@ CostResolution resolveCosts(lang::Rtg rtg, const CostInputs& inputs) {
   const lang::Rtg& declared = out.costed;  // each vertex's own cost is read before it is replaced
   out.vertices.reserve(declared.vertices.size());
   out.hostCosts.reserve(declared.vertices.size());
+  // Edges first: a prediction takes the measured message sizes of its VNODE's pipes.
+  out.edgeOrigins.assign(out.costed.edges.size(), "");
+  for (std::size_t e = 0; e < out.costed.edges.size(); ++e) {
+    for (const auto& [source, name] : {std::pair{inputs.profile, "profile"}, std::pair{inputs.history, "history"}}) {
+      if (source == nullptr) continue;
+      const auto bytes = source->bytesPerMessage(out.costed.program, out.costed.edges[e].pipe);
+      if (!bytes) continue;
+      out.costed.edges[e].volume = static_cast<std::uint64_t>(bytes->value + 0.5);
+      out.edgeOrigins[e] = name;
+      break;
+    }
+  }
   Resolver resolver(declared, inputs, out);
   std::map<CostOrigin, int> origins;
   for (std::size_t i = 0; i < declared.vertices.size(); ++i) {
@@ -132,17 +155,6 @@ CostResolution resolveCosts(lang::Rtg rtg, const CostInputs& inputs) {
     out.hostCosts.push_back(costs.onCpu.work);
     out.costed.vertices[i].cost = costs.primary(v.type).work;
     out.vertices.push_back(std::move(costs));
-  }
-  out.edgeOrigins.assign(out.costed.edges.size(), "");
-  for (std::size_t e = 0; e < out.costed.edges.size(); ++e) {
-    for (const auto& [source, name] : {std::pair{inputs.profile, "profile"}, std::pair{inputs.history, "history"}}) {
-      if (source == nullptr) continue;
-      const auto bytes = source->bytesPerMessage(out.costed.program, out.costed.edges[e].pipe);
-      if (!bytes) continue;
-      out.costed.edges[e].volume = static_cast<std::uint64_t>(bytes->value + 0.5);
-      out.edgeOrigins[e] = name;
-      break;
-    }
   }
   const int measuredCount = origins[CostOrigin::Profile] + origins[CostOrigin::History];
   if (measuredCount > 0 && origins[CostOrigin::Default] > 0)

@@ -14,6 +14,7 @@
 #include "streammap/Cluster.h"
 #include "streammap/ResourceDb.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,11 +29,23 @@ const char* deviceClassOf(const lang::ProfiledInstance& instance);
 /// Turns a profile into the samples `profile add` records: each instance's time per period message and
 /// the speed of the device it ran on, looked up in `cluster` (its host's CPU speed, or the speed of its
 /// host's GPU of that model); an instance whose host or GPU `cluster` does not know gets speed 1.0 and a
-/// note. `rtg`, when given and built from the same code (fingerprints), gives each VNODE's code features.
+/// note. `rtg`, when given and built from the same code (fingerprints), gives each VNODE's code features,
+/// to which the run's message sizes (addMessageSizes) are added.
 /// Fails (false, `error`) on an incomplete profile: a failed run's times are not the program's.
 bool samplesFromProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
                         const lang::Rtg* rtg, ProfileRunRecord& out, std::vector<std::string>& notes,
                         std::string& error);
+
+/// Run features of a VNODE, recorded and predicted beside its code features (docs/streammap.md,
+/// "Predicted costs"): the bytes per message of the pipes it reads, and of those it writes, as a run
+/// measured them, each summed over the distinct pipes. They say how much data its code works on per
+/// message, which the code's static features do not know (a vector's length, a launch's grid).
+inline constexpr const char* kMessageBytesIn = "message_bytes_in";
+inline constexpr const char* kMessageBytesOut = "message_bytes_out";
+/// Both run features of every VNODE of `rtg` (all its replicas' vertices) whose every edge
+/// `measuredBytes` knows (per edge index of `rtg`: its pipe's measured bytes per message), by VNODE.
+std::map<std::string, lang::CodeFeatures>
+messageSizes(const lang::Rtg& rtg, const std::function<std::optional<double>(std::size_t edge)>& measuredBytes);
 
 /// A robust estimate over repeated measurements: the median after dropping the values further than
 /// 3 scaled median absolute deviations (1.4826 MAD, the normal distribution's sigma) from the median,

@@ -28,7 +28,9 @@ class CostPredictor {
   /// Predicts the work of code with `features` on `deviceClass` ("cpu"/"gpu"): the neighbours' works,
   /// weighted 1/rank, averaged in log space (costs span orders of magnitude). Distances are Euclidean
   /// over the features as log(1 + x), each scaled by its standard deviation over the history (a
-  /// feature that never varies is left out). Entries of `exclude` (program, vnode) are not neighbours.
+  /// feature that never varies is left out). A feature counts only where the query has it and so do at
+  /// least kNeighbours entries (all, in a smaller history); entries lacking a counted feature are not
+  /// neighbours. Entries of `exclude` (program, vnode) are not neighbours.
   /// nullopt, with `why`, when the features are empty or the history too small.
   std::optional<Prediction> predict(const lang::CodeFeatures& features, const std::string& deviceClass,
                                     const std::string& excludeProgram, const std::string& excludeVnode,
@@ -36,13 +38,12 @@ class CostPredictor {
 
  private:
   /// The history of one device class, prepared once: each measured VNODE's transformed features as a
-  /// dense row over the class's feature names, and their sums, so that a query (often one per vertex of
-  /// a large program) costs one pass over the rows, less the excluded entries' share of the sums.
+  /// dense row over the class's feature names, so that a query (often one per vertex of a large
+  /// program) costs a few passes over the rows.
   struct ClassHistory {
     std::vector<std::string> names;  // sorted: every feature any entry has
     std::vector<const CostHistory::Entry*> entries;
-    std::vector<std::vector<double>> rows;  // per entry: log(1 + feature) per name, 0 when absent
-    std::vector<double> sums, squares;      // per name, over every entry
+    std::vector<std::vector<double>> rows;  // per entry: log(1 + feature) per name, NaN when absent
   };
   std::map<std::string, ClassHistory> classes_;
 };
