@@ -306,6 +306,7 @@ TEST(CostPredictor, MeasuredMessageSizesCountWhereTheQueryAndTheHistoryHaveThem)
   const auto p = predictor.predict(sized, "cpu", "app", "new", why);
   ASSERT_TRUE(p) << why;
   EXPECT_EQ(p->nearest.front(), "lib/v5");
+  EXPECT_TRUE(p->messageSizes);
   EXPECT_GT(p->work, 16e-6);
   EXPECT_LT(p->work, 64e-6);
   // Larger messages predict more.
@@ -317,6 +318,7 @@ TEST(CostPredictor, MeasuredMessageSizesCountWhereTheQueryAndTheHistoryHaveThem)
   const auto unsized = predictor.predict(code, "cpu", "app", "new", why);
   ASSERT_TRUE(unsized) << why;
   EXPECT_EQ(unsized->nearest.front(), "lib/v0");
+  EXPECT_FALSE(unsized->messageSizes);
   // A history where fewer than k = 10 entries have sizes: the query's sizes do not count, and the
   // entries without them stay neighbours.
   const CostHistory few(sizedHistory(2), {});
@@ -324,6 +326,7 @@ TEST(CostPredictor, MeasuredMessageSizesCountWhereTheQueryAndTheHistoryHaveThem)
   ASSERT_TRUE(fromFew) << why;
   EXPECT_DOUBLE_EQ(fromFew->work, CostPredictor(few).predict(code, "cpu", "app", "new", why)->work);
   EXPECT_EQ(fromFew->nearest.size(), 10u);
+  EXPECT_FALSE(fromFew->messageSizes);
 }
 
 // The mapper predicts with the sizes the history measured for the vertex's pipes, when it has them all.
@@ -350,7 +353,9 @@ TEST(ResolveCosts, APredictionTakesTheMeasuredSizesOfTheVertexsMessages) {
   inputs.predictor = &predictor;
   const CostResolution r = resolveCosts(rtg, inputs);
   ASSERT_EQ(r.vertices[1].onCpu.origin, CostOrigin::Predicted);
-  EXPECT_NE(r.vertices[1].onCpu.detail.find("nearest lib/v2,"), std::string::npos) << r.vertices[1].onCpu.detail;
+  EXPECT_NE(r.vertices[1].onCpu.detail.find("on code features and measured message sizes, nearest lib/v2,"),
+            std::string::npos)
+      << r.vertices[1].onCpu.detail;
   // Without the pipe's measurement the code alone decides.
   const CostHistory unmeasured(samples, {});
   const CostPredictor codeOnly(unmeasured);
@@ -358,7 +363,8 @@ TEST(ResolveCosts, APredictionTakesTheMeasuredSizesOfTheVertexsMessages) {
   inputs.predictor = &codeOnly;
   const CostResolution u = resolveCosts(rtg, inputs);
   ASSERT_EQ(u.vertices[1].onCpu.origin, CostOrigin::Predicted);
-  EXPECT_NE(u.vertices[1].onCpu.detail.find("nearest lib/v0,"), std::string::npos) << u.vertices[1].onCpu.detail;
+  EXPECT_NE(u.vertices[1].onCpu.detail.find("on code features, nearest lib/v0,"), std::string::npos)
+      << u.vertices[1].onCpu.detail;
 }
 
 TEST(ResolveCosts, ProfileThenHistoryThenClauseThenPredictionThenOne) {

@@ -105,6 +105,9 @@ CostPredictor::predict(const lang::CodeFeatures& features, const std::string& de
     return a.first != b.first ? a.first < b.first : a.second->key < b.second->key;
   });
   Prediction prediction;
+  prediction.messageSizes = std::any_of(used.begin(), used.end(), [&](std::size_t f) {
+    return known.names[f] == kMessageBytesIn || known.names[f] == kMessageBytesOut;
+  });
   double weights = 0, logWork = 0;
   for (int i = 0; i < kNeighbours && i < static_cast<int>(byDistance.size()); ++i) {
     const CostHistory::Entry& e = *byDistance[static_cast<std::size_t>(i)].second;

@@ -72,7 +72,9 @@ class Resolver {
         std::string nearest;
         for (std::size_t i = 0; i < p->nearest.size() && i < 3; ++i) nearest += (i ? ", " : "") + p->nearest[i];
         return ResolvedCost{p->work / v.replicas, CostOrigin::Predicted,
-                            "k-nearest neighbours on code features, nearest " + nearest};
+                            "k-nearest neighbours on code features" +
+                                std::string(p->messageSizes ? " and measured message sizes" : "") + ", nearest " +
+                                nearest};
       }
     }
     return ResolvedCost{1.0, CostOrigin::Default, "no cost clause, not measured, not predicted: " + why};

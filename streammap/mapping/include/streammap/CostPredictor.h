@@ -24,6 +24,7 @@ class CostPredictor {
   struct Prediction {
     double work = 0;                   // the VNODE's work per message, all replicas
     std::vector<std::string> nearest;  // "program/vnode" of the neighbours used, nearest first
+    bool messageSizes = false;         // whether the run's message sizes counted (CostHistory.h)
   };
   /// Predicts the work of code with `features` on `deviceClass` ("cpu"/"gpu"): the neighbours' works,
   /// weighted 1/rank, averaged in log space (costs span orders of magnitude). Distances are Euclidean
