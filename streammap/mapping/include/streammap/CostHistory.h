@@ -30,7 +30,7 @@ const char* deviceClassOf(const lang::ProfiledInstance& instance);
 /// the speed of the device it ran on, looked up in `cluster` (its host's CPU speed, or the speed of its
 /// host's GPU of that model); an instance whose host or GPU `cluster` does not know gets speed 1.0 and a
 /// note. `rtg`, when given and built from the same code (fingerprints), gives each VNODE's code features,
-/// to which the run's message sizes (addMessageSizes) are added.
+/// to which the run's message sizes (messageSizes, below) are added.
 /// Fails (false, `error`) on an incomplete profile: a failed run's times are not the program's.
 bool samplesFromProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
                         const lang::Rtg* rtg, ProfileRunRecord& out, std::vector<std::string>& notes,
