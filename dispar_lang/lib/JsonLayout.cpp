@@ -72,7 +72,7 @@ void appendJsonNumber(std::string& out, double x) {
       out += '.';
       out.append(digits, 1, std::string::npos);
     }
-    char exponentText[8];
+    char exponentText[16];  // e-324 at most; room for any int, which the compiler cannot rule out
     std::snprintf(exponentText, sizeof exponentText, "e%c%02d", n - 1 < 0 ? '-' : '+', std::abs(n - 1));
     out += exponentText;
   }
