@@ -292,15 +292,15 @@ def main():
                 if len(results) != 1:
                     sys.exit("at_scale: the mappings computed different results: %s" % sorted(results))
                 runs = case["runs"]
-                case["rr"] = runs["round-robin"][0] / runs["refine"][0]
-                case["paper"] = runs["paper"][0] / runs["refine"][0]
+                case["rr"] = runs["round-robin"].makespan / runs["refine"].makespan
+                case["paper"] = runs["paper"].makespan / runs["refine"].makespan
                 rows.append(case)
-                cells = " | ".join("%10.4fs %8.3fms %12.6g" % (runs[a][0], runs[a][0] / MESSAGES_PER_CHAIN * 1e3,
-                                                               runs[a][1]) for a in ALGORITHMS)
+                cells = " | ".join("%10.4fs %8.3fms %12.6g" % (runs[a].makespan, runs[a].makespan / MESSAGES_PER_CHAIN * 1e3,
+                                                               runs[a].period) for a in ALGORITHMS)
                 print("%5d %-10s %5d | %s | %7.2fx %7.2fx" % (nodes, shape, instances, cells, case["rr"],
                                                              case["paper"]), flush=True)
                 print("      simulation wall time: %s; the %d sinks' results agree" % (
-                    ", ".join("%s %.1f s" % (a, runs[a][2]) for a in ALGORITHMS), results.pop().count("sink")),
+                    ", ".join("%s %.1f s" % (a, runs[a].wall) for a in ALGORITHMS), results.pop().count("sink")),
                       flush=True)
                 if options.repeat > 1:
                     print("      makespans of the %d runs: %s" % (options.repeat, ", ".join(
@@ -316,20 +316,20 @@ def main():
     print("refine never slower than paper (%.0f%% noise margin, close cases decided by interleaved runs): "
           "worst paper/refine %.3fx: %s" % (100 * (1 - NOISE_MARGIN), worst_paper,
                                             "PASS" if worst_paper >= NOISE_MARGIN else "FAIL"))
-    periods = [r["runs"][a][1] for r in rows for a in ALGORITHMS]
-    makespans = [r["runs"][a][0] for r in rows for a in ALGORITHMS]
+    periods = [r["runs"][a].period for r in rows for a in ALGORITHMS]
+    makespans = [r["runs"][a].makespan for r in rows for a in ALGORITHMS]
     # Every case carries MESSAGES_PER_CHAIN messages a chain, so time per message ranks as the makespan does.
     print("model vs simulation: Spearman rank correlation of predicted period and simulated time per message "
           "over %d runs: %.3f" % (len(periods), spearman(periods, makespans)))
     for r in rows:
-        best_period = min(r["runs"][a][1] for a in ALGORITHMS)
-        model_best = [a for a in ALGORITHMS if r["runs"][a][1] <= best_period * (1 + 1e-9)]
-        simulated_best = min(ALGORITHMS, key=lambda a: r["runs"][a][0])
+        best_period = min(r["runs"][a].period for a in ALGORITHMS)
+        model_best = [a for a in ALGORITHMS if r["runs"][a].period <= best_period * (1 + 1e-9)]
+        simulated_best = min(ALGORITHMS, key=lambda a: r["runs"][a].makespan)
         if simulated_best not in model_best:
             print("  %d nodes, %s: the model's best: %s (period %g); the simulation's: %s (makespan %.4f s against %s)"
                   % (r["nodes"], r["shape"], " = ".join(model_best), best_period, simulated_best,
-                     r["runs"][simulated_best][0],
-                     ", ".join("%.4f s" % r["runs"][a][0] for a in model_best)))
+                     r["runs"][simulated_best].makespan,
+                     ", ".join("%.4f s" % r["runs"][a].makespan for a in model_best)))
 
 
 if __name__ == "__main__":
