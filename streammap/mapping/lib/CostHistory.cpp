@@ -96,15 +96,14 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
   for (const lang::ProfiledInstance& instance : profile.instances)
     replicasOf[instance.vnode] = std::max(replicasOf[instance.vnode], instance.replica + 1);
   std::set<std::string> noted;
+  for (const lang::ProfiledPipe& pipe : profile.pipes)
+    run.pipes.push_back(PipeSample{0, profile.program, pipe.pipe, pipe.messages, pipe.bytes});
   std::map<std::string, lang::CodeFeatures> runSizes;
   if (rtg != nullptr) {
-    std::map<std::string, double> bytesPerMessage;
-    for (const lang::ProfiledPipe& pipe : profile.pipes)
-      if (pipe.messages > 0)
-        bytesPerMessage[pipe.pipe] = static_cast<double>(pipe.bytes) / static_cast<double>(pipe.messages);
+    const CostHistory measured({}, run.pipes);  // the run's bytes per message, as the history reads them
     runSizes = messageSizes(*rtg, [&](std::size_t e) -> std::optional<double> {
-      const auto it = bytesPerMessage.find(rtg->edges[e].pipe);
-      return it == bytesPerMessage.end() ? std::nullopt : std::optional<double>(it->second);
+      const std::optional<RobustEstimate> bytes = measured.bytesPerMessage(profile.program, rtg->edges[e].pipe);
+      return bytes ? std::optional<double>(bytes->value) : std::nullopt;
     });
   }
   for (const lang::ProfiledInstance& instance : profile.instances) {
@@ -163,8 +162,6 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
     }
     run.samples.push_back(std::move(sample));
   }
-  for (const lang::ProfiledPipe& pipe : profile.pipes)
-    run.pipes.push_back(PipeSample{0, profile.program, pipe.pipe, pipe.messages, pipe.bytes});
   out = std::move(run);
   return true;
 }
