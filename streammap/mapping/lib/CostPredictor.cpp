@@ -54,15 +54,12 @@ CostPredictor::predict(const lang::CodeFeatures& features, const std::string& de
   // least kNeighbours candidates have it, or all of them where there are fewer; a candidate that lacks a
   // counted feature is no neighbour.
   std::vector<std::size_t> counted;
-  std::vector<double> query;
   for (std::size_t f = 0; f < known.names.size(); ++f) {
-    const double q = transformed(features, known.names[f]);
-    if (std::isnan(q)) continue;
+    if (features.count(known.names[f]) == 0) continue;
     std::size_t having = 0;
     for (std::size_t i : candidates) having += !std::isnan(known.rows[i][f]);
     if (having < std::min<std::size_t>(kNeighbours, candidates.size()) || having == 0) continue;
     counted.push_back(f);
-    query.push_back(q);
   }
   std::vector<std::size_t> eligible;
   for (std::size_t i : candidates)
@@ -75,27 +72,27 @@ CostPredictor::predict(const lang::CodeFeatures& features, const std::string& de
   }
   // 1 / standard deviation over the neighbours-to-be per feature; one that never varies is left out.
   std::vector<std::size_t> used;
-  std::vector<double> scale, usedQuery;
+  std::vector<double> scale, query;
   const double n = static_cast<double>(eligible.size());
-  for (std::size_t c = 0; c < counted.size(); ++c) {
+  for (std::size_t f : counted) {
     double sum = 0, squares = 0;
     for (std::size_t i : eligible) {
-      sum += known.rows[i][counted[c]];
-      squares += known.rows[i][counted[c]] * known.rows[i][counted[c]];
+      sum += known.rows[i][f];
+      squares += known.rows[i][f] * known.rows[i][f];
     }
     const double mean = sum / n;
     const double variance = std::max(0.0, squares / n - mean * mean);
     if (variance <= 1e-12) continue;
-    used.push_back(counted[c]);
+    used.push_back(f);
     scale.push_back(1 / std::sqrt(variance));
-    usedQuery.push_back(query[c]);
+    query.push_back(transformed(features, known.names[f]));
   }
   std::vector<std::pair<double, const CostHistory::Entry*>> byDistance;
   byDistance.reserve(eligible.size());
   for (std::size_t i : eligible) {
     double squared = 0;
     for (std::size_t u = 0; u < used.size(); ++u) {
-      const double d = (usedQuery[u] - known.rows[i][used[u]]) * scale[u];
+      const double d = (query[u] - known.rows[i][used[u]]) * scale[u];
       squared += d * d;
     }
     byDistance.push_back({squared, known.entries[i]});
