@@ -2,6 +2,7 @@
 
 #include "MpiCheck.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,13 @@ double profileClockSeconds() {
 #else
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 #endif
+}
+
+void recordBodyTimes(InstanceProfile& line, const PortWaits& waits, double bodyStart) {
+  line.readWaitSeconds = waits.read.load();
+  line.writeWaitSeconds = waits.write.load();
+  const double body = profileClockSeconds() - bodyStart;
+  line.computeSeconds = std::max(0.0, body - line.readWaitSeconds - line.writeWaitSeconds);
 }
 
 std::string profilePath() {

@@ -49,6 +49,10 @@ inline constexpr bool kRankOwnsThreadCpuClock = true;
 /// simulated cluster rather than the simulator, which runs every rank in turn in one process.
 double profileClockSeconds();
 
+/// Sets `line`'s read and write waits from `waits` and its compute time: the body's time since
+/// `bodyStart` (profileClockSeconds()) outside its ports.
+void recordBodyTimes(InstanceProfile& line, const PortWaits& waits, double bodyStart);
+
 /// The model name of this machine's CPU ("/proc/cpuinfo"'s first "model name"), for profiles of
 /// instances that ran on the CPU; "CPU" when the system does not say.
 const std::string& cpuModel();

@@ -152,10 +152,7 @@ class LiveProfile {
     std::vector<InstanceProfile> lines;
     for (const Entry& entry : entries_) {
       InstanceProfile line = *entry.record;
-      line.readWaitSeconds = entry.waits->read.load();
-      line.writeWaitSeconds = entry.waits->write.load();
-      const double body = profileClockSeconds() - entry.bodyStart;
-      line.computeSeconds = std::max(0.0, body - line.readWaitSeconds - line.writeWaitSeconds);
+      recordBodyTimes(line, *entry.waits, entry.bodyStart);
       lines.push_back(std::move(line));
     }
     std::string error;
@@ -460,11 +457,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
         measure->kernels.push_back(KernelProfile{rank, vnode.name, id.replica, site.kernel, site.site, site.device,
                                                  site.launches, site.seconds});
       // Compute: the body's time outside its ports (the ends of its streams below are not the body's).
-      const double body = profileClockSeconds() - bodyStart;
-      measure->line.readWaitSeconds = ports->waits().read.load();
-      measure->line.writeWaitSeconds = ports->waits().write.load();
-      measure->line.computeSeconds =
-          std::max(0.0, body - measure->line.readWaitSeconds - measure->line.writeWaitSeconds);
+      recordBodyTimes(measure->line, ports->waits(), bodyStart);
       measure->line.cpuSeconds = kRankOwnsThreadCpuClock ? threadCpuSeconds() - cpuStart : measure->line.computeSeconds;
       if (ports->waits().measureCpu)
         measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
