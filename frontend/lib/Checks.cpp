@@ -101,18 +101,22 @@ void PipeReferenceCheck::run(const MatchFinder::MatchResult& result) {
 void PortElementTypeCheck::registerMatchers(MatchFinder& finder) {
   auto portClass =
       classTemplateSpecializationDecl(hasAnyName("::dispar::InPort", "::dispar::OutPort", "::dispar::Pipe"));
-  finder.addMatcher(
-      cxxMemberCallExpr(isExpansionInMainFile(),
-                        callee(cxxMethodDecl(hasAnyName("read", "write", "push"), ofClass(portClass)).bind("method")))
-          .bind("call"),
-      this);
+  finder.addMatcher(cxxMemberCallExpr(isExpansionInMainFile(),
+                                      callee(cxxMethodDecl(hasAnyName("read", "write", "push"), ofClass(portClass),
+                                                           hasAttr(clang::attr::Annotate))
+                                                 .bind("method")))
+                        .bind("call"),
+                    this);
 }
 
 void PortElementTypeCheck::run(const MatchFinder::MatchResult& result) {
   const auto* call = result.Nodes.getNodeAs<clang::CXXMemberCallExpr>("call");
   const auto* method = result.Nodes.getNodeAs<clang::CXXMethodDecl>("method");
-  // The exact-type overloads are plain members; the catch-all overloads are member templates.
-  if (!method->getPrimaryTemplate() || call->getNumArgs() == 0) return;
+  // Only the overloads dispar.h marks DISPAR_TYPE_MISMATCH: those that exist to reject a wrong element type.
+  const bool rejects = llvm::any_of(method->specific_attrs<clang::AnnotateAttr>(), [](const clang::AnnotateAttr* a) {
+    return a->getAnnotation() == "dispar.type_mismatch";
+  });
+  if (!rejects || call->getNumArgs() == 0) return;
   const auto* portClass = llvm::cast<clang::ClassTemplateSpecializationDecl>(method->getParent());
   clang::QualType element = portClass->getTemplateArgs()[0].getAsType();
   std::string pipeName = "?";
@@ -124,6 +128,9 @@ void PortElementTypeCheck::run(const MatchFinder::MatchResult& result) {
   clang::QualType used = call->getArg(0)->IgnoreImpCasts()->getType().getUnqualifiedType();
   diags_.report(call->getArg(0)->getBeginLoc(), Diag::PortElementMismatch)
       << pipeName << element.getAsString(policy) << method->getName() << used.getAsString(policy);
+  if (method->getName() != "read" && used->isArithmeticType() && element->isArithmeticType())
+    diags_.report(call->getArg(0)->getBeginLoc(), Diag::NoteNarrowingWrite)
+        << used.getAsString(policy) << element.getAsString(policy) << method->getName();
 }
 
 void UserMainCheck::registerMatchers(MatchFinder& finder) {

@@ -407,6 +407,19 @@ const MpiToolchain* ToolchainPaths::mpi(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+/// The main job builds only the default MPI's runtime (scripts/setup.sh); the others come with the whole
+/// build. A program for a runtime not built is one clear error, not a linker's.
+bool runtimeBuilt(const MpiToolchain& mpi) {
+  if (llvm::sys::fs::exists(mpi.runtimeLibrary)) return true;
+  reportError("the " + mpi.name + " runtime (" + mpi.runtimeLibrary +
+              ") is not built; build everything with 'cmake --build build' (scripts/test.sh does)");
+  return false;
+}
+
+}  // namespace
+
 int disparccMain(int argc, const char* const* argv) {
   DriverOptions options;
   std::string error;
@@ -432,6 +445,7 @@ int disparccMain(int argc, const char* const* argv) {
       return 1;
     }
     MpiToolchain smpi = *paths.smpi;
+    if (!runtimeBuilt(smpi)) return 1;
     return Disparcc(std::move(options), std::move(paths), std::move(smpi)).run();
   }
   const MpiToolchain* mpi = paths.mpi(options.mpi);
@@ -445,6 +459,7 @@ int disparccMain(int argc, const char* const* argv) {
   }
   MpiToolchain chosen = *mpi;
   chosen.mpicxx = envOr("DISPAR_MPICXX", chosen.mpicxx.c_str());
+  if (!runtimeBuilt(chosen)) return 1;
   return Disparcc(std::move(options), std::move(paths), std::move(chosen)).run();
 }
 

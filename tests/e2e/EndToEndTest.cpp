@@ -312,6 +312,44 @@ VNODE(sink, IN(halves)) {
       << run.output;
 }
 
+// Writes that cannot change a value convert implicitly (int to long, float to double, short to int pushed):
+// each value arrives exactly as written. Narrowing writes are compile-time errors (DiagnosticsTest).
+TEST_P(EndToEnd, WidenedWritesArriveUnchanged) {
+  ScratchDir dir;
+  dir.write("widen.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(long, big); PIPE(double, precise); PIPE(int, items);
+VNODE(source, OUT(big), OUT(precise), OUT(items)) {
+  for (int i = 0; i < 100; ++i) {
+    big.write(i * 1000003);           // int to long
+    precise.write(0.1f * float(i));   // float to double
+    items.push(short(i - 50));        // short to int
+  }
+}
+VNODE(sink, IN(big), IN(precise), IN(items)) {
+  long l, sumL = 0; double d, sumD = 0; long sumI = 0;
+  while (big.read(l)) sumL += l;
+  while (precise.read(d)) sumD += d;
+  while (items.wait_items(1)) sumI += items.pop();
+  std::printf("big=%ld precise=%.9g items=%ld\n", sumL, sumD, sumI);
+}
+)dsp");
+  ProcessResult built = compile(dir, {"widen.dsp"});
+  ASSERT_EQ(built.status, 0) << built.output;
+  ProcessResult run = mpirun(dir, 2, {"./widen"});
+  ASSERT_EQ(run.status, 0) << run.output;
+  long sumL = 0, sumI = 0;
+  double sumD = 0;
+  for (int i = 0; i < 100; ++i) {
+    sumL += long(i * 1000003);
+    sumD += double(0.1f * float(i));
+    sumI += i - 50;
+  }
+  char expected[128];
+  std::snprintf(expected, sizeof expected, "big=%ld precise=%.9g items=%ld\n", sumL, sumD, sumI);
+  EXPECT_NE(run.output.find(expected), std::string::npos) << run.output;
+}
+
 // A family of VNODEs over a pipe array: src -> stage[0..4] -> sink, each member adding i + 1, every
 // member replicated twice by the one directive before the family. The RTG names the members.
 TEST_P(EndToEnd, VnodeAndPipeArrays) {

@@ -96,6 +96,47 @@ const DiagnosticCase kCases[] = {
      "4:18: error: pipe 'a' already has a 'communication' directive"},
     {"PushedItemOfAnotherType", "PIPE(int, a);\nVNODE(w, OUT(a)) { a.push(2.5); }\nVNODE(r, IN(a)) {}\n",
      "3:27: error: pipe 'a' carries 'int', but this push uses 'double'"},
+    // Writes are checked as reads are: a value enters a pipe unchanged or not at all (docs/language.md).
+    {"WriteDoubleToIntPipe", "PIPE(int, a);\nVNODE(w, OUT(a)) { double d = 2.7; a.write(d); }\nVNODE(r, IN(a)) {}\n",
+     "3:44: error: pipe 'a' carries 'int', but this write uses 'double'"},
+    {"WriteDoubleToIntPipeNote",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) { double d = 2.7; a.write(d); }\nVNODE(r, IN(a)) {}\n",
+     "3:44: note: 'double' to 'int' can change the value; a write converts only where no value can change"},
+    {"WriteLongToIntPipe", "PIPE(int, a);\nVNODE(w, OUT(a)) { long v = 1; a.write(v); }\nVNODE(r, IN(a)) {}\n",
+     "3:40: error: pipe 'a' carries 'int', but this write uses 'long'"},
+    {"WriteIntToFloatPipe", "PIPE(float, a);\nVNODE(w, OUT(a)) { int v = 1; a.write(v); }\nVNODE(r, IN(a)) {}\n",
+     "3:39: error: pipe 'a' carries 'float', but this write uses 'int'"},
+    {"WriteIntLiteralToDoublePipe", "PIPE(double, a);\nVNODE(w, OUT(a)) { a.write(0); }\nVNODE(r, IN(a)) {}\n",
+     "3:28: error: pipe 'a' carries 'double', but this write uses 'int'"},
+    {"WriteDoubleToFloatPipe", "PIPE(float, a);\nVNODE(w, OUT(a)) { a.write(0.5); }\nVNODE(r, IN(a)) {}\n",
+     "3:28: error: pipe 'a' carries 'float', but this write uses 'double'"},
+    {"WriteEnumToIntPipe",
+     "enum Colour { Red, Green };\nPIPE(int, a);\nVNODE(w, OUT(a)) { a.write(Green); }\nVNODE(r, IN(a)) {}\n",
+     "4:28: error: pipe 'a' carries 'int', but this write uses 'Colour'"},
+    {"WriteIntToEnumPipe",
+     "enum class Colour { Red, Green };\nPIPE(Colour, a);\nVNODE(w, OUT(a)) { a.write(1); }\nVNODE(r, IN(a)) {}\n",
+     "4:28: error: pipe 'a' carries 'Colour', but this write uses 'int'"},
+    {"WriteClassWithConversion",
+     "struct Meters { double v; operator double() const { return v; } };\nPIPE(double, a);\n"
+     "VNODE(w, OUT(a)) { Meters m{2}; a.write(m); }\nVNODE(r, IN(a)) {}\n",
+     "4:41: error: pipe 'a' carries 'double', but this write uses 'Meters'"},
+    {"WriteVectorOfDoubleToIntPipe",
+     "#include <vector>\nPIPE(int, a);\nVNODE(w, OUT(a)) { std::vector<double> v(3); a.write(v); }\n"
+     "VNODE(r, IN(a)) {}\n",
+     "4:54: error: pipe 'a' carries 'int', but this write uses 'std::vector<double>'"},
+    {"WriteVectorOfIntToLongPipe",
+     "#include <vector>\nPIPE(long, a);\nVNODE(w, OUT(a)) { std::vector<int> v(3); a.write(v); }\n"
+     "VNODE(r, IN(a)) {}\n",
+     "4:51: error: pipe 'a' carries 'long', but this write uses 'std::vector<int>'"},
+    {"WritePointerOfFloatToDoublePipe",
+     "PIPE(double, a);\nVNODE(w, OUT(a)) { float f[2] = {1, 2}; a.write(f, 2); }\nVNODE(r, IN(a)) {}\n",
+     "3:49: error: pipe 'a' carries 'double', but this write uses 'float[2]'"},
+    {"WriteDoubleToArrayElement",
+     "PIPE_ARRAY(int, chain, 2);\nVNODE(w, OUT(chain[0])) { chain[0].write(1.5); }\nVNODE(m, IN(chain[0]), "
+     "OUT(chain[1])) {}\nVNODE(r, IN(chain[1])) {}\n",
+     "3:42: error: pipe 'chain' carries 'int', but this write uses 'double'"},
+    {"PushLongToIntPipe", "PIPE(int, a);\nVNODE(w, OUT(a)) { long v = 1; a.push(v); }\nVNODE(r, IN(a)) {}\n",
+     "3:39: error: pipe 'a' carries 'int', but this push uses 'long'"},
     {"PopOutsideItsVnode", "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r, IN(a)) {}\nint f() { return a.pop(); }\n",
      "5:18: error: pipe 'a' can only be used through a port"},
     {"PortDeclaredTwice", "PIPE(int, a);\nVNODE(w, OUT(a), IN(a)) {}\n",
@@ -151,6 +192,22 @@ TEST_P(DiagnosticTest, ReportsAtLocation) {
 
 INSTANTIATE_TEST_SUITE_P(Frontend, DiagnosticTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<DiagnosticCase>& info) { return info.param.name; });
+
+// The conversions that cannot change a value are implicit: int to long, float to double, bool to int, and
+// the same type through a const or reference; each compiles without a word.
+TEST(Diagnostics, WritesThatCannotChangeTheValueCompile) {
+  const char* source = "#include <vector>\n"
+                       "PIPE(long, l);\nPIPE(double, d);\nPIPE(int, i);\nPIPE(float, f);\n"
+                       "VNODE(w, OUT(l), OUT(d), OUT(i), OUT(f)) {\n"
+                       "  int n = 3; const int& c = n; float x = 1.5f; short s = 2;\n"
+                       "  l.write(n); l.write(c); d.write(x); i.write(true); i.write(s); i.write(c);\n"
+                       "  f.write(x); std::vector<float> v(2); f.write(v); f.write(std::move(v)); f.write(&x, 1);\n"
+                       "}\n"
+                       "VNODE(r, IN(l), IN(d), IN(i), IN(f)) {}\n";
+  ParseOutcome outcome = parseSource(std::string(kPrelude) + source);
+  EXPECT_TRUE(outcome.ok) << outcome.diagnostics;
+  EXPECT_EQ(outcome.diagnostics.find("error"), std::string::npos) << outcome.diagnostics;
+}
 
 TEST(Diagnostics, MissingFileIsAnError) {
   streamcc::ToolchainPaths paths = streamcc::ToolchainPaths::detect();

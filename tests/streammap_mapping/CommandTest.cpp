@@ -82,6 +82,18 @@ class Commands : public ScratchDirTest {
     return status;
   }
 
+  // Runs `check` on the mapping map wrote, against the same cluster file.
+  int check(std::vector<std::string> extra) {
+    Args args = {path("app.map.json"), "--cluster", path("cluster.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    const int status = checkCommand(args);
+    out_ = ::testing::internal::GetCapturedStdout();
+    err_ = ::testing::internal::GetCapturedStderr();
+    return status;
+  }
+
   std::string out_, err_;
 };
 
@@ -113,6 +125,59 @@ TEST_F(Commands, MapWritesMachinefileMapAndTable) {
             "rank 0=hostA slot=0\nrank 1=hostB slot=0\nrank 2=hostB slot=1\nrank 3=hostA slot=1\n");
 }
 
+// A cluster without any GPU (a laptop, the demo, CI) runs the GPU VNODEs on the host path without
+// --allow-host-fallback, saying so in one line.
+TEST_F(Commands, ClusterWithoutAnyGpuRunsGpuVnodesOnTheHostPath) {
+  Cluster noGpu;
+  noGpu.nodes = {node("hostA", 4)};
+  writeInputs(pipeline(), noGpu);
+  ASSERT_EQ(map({}), 0) << err_;
+  EXPECT_NE(err_.find("warning: the cluster has no GPU: 2 CG vertex(es) run on a CPU (host-fallback)"),
+            std::string::npos)
+      << err_;
+  EXPECT_NE(read("app.map.json").find("\"mode\": \"host-fallback\""), std::string::npos);
+  EXPECT_EQ(check({}), 0) << err_;
+}
+
+// One definition of "this binary runs on this GPU" (binaryRunsOn) for map and check: map never places
+// GPU work on a GPU check then refuses. A Tesla K20m (3.5) is no GPU for an sm_80 binary.
+TEST_F(Commands, MapUsesOnlyGpusTheBinaryRunsOn) {
+  const GpuInfo k20m = gpu(0, 13, 706000, 3, 5, 5ull << 30);
+  Cluster mixed;
+  mixed.nodes = {node("hostA", 4, {k20m}), node("hostB", 4, {k20m, a100(1)})};
+  mixed.nodes[0].gpus[0].name = mixed.nodes[1].gpus[0].name = "Tesla K20m";
+  writeInputs(pipeline(), mixed);
+  ASSERT_EQ(map({"--explain"}), 0) << err_;
+  EXPECT_NE(err_.find("note: not a GPU for this binary (built for sm_80; disparcc --cuda-arch adds one): hostA gpu 0 "
+                      "(Tesla K20m, compute capability 3.5), hostB gpu 0 (Tesla K20m, compute capability 3.5)"),
+            std::string::npos)
+      << err_;
+  MapRecord record;
+  std::string error;
+  ASSERT_TRUE(parseMapJson(read("app.map.json"), record, error)) << error;
+  for (const RankRecord& r : record.ranks)
+    if (r.mode == "gpu") {
+      EXPECT_EQ(r.host, "hostB");
+      EXPECT_EQ(r.device, 1);
+    }
+  EXPECT_EQ(check({}), 0) << err_;
+
+  // Only GPUs it cannot run on: an error naming the architectures, not a mapping check then refuses.
+  Cluster old;
+  old.nodes = {node("hostA", 4, {k20m})};
+  old.nodes[0].gpus[0].name = "Tesla K20m";
+  writeInputs(pipeline(), old);
+  EXPECT_EQ(map({}), 1);
+  EXPECT_NE(err_.find("needs a GPU (CG) but no usable node has one the binary runs on (built for sm_80; rebuild "
+                      "with disparcc --cuda-arch for hostA gpu 0 (Tesla K20m, compute capability 3.5)); use "
+                      "--allow-host-fallback"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(map({"--allow-host-fallback"}), 0) << err_;
+  EXPECT_NE(read("app.map.json").find("\"mode\": \"host-fallback\""), std::string::npos);
+  EXPECT_EQ(check({}), 0) << err_;
+}
+
 TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
   struct Case {
     const char* name;
@@ -121,7 +186,9 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
     std::string expected;
   };
   Cluster cpuOnly, empty, downOnly, fine;
-  cpuOnly.nodes = {node("hostA", 4)};
+  // GPUs exist (on a down node), none usable: the CG vertices need --allow-host-fallback.
+  cpuOnly.nodes = {node("hostA", 4), node("hostB", 4, {a100(0)})};
+  cpuOnly.nodes[1].status = NodeStatus::Down;
   downOnly.nodes = {node("hostA", 4, {a100(0)})};
   downOnly.nodes[0].status = NodeStatus::Down;
   fine.nodes = {node("hostA", 4, {a100(0)})};
@@ -159,6 +226,7 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
     EXPECT_FALSE(exists("app.machinefile"));
   }
   // Host fallback: mapped, with a warning.
+  cpuOnly.nodes.pop_back();
   writeInputs(pipeline(), cpuOnly);
   EXPECT_EQ(map({"--allow-host-fallback"}), 0) << err_;
   EXPECT_NE(err_.find("warning: 2 CG vertex(es) run on a CPU (host-fallback)"), std::string::npos) << err_;

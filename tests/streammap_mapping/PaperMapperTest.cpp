@@ -145,8 +145,17 @@ TEST(PaperMapper, HostFallbackTreatsCgAsCo) {
   MappingProblem p;
   std::string error;
   const lang::Rtg rtg = rtgOf({vertex(0, "a", Requirement::CG)}, {});
-  EXPECT_FALSE(buildProblem(rtg, c, false, p, error));
+  // A cluster with no GPU at all falls back by itself (the demo, CI, a laptop)...
+  ASSERT_TRUE(buildProblem(rtg, c, false, p, error)) << error;
+  EXPECT_TRUE(p.allowHostFallback);
+  EXPECT_TRUE(p.hostFallbackForNoGpu);
+  // ... one whose GPUs are all down needs the flag.
+  Cluster gpusDown = c;
+  gpusDown.nodes.push_back(node("gpu1", 2, {a100(0)}));
+  gpusDown.nodes.back().status = NodeStatus::Down;
+  EXPECT_FALSE(buildProblem(rtg, gpusDown, false, p, error));
   ASSERT_TRUE(buildProblem(rtg, c, true, p, error)) << error;
+  EXPECT_FALSE(p.hostFallbackForNoGpu);
   const MappingResult r = mapPaper(p, {});
   EXPECT_EQ(r.nodeOf[0], 0);
   EXPECT_EQ(r.placements[0].rule, PlacementRule::CrtPointer);

@@ -26,6 +26,15 @@
 #include <type_traits>
 #include <vector>
 
+// The overloads that exist only to reject a wrong element type carry this mark: the frontend reports a
+// call that resolves to one (PortElementTypeCheck) with the pipe's name; a compiler sees the
+// static_assert instead.
+#ifdef DISPAR_FRONTEND
+#define DISPAR_TYPE_MISMATCH __attribute__((annotate("dispar.type_mismatch")))
+#else
+#define DISPAR_TYPE_MISMATCH
+#endif
+
 namespace dispar {
 
 /// The program's command-line arguments (argv[1..]), as given to every rank.
@@ -90,6 +99,21 @@ bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const
 
 template <class T, class U>
 inline constexpr bool kAlwaysFalse = false;
+
+/// The rule for a value written or pushed into a pipe of T (docs/language.md, "Element types"): a value
+/// of type T, or of an arithmetic type that converts to T without narrowing by C++'s list-initialisation
+/// rule (int to long, float to double, bool to int), so that no value ever changes on its way in.
+/// double to int, long to int, int to float or double, and any enum or class type other than T are
+/// errors; convert explicitly (static_cast<T>) where a change of value is meant.
+template <class U, class T, class = void>
+struct WritesWithoutNarrowing : std::false_type {};
+template <class U, class T>
+struct WritesWithoutNarrowing<U, T, std::void_t<decltype(T{std::declval<const U&>()})>>
+    : std::bool_constant<std::is_arithmetic<U>::value && std::is_arithmetic<T>::value> {};
+template <class U, class T>
+inline constexpr bool kWritesWithoutNarrowing = !std::is_same<U, T>::value && WritesWithoutNarrowing<U, T>::value;
+template <class U, class T>
+inline constexpr bool kWriteTypeMismatch = !std::is_same<U, T>::value && !WritesWithoutNarrowing<U, T>::value;
 
 /// A message as a std::vector: the one its writer gave up (`write(std::move(v))`), or a copy made once
 /// into a vector the reader gave back. A pipe whose two ends share a rank hands it to the reader whole.
@@ -179,21 +203,39 @@ class OutPort {
   /// across a feedback loop needs this); close() and leaving the VNODE flush too.
   void flush() { detail::portFlush(*state_); }
 
+  /// An arithmetic value that converts to T without narrowing (detail::WritesWithoutNarrowing).
+  template <class U, std::enable_if_t<detail::kWritesWithoutNarrowing<U, T>, int> = 0>
+  void write(const U& value) {
+    write(T{value});
+  }
+  template <class U, std::enable_if_t<detail::kWritesWithoutNarrowing<U, T>, int> = 0>
+  void push(const U& item) {
+    push(T{item});
+  }
+
   // Element-type mismatches: the frontend reports them with the pipe's name and location.
-  template <class U>
-  void push(const U&) {
+  template <class U, std::enable_if_t<detail::kWriteTypeMismatch<U, T>, int> = 0>
+  DISPAR_TYPE_MISMATCH void write(const U&) {
 #ifndef DISPAR_FRONTEND
-    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pushed item type does not match the pipe's element type");
+    static_assert(detail::kAlwaysFalse<T, U>,
+                  "dispar: written value's type does not match the pipe's element type (or narrows to it)");
+#endif
+  }
+  template <class U, std::enable_if_t<detail::kWriteTypeMismatch<U, T>, int> = 0>
+  DISPAR_TYPE_MISMATCH void push(const U&) {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>,
+                  "dispar: pushed item's type does not match the pipe's element type (or narrows to it)");
 #endif
   }
   template <class U>
-  void write(const std::vector<U>&) {
+  DISPAR_TYPE_MISMATCH void write(const std::vector<U>&) {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: vector element type does not match the pipe's element type");
 #endif
   }
   template <class U>
-  void write(const U*, std::size_t) {
+  DISPAR_TYPE_MISMATCH void write(const U*, std::size_t) {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: pointer element type does not match the pipe's element type");
 #endif
@@ -258,7 +300,7 @@ class InPort {
   }
 
   template <class U>
-  bool read(U&) {
+  DISPAR_TYPE_MISMATCH bool read(U&) {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: read target type does not match the pipe's element type");
 #endif
@@ -355,27 +397,44 @@ class Pipe {
   operator InPort<T>&() const { return in(); }
   operator OutPort<T>&() const { return out(); }
 
+  template <class U, std::enable_if_t<detail::kWritesWithoutNarrowing<U, T>, int> = 0>
+  void write(const U& value) const {
+    out().write(T{value});
+  }
+  template <class U, std::enable_if_t<detail::kWritesWithoutNarrowing<U, T>, int> = 0>
+  void push(const U& item) const {
+    out().push(T{item});
+  }
+
   // Element-type mismatches: the frontend reports them with the pipe's name and location.
+  template <class U, std::enable_if_t<detail::kWriteTypeMismatch<U, T>, int> = 0>
+  DISPAR_TYPE_MISMATCH void write(const U&) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>,
+                  "dispar: written value's type does not match the pipe's element type (or narrows to it)");
+#endif
+  }
+  template <class U, std::enable_if_t<detail::kWriteTypeMismatch<U, T>, int> = 0>
+  DISPAR_TYPE_MISMATCH void push(const U&) const {
+#ifndef DISPAR_FRONTEND
+    static_assert(detail::kAlwaysFalse<T, U>,
+                  "dispar: pushed item's type does not match the pipe's element type (or narrows to it)");
+#endif
+  }
   template <class U>
-  void write(const std::vector<U>&) const {
+  DISPAR_TYPE_MISMATCH void write(const std::vector<U>&) const {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: vector element type does not match the pipe's element type");
 #endif
   }
   template <class U>
-  void write(const U*, std::size_t) const {
+  DISPAR_TYPE_MISMATCH void write(const U*, std::size_t) const {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: pointer element type does not match the pipe's element type");
 #endif
   }
   template <class U>
-  void push(const U&) const {
-#ifndef DISPAR_FRONTEND
-    static_assert(detail::kAlwaysFalse<T, U>, "dispar: pushed item type does not match the pipe's element type");
-#endif
-  }
-  template <class U>
-  bool read(U&) const {
+  DISPAR_TYPE_MISMATCH bool read(U&) const {
 #ifndef DISPAR_FRONTEND
     static_assert(detail::kAlwaysFalse<T, U>, "dispar: read target type does not match the pipe's element type");
 #endif

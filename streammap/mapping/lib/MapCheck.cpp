@@ -4,8 +4,8 @@
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/ClusterJson.h"
+#include "streammap/MappingProblem.h"
 #include "streammap/ResourceDb.h"
-#include <dispar/gpu/CudaArch.h>
 
 #include <algorithm>
 #include <map>
@@ -100,8 +100,7 @@ CheckReport checkMapping(const MapRecord& record, const Cluster& current) {
     const bool capabilityKnown = gpu->ccMajor > 0;
     if (!capabilityKnown && !record.cudaArchs.empty())
       unknownGpus.insert(k.host + " gpu " + std::to_string(gpu->index));
-    if (capabilityKnown && !record.cudaArchs.empty() &&
-        !gpu::anyArchRunsOn(record.cudaArchs, gpu->ccMajor, gpu->ccMinor))
+    if (!binaryRunsOn(record.cudaArchs, *gpu))
       report.problems.push_back(gpuLabel + ": none of the binary's CUDA architectures (" + joined(record.cudaArchs) +
                                 ") runs on " + where);
     for (std::size_t i = first; i < last; ++i) {

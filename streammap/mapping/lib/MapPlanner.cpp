@@ -71,8 +71,9 @@ void addFallbackWarnings(const lang::Rtg& rtg, const MappingOutcome& o, std::vec
       examples += (examples.empty() ? "" : ", ") + vertexLabel(rtg, o.ranks, v) + " on " + o.problem.nodes[n].host;
   }
   if (count > 0)
-    warnings.push_back("warning: " + std::to_string(count) + " CG vertex(es) run on a CPU (host-fallback): " +
-                       examples + (count > kWarningExamples ? ", ..." : ""));
+    warnings.push_back("warning: " + std::string(o.problem.hostFallbackForNoGpu ? "the cluster has no GPU: " : "") +
+                       std::to_string(count) + " CG vertex(es) run on a CPU (host-fallback): " + examples +
+                       (count > kWarningExamples ? ", ..." : ""));
 }
 
 // buildProblem bounds the inputs so that predictions stay finite; this is the last line before files
@@ -131,7 +132,7 @@ std::vector<int> assignDevices(const MappingProblem& p, const RankLayout& ranks)
       if (load[g] + w / speeds[g] < load[best] + w / speeds[best]) best = g;
     load[best] += w / speeds[best];
     for (int v : ranks.members[r])
-      if (p.onGpu(v, n)) device[v] = best;
+      if (p.onGpu(v, n)) device[v] = p.nodes[n].gpuIndices[best];
   }
   return device;
 }
@@ -251,6 +252,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
                     settings.costs ? &settings.costs->hostCosts : nullptr))
     return false;
   o.problem.rankPerInstance = settings.ranks.kind == RankPolicy::Kind::PerInstance;
+  o.warnings = o.problem.notes;
   RankedPlacement placed;
   if (!placeAsRanks(o.problem, settings, placed, error)) return false;
   o.result = std::move(placed.result);

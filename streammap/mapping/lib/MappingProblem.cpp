@@ -1,5 +1,7 @@
 #include "streammap/MappingProblem.h"
 
+#include "dispar/gpu/CudaArch.h"
+#include "dispar_lang/ComputeCapability.h"
 #include "streammap/GpuSpeed.h"
 #include "streammap/NumberFormat.h"
 
@@ -9,6 +11,10 @@
 #include <limits>
 
 namespace dispar::streammap {
+
+bool binaryRunsOn(const std::vector<std::string>& cudaArchs, const GpuInfo& gpu) {
+  return cudaArchs.empty() || gpu.ccMajor <= 0 || gpu::anyArchRunsOn(cudaArchs, gpu.ccMajor, gpu.ccMinor);
+}
 
 double edgeBytes(const lang::RtgEdge& edge) {
   return static_cast<double>(edge.volume ? *edge.volume : edge.elementBytes);
@@ -104,24 +110,32 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     anyCg = anyCg || v.type == lang::Requirement::CG;
   }
 
-  bool anyNode = false;
+  bool anyNode = false, anyGpuInCluster = false;
+  std::vector<std::string> unrunnable;  // GPUs of up nodes the binary has no architecture for
   for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
     const NodeInfo& info = cluster.nodes[i];
     anyNode = true;
+    anyGpuInCluster = anyGpuInCluster || !info.gpus.empty();
     if (info.status != NodeStatus::Up) continue;
     ProblemNode n;
     n.clusterIndex = static_cast<int>(i);
     n.host = info.host;
     n.cores = std::max(1, info.cores);
-    n.gpus = static_cast<int>(info.gpus.size());
     n.cpuSpeed = info.cpuSpeed > 0 ? info.cpuSpeed : 1.0;
     n.bandwidth = info.bandwidthBytesPerSec && *info.bandwidthBytesPerSec > 0 ? *info.bandwidthBytesPerSec
                                                                               : kDefaultBandwidthBytesPerSec;
     double speedSum = 0;
     for (const GpuInfo& g : info.gpus) {
+      if (!binaryRunsOn(rtg.cudaArchs, g)) {
+        unrunnable.push_back(info.host + " gpu " + std::to_string(g.index) + " (" + g.name + ", compute capability " +
+                             lang::formatComputeCapability(g.ccMajor, g.ccMinor) + ")");
+        continue;
+      }
       n.gpuSpeeds.push_back(estimateGpuSpeed(g));
+      n.gpuIndices.push_back(g.index);
       speedSum += n.gpuSpeeds.back();
     }
+    n.gpus = static_cast<int>(n.gpuSpeeds.size());
     n.gpuSpeed = n.gpus ? speedSum / n.gpus : 0.0;
     p.nodes.push_back(std::move(n));
   }
@@ -130,12 +144,34 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     error = anyNode ? "cluster has no usable node: every node is down or drained" : "cluster is empty: no nodes";
     return false;
   }
+  std::string archList;
+  for (std::size_t i = 0; i < rtg.cudaArchs.size(); ++i) archList += (i ? ", " : "") + rtg.cudaArchs[i];
+  if (anyCg && !unrunnable.empty()) {
+    std::string gpus;
+    for (std::size_t i = 0; i < unrunnable.size() && i < 3; ++i) gpus += (i ? ", " : "") + unrunnable[i];
+    if (unrunnable.size() > 3) gpus += ", ... (" + std::to_string(unrunnable.size()) + " in all)";
+    p.notes.push_back("note: not a GPU for this binary (built for " + archList +
+                      "; disparcc --cuda-arch adds one): " + gpus);
+  }
   if (anyCg && !p.anyGpuNode() && !allowHostFallback) {
-    int first = 0;
-    while (rtg.vertices[first].type != lang::Requirement::CG) ++first;
-    error = "vertex " + std::to_string(first) + " (vnode '" + rtg.vertices[first].vnode +
-            "') needs a GPU (CG) but no usable node has one; use --allow-host-fallback to run it on a CPU";
-    return false;
+    if (!anyGpuInCluster) {
+      // A cluster without any GPU (a laptop, the demo, CI): the host path is the only way to run the
+      // program, and the docs promise it runs there.
+      p.allowHostFallback = true;
+      p.hostFallbackForNoGpu = true;
+    } else {
+      int first = 0;
+      while (rtg.vertices[first].type != lang::Requirement::CG) ++first;
+      error = "vertex " + std::to_string(first) + " (vnode '" + rtg.vertices[first].vnode +
+              "') needs a GPU (CG) but no usable node has one" +
+              (unrunnable.empty() ? std::string()
+                                  : " the binary runs on (built for " + archList +
+                                        "; rebuild with disparcc "
+                                        "--cuda-arch for " +
+                                        unrunnable.front() + ")") +
+              "; use --allow-host-fallback to run it on a CPU";
+      return false;
+    }
   }
 
   // Adjacency in both arc directions; self-loops never cross nodes and are left out.

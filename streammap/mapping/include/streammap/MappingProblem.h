@@ -31,7 +31,8 @@ struct ProblemNode {
   double cpuSpeed = 1.0;  // per core
   double gpuSpeed = 0.0;  // mean relative speed of its GPUs (estimateGpuSpeed); 0 without GPUs
   double bandwidth = kDefaultBandwidthBytesPerSec;
-  std::vector<double> gpuSpeeds;  // per GPU, in the node's GPU order
+  std::vector<double> gpuSpeeds;  // per usable GPU, in the node's GPU order
+  std::vector<int> gpuIndices;    // per usable GPU: its CUDA device ordinal (GpuInfo::index)
   bool hasGpu() const { return gpus > 0; }
 };
 
@@ -46,6 +47,12 @@ struct MappingProblem {
   std::vector<ProblemNode> nodes;       // usable (up) nodes, in host order
   double totalEdgeBytes = 0;
   bool allowHostFallback = false;  // a CG vertex may run on the CPU of a node without a GPU
+  /// Host fallback without --allow-host-fallback: the cluster has no GPU at all (a laptop, CI), so the
+  /// GPU VNODEs run their kernels on the host path, as the docs promise, with one warning.
+  bool hostFallbackForNoGpu = false;
+  /// What buildProblem decided about the cluster that the user should read (GPUs the binary cannot run
+  /// on); printed with map's warnings and --explain.
+  std::vector<std::string> notes;
   /// One MPI rank per instance (--rank-per-instance, and always on the SMPI target): ranks beyond a
   /// node's cores share them whether they compute or wait, since MPI's blocking calls poll.
   bool rankPerInstance = false;
@@ -85,13 +92,20 @@ struct MappingProblem {
   }
 };
 
+/// Whether a binary built for `cudaArchs` (its RTG's) runs on `gpu`: the one definition map, check and
+/// run use, so that map never places GPU work where check then refuses it. A binary that records no
+/// architectures, or a GPU whose compute capability no probe recorded (a scheduler's count), counts as
+/// runnable: the runtime checks those at start-up.
+bool binaryRunsOn(const std::vector<std::string>& cudaArchs, const GpuInfo& gpu);
+
 /// Bytes one message of an edge carries: its volume, or its element size when the volume is null.
 double edgeBytes(const lang::RtgEdge& edge);
 
 /// Builds the problem from an RTG and a cluster. Down and drained nodes are left out. `hostCosts`, when
-/// given, holds per vertex its cost on a CPU (MeasuredCosts.h); else that is its RTG cost. Fails (false,
-/// `error` set) on an empty or down-only cluster, and on a CG vertex with no usable GPU anywhere unless
-/// `allowHostFallback`.
+/// given, holds per vertex its cost on a CPU (MeasuredCosts.h); else that is its RTG cost. A GPU the binary
+/// cannot run on (binaryRunsOn) is not a GPU for this problem. Fails (false, `error` set) on an empty or
+/// down-only cluster, and on a CG vertex with no usable GPU anywhere unless `allowHostFallback` or the
+/// cluster has no GPU at all (then hostFallbackForNoGpu).
 bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
                   std::string& error, const std::vector<double>* hostCosts = nullptr);
 
