@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 format=$(command -v clang-format-19 || true)
-[ -n "$format" ] || { echo "format: clang-format-19 not found (scripts/setup.sh installs it)" >&2; exit 2; }
+[ -n "$format" ] || { echo "format: clang-format-19 not found (scripts/setup.sh --tests installs it)" >&2; exit 2; }
 mapfile -t files < <(git ls-files frontend runtime streammap streamcc dispar_lang tools bench fuzz tests |
   grep -E '\.(cpp|h|hpp|cc)$' | grep -v '^tests/install/')
 if [ "${1:-}" = "--check" ]; then
@@ -18,7 +18,7 @@ if [ "${1:-}" = "--check" ]; then
     printf 'format: not formatted (run scripts/format.sh): %s\n' "${unformatted[@]}" >&2
     exit 1
   fi
-  echo "format: ${#files[@]} files formatted"
+  echo "format: checked ${#files[@]} files: all formatted"
 else
   "$format" -i "${files[@]}"
 fi
