@@ -12,6 +12,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
@@ -33,6 +34,13 @@ const char* envOr(const char* name, const char* fallback) {
 }
 
 void reportError(const llvm::Twine& message) { llvm::errs() << "disparcc: error: " << message << "\n"; }
+
+/// Diagnostics in colour: as asked, else on a terminal unless NO_COLOR is set (no-color.org).
+bool colorDiagnostics(DriverOptions::Color color) {
+  if (color != DriverOptions::Color::Auto) return color == DriverOptions::Color::Always;
+  const char* noColor = std::getenv("NO_COLOR");
+  return (noColor == nullptr || *noColor == '\0') && llvm::errs().has_colors();
+}
 
 // A file written next to its destination and renamed into place on commit(); removed otherwise, so a
 // failed build leaves nothing half-written behind.
@@ -90,16 +98,50 @@ std::string defaultOutput(const std::string& input) {
   return std::string(out);
 }
 
-int runCommand(const std::vector<std::string>& command, bool verbose) {
+/// Runs `command`; with `output`, its standard output and error go there (in order) instead of to ours.
+int runCommand(const std::vector<std::string>& command, bool verbose, std::string* output = nullptr) {
   if (verbose) {
     for (std::size_t i = 0; i < command.size(); ++i) llvm::errs() << (i ? " " : "") << command[i];
     llvm::errs() << "\n";
   }
   std::vector<llvm::StringRef> args(command.begin(), command.end());
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(command[0], args, std::nullopt, {}, 0, 0, &message);
+  llvm::SmallString<128> captured;
+  if (output != nullptr && llvm::sys::fs::createTemporaryFile("disparcc-compiler", "log", captured)) output = nullptr;
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(captured), llvm::StringRef(captured)};
+  int status = llvm::sys::ExecuteAndWait(command[0], args, std::nullopt,
+                                         output != nullptr ? llvm::ArrayRef(redirects) : std::nullopt, 0, 0, &message);
+  if (output != nullptr) {
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text = llvm::MemoryBuffer::getFile(captured))
+      *output = (*text)->getBuffer().str();
+    llvm::sys::fs::remove(captured);
+  }
   if (status < 0) reportError("cannot run '" + command[0] + "': " + message);
   return status;
+}
+
+/// The library that defines a function a program may call (by name prefix), for link errors.
+struct LibraryOfFunctions {
+  llvm::StringLiteral prefix;
+  llvm::StringLiteral link;
+};
+constexpr LibraryOfFunctions kLibraryOfFunctions[] = {
+    {"cblas_", "-lopenblas (OpenBLAS, or another CBLAS)"},
+    {"fftwf_", "-lfftw3f"},
+    {"fftw_", "-lfftw3"},
+};
+
+/// The names a GNU linker reports as undefined ("undefined reference to `cblas_dgemm'"), each once.
+std::vector<std::string> undefinedReferences(const std::string& linkerOutput) {
+  std::vector<std::string> names;
+  const llvm::StringRef marker = "undefined reference to `";
+  llvm::StringRef rest = linkerOutput;
+  for (std::size_t at = rest.find(marker); at != llvm::StringRef::npos; at = rest.find(marker)) {
+    rest = rest.substr(at + marker.size());
+    const std::string name = rest.substr(0, rest.find('\'')).str();
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
 }
 
 class Disparcc {
@@ -109,6 +151,7 @@ class Disparcc {
 
   int run() {
     if (options_.output.empty()) options_.output = defaultOutput(options_.input);
+    if (!inputReadable() || !outputDirectoryWritable()) return 1;
     if (options_.noHostPath && paths_.cudaPath.empty()) {
       reportError("--no-host-path needs a CUDA toolkit; none found (set --cuda-path or DISPAR_CUDA_PATH)");
       return 1;
@@ -125,6 +168,7 @@ class Disparcc {
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
     hostPath_ = frontendOptions.cudaTarget != frontend::CudaTarget::GpuOnly;
     gpuLibraries_ = parsed.gpuLibraries;
+    fusedCalls_ = parsed.fusedCalls;
     if (parsed.program.isCuda && !gpuBuild_ && !simulated())
       llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
                    << "' will run their kernels on the host\n";
@@ -143,7 +187,7 @@ class Disparcc {
     frontendOptions.dependencyTarget = options_.output;
     frontendOptions.includeDirs = options_.includeDirs;
     frontendOptions.defines = options_.defines;
-    frontendOptions.colorDiagnostics = llvm::errs().has_colors();
+    frontendOptions.colorDiagnostics = colorDiagnostics(options_.color);
     frontendOptions.fusion = options_.fusion;
     frontendOptions.remarkFusion = options_.remarkFusion;
     frontendOptions.remarkFusionMissed = options_.remarkFusionMissed;
@@ -151,6 +195,31 @@ class Disparcc {
                                  : paths_.cudaPath.empty() || simulated() ? frontend::CudaTarget::HostOnly
                                                                           : frontend::CudaTarget::GpuAndHost;
     return frontendOptions;
+  }
+
+  // Errors about the user's own paths, before any work: not a temporary file's name after it.
+  bool inputReadable() const {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(options_.input);
+    if (buffer) return true;
+    reportError("cannot read '" + options_.input + "': " + buffer.getError().message());
+    return false;
+  }
+  bool outputDirectoryWritable() const {
+    llvm::SmallString<256> dir(options_.output);
+    llvm::sys::path::remove_filename(dir);
+    if (dir.empty()) dir = ".";
+    std::string why;
+    if (!llvm::sys::fs::exists(dir))
+      why = "no directory '" + std::string(dir) + "'";
+    else if (!llvm::sys::fs::is_directory(dir))
+      why = "'" + std::string(dir) + "' is not a directory";
+    else if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
+      why = "directory '" + std::string(dir) + "' is not writable";
+    else if (llvm::sys::fs::is_directory(options_.output))
+      why = "it is a directory";
+    if (why.empty()) return true;
+    reportError("cannot write the program to '" + options_.output + "': " + why);
+    return false;
   }
 
   // The generated translation unit: the user's source with the frontend's edits, then the skeleton.
@@ -192,8 +261,15 @@ class Disparcc {
       return 1;
     }
     llvm::sys::RemoveFileOnSignal(compiledSource);
-    int status = runCommand(compileCommand(compiledSource, binary.temporaryPath()), options_.verbose);
+    std::string compilerOutput;
+    int status = runCommand(compileCommand(compiledSource, binary.temporaryPath()), options_.verbose, &compilerOutput);
     llvm::sys::DontRemoveFileOnSignal(compiledSource);
+    // The compiler's words, with the generated source named as --keep-generated names it (not a temporary's).
+    for (std::size_t at = compilerOutput.find(compiledSource); at != std::string::npos;
+         at = compilerOutput.find(compiledSource, at))
+      compilerOutput.replace(at, compiledSource.size(), source.destination());
+    llvm::errs() << compilerOutput;
+    if (status != 0) explainUndefinedReferences(compilerOutput);
     if (options_.keepGenerated)
       llvm::sys::fs::rename(compiledSource, source.destination());
     else
@@ -212,6 +288,31 @@ class Disparcc {
       return 1;
     }
     return 0;
+  }
+
+  /// After a failed link: each undefined library function named at the user's code and with the library
+  /// to link. A call fusion made (cblas_dgemm for a loop of cblas_dgemv) is named at the loop it replaced.
+  void explainUndefinedReferences(const std::string& linkerOutput) const {
+    for (const std::string& name : undefinedReferences(linkerOutput)) {
+      const LibraryOfFunctions* library = nullptr;
+      for (const LibraryOfFunctions& l : kLibraryOfFunctions)
+        if (llvm::StringRef(name).starts_with(l.prefix)) {
+          library = &l;
+          break;
+        }
+      const std::string link =
+          library ? "link " + library->link.str() : std::string("link the library that defines it");
+      bool fused = false;
+      for (const frontend::FusedCall& call : fusedCalls_)
+        if (call.fused == name) {
+          fused = true;
+          llvm::errs() << call.location << ": error: this loop of " << call.original << " calls became one " << name
+                       << " call (library-call fusion), and the link found no " << name << "; " << link
+                       << ", or compile with -fno-fusion\n";
+        }
+      if (!fused && library != nullptr)
+        llvm::errs() << "disparcc: error: the link found no " << name << "; " << link << "\n";
+    }
   }
 
   /// A one-entry compilation database for the .dsp: how the frontend parsed it, so that an editor's
@@ -334,8 +435,9 @@ class Disparcc {
   MpiToolchain mpi_;
   bool isCudaProgram_ = false;
   bool gpuBuild_ = false;
-  bool hostPath_ = true;                   // CG vnodes may run on the host (not --no-host-path)
-  std::vector<std::string> gpuLibraries_;  // cublas, cufft: called by the program
+  bool hostPath_ = true;                         // CG vnodes may run on the host (not --no-host-path)
+  std::vector<frontend::FusedCall> fusedCalls_;  // what fusion made of the user's loops, for link errors
+  std::vector<std::string> gpuLibraries_;        // cublas, cufft: called by the program
 };
 
 }  // namespace
@@ -409,6 +511,18 @@ const MpiToolchain* ToolchainPaths::mpi(const std::string& name) const {
 
 namespace {
 
+/// --version: the version, and what this build makes programs with (its MPIs, the CUDA toolkit found).
+std::string versionText(const ToolchainPaths& paths) {
+  std::string text = std::string("disparcc ") + DISPAR_VERSION + " (Clang " + CLANG_VERSION_STRING_FOR_DISPAR + ")\n";
+  for (const MpiToolchain& m : paths.mpis)
+    text += "MPI: " + m.name + (&m == &paths.mpis.front() ? " (the default)" : "") + ", " + m.mpicxx +
+            (llvm::sys::fs::exists(m.runtimeLibrary) ? "" : " (runtime not built)") + "\n";
+  if (paths.smpi) text += "SMPI: " + paths.smpi->mpicxx + " (--target smpi)\n";
+  text += paths.cudaPath.empty() ? std::string("CUDA: none found: GPU vnodes run their kernels on the host path\n")
+                                 : "CUDA: " + paths.cudaPath + " (nvcc)\n";
+  return text;
+}
+
 /// The main job builds only the default MPI's runtime (scripts/setup.sh); the others come with the whole
 /// build. A program for a runtime not built is one clear error, not a linker's.
 bool runtimeBuilt(const MpiToolchain& mpi) {
@@ -425,19 +539,19 @@ int disparccMain(int argc, const char* const* argv) {
   std::string error;
   if (!parseDriverOptions(argc, argv, options, error)) {
     reportError(error);
-    llvm::errs() << "run 'disparcc --help' for usage\n";
-    return 1;
+    llvm::errs() << "disparcc: run 'disparcc --help' for usage\n";
+    return kExitUsage;
   }
   if (options.showHelp) {
     llvm::outs() << driverHelp();
     return 0;
   }
-  if (options.showVersion) {
-    llvm::outs() << "disparcc " << DISPAR_VERSION << " (Clang " << CLANG_VERSION_STRING_FOR_DISPAR << ")\n";
-    return 0;
-  }
   ToolchainPaths paths = ToolchainPaths::detect();
   if (!options.cudaPath.empty()) paths.cudaPath = options.cudaPath;
+  if (options.showVersion) {
+    llvm::outs() << versionText(paths);
+    return 0;
+  }
   if (options.target == "smpi") {
     if (!paths.smpi) {
       reportError(

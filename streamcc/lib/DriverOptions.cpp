@@ -81,6 +81,17 @@ const OptionSpec kOptions[] = {
      [](DriverOptions& o, const std::string&) { o.remarkFusion = true; }},
     {"-Rfusion-missed", ArgStyle::Flag, nullptr, "print a remark at every loop of library calls not fused, saying why",
      [](DriverOptions& o, const std::string&) { o.remarkFusionMissed = true; }},
+    {"-fcolor-diagnostics", ArgStyle::Flag, nullptr, "colour the diagnostics (default: on a terminal, unless NO_COLOR)",
+     [](DriverOptions& o, const std::string&) { o.color = DriverOptions::Color::Always; }},
+    {"-fno-color-diagnostics", ArgStyle::Flag, nullptr, "never colour the diagnostics",
+     [](DriverOptions& o, const std::string&) { o.color = DriverOptions::Color::Never; }},
+    {"-fdiagnostics-color=", ArgStyle::Joined, "always|never|auto",
+     "as -fcolor-diagnostics, -fno-color-diagnostics or the default",
+     [](DriverOptions& o, const std::string& v) {
+       o.color = v == "always"  ? DriverOptions::Color::Always
+                 : v == "never" ? DriverOptions::Color::Never
+                                : DriverOptions::Color::Auto;
+     }},
     {"-v", ArgStyle::Flag, nullptr, "print the commands disparcc runs",
      [](DriverOptions& o, const std::string&) { o.verbose = true; }},
     {"--help", ArgStyle::Flag, nullptr, "print this help",
@@ -133,6 +144,23 @@ bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& option
       error = "unknown option '" + arg + "'";
       return false;
     }
+    if (match->name == std::string("-fdiagnostics-color=") && value != "always" && value != "never" &&
+        value != "auto") {
+      error = "invalid '" + arg + "'; expected always, never or auto";
+      return false;
+    }
+    // A value that starts with '-' is an option the user forgot a value before: `-o -weird` would reach
+    // the compiler as an option of its own.
+    if (match->style == ArgStyle::Separate && !value.empty() && value[0] == '-' &&
+        arg.compare(0, std::strlen(match->name) + 1, std::string(match->name) + "=") != 0) {
+      error = std::string("missing argument to '") + match->name + "': '" + value +
+              "' is an option (for a file of that name, write ./" + value + ")";
+      return false;
+    }
+    if (match->style == ArgStyle::Separate && value.empty()) {
+      error = std::string("empty argument to '") + match->name + "'";
+      return false;
+    }
     if (match->style == ArgStyle::Joined && match->name == std::string("-O") &&
         !(value.empty() || value == "0" || value == "1" || value == "2" || value == "3" || value == "s" ||
           value == "fast")) {
@@ -164,8 +192,9 @@ bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& option
 std::string driverHelp() {
   std::ostringstream out;
   out << "usage: disparcc [options] app.dsp [-o app]\n\n"
-         "Compiles a DISPAR dataflow program into an MPI program (one rank per VNODE instance) and writes\n"
-         "its Requirement Topology Graph (<output>.rtg.json) for streammap.\n\noptions:\n";
+         "Compiles a DISPAR dataflow program into an MPI program and writes its Requirement Topology Graph\n"
+         "(<output>.rtg.json), from which `streammap map` places the VNODE instances on nodes and groups them\n"
+         "into MPI ranks. --version prints the MPI and CUDA this disparcc builds with.\n\noptions:\n";
   for (const OptionSpec& spec : kOptions) {
     std::string left = spec.name;
     if (spec.metavar) left += (spec.style == ArgStyle::Separate ? " " : "") + std::string(spec.metavar);

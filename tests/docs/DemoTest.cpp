@@ -79,9 +79,9 @@ TEST(DemoOn, OneAndSixteenCoreNodes) {
       SCOPED_TRACE(std::string(name) + " on " + std::to_string(cores) + " cores");
       ScratchDir dir;
       dir.write("cluster.json", oneNodeCluster(cores));
-      ProcessResult run = runProcess({kSourceDir + "/scripts/demo.sh", name}, dir.path(),
-                                     {"DISPAR_DEMO_DIR=" + dir.path(), "DISPAR_DEMO_CLUSTER=" + dir.file("cluster.json")},
-                                     600);
+      ProcessResult run =
+          runProcess({kSourceDir + "/scripts/demo.sh", name}, dir.path(),
+                     {"DISPAR_DEMO_DIR=" + dir.path(), "DISPAR_DEMO_CLUSTER=" + dir.file("cluster.json")}, 600);
       ASSERT_EQ(run.status, 0) << run.output;
       const int instances = std::string(name) == "fir" ? 4 : 5;
       EXPECT_EQ(launchedRanks(run.output, name), cores == 1 ? 1 : instances) << run.output;

@@ -1,7 +1,8 @@
 // Executed documentation: every shell block of README.md and docs/*.md runs, in order, in a scratch
 // directory of its own document, and must succeed and print what the text shows. A doc that drifts
 // from the code fails here. The conventions (README.md, "Documentation that runs"):
-//   ```sh                         commands, run with bash -e in the document's scratch directory
+//   ```sh                         commands, run with bash -e in the document's scratch directory; the
+//                                 blocks of a document are one session (exports and `cd` carry over)
 //   <!-- not run: REASON -->      on the line before a ```sh fence: not run, and the reason says why
 //   <!-- file: NAME -->           on the line before any fence: the block is written to NAME first
 //   <!-- output -->               on the line before a fence: what the previous ```sh block prints; every
@@ -130,8 +131,7 @@ TEST_P(DocCommands, EveryShellBlockRunsAndPrintsWhatTheTextShows) {
     if (markerValue(b.marker, "output")) {
       ASSERT_NE(lastRun, nullptr) << where << ": an output block with no ```sh block run before it";
       EXPECT_EQ(missingOutput(b.text, lastOutput), "")
-          << where << ": this line the text shows is not in the output of the block at line " << lastRun->line
-          << ":\n"
+          << where << ": this line the text shows is not in the output of the block at line " << lastRun->line << ":\n"
           << lastOutput;
       continue;
     }
@@ -141,7 +141,12 @@ TEST_P(DocCommands, EveryShellBlockRunsAndPrintsWhatTheTextShows) {
       lastRun = nullptr;
       continue;
     }
-    ProcessResult result = runProcess({"bash", "-e", "-o", "pipefail", "-c", b.text}, dir.path(), env, 600);
+    // A document's blocks are one session: what a block exports and the directory it ends in carry over
+    // to the next (`export DISPAR_RESOURCE_DB=...`, `cd tutorial`), as in the reader's shell.
+    const std::string session = "trap 'export -p > \"" + dir.file(".doc-env") + "\"; pwd > \"" + dir.file(".doc-cwd") +
+                                "\"' EXIT\nif [ -f \"" + dir.file(".doc-env") + "\" ]; then . \"" +
+                                dir.file(".doc-env") + "\"; cd \"$(cat \"" + dir.file(".doc-cwd") + "\")\"; fi\n";
+    ProcessResult result = runProcess({"bash", "-e", "-o", "pipefail", "-c", session + b.text}, dir.path(), env, 600);
     EXPECT_EQ(result.status, 0) << where << ": the block failed (exit status " << result.status << "):\n"
                                 << b.text << "---\n"
                                 << result.output;

@@ -328,8 +328,8 @@ VNODE(source, OUT(big), OUT(precise), OUT(items)) {
 }
 VNODE(sink, IN(big), IN(precise), IN(items)) {
   long l, sumL = 0; double d, sumD = 0; long sumI = 0;
-  while (big.read(l)) sumL += l;
-  while (precise.read(d)) sumD += d;
+  // In the order they were written: bounded buffering would otherwise stall the source.
+  while (big.read(l) && precise.read(d)) { sumL += l; sumD += d; }
   while (items.wait_items(1)) sumI += items.pop();
   std::printf("big=%ld precise=%.9g items=%ld\n", sumL, sumD, sumI);
 }
@@ -498,13 +498,92 @@ VNODE(sink, IN(values)) { long v, sum = 0; while (values.read(v)) sum += v; std:
   ProcessResult version = compile(dir, {"--version"});
   EXPECT_NE(version.output.find("disparcc "), std::string::npos);
   ProcessResult unknown = compile(dir, {"--frobnicate", "scaled.dsp"});
-  EXPECT_EQ(unknown.status, 1);
+  EXPECT_EQ(unknown.status, 2);  // a usage error, as getopt tools say it
   EXPECT_NE(unknown.output.find("disparcc: error: unknown option '--frobnicate'"), std::string::npos);
   ProcessResult noInput = compile(dir, {});
   EXPECT_NE(noInput.output.find("no input file"), std::string::npos);
   ProcessResult absent = compile(dir, {"absent.dsp"});
   EXPECT_EQ(absent.status, 1);
-  EXPECT_NE(absent.output.find("cannot read 'absent.dsp'"), std::string::npos) << absent.output;
+  EXPECT_NE(absent.output.find("disparcc: error: cannot read 'absent.dsp'"), std::string::npos) << absent.output;
+
+  // --version says what programs are built with: the MPI (the default first) and the CUDA toolkit.
+  EXPECT_NE(version.output.find("MPI: mpich"), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find("CUDA: "), std::string::npos) << version.output;
+  EXPECT_EQ(help.output.find("one rank per VNODE instance"), std::string::npos) << help.output;
+  // The user's paths, named: an output that is an option, a directory that does not exist.
+  ProcessResult dashed = compile(dir, {"-DSCALE=1", "scaled.dsp", "-o", "-weird"});
+  EXPECT_EQ(dashed.status, 2);
+  EXPECT_NE(dashed.output.find("disparcc: error: missing argument to '-o': '-weird' is an option"), std::string::npos)
+      << dashed.output;
+  ProcessResult nowhere = compile(dir, {"-DSCALE=1", "scaled.dsp", "-o", "/nonexistent/dir/app"});
+  EXPECT_EQ(nowhere.status, 1);
+  EXPECT_NE(nowhere.output.find("disparcc: error: cannot write the program to '/nonexistent/dir/app': no directory "
+                                "'/nonexistent/dir'"),
+            std::string::npos)
+      << nowhere.output;
+  EXPECT_EQ(nowhere.output.find(".tmp"), std::string::npos) << nowhere.output;
+  // Colours as clang takes them; NO_COLOR and never leave no escape sequence.
+  for (const char* flag : {"-fno-color-diagnostics", "-fdiagnostics-color=never", "-fcolor-diagnostics"}) {
+    ProcessResult coloured = compile(dir, {flag, "scaled.dsp", "-o", "x"});
+    EXPECT_EQ(coloured.status, 1) << flag;
+    EXPECT_NE(coloured.output.find("compile with -DSCALE=<n>"), std::string::npos) << coloured.output;
+    EXPECT_EQ(coloured.output.find('\x1b') != std::string::npos, std::string(flag) == "-fcolor-diagnostics")
+        << flag << ": " << coloured.output;
+  }
+  EXPECT_EQ(compile(dir, {"-fdiagnostics-color=blue", "scaled.dsp"}).status, 2);
+}
+
+// streammap's command line: --version everywhere; a wrong command line exits 2 and names what was wrong.
+TEST(StreammapCommandLine, VersionAndUsageErrors) {
+  ScratchDir dir;
+  const std::string streammap = STREAMMAP_PATH;
+  for (std::vector<std::string> args : {std::vector<std::string>{"--version"},
+                                        {"map", "--version"},
+                                        {"cluster", "--version"},
+                                        {"profile", "--version"}}) {
+    args.insert(args.begin(), streammap);
+    ProcessResult version = runProcess(args, dir.path());
+    EXPECT_EQ(version.status, 0) << args[1];
+    EXPECT_NE(version.output.find("streammap 0."), std::string::npos) << version.output;
+  }
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } wrong[] = {
+      {{"frob"}, "streammap: error: unknown command 'frob'"},
+      {{"cluster", "frob"}, "streammap: error: cluster: unknown subcommand 'frob'"},
+      {{"profile", "frob"}, "streammap: error: profile: unknown subcommand 'frob'"},
+      {{"node", "frob", "n1"}, "streammap: error: node: unknown subcommand 'frob'"},
+      {{"map", "--frob"}, "streammap: error: unknown option '--frob'"},
+      {{"map"}, "streammap map: error: no rtg file given"},
+      {{"run"}, "streammap run: error: no program given"},
+      {{"nodes", "--ttl", "x"}, "option --ttl: expected an integer"},
+      {{}, "usage: streammap <command>"},
+  };
+  for (const auto& w : wrong) {
+    std::vector<std::string> args = w.args;
+    args.insert(args.begin(), streammap);
+    ProcessResult failed = runProcess(args, dir.path(), {"DISPAR_RESOURCE_DB=" + dir.file("r.db")});
+    EXPECT_EQ(failed.status, 2) << failed.output;
+    EXPECT_NE(failed.output.find(w.message), std::string::npos) << failed.output;
+  }
+  // A command that failed at its work is 1, not 2.
+  ProcessResult missing = runProcess({streammap, "map", "absent.rtg.json"}, dir.path());
+  EXPECT_EQ(missing.status, 1) << missing.output;
+}
+
+// NO_COLOR (no-color.org) turns colours off where the default would colour: on a terminal (script(1) gives
+// the compiler one).
+TEST(DisparccColours, NoColorOnATerminal) {
+  ScratchDir dir;
+  dir.write("bad.dsp", "#include <dispar/dispar.h>\nVNODE(w) { undeclared(); }\n");
+  const std::string command = kDisparcc + " bad.dsp -o bad";
+  ProcessResult coloured = runProcess({"script", "-qec", command, "/dev/null"}, dir.path());
+  EXPECT_NE(coloured.output.find("undeclared"), std::string::npos) << coloured.output;
+  EXPECT_NE(coloured.output.find('\x1b'), std::string::npos) << "no colour on a terminal: " << coloured.output;
+  ProcessResult plain = runProcess({"script", "-qec", command, "/dev/null"}, dir.path(), {"NO_COLOR=1"});
+  EXPECT_NE(plain.output.find("undeclared"), std::string::npos) << plain.output;
+  EXPECT_EQ(plain.output.find('\x1b'), std::string::npos) << "NO_COLOR=1 still coloured: " << plain.output;
 }
 
 }  // namespace

@@ -217,7 +217,7 @@ TEST(Simulate, DisparccRefusesTargetsItCannotBuild) {
     std::vector<std::string> argv = {kDisparcc, "fir.dsp", "-o", "fir.smpi"};
     argv.insert(argv.end(), options.begin(), options.end());
     const ProcessResult built = runProcess(argv, dir.path());
-    EXPECT_EQ(built.status, 1) << built.output;
+    EXPECT_EQ(built.status, 2) << built.output;  // usage errors
     EXPECT_NE(built.output.find(message), std::string::npos) << built.output;
     EXPECT_FALSE(fileExists(dir.file("fir.smpi")));
   }

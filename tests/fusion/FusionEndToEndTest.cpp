@@ -91,6 +91,21 @@ std::vector<double> buildAndRun(const ScratchDir& dir, const std::string& name, 
   return numbers(run.output);
 }
 
+// A link that misses the call fusion made (the user wrote cblas_dgemv in a loop and did not link a
+// BLAS) is named at the user's loop, with the library to link, never at a temporary file.
+TEST(FusionEndToEnd, LinkErrorOfAFusedCallNamesTheUsersLoopAndTheLibrary) {
+  ScratchDir dir;
+  dir.write("fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/fusion_e2e.dsp"));
+  ProcessResult built = runProcess({kDisparcc, "fusion_e2e.dsp", "-o", "fused", "-lfftw3"}, dir.path(), {}, 300);
+  EXPECT_EQ(built.status, 1) << built.output;
+  EXPECT_NE(built.output.find("fusion_e2e.dsp:20:3: error: this loop of cblas_dgemv calls became one cblas_dgemm call "
+                              "(library-call fusion), and the link found no cblas_dgemm; link -lopenblas"),
+            std::string::npos)
+      << built.output;
+  EXPECT_EQ(built.output.find(".tmp-"), std::string::npos) << built.output;
+  EXPECT_FALSE(fileExists(dir.file("fused")));
+}
+
 TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
   ScratchDir dir;
   dir.write("fusion_e2e.dsp", readFile(kSourceDir + "/tests/fusion/fusion_e2e.dsp"));

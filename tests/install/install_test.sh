@@ -41,7 +41,23 @@ if [ $deb = 1 ]; then
   done
   listing=$(dpkg-deb -c "$package")
   grep -q "./usr/lib/systemd/system/streammap-daemon.service" <<< "$listing" || fail "no systemd unit in the package"
+  for page in disparcc streammap; do
+    grep -q "./usr/share/man/man1/$page.1.gz" <<< "$listing" || fail "no man page for $page in the package"
+  done
+  # Debian's policy, as lintian checks it: no error (copyright, changelog, description, man pages...).
+  command -v lintian > /dev/null || fail "lintian is not installed (scripts/setup.sh --tests installs it)"
+  lintian --fail-on error "$package" > "$work/lintian.log" 2>&1 || { cat "$work/lintian.log"; fail "lintian reports errors"; }
+  # Stripped: the build tree's RelWithDebInfo libraries made a 25 MB package; without debug information
+  # it is a third of that.
+  size=$(stat -c %s "$package")
+  [ "$size" -lt 12000000 ] || fail "the package is $size bytes: not stripped?"
   dpkg-deb -x "$package" "$work/root"
+  # The daemon's unit starts the streammap the package installs.
+  grep -q "^ExecStart=/usr/bin/streammap daemon " "$work/root/usr/lib/systemd/system/streammap-daemon.service" \
+    || fail "the unit does not run /usr/bin/streammap: $(grep ExecStart "$work/root/usr/lib/systemd/system/streammap-daemon.service")"
+  # The man pages are the tools' own --help: every option of disparcc's is on its page.
+  zcat "$work/root/usr/share/man/man1/disparcc.1.gz" | grep -q -- "--emit-rtg FILE" || fail "disparcc.1 lacks --emit-rtg"
+  zcat "$work/root/usr/share/man/man1/streammap.1.gz" | grep -q "^\.SH STREAMMAP map$" || fail "streammap.1 lacks map"
   mv "$work/root/usr" "$work/dispar"
 else
   cmake --install "$build" --prefix "$work/staged" > "$work/install.log" || { cat "$work/install.log"; fail "install failed"; }

@@ -237,7 +237,7 @@ TEST_F(Commands, FailuresSayWhatAndWriteNothing) {
   EXPECT_NE(err_.find("warning: 4 vertices for 1 slots"), std::string::npos) << err_;
   EXPECT_NE(err_.find("oversubscribed by 3"), std::string::npos) << err_;
   // Bad options.
-  EXPECT_EQ(map({"--algorithm", "best"}), 1);
+  EXPECT_EQ(map({"--algorithm", "best"}), 2);  // a usage error
   EXPECT_NE(err_.find("option --algorithm: expected 'refine', 'paper' or 'round-robin', got 'best'"), std::string::npos)
       << err_;
 }
@@ -368,6 +368,57 @@ TEST_F(Commands, RunMapsChecksAndLaunchesOnTheMappedHosts) {
   std::string error;
   ASSERT_TRUE(parseMapJson(read("app.map.json"), remapped, error)) << error;
   for (const RankRecord& rank : remapped.ranks) EXPECT_NE(rank.host, "hostC") << "rank " << rank.rank;
+}
+
+// The files of another MPI's launcher: map warns (run would refuse them), and its "wrote" line names every
+// file it wrote.
+TEST_F(Commands, MapWarnsAboutAnotherMpisFilesAndNamesEveryFileWritten) {
+  Cluster c;
+  c.nodes = {node("hostA", 4, {a100(0)})};
+  lang::Rtg rtg = pipeline();
+  rtg.mpi = "mpich";
+  writeInputs(rtg, c);
+  ASSERT_EQ(map({"--format", "openmpi", "--dot", path("app.dot")}), 0) << err_;
+  EXPECT_NE(err_.find("warning: " + path("app") +
+                      " was built for mpich (its rtg says so) but --format openmpi writes "
+                      "openmpi's launcher files"),
+            std::string::npos)
+      << err_;
+  EXPECT_NE(out_.find("wrote " + path("app.machinefile") + ", " + path("app.rankfile") + ", " + path("app.map.json") +
+                      " and " + path("app.dot") + "\n"),
+            std::string::npos)
+      << out_;
+  ASSERT_EQ(map({}), 0) << err_;
+  EXPECT_EQ(err_.find("was built for"), std::string::npos) << err_;
+  EXPECT_NE(out_.find("wrote " + path("app.machinefile") + " and " + path("app.map.json") + "\n"), std::string::npos)
+      << out_;
+}
+
+// Open MPI's mpirun refuses root: run, as root, sets the two variables that allow it and says so; as
+// another user it sets nothing.
+TEST_F(Commands, RunAsRootTellsOpenMpiItMayRun) {
+  const bool root = ::geteuid() == 0;
+  Cluster c;
+  c.nodes = {node("hostA", 4, {a100(0)})};
+  lang::Rtg rtg = pipeline();
+  rtg.mpi = "openmpi";
+  writeInputs(rtg, c);
+  // The "mpirun": a script that reports the two variables it was given.
+  write("mpirun", "#!/bin/sh\necho \"root=$OMPI_ALLOW_RUN_AS_ROOT confirm=$OMPI_ALLOW_RUN_AS_ROOT_CONFIRM\" > '" +
+                      path("env") + "'\n");
+  ASSERT_EQ(::chmod(path("mpirun").c_str(), 0755), 0);
+  ::setenv("DISPAR_MPIRUN", path("mpirun").c_str(), 1);
+  ::unsetenv("OMPI_ALLOW_RUN_AS_ROOT");
+  ::testing::internal::CaptureStderr();
+  const int status = runCommand({"--cluster", path("cluster.json"), path("app")});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("DISPAR_MPIRUN");
+  EXPECT_EQ(status, 0) << err;
+  EXPECT_EQ(read("env"), root ? "root=1 confirm=1\n" : "root= confirm=\n");
+  EXPECT_EQ(err.find("running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1") !=
+                std::string::npos,
+            root)
+      << err;
 }
 
 TEST_F(Commands, HostNamesThatWouldRewriteALauncherFileAreRefused) {

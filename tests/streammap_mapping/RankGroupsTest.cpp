@@ -379,9 +379,9 @@ TEST_F(RankCommands, RanksOptionAndItsErrors) {
   EXPECT_FALSE(exists("app.machinefile"));
   EXPECT_EQ(map({"--ranks", "1"}), 1);
   EXPECT_NE(err_.find("needs from 2 to 6 ranks"), std::string::npos) << err_;
-  EXPECT_EQ(map({"--ranks", "0"}), 1);
+  EXPECT_EQ(map({"--ranks", "0"}), 2);  // usage errors
   EXPECT_NE(err_.find("--ranks"), std::string::npos) << err_;
-  EXPECT_EQ(map({"--ranks", "3", "--rank-per-instance"}), 1);
+  EXPECT_EQ(map({"--ranks", "3", "--rank-per-instance"}), 2);
   EXPECT_NE(err_.find("--ranks and --rank-per-instance are mutually exclusive"), std::string::npos) << err_;
   EXPECT_FALSE(exists("app.map.json"));
 }

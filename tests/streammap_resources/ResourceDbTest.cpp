@@ -678,6 +678,6 @@ TEST(PostgresResourceDb, CommandsTakeConnectionStringsAndNeverPrintThePassword) 
   EXPECT_NE(out.find("streammap: error: " + url + ": no node 'nosuchnode' recorded"), std::string::npos) << out;
   EXPECT_EQ(out.find("s3cret"), std::string::npos) << out;
   out = dispar::streammap::test::runCommand(cli + "daemon --interval 0.01 --db '" + withPassword + "' 2>&1", &status);
-  EXPECT_EQ(status, 1);
+  EXPECT_EQ(status, 2);  // a usage error
   EXPECT_NE(out.find("--interval: expected a number from 0.05 to 86400, got '0.01'"), std::string::npos) << out;
 }

@@ -1,4 +1,5 @@
 // streammap: resource discovery and task mapping. A thin dispatcher over the streammap libraries.
+#include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
 
 #include <cstdio>
@@ -37,15 +38,21 @@ constexpr Subcommand kSubcommands[] = {
 void printUsage(std::FILE* out) {
   std::fprintf(out, "usage: streammap <command> [options]\n\ncommands:\n");
   for (const Subcommand& s : kSubcommands) std::fprintf(out, "  %-12s %s\n", s.word, s.summary);
-  std::fprintf(out, "\n'streammap <command> --help' describes a command's options.\n");
+  std::fprintf(out, "\n'streammap <command> --help' describes a command's options; 'streammap --version' prints the "
+                    "version.\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using dispar::streammap::kExitUsage;
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     printUsage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 1 : 0;
+    return argc < 2 ? kExitUsage : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("streammap %s\n", dispar::streammap::streammapVersion());
+    return 0;
   }
   for (const Subcommand& s : kSubcommands) {
     if (std::strcmp(argv[1], s.word) != 0) continue;
@@ -54,5 +61,5 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "streammap: error: unknown command '%s'\n", argv[1]);
   printUsage(stderr);
-  return 1;
+  return kExitUsage;
 }

@@ -35,6 +35,14 @@ struct FrontendOptions {
   bool remarkFusionMissed = false;  // -Rfusion-missed: a remark for every loop fusion had to leave
 };
 
+/// A loop of library calls that fusion turned into one call the user never wrote: where, and which calls.
+/// A link that then misses the fused call is reported at the loop (streamcc's driver).
+struct FusedCall {
+  std::string location;  // "app.dsp:20:3", the loop's start as diagnostics print it
+  std::string original;  // the call the loop made, e.g. "cblas_dgemv"
+  std::string fused;     // the call it became, e.g. "cblas_dgemm"
+};
+
 struct FrontendResult {
   lang::ProgramModel program;
   std::string sourceText;                          // the main file as parsed
@@ -43,6 +51,7 @@ struct FrontendResult {
   std::vector<clang::tooling::Range> fusedRanges;  // main-file text library-call fusion replaced (offsets
                                                    // into sourceText); other rewrites leave it alone
   std::vector<std::string> gpuLibraries;           // "cublas", "cufft": GPU libraries the program calls (sorted)
+  std::vector<FusedCall> fusedCalls;               // every loop library-call fusion replaced, in source order
 };
 
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.

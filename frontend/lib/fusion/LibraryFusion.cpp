@@ -215,6 +215,10 @@ void LibraryFusion::run(FrontendResult& result) {
     }
     result.sourceEdits = std::move(edits);
     if (condition.empty()) result.fusedRanges.push_back(clang::tooling::Range(edit.getOffset(), edit.getLength()));
+    const clang::PresumedLoc at = sm.getPresumedLoc(loop->getBeginLoc());
+    result.fusedCalls.push_back(FusedCall{std::string(at.getFilename()) + ":" + std::to_string(at.getLine()) + ":" +
+                                              std::to_string(at.getColumn()),
+                                          from, fused->fusedName});
     if (options_.remarkFusion) {
       std::optional<std::int64_t> count = canonical->count.constantValue();
       diags_.report(loop->getBeginLoc(), Diag::FusionApplied)

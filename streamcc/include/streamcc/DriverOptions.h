@@ -31,9 +31,17 @@ struct DriverOptions {
   bool fusion = true;                    // -ffusion / -fno-fusion: library-call fusion
   bool remarkFusion = false;             // -Rfusion: remark on every fused loop
   bool remarkFusionMissed = false;       // -Rfusion-missed: remark on every loop left unfused, and why
+  /// -fcolor-diagnostics / -fno-color-diagnostics / -fdiagnostics-color=always|never|auto, as clang takes
+  /// them. Auto (the default): colours when standard error is a terminal and NO_COLOR is not set.
+  enum class Color { Auto, Always, Never } color = Color::Auto;
   bool showHelp = false;
   bool showVersion = false;
 };
+
+/// Exit statuses, as getopt tools have them: 1 when the compilation failed, 2 when the command line
+/// was wrong (an unknown option, a missing or malformed value, no input).
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
 
 /// Parses argv[1..]. On error returns false and sets `error` (e.g. "missing argument to '-o'").
 bool parseDriverOptions(int argc, const char* const* argv, DriverOptions& options, std::string& error);

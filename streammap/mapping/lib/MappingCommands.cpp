@@ -18,6 +18,7 @@
 #include "streammap/Slurm.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -40,7 +41,13 @@ namespace {
 
 int fail(const char* command, const std::string& message) {
   std::fprintf(stderr, "streammap %s: error: %s\n", command, message.c_str());
-  return 1;
+  return kExitFailure;
+}
+
+/// As fail, for a wrong command line (kExitUsage).
+int usageFail(const char* command, const std::string& message) {
+  fail(command, message);
+  return kExitUsage;
 }
 
 // Option groups the commands share (docs/streammap.md lists them from the --help these tables print).
@@ -398,6 +405,14 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
   std::string error;
   // Without --format: the files of the MPI the program was built for.
   const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
+  // The files of another MPI's launcher: `run` refuses to start the program with them, so map says so.
+  const std::string builtFor = rtg.mpi.empty() ? "mpich" : rtg.mpi;
+  if (format != Launcher::Slurm && info(format).name != builtFor)
+    std::fprintf(stderr,
+                 "streammap map: warning: %s was built for %s (its rtg says so) but --format %s writes %s's launcher "
+                 "files; rebuild with disparcc --mpi=%s, or map with --format %s\n",
+                 programStem(m.rtgPath).c_str(), builtFor.c_str(), info(format).name, info(format).name,
+                 info(format).name, builtFor.c_str());
   CostData read;
   if (loaded == nullptr && !loadCosts(m, rtg, cluster, read, error)) return fail("map", error);
   const CostData& costData = loaded ? *loaded : read;
@@ -472,8 +487,11 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
   std::printf("\nalgorithm: %s\ncost model: %s\ncosts: %s\npredicted period: %.6g (bytes crossing nodes: %.0f)\n",
               algorithmName(m.settings.algorithm), kCostModelSummary, costSummary(costs).c_str(), record.period,
               record.crossBytes);
-  const bool openmpi = format == Launcher::OpenMpi;
-  std::printf("wrote %s and %s%s\n", output.c_str(), mapPath.c_str(), openmpi ? (" and " + rankfile).c_str() : "");
+  const std::vector<std::string> written = files.paths();
+  std::string wrote;
+  for (std::size_t i = 0; i < written.size(); ++i)
+    wrote += (i == 0 ? "" : i + 1 == written.size() ? " and " : ", ") + written[i];
+  std::printf("wrote %s\n", wrote.c_str());
   const std::string program = launchProgram(programStem(m.rtgPath));
   const std::string ranks = std::to_string(lang::rankCountOf(record.ranks));
   switch (format) {
@@ -550,11 +568,11 @@ void printReport(const char* path, const CheckReport& report) {
 
 int mapCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kMapSpec, args)) return 1;
+  if (!cl.parse(kMapSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   MapInvocation m;
-  if (!oneArgument("map", kMapSpec, cl, "rtg file", m.rtgPath)) return 1;
-  if (!readMapSettings(cl, m.settings)) return 1;
+  if (!oneArgument("map", kMapSpec, cl, "rtg file", m.rtgPath)) return kExitUsage;
+  if (!readMapSettings(cl, m.settings)) return kExitUsage;
   m.output = cl.value("-o");
   m.dotPath = cl.value("--dot");
   m.explain = cl.has("--explain");
@@ -563,25 +581,26 @@ int mapCommand(const Args& args) {
   if (cl.has("--format")) {
     Launcher format = Launcher::Mpich;
     if (!parseLauncher(cl.value("--format"), format))
-      return fail("map", "option --format: expected 'mpich', 'openmpi' or 'slurm', got '" + cl.value("--format") + "'");
+      return usageFail("map",
+                       "option --format: expected 'mpich', 'openmpi' or 'slurm', got '" + cl.value("--format") + "'");
     m.format = format;
   }
   std::string error;
   bool given = false;
-  if (!readSource(cl, m.source, given)) return 1;
+  if (!readSource(cl, m.source, given)) return kExitUsage;
   m.sourceGiven = given;
   return executeMap(m);
 }
 
 int checkCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kCheckSpec, args)) return 1;
+  if (!cl.parse(kCheckSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   std::string mapPath, error;
-  if (!oneArgument("check", kCheckSpec, cl, "map file", mapPath)) return 1;
+  if (!oneArgument("check", kCheckSpec, cl, "map file", mapPath)) return kExitUsage;
   ClusterSource requested;
   bool given = false;
-  if (!readSource(cl, requested, given)) return 1;
+  if (!readSource(cl, requested, given)) return kExitUsage;
   std::string text;
   MapRecord record;
   if (!readFile(mapPath, text, error)) return fail("check", error);
@@ -597,26 +616,26 @@ int checkCommand(const Args& args) {
 
 int runCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kRunSpec, args)) return 1;
+  if (!cl.parse(kRunSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   if (cl.positional().empty()) {
     std::fprintf(stderr, "usage: %s\n", kRunSpec.usage);
-    return fail("run", "no program given");
+    return usageFail("run", "no program given");
   }
   MapInvocation m;
   std::string error;
-  if (!readMapSettings(cl, m.settings)) return 1;
+  if (!readMapSettings(cl, m.settings)) return kExitUsage;
   readHistoryOption(cl, m.historyPath);
   bool given = false;
-  if (!readSource(cl, m.source, given)) return 1;
+  if (!readSource(cl, m.source, given)) return kExitUsage;
   m.sourceGiven = given;
   const bool forkLauncher = cl.value("--launcher") == "fork";
   std::optional<Launcher> requested;
   if (cl.has("--launcher")) {
     Launcher launcher = Launcher::Mpich;
     if (!forkLauncher && !parseLauncher(cl.value("--launcher"), launcher))
-      return fail("run", "option --launcher: expected 'mpich', 'fork', 'openmpi' or 'slurm', got '" +
-                             cl.value("--launcher") + "'");
+      return usageFail("run", "option --launcher: expected 'mpich', 'fork', 'openmpi' or 'slurm', got '" +
+                                  cl.value("--launcher") + "'");
     requested = launcher;
   }
   const std::string program = cl.positional()[0];
@@ -701,6 +720,15 @@ int runCommand(const Args& args) {
     if (srun && *srun) argv[0] = srun;
     environment.push_back("SLURM_HOSTFILE=" + m.output);
   } else if (launcher == Launcher::OpenMpi) {
+    // Open MPI's mpirun refuses to run as root unless both variables say the user means it; a root user
+    // who asked streammap to run the program means it.
+    const char* allowed = std::getenv("OMPI_ALLOW_RUN_AS_ROOT");
+    if (::geteuid() == 0 && (allowed == nullptr || *allowed == '\0')) {
+      environment.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
+      environment.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+      std::fprintf(stderr, "streammap run: note: running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 for Open MPI's mpirun, which refuses root otherwise\n");
+    }
     const char* mpirun = std::getenv("DISPAR_MPIRUN");
     argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH,
             "--hostfile",
@@ -810,15 +838,15 @@ std::string formatBatchScript(const MapRecord& record, const BatchSettings& batc
 
 int sbatchCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kSbatchSpec, args)) return 1;
+  if (!cl.parse(kSbatchSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   MapInvocation m;
-  if (!oneArgument("sbatch", kSbatchSpec, cl, "rtg file", m.rtgPath)) return 1;
-  if (!readMapSettings(cl, m.settings)) return 1;
+  if (!oneArgument("sbatch", kSbatchSpec, cl, "rtg file", m.rtgPath)) return kExitUsage;
+  if (!readMapSettings(cl, m.settings)) return kExitUsage;
   readHistoryOption(cl, m.historyPath);
   std::string error;
   bool given = false;
-  if (!readSource(cl, m.source, given)) return 1;
+  if (!readSource(cl, m.source, given)) return kExitUsage;
   m.sourceGiven = given;
   BatchSettings batch;
   batch.script = cl.value("-o");
@@ -826,14 +854,14 @@ int sbatchCommand(const Args& args) {
   batch.partition = cl.value("--partition");
   batch.jobName = cl.value("--job-name");
   if (cl.has("--time") && !isSlurmTime(batch.time))
-    return fail("sbatch",
-                "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
+    return usageFail("sbatch",
+                     "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
   const std::string stem = programStem(m.rtgPath);
   if (batch.script.empty()) batch.script = stem + ".sbatch";
   const std::string name = stem.substr(stem.rfind('/') == std::string::npos ? 0 : stem.rfind('/') + 1);
   if (batch.jobName.empty()) batch.jobName = name;
   if (batch.jobName.find_first_of(" \t\n'\"") != std::string::npos)
-    return fail("sbatch", "option --job-name: no spaces or quotes, got '" + batch.jobName + "'");
+    return usageFail("sbatch", "option --job-name: no spaces or quotes, got '" + batch.jobName + "'");
   m.format = Launcher::Slurm;
   m.output = stem + info(Launcher::Slurm).placementSuffix;
   m.wholeCluster = true;
@@ -890,25 +918,25 @@ bool writeWhole(const std::string& path, const std::string& text, std::string& e
 
 int simulateCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kSimulateSpec, args)) return 1;
+  if (!cl.parse(kSimulateSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   if (cl.positional().empty()) {
     std::fprintf(stderr, "usage: %s\n", kSimulateSpec.usage);
-    return fail("simulate", "no program given");
+    return usageFail("simulate", "no program given");
   }
   const std::string program = cl.positional()[0];
   const std::optional<double> gpuSpeedup = cl.doubleValue("--gpu-speedup", kDefaultGpuSpeedup, 1e-6, 1e9);
   const std::optional<double> latency = cl.doubleValue("--latency", kDefaultLatencySeconds, 0, 10);
   const std::optional<int> machinefileRanks = cl.intValue("-n", 0, 1, 1000000);
-  if (!gpuSpeedup || !latency || !machinefileRanks) return 1;
+  if (!gpuSpeedup || !latency || !machinefileRanks) return kExitUsage;
   const int given = cl.has("--mapping") + cl.has("--machinefile") + cl.has("--algorithm");
-  if (given > 1) return fail("simulate", "--mapping, --machinefile and --algorithm are mutually exclusive");
-  if (cl.has("--machinefile") != cl.has("-n")) return fail("simulate", "--machinefile and -n go together");
+  if (given > 1) return usageFail("simulate", "--mapping, --machinefile and --algorithm are mutually exclusive");
+  if (cl.has("--machinefile") != cl.has("-n")) return usageFail("simulate", "--machinefile and -n go together");
   MapInvocation m;
-  if (!readMapSettings(cl, m.settings)) return 1;
+  if (!readMapSettings(cl, m.settings)) return kExitUsage;
   readHistoryOption(cl, m.historyPath);
   bool sourceGiven = false;
-  if (!readSource(cl, m.source, sourceGiven)) return 1;
+  if (!readSource(cl, m.source, sourceGiven)) return kExitUsage;
   m.sourceGiven = sourceGiven;
   std::string error;
   Cluster cluster;

@@ -112,14 +112,17 @@ int showHistory(const CommandLine& cl, const std::string& program) {
 
 int profileCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kProfileSpec, args)) return 1;
+  if (!cl.parse(kProfileSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   const auto& words = cl.positional();
   if (words.size() == 2 && words[0] == "add") return addProfile(cl, words[1]);
   if ((words.size() == 1 || words.size() == 2) && words[0] == "show" && !cl.has("--rtg") && !cl.has("--cluster"))
     return showHistory(cl, words.size() == 2 ? words[1] : "");
   CommandLine::printHelp(kProfileSpec, stderr);
-  return reportError("profile: expected 'add PROFILE.json' or 'show [PROGRAM]'");
+  if (!words.empty() && words[0] != "add" && words[0] != "show")
+    return reportUsageError("profile: unknown subcommand '" + words[0] +
+                            "'; expected 'add PROFILE.json' or 'show [PROGRAM]'");
+  return reportUsageError("profile: expected 'add PROFILE.json' or 'show [PROGRAM]'");
 }
 
 }  // namespace dispar::streammap

@@ -26,6 +26,11 @@ bool CommandLine::parse(const CommandSpec& spec, const Args& args) {
       printHelp(spec, stdout);
       return true;
     }
+    if (arg == "--version") {
+      help_ = true;
+      std::printf("streammap %s\n", streammapVersion());
+      return true;
+    }
     if (arg.size() < 2 || arg[0] != '-') {
       if (spec.firstArgumentEndsOptions) {
         positional_.assign(args.begin() + static_cast<long>(i), args.end());
@@ -128,6 +133,7 @@ void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
       std::fprintf(out, "  %-22s %s\n", left.c_str(), o.help);
   }
   std::fprintf(out, "  %-22s %s\n", "--help", "print this help");
+  std::fprintf(out, "  %-22s %s\n", "--version", "print streammap's version");
   if (!database) return;
   std::fprintf(out,
                "\nThe database is --db PATH, else $DISPAR_RESOURCE_DB, else %s.\n"
@@ -135,9 +141,16 @@ void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
                displayDatabaseName(defaultDatabasePath()).c_str());
 }
 
+const char* streammapVersion() { return DISPAR_VERSION; }
+
+int reportUsageError(const std::string& message) {
+  std::fprintf(stderr, "streammap: error: %s\n", message.c_str());
+  return kExitUsage;
+}
+
 int reportError(const std::string& message) {
   std::fprintf(stderr, "streammap: error: %s\n", message.c_str());
-  return 1;
+  return kExitFailure;
 }
 
 void reportWarning(const std::string& message) { std::fprintf(stderr, "streammap: warning: %s\n", message.c_str()); }

@@ -164,9 +164,9 @@ int importFromSlurm(const CommandLine& cl) {
 
 int discoverCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kDiscoverSpec, args)) return 1;
+  if (!cl.parse(kDiscoverSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
-  if (!cl.positional().empty()) return reportError("--discover: unexpected argument '" + cl.positional()[0] + "'");
+  if (!cl.positional().empty()) return reportUsageError("--discover: unexpected argument '" + cl.positional()[0] + "'");
   ProbeOptions options;
   options.hostName = cl.value("--host");
   if (std::string why; cl.has("--host") && !checkHostName(options.hostName, why)) return reportError("--host: " + why);
@@ -182,15 +182,15 @@ int discoverCommand(const Args& args) {
 
 int daemonCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kDaemonSpec, args)) return 1;
+  if (!cl.parse(kDaemonSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
-  if (!cl.positional().empty()) return reportError("daemon: unexpected argument '" + cl.positional()[0] + "'");
+  if (!cl.positional().empty()) return reportUsageError("daemon: unexpected argument '" + cl.positional()[0] + "'");
   DaemonOptions options;
   options.dbPath = cl.databasePath();
   std::optional<double> interval = cl.doubleValue("--interval", 30, 0.05, 86400);
   std::optional<double> probeInterval = cl.doubleValue("--probe-interval", 0, 0.05, 30 * 86400);
   std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
-  if (!interval || !probeInterval || !ttl) return 1;
+  if (!interval || !probeInterval || !ttl) return kExitUsage;
   options.intervalSeconds = *interval;
   options.probeIntervalSeconds = *probeInterval;
   options.ttlSeconds = *ttl;
@@ -203,11 +203,11 @@ int daemonCommand(const Args& args) {
 
 int nodesCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kNodesSpec, args)) return 1;
+  if (!cl.parse(kNodesSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
-  if (!cl.positional().empty()) return reportError("nodes: unexpected argument '" + cl.positional()[0] + "'");
+  if (!cl.positional().empty()) return reportUsageError("nodes: unexpected argument '" + cl.positional()[0] + "'");
   std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
-  if (!ttl) return 1;
+  if (!ttl) return kExitUsage;
   Cluster cluster;
   std::string error;
   if (!loadRecords(cl.databasePath(), *ttl, cluster, error)) return reportError(error);
@@ -221,12 +221,15 @@ int nodesCommand(const Args& args) {
 
 int nodeCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kNodeSpec, args)) return 1;
+  if (!cl.parse(kNodeSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   const auto& words = cl.positional();
   if (words.size() != 2 || (words[0] != "drain" && words[0] != "resume")) {
     CommandLine::printHelp(kNodeSpec, stderr);
-    return reportError("node: expected 'drain HOST' or 'resume HOST'");
+    return reportUsageError(words.empty() || words[0] == "drain" || words[0] == "resume"
+                                ? "node: expected 'drain HOST' or 'resume HOST'"
+                                : "node: unknown subcommand '" + words[0] +
+                                      "'; expected 'drain HOST' or 'resume HOST'");
   }
   std::string error;
   std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::Existing, error);
@@ -238,7 +241,7 @@ int nodeCommand(const Args& args) {
 
 int clusterCommand(const Args& args) {
   CommandLine cl;
-  if (!cl.parse(kClusterSpec, args)) return 1;
+  if (!cl.parse(kClusterSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   const auto& words = cl.positional();
   std::string error;
@@ -251,7 +254,7 @@ int clusterCommand(const Args& args) {
   }
   if (words.size() == 1 && words[0] == "export") {
     std::optional<int> ttl = cl.intValue("--ttl", 0, 1, 30 * 86400);
-    if (!ttl) return 1;
+    if (!ttl) return kExitUsage;
     Cluster cluster;
     if (!loadRecords(cl.databasePath(), *ttl, cluster, error)) return reportError(error);
     const std::string text = writeClusterJson(cluster);
@@ -263,7 +266,10 @@ int clusterCommand(const Args& args) {
     return 0;
   }
   CommandLine::printHelp(kClusterSpec, stderr);
-  return reportError("cluster: expected 'import FILE.json', 'import --slurm' or 'export'");
+  if (!words.empty() && words[0] != "import" && words[0] != "export")
+    return reportUsageError("cluster: unknown subcommand '" + words[0] +
+                            "'; expected 'import FILE.json', 'import --slurm' or 'export'");
+  return reportUsageError("cluster: expected 'import FILE.json', 'import --slurm' or 'export'");
 }
 
 }  // namespace dispar::streammap

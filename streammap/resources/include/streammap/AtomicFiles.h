@@ -15,6 +15,12 @@ class AtomicFileSet {
   /// On failure no target is touched (a rename failing half way is reported; the temporaries are
   /// removed) and `error` names the file and the reason.
   bool commit(std::string& error);
+  /// The targets, in the order added ("wrote A, B and C").
+  std::vector<std::string> paths() const {
+    std::vector<std::string> out;
+    for (const auto& file : files_) out.push_back(file.first);
+    return out;
+  }
 
  private:
   std::vector<std::pair<std::string, std::string>> files_;

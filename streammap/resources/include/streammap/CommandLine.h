@@ -35,8 +35,9 @@ std::vector<OptionSpec> joinOptions(std::initializer_list<std::vector<OptionSpec
 
 class CommandLine {
  public:
-  /// Parses `args`; on failure prints "streammap: error: ..." and the usage to stderr and returns false.
-  /// `--help` prints the help to stdout and sets helpRequested().
+  /// Parses `args`; on failure prints "streammap: error: ..." and the usage to stderr and returns false
+  /// (the command then exits kExitUsage). `--help` prints the help and `--version` the version to stdout;
+  /// both set helpRequested() (the command exits 0).
   bool parse(const CommandSpec& spec, const Args& args);
 
   bool helpRequested() const { return help_; }
@@ -62,8 +63,18 @@ class CommandLine {
   std::vector<std::string> positional_;
 };
 
-/// Prints "streammap: error: MESSAGE" to stderr and returns 1 (the exit status for failures).
+/// Exit statuses, as getopt tools have them: 1 when the command failed, 2 when its command line was wrong
+/// (an unknown command, subcommand or option, a missing or extra argument, an option value out of range).
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+/// The version every streammap command prints for --version ("streammap 0.1.0").
+const char* streammapVersion();
+
+/// Prints "streammap: error: MESSAGE" to stderr and returns kExitFailure.
 int reportError(const std::string& message);
+/// Prints "streammap: error: MESSAGE" to stderr and returns kExitUsage: a wrong command line.
+int reportUsageError(const std::string& message);
 void reportWarning(const std::string& message);
 
 }  // namespace dispar::streammap
