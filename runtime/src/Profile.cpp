@@ -1,6 +1,7 @@
 #include "Profile.h"
 
 #include "MpiCheck.h"
+#include "dispar_lang/OutputTarget.h"
 
 #include <algorithm>
 #include <chrono>
@@ -96,7 +97,12 @@ std::string profileJson(const ProgramSpec& program, const std::vector<InstancePr
 }
 
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  lang::OutputTarget target;
+  if (!lang::resolveOutputTarget(path, target, error)) {
+    error = "DISPAR_PROFILE=" + error;
+    return false;
+  }
+  const std::string temporary = target.path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << text;
@@ -107,8 +113,8 @@ bool writeProfileFile(const std::string& path, const std::string& text, std::str
       return false;
     }
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = "cannot rename the profile to '" + path + "'";
+  if (!lang::keepTargetMode(temporary, target, error) || std::rename(temporary.c_str(), target.path.c_str()) != 0) {
+    if (error.empty()) error = "cannot rename the profile to '" + target.path + "'";
     std::remove(temporary.c_str());
     return false;
   }

@@ -3,6 +3,7 @@
 #include "streamcc/CodeGenerator.h"
 #include "streamcc/DriverOptions.h"
 
+#include "dispar_lang/OutputTarget.h"
 #include "dispar_lang/Rtg.h"
 #include "frontend/Frontend.h"
 
@@ -43,11 +44,14 @@ bool colorDiagnostics(DriverOptions::Color color) {
 }
 
 // A file written next to its destination and renamed into place on commit(); removed otherwise, so a
-// failed build leaves nothing half-written behind.
+// failed build leaves nothing half-written behind. The destination follows the one rule for outputs
+// (dispar_lang/OutputTarget.h): a link's target is written, a device or FIFO is never replaced, an
+// existing file keeps its mode.
 class PendingFile {
  public:
   explicit PendingFile(std::string destination) : destination_(std::move(destination)) {
-    llvm::SmallString<256> model(destination_);
+    if (!lang::resolveOutputTarget(destination_, target_, refusal_)) return;
+    llvm::SmallString<256> model(target_.path);
     model += ".tmp-%%%%%%";
     int fd = -1;
     if (llvm::sys::fs::createUniqueFile(model, fd, temporary_)) {
@@ -66,6 +70,8 @@ class PendingFile {
   PendingFile& operator=(const PendingFile&) = delete;
 
   bool valid() const { return !temporary_.empty(); }
+  /// Why the destination may not be written ("'x': is a FIFO; ..."), when it is refused.
+  const std::string& refusal() const { return refusal_; }
   std::string temporaryPath() const { return std::string(temporary_); }
   const std::string& destination() const { return destination_; }
 
@@ -78,13 +84,17 @@ class PendingFile {
     return !out.has_error();
   }
   bool commit() {
-    if (llvm::sys::fs::rename(temporary_, destination_)) return false;
+    std::string error;
+    if (!lang::keepTargetMode(std::string(temporary_), target_, error)) return false;
+    if (llvm::sys::fs::rename(temporary_, target_.path)) return false;
     committed_ = true;
     return true;
   }
 
  private:
   std::string destination_;
+  lang::OutputTarget target_;
+  std::string refusal_;
   llvm::SmallString<256> temporary_;
   bool committed_ = false;
 };
@@ -151,7 +161,7 @@ class Disparcc {
 
   int run() {
     if (options_.output.empty()) options_.output = defaultOutput(options_.input);
-    if (!inputReadable() || !outputDirectoryWritable()) return 1;
+    if (!inputReadable() || (!options_.syntaxOnly && !outputDirectoryWritable())) return 1;
     if (options_.noHostPath && paths_.cudaPath.empty()) {
       reportError("--no-host-path needs a CUDA toolkit; none found (set --cuda-path or DISPAR_CUDA_PATH)");
       return 1;
@@ -205,20 +215,27 @@ class Disparcc {
     return false;
   }
   bool outputDirectoryWritable() const {
-    llvm::SmallString<256> dir(options_.output);
+    lang::OutputTarget target;
+    std::string why;
+    if (!lang::resolveOutputTarget(options_.output, target, why)) {
+      reportError("cannot write the program to " + why);
+      return false;
+    }
+    // The other outputs too, before any work (-MF is written by the parse itself).
+    for (const std::string* other :
+         {&options_.emitCpp, &options_.emitRtg, &options_.dependencyFile, &options_.compileCommandsFile}) {
+      lang::OutputTarget ignored;
+      if (!other->empty() && !lang::resolveOutputTarget(*other, ignored, why)) {
+        reportError("cannot write " + why);
+        return false;
+      }
+    }
+    llvm::SmallString<256> dir(target.path);
     llvm::sys::path::remove_filename(dir);
     if (dir.empty()) dir = ".";
-    std::string why;
-    if (!llvm::sys::fs::exists(dir))
-      why = "no directory '" + std::string(dir) + "'";
-    else if (!llvm::sys::fs::is_directory(dir))
-      why = "'" + std::string(dir) + "' is not a directory";
-    else if (llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write))
-      why = "directory '" + std::string(dir) + "' is not writable";
-    else if (llvm::sys::fs::is_directory(options_.output))
-      why = "it is a directory";
-    if (why.empty()) return true;
-    reportError("cannot write the program to '" + options_.output + "': " + why);
+    if (!llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write)) return true;
+    reportError("cannot write the program to '" + options_.output + "': directory '" + std::string(dir) +
+                "' is not writable");
     return false;
   }
 
@@ -247,7 +264,8 @@ class Disparcc {
     PendingFile rtg(options_.emitRtg.empty() ? options_.output + ".rtg.json" : options_.emitRtg);
     for (const PendingFile* file : {&source, &binary, &rtg})
       if (!file->valid()) {
-        reportError("cannot create a file next to '" + file->destination() + "'");
+        reportError(file->refusal().empty() ? "cannot create a file next to '" + file->destination() + "'"
+                                            : "cannot write " + file->refusal());
         return 1;
       }
     if (!source.write(generated)) {
@@ -336,7 +354,7 @@ class Disparcc {
   bool writeAtomically(const std::string& path, const std::string& contents) const {
     PendingFile file(path);
     if (!file.valid() || !file.write(contents) || !file.commit()) {
-      reportError("cannot write '" + path + "'");
+      reportError(file.refusal().empty() ? "cannot write '" + path + "'" : "cannot write " + file.refusal());
       return false;
     }
     return true;

@@ -85,8 +85,9 @@ TEST(DemoOn, OneAndSixteenCoreNodes) {
       ASSERT_EQ(run.status, 0) << run.output;
       const int instances = std::string(name) == "fir" ? 4 : 5;
       EXPECT_EQ(launchedRanks(run.output, name), cores == 1 ? 1 : instances) << run.output;
-      for (const Example& e : examples())
+      for (const Example& e : examples()) {
         if (e.name == name) EXPECT_TRUE(printsResult(run.output, e.result)) << run.output;
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <regex>
+#include <sys/stat.h>
 
 namespace dispar::testing {
 namespace {
@@ -522,6 +523,20 @@ VNODE(sink, IN(values)) { long v, sum = 0; while (values.read(v)) sum += v; std:
             std::string::npos)
       << nowhere.output;
   EXPECT_EQ(nowhere.output.find(".tmp"), std::string::npos) << nowhere.output;
+  // Never replaced: a FIFO (or a device) named by -o or --emit-cpp (dispar_lang/OutputTarget.h).
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0644), 0);
+  ProcessResult fifo = compile(dir, {"-DSCALE=1", "scaled.dsp", "-o", "fifo"});
+  EXPECT_EQ(fifo.status, 1);
+  EXPECT_NE(fifo.output.find("disparcc: error: cannot write the program to 'fifo': is a FIFO; not replaced"),
+            std::string::npos)
+      << fifo.output;
+  ProcessResult emitted = compile(dir, {"-DSCALE=1", "scaled.dsp", "-o", "ok", "--emit-cpp", "fifo"});
+  EXPECT_EQ(emitted.status, 1);
+  EXPECT_NE(emitted.output.find("disparcc: error: cannot write 'fifo': is a FIFO"), std::string::npos)
+      << emitted.output;
+  struct stat st{};
+  ASSERT_EQ(::lstat(dir.file("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
   // Colours as clang takes them; NO_COLOR and never leave no escape sequence.
   for (const char* flag : {"-fno-color-diagnostics", "-fdiagnostics-color=never", "-fcolor-diagnostics"}) {
     ProcessResult coloured = compile(dir, {flag, "scaled.dsp", "-o", "x"});

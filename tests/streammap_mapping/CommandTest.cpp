@@ -394,6 +394,55 @@ TEST_F(Commands, MapWarnsAboutAnotherMpisFilesAndNamesEveryFileWritten) {
       << out_;
 }
 
+// Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before
+// anything is written, a link's target is written and the link stays, an existing file keeps its mode.
+TEST_F(Commands, OutputsNeverReplaceDevicesFifosOrLinks) {
+  Cluster c;
+  c.nodes = {node("hostA", 4, {a100(0)})};
+  writeInputs(pipeline(), c);
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
+  auto mapTo = [&](const std::string& output) {
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    const int status = mapCommand({path("app.rtg.json"), "-o", output, "--cluster", path("cluster.json")});
+    out_ = ::testing::internal::GetCapturedStdout();
+    err_ = ::testing::internal::GetCapturedStderr();
+    return status;
+  };
+  EXPECT_EQ(mapTo(path("fifo")), 1);
+  EXPECT_NE(err_.find(path("fifo") + "': is a FIFO; not replaced"), std::string::npos) << err_;
+  struct stat st{};
+  ASSERT_EQ(::lstat(path("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_FALSE(exists("fifo.map.json"));  // all or nothing
+  EXPECT_EQ(mapTo(path("")), 1);          // the scratch directory itself
+  EXPECT_NE(err_.find("is a directory; not replaced"), std::string::npos) << err_;
+
+  // A link: its target gets the machinefile; the link stays a link; the target keeps its mode.
+  write("real.machinefile", "old\n");
+  ASSERT_EQ(::chmod(path("real.machinefile").c_str(), 0600), 0);
+  ASSERT_EQ(::symlink(path("real.machinefile").c_str(), path("link.machinefile").c_str()), 0);
+  ASSERT_EQ(mapTo(path("link.machinefile")), 0) << err_;
+  ASSERT_EQ(::lstat(path("link.machinefile").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(read("real.machinefile"), "hostA:4\n");
+  ASSERT_EQ(::stat(path("real.machinefile").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+
+  // A read-only file is not replaced behind the user's back.
+  write("readonly.machinefile", "mine\n");
+  ASSERT_EQ(::chmod(path("readonly.machinefile").c_str(), 0444), 0);
+  EXPECT_EQ(mapTo(path("readonly.machinefile")), 1);
+  EXPECT_NE(err_.find("is read-only; not replaced"), std::string::npos) << err_;
+  EXPECT_EQ(read("readonly.machinefile"), "mine\n");
+
+  // run --profile is checked before the job starts.
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(runCommand({"--profile", path("fifo"), "--cluster", path("cluster.json"), path("app")}), 1);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("streammap run: error: --profile '" + path("fifo") + "': is a FIFO"), std::string::npos) << err;
+}
+
 // Open MPI's mpirun refuses root: run, as root, sets the two variables that allow it and says so; as
 // another user it sets nothing.
 TEST_F(Commands, RunAsRootTellsOpenMpiItMayRun) {

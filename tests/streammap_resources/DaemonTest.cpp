@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace dispar::streammap;
@@ -219,4 +221,42 @@ TEST_P(DaemonBackend, ASecondDaemonNeverTakesOverAPidFileInUse) {
   ASSERT_EQ(kill(a, SIGTERM), 0);
   ASSERT_EQ(waitpid(a, &status, 0), a);
   EXPECT_EQ(access(first.pidFile.c_str(), F_OK), -1);  // removed by its owner
+}
+
+// --pidfile never destroys what is not a pid file: a user's file is refused and left as it was, a FIFO
+// (or device) is refused, a stale pid file (no daemon holds its lock) is taken over and removed at exit.
+TEST_P(DaemonBackend, PidFileIsOursOrRefused) {
+  DaemonOptions options;
+  options.dbPath = freshDatabase("pidfile.db");
+  options.intervalSeconds = 1;
+  options.probe.hostName = "node-a";
+  auto refusedWith = [&](const std::string& pidFile, const std::string& log) {
+    options.pidFile = pidFile;
+    const pid_t d = startDaemon(options, dir.file(log));
+    int status = 0;
+    EXPECT_EQ(waitpid(d, &status, 0), d);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << readFile(dir.file(log));
+    return readFile(dir.file(log));
+  };
+  {
+    std::ofstream(dir.file("notes.txt")) << "my notes\n";
+  }
+  EXPECT_NE(refusedWith(dir.file("notes.txt"), "notes.log").find("exists and is not a pid file; not replaced"),
+            std::string::npos);
+  EXPECT_EQ(readFile(dir.file("notes.txt")), "my notes\n");
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0644), 0);
+  EXPECT_NE(refusedWith(dir.file("fifo"), "fifo.log").find("is a FIFO; not replaced"), std::string::npos);
+
+  {
+    std::ofstream(dir.file("stale.pid")) << "999999\n";
+  }
+  options.pidFile = dir.file("stale.pid");
+  const pid_t d = startDaemon(options, dir.file("stale.log"));
+  ASSERT_TRUE(
+      waitFor([&] { return readFile(options.pidFile) == std::to_string(d) + "\n"; }, std::chrono::milliseconds(5000)))
+      << readFile(dir.file("stale.log"));
+  ASSERT_EQ(kill(d, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(d, &status, 0), d);
+  EXPECT_EQ(access(options.pidFile.c_str(), F_OK), -1);
 }

@@ -1,5 +1,6 @@
 // The map / check / run subcommands: option parsing, file handling and launching; the work is done by
 // MapPlanner and MapCheck.
+#include "dispar_lang/OutputTarget.h"
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/CommandLine.h"
@@ -712,6 +713,9 @@ int runCommand(const Args& args) {
   if (cl.has("--profile")) {
     std::error_code ignored;
     const std::string path = std::filesystem::absolute(cl.value("--profile"), ignored).string();
+    // Refused before the job runs, not after (the runtime would only warn at the end).
+    lang::OutputTarget target;
+    if (!lang::resolveOutputTarget(path, target, error)) return fail("run", "--profile " + error);
     environment.push_back("DISPAR_PROFILE=" + path);
   }
   if (launcher == Launcher::Slurm) {

@@ -162,14 +162,12 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     } else {
       int first = 0;
       while (rtg.vertices[first].type != lang::Requirement::CG) ++first;
-      error = "vertex " + std::to_string(first) + " (vnode '" + rtg.vertices[first].vnode +
-              "') needs a GPU (CG) but no usable node has one" +
-              (unrunnable.empty() ? std::string()
+      const std::string why = unrunnable.empty()
+                                  ? ""
                                   : " the binary runs on (built for " + archList +
-                                        "; rebuild with disparcc "
-                                        "--cuda-arch for " +
-                                        unrunnable.front() + ")") +
-              "; use --allow-host-fallback to run it on a CPU";
+                                        "; rebuild with disparcc --cuda-arch for " + unrunnable.front() + ")";
+      error = "vertex " + std::to_string(first) + " (vnode '" + rtg.vertices[first].vnode +
+              "') needs a GPU (CG) but no usable node has one" + why + "; use --allow-host-fallback to run it on a CPU";
       return false;
     }
   }

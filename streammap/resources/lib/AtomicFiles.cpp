@@ -1,5 +1,6 @@
 #include "streammap/AtomicFiles.h"
 
+#include "dispar_lang/OutputTarget.h"
 #include "streammap/FileDescriptor.h"
 
 #include <cerrno>
@@ -39,20 +40,25 @@ bool writeAll(const std::string& path, const std::string& contents, std::string&
 }  // namespace
 
 bool AtomicFileSet::commit(std::string& error) {
+  // Every target first, by the one rule (dispar_lang/OutputTarget.h): a device, FIFO, directory or
+  // read-only file refuses the whole set before anything is written.
+  std::vector<lang::OutputTarget> targets(files_.size());
+  for (std::size_t i = 0; i < files_.size(); ++i)
+    if (!lang::resolveOutputTarget(files_[i].first, targets[i], error)) return false;
   std::vector<std::string> temporaries;
   auto removeTemporaries = [&] {
     for (const std::string& t : temporaries) ::unlink(t.c_str());
   };
-  for (const auto& [path, contents] : files_) {
-    const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    const std::string temporary = targets[i].path + ".tmp." + std::to_string(::getpid());
     temporaries.push_back(temporary);
-    if (!writeAll(temporary, contents, error)) {
+    if (!writeAll(temporary, files_[i].second, error) || !lang::keepTargetMode(temporary, targets[i], error)) {
       removeTemporaries();
       return false;
     }
   }
   for (std::size_t i = 0; i < files_.size(); ++i) {
-    if (std::rename(temporaries[i].c_str(), files_[i].first.c_str()) != 0) {
+    if (std::rename(temporaries[i].c_str(), targets[i].path.c_str()) != 0) {
       error = files_[i].first + ": cannot replace: " + std::strerror(errno);
       removeTemporaries();
       return false;

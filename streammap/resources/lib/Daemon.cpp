@@ -1,5 +1,7 @@
 #include "streammap/Daemon.h"
 
+#include "dispar_lang/OutputTarget.h"
+
 #include "streammap/AtomicFiles.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Discovery.h"
@@ -10,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +71,11 @@ class InstanceLock {
   std::unique_ptr<FileDescriptor> fd_;
 };
 
+/// A pid file's text: digits, then a newline.
+bool isPidText(const std::string& text) {
+  return text.size() > 1 && text.back() == '\n' && text.find_first_not_of("0123456789") == text.size() - 1;
+}
+
 // The --pidfile, written atomically and removed on exit. Its own lock (PATH.lock) keeps a second daemon
 // given the same pid file (for another node) from overwriting it, and from removing it on exit while the
 // first one still runs.
@@ -75,12 +83,28 @@ class PidFile {
  public:
   bool write(const std::string& path, std::string& error) {
     if (!lock_.acquire(path + ".lock", "owns the pid file " + path, error)) return false;
+    // Holding the lock, an existing pid file is a stale one (its daemon is gone): replaced. A file that
+    // is not a pid file (a user's file, given by mistake) is never overwritten, nor later removed; a
+    // device or FIFO is refused by writeFileAtomically.
+    lang::OutputTarget target;
+    if (!lang::resolveOutputTarget(path, target, error)) return false;  // never read a FIFO or a device
+    std::string text;
+    if (target.exists && readFile(target.path, text, error) && !isPidText(text)) {
+      error = path + ": exists and is not a pid file; not replaced (name another --pidfile)";
+      return false;
+    }
+    error.clear();
     if (!writeFileAtomically(path, std::to_string(getpid()) + "\n", error)) return false;
     path_ = path;
     return true;
   }
   ~PidFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());  // ours: we hold its lock
+    // Removed only while it is still the regular file holding our pid: ours, under our lock.
+    struct stat st{};
+    std::string text, error;
+    if (!path_.empty() && ::lstat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode) && readFile(path_, text, error) &&
+        text == std::to_string(getpid()) + "\n")
+      ::unlink(path_.c_str());
   }
 
  private:
