@@ -4,6 +4,7 @@
 #include "streammap/ClusterJson.h"
 #include "streammap/Commands.h"
 #include "streammap/MapFile.h"
+#include "streammap/ResourceDb.h"
 
 #include <gtest/gtest.h>
 
@@ -392,6 +393,44 @@ TEST_F(Commands, MapWarnsAboutAnotherMpisFilesAndNamesEveryFileWritten) {
   EXPECT_EQ(err_.find("was built for"), std::string::npos) << err_;
   EXPECT_NE(out_.find("wrote " + path("app.machinefile") + " and " + path("app.map.json") + "\n"), std::string::npos)
       << out_;
+}
+
+// A history row no profile add would record (1e308 s per message, stored by an older version or by hand)
+// neither crashes nor poisons map and profile show: the row is named and left out.
+TEST_F(Commands, APoisonedHistoryRowIsIgnoredAndNamed) {
+  Cluster c;
+  c.nodes = {node("hostA", 4, {a100(0)})};
+  writeInputs(pipeline(), c);
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(path("history.db"), ResourceDb::OpenMode::CreateIfMissing, error);
+  ASSERT_TRUE(db) << error;
+  ProfileRunRecord run;
+  run.program = "app";
+  run.source = "poisoned.json";
+  for (const char* vnode : {"src", "sink"}) {
+    CostSample poisoned;
+    poisoned.program = "app";
+    poisoned.vnode = vnode;
+    poisoned.deviceClass = poisoned.deviceModel = "cpu";
+    poisoned.host = "hostA";
+    poisoned.secondsPerMessage = 1e308;
+    run.samples.push_back(poisoned);
+  }
+  std::int64_t runId = 0;
+  ASSERT_TRUE(db->recordProfileRun(run, runId, error)) << error;
+  db.reset();
+  ASSERT_EQ(map({"--history", path("history.db")}), 0) << err_;
+  EXPECT_NE(err_.find("history: run " + std::to_string(runId) +
+                      ": vnode 'src' replica 0: work per message 1e+308 is not a measurement"),
+            std::string::npos)
+      << err_;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int shown = profileCommand({"show", "app", "--db", path("history.db")});
+  ::testing::internal::GetCapturedStdout();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(shown, 0);
+  EXPECT_NE(err.find("vnode 'sink' replica 0: work per message 1e+308 is not a measurement"), std::string::npos) << err;
 }
 
 // Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before

@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -221,6 +225,78 @@ TEST(SamplesFromProfile, RecordsTheRunsMessageSizesBesideTheCodeFeatures) {
   // snk writes a pipe the run did not measure, and odd reads it: neither has message sizes.
   EXPECT_EQ(run.samples[3].features, R"({"arith_ops":10.0})");
   EXPECT_EQ(run.samples[4].features, R"({"arith_ops":10.0})");
+}
+
+// A profile is checked before it is recorded or mapped with (issue 36): each refusal names what is wrong.
+TEST(SamplesFromProfile, RefusesWhatNoRunMeasures) {
+  lang::Rtg rtg = rtgOf({vertex(0, "src", lang::Requirement::CO), vertex(1, "work", lang::Requirement::CO),
+                         vertex(2, "work", lang::Requirement::CO, 1.0, 1)},
+                        {edge(0, 1), edge(0, 2)});
+  for (lang::RtgEdge& e : rtg.edges) e.pipe = "data";
+  rtg.program = "app";
+  auto refusal = [&](const lang::RunProfile& p, const lang::Rtg* with) {
+    ProfileRunRecord run;
+    std::vector<std::string> notes;
+    std::string error;
+    EXPECT_FALSE(samplesFromProfile(p, "p.json", Cluster{}, with, run, notes, error));
+    return error;
+  };
+  const auto fine = [] {
+    lang::RunProfile p = profileOf({instance("src", 0, "h", "cpu", "x", 1.0), instance("work", 0, "h", "cpu", "x", 1.0),
+                                    instance("work", 1, "h", "cpu", "x", 1.0)});
+    p.pipes.pop_back();  // "data" only, the RTG's one pipe
+    return p;
+  };
+  lang::RunProfile p = fine();
+  p.instances[0].computeSeconds = 1e308;
+  EXPECT_EQ(refusal(p, nullptr),
+            "p.json: instance 'src' replica 0: compute_s 1e+308 is not a time a run takes (0 to 3.1536e+07 s)");
+  p = fine();
+  p.instances[1].readWaitSeconds = std::nan("");
+  EXPECT_NE(refusal(p, nullptr).find("read_wait_s nan is not a time"), std::string::npos);
+  p = fine();
+  p.instances.push_back(p.instances[1]);
+  EXPECT_EQ(refusal(p, nullptr), "p.json: instance 'work' replica 0 appears twice");
+  p = fine();
+  p.instances[2].replica = 99;
+  EXPECT_EQ(refusal(p, &rtg),
+            "p.json: instance 'work' replica 99: vnode 'work' has 2 replica(s) in the RTG of program 'app'");
+  p = fine();
+  p.pipes.push_back(p.pipes[0]);
+  EXPECT_EQ(refusal(p, nullptr), "p.json: pipe 'data' appears twice");
+  p = fine();
+  p.pipes.push_back({"elsewhere", 1, 8});
+  EXPECT_EQ(refusal(p, &rtg), "p.json: pipe 'elsewhere' is not in the RTG of program 'app'");
+
+  // A run whose pipes carried no message is recorded without costs: its times per message are undefined.
+  p = fine();
+  p.pipes[0].messages = 0;
+  ProfileRunRecord run;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(samplesFromProfile(p, "p.json", Cluster{}, &rtg, run, notes, error)) << error;
+  EXPECT_TRUE(run.samples.empty());
+  EXPECT_EQ(run.pipes.size(), 1u);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                          [](const std::string& n) { return n.find("carried no message") != std::string::npos; }));
+}
+
+// Whatever rows a history holds (an older version's, a hand edit's), reading it never crashes: a work
+// that is not a finite positive number is named and left out, the rest estimated as before.
+TEST(CostHistory, RowsThatAreNotMeasurementsAreIgnoredAndNamed) {
+  std::vector<CostSample> samples = {sample("stage", 1, 0.01), sample("stage", 2, 1e308, 10.0), sample("stage", 3, 0.0),
+                                     sample("lost", 4, std::nan("")), sample("stage", 5, 1e308)};
+  const CostHistory history(samples, {});
+  const CostHistory::Entry* stage = history.find("app", "stage", "f", "cpu");
+  ASSERT_NE(stage, nullptr);
+  EXPECT_DOUBLE_EQ(stage->work.value, 0.01);
+  EXPECT_EQ(history.find("app", "lost", "f", "cpu"), nullptr);
+  ASSERT_EQ(history.ignored().size(), 4u);
+  EXPECT_EQ(history.ignored()[0],
+            "run 2: vnode 'stage' replica 0: work per message inf is not a measurement (a positive time of at most a "
+            "year); ignored");
+  EXPECT_NE(history.ignored()[3].find("run 5: vnode 'stage' replica 0: work per message 1e+308"), std::string::npos);
+  EXPECT_EQ(robustEstimate({1.0, std::numeric_limits<double>::infinity(), 1.0}).value, 1.0);
 }
 
 TEST(CostHistory, ReplicasShareTheVnodesWorkAndGpuModelsTransferBySpeed) {

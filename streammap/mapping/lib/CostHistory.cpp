@@ -1,5 +1,7 @@
 #include "streammap/CostHistory.h"
 
+#include "streammap/NumberFormat.h"
+
 #include "streammap/GpuSpeed.h"
 
 #include "dispar_lang/ComputeCapability.h"
@@ -67,6 +69,63 @@ lang::CodeFeatures parseFeatures(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+/// A profile is checked against itself and its RTG before it is recorded or mapped with: every
+/// instance and pipe once, replicas in range, pipes of the program, times finite and at most a year.
+bool validateProfile(const lang::RunProfile& profile, const std::string& source, const lang::Rtg* rtg,
+                     std::string& error) {
+  std::set<std::pair<std::string, int>> instances;
+  for (const lang::ProfiledInstance& instance : profile.instances) {
+    const std::string which = "instance '" + instance.vnode + "' replica " + std::to_string(instance.replica);
+    if (!instances.insert({instance.vnode, instance.replica}).second) {
+      error = source + ": " + which + " appears twice";
+      return false;
+    }
+    if (instance.replica < 0) {
+      error = source + ": " + which + ": a replica index is at least 0";
+      return false;
+    }
+    const std::pair<const char*, double> times[] = {{"compute_s", instance.computeSeconds},
+                                                    {"read_wait_s", instance.readWaitSeconds},
+                                                    {"write_wait_s", instance.writeWaitSeconds},
+                                                    {"cpu_s", instance.cpuSeconds},
+                                                    {"compute_cpu_s", instance.computeCpuSeconds.value_or(0)}};
+    for (const auto& [field, seconds] : times)
+      if (!(seconds >= 0) || !(seconds <= kLongestProfiledSeconds)) {
+        error = source + ": " + which + ": " + field + " " + formatNumber(seconds) +
+                " is not a time a run takes (0 to " + formatNumber(kLongestProfiledSeconds) + " s)";
+        return false;
+      }
+    if (rtg != nullptr) {
+      // The RTG has a vertex per instance: the vnode's replicas are its vertices.
+      int replicas = 0;
+      for (const lang::RtgVertex& v : rtg->vertices)
+        if (v.vnode == instance.vnode) replicas = std::max(replicas, v.replica + 1);
+      if (replicas > 0 && instance.replica >= replicas) {
+        error = source + ": " + which + ": vnode '" + instance.vnode + "' has " + std::to_string(replicas) +
+                " replica(s) in the RTG of program '" + rtg->program + "'";
+        return false;
+      }
+    }
+  }
+  std::set<std::string> pipes;
+  for (const lang::ProfiledPipe& pipe : profile.pipes) {
+    if (!pipes.insert(pipe.pipe).second) {
+      error = source + ": pipe '" + pipe.pipe + "' appears twice";
+      return false;
+    }
+    if (rtg != nullptr && std::none_of(rtg->edges.begin(), rtg->edges.end(),
+                                       [&](const lang::RtgEdge& e) { return e.pipe == pipe.pipe; })) {
+      error = source + ": pipe '" + pipe.pipe + "' is not in the RTG of program '" + rtg->program + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool samplesFromProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
                         const lang::Rtg* rtg, ProfileRunRecord& out, std::vector<std::string>& notes,
                         std::string& error) {
@@ -88,10 +147,19 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
     error = source + ": the profile is of program '" + profile.program + "', the RTG of '" + rtg->program + "'";
     return false;
   }
+  if (!validateProfile(profile, source, rtg, error)) return false;
   ProfileRunRecord run;
   run.program = profile.program;
   run.source = source;
   run.periodMessages = profile.periodMessages();
+  // A run whose pipes carried no message has no time per message: recorded (its traffic), but its
+  // times do not move the per-message costs (a whole run's time as one message's would, 1,500-fold).
+  const bool noMessages =
+      !profile.pipes.empty() && std::all_of(profile.pipes.begin(), profile.pipes.end(),
+                                            [](const lang::ProfiledPipe& p) { return p.messages == 0; });
+  if (noMessages)
+    notes.push_back("the run's pipes carried no message: its times per message are not defined, so it records no "
+                    "cost");
   std::map<std::string, int> replicasOf;
   for (const lang::ProfiledInstance& instance : profile.instances)
     replicasOf[instance.vnode] = std::max(replicasOf[instance.vnode], instance.replica + 1);
@@ -160,7 +228,7 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
         sample.features = features.dump();
       }
     }
-    run.samples.push_back(std::move(sample));
+    if (!noMessages) run.samples.push_back(std::move(sample));
   }
   out = std::move(run);
   return true;
@@ -204,6 +272,8 @@ RobustEstimate robustEstimate(std::vector<double> values) {
   constexpr double kLeastRelativeSigma = 0.05;
   RobustEstimate estimate;
   estimate.count = static_cast<int>(values.size());
+  // Only finite values have a median and deviations (inf - inf is NaN, which nothing is within).
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
   if (values.empty()) return estimate;
   const double center = median(values);
   std::vector<double> deviations;
@@ -230,8 +300,17 @@ CostHistory::CostHistory(const std::vector<CostSample>& samples, const std::vect
   };
   std::map<Key, Pool> pools;
   for (const CostSample& s : samples) {
+    // Whatever a row holds, no reader crashes on it or lets it move an estimate: a work that is not a
+    // finite positive number (1e308 s times a speed) is named and left out.
+    const double work = s.secondsPerMessage * s.speed * s.replicas;
+    if (!(work > 0) || !std::isfinite(work) || !(s.secondsPerMessage <= kLongestProfiledSeconds)) {
+      ignored_.push_back("run " + std::to_string(s.runId) + ": vnode '" + s.vnode + "' replica " +
+                         std::to_string(s.replica) + ": work per message " + formatNumber(work) +
+                         " is not a measurement (a positive time of at most a year); ignored");
+      continue;
+    }
     Pool& pool = pools[Key{s.program, s.vnode, s.fingerprint, s.deviceClass}];
-    pool.work.push_back(s.secondsPerMessage * s.speed * s.replicas);
+    pool.work.push_back(work);
     pool.runs.insert(s.runId);
     pool.models.insert(s.deviceModel);
     if (s.features != "{}") pool.features = s.features;  // the latest run's that has them
@@ -246,6 +325,7 @@ CostHistory::CostHistory(const std::vector<CostSample>& samples, const std::vect
   for (const PipeSample& p : pipes)
     if (p.messages > 0)
       perMessage[{p.program, p.pipe}].push_back(static_cast<double>(p.bytes) / static_cast<double>(p.messages));
+  // (bytes and messages are 64-bit counts: their ratio is always finite.)
   for (auto& [key, values] : perMessage) pipeBytes_[key] = robustEstimate(values);
 }
 

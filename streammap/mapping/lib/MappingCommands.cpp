@@ -372,6 +372,7 @@ bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& clus
     std::vector<PipeSample> pipes;
     if (!db || !db->readHistory("", samples, pipes, error)) return false;
     data.history = CostHistory(samples, pipes);
+    for (const std::string& row : data.history.ignored()) data.notes.push_back("history: " + row);
     data.inputs.history = &data.history;
     data.predictor = std::make_unique<CostPredictor>(data.history);
     data.inputs.predictor = data.predictor.get();

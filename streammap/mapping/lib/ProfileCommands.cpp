@@ -83,6 +83,7 @@ int showHistory(const CommandLine& cl, const std::string& program) {
     return 0;
   }
   const CostHistory history(samples, pipes);
+  for (const std::string& row : history.ignored()) std::fprintf(stderr, "streammap profile: note: %s\n", row.c_str());
   std::printf("%-16s %-20s %-16s %-6s %5s %9s %14s %8s  %s\n", "program", "vnode", "fingerprint", "device", "runs",
               "samples", "cost/message", "spread", "measured on");
   for (const CostHistory::Entry& e : history.entries()) {

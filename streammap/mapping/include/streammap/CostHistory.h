@@ -58,6 +58,11 @@ struct RobustEstimate {
 };
 RobustEstimate robustEstimate(std::vector<double> values);
 
+/// The longest a profiled time may be: a year. A time beyond it (1e308 s) is not a measurement and would
+/// overflow every sum the history and the cost model form from it: `profile add` refuses it, and a
+/// history row beyond it (recorded before, or by hand) is ignored.
+inline constexpr double kLongestProfiledSeconds = 365.0 * 24 * 3600;
+
 /// The history of measured costs, by VNODE code and device class.
 class CostHistory {
  public:
@@ -90,9 +95,14 @@ class CostHistory {
 
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
+  /// Rows the history holds but cannot use (a time per message that is not a positive time of at most
+  /// kLongestProfiledSeconds, which an older version or a hand edit may have stored): each left out, named
+  /// by its run.
+  const std::vector<std::string>& ignored() const { return ignored_; }
 
  private:
   std::vector<Entry> entries_;  // in key order
+  std::vector<std::string> ignored_;
   std::map<Key, std::size_t> index_;
   std::map<std::pair<std::string, std::string>, RobustEstimate> pipeBytes_;
 };
