@@ -5,7 +5,7 @@
 # under examples/ and tests/, and RTGs disparcc writes for the examples when a disparcc is at hand.
 # Exits non-zero on a crash, leaving the input in <build>/fuzz/findings/TARGET/. Not part of
 # scripts/test.sh; .ci/run runs it for 30 s per target with DISPAR_FUZZ_SEED=1. Needs clang-19 and
-# libclang-rt-19-dev (scripts/setup.sh installs both).
+# libclang-rt-19-dev (scripts/setup.sh --tests installs both).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   TARGET: rtg_fuzzer, cluster_fuzzer, map_fuzzer
 # Environment: DISPAR_FUZZ_BUILD (build directory, default build-fuzz), DISPARCC (default

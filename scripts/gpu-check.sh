@@ -48,6 +48,9 @@ pack() {
     esac
   done
   [ -x /usr/local/cuda/bin/nvcc ] || { echo "gpu-check: pack needs the CUDA toolkit at /usr/local/cuda" >&2; exit 1; }
+  # The GPU tests are GoogleTest programs: the test path's set-up (scripts/setup.sh --tests) configures them.
+  "$root/scripts/setup.sh" --tests --no-build
+  cmake -S "$root" -B "$root/build" >/dev/null
   cmake --build "$root/build" --target disparcc gpu_device_test bench_device_pipe profile_overhead >/dev/null
   stage=$(mktemp -d)
   trap 'rm -rf "$stage"' EXIT
