@@ -395,6 +395,83 @@ TEST_F(Commands, MapWarnsAboutAnotherMpisFilesAndNamesEveryFileWritten) {
       << out_;
 }
 
+// Property (issue 36): whatever byte a value holds, the batch script sbatch writes holds the intended
+// options only. Every option and the paths that reach the script get every byte 0x01-0xff inside a
+// value: either the command refuses it (exit 2, naming the option, writing nothing), or every line of
+// the script is a comment without control characters, one of the three commands, or an #SBATCH line of
+// the expected options, each once, the tested one with exactly the value given.
+TEST_F(Commands, SbatchScriptsHoldOnlyTheIntendedOptionsForEveryByte) {
+  Cluster c;
+  c.nodes = {node("hostA", 4), node("hostB", 4, {a100(0)})};
+  write("cluster.json", writeClusterJson(c));
+  const std::string rtgText = lang::writeRtgJson(pipeline());
+  int accepted = 0, refused = 0;
+  for (int b = 1; b < 256; ++b) {
+    const std::string byte(1, static_cast<char>(b));
+    struct Case {
+      std::string option, value;  // option "" : the byte is in the RTG's file name
+    };
+    std::vector<Case> cases = {
+        {"--partition", "p" + byte + "q"}, {"--job-name", "j" + byte + "k"}, {"--time", "1" + byte + "0"}};
+    if (b != '/') cases.push_back({"-o", path("out" + byte + ".sbatch")}), cases.push_back({"", "app" + byte + "x"});
+    for (const Case& k : cases) {
+      SCOPED_TRACE("byte " + std::to_string(b) + " in " + (k.option.empty() ? "the rtg path" : k.option));
+      const std::string stem = k.option.empty() ? k.value : "app";
+      write(stem + ".rtg.json", rtgText);
+      const std::string script = k.option == "-o" ? k.value : path(stem + ".sbatch");
+      Args args = {path(stem + ".rtg.json"), "--cluster", path("cluster.json")};
+      if (!k.option.empty() && k.option != "-o") args.insert(args.end(), {k.option, k.value});
+      args.insert(args.end(), {"-o", script});
+      ::testing::internal::CaptureStdout();
+      ::testing::internal::CaptureStderr();
+      const int status = sbatchCommand(args);
+      ::testing::internal::GetCapturedStdout();
+      const std::string err = ::testing::internal::GetCapturedStderr();
+      if (status != 0) {
+        ++refused;
+        EXPECT_EQ(status, 2) << err;
+        EXPECT_NE(err.find("option " + k.option + ":"), std::string::npos) << err;
+        EXPECT_FALSE(fileExists(script));
+        continue;
+      }
+      ++accepted;
+      std::map<std::string, int> options;
+      std::istringstream lines(read(script.substr(script.rfind('/') + 1)));
+      for (std::string line; std::getline(lines, line);) {
+        for (const char ch : line)
+          EXPECT_FALSE(static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) << "control character in: " << line;
+        if (line.rfind("#SBATCH ", 0) == 0) {
+          const std::string option =
+              line.substr(8, line.find('=') == std::string::npos ? std::string::npos : line.find('=') - 8);
+          ++options[option];
+          if (option == k.option) EXPECT_EQ(line, "#SBATCH " + k.option + "=" + k.value);
+        } else if (line.rfind('#', 0) != 0) {
+          EXPECT_TRUE(line == "set -eu" || line.rfind("export SLURM_HOSTFILE=", 0) == 0 ||
+                      line.rfind("exec srun ", 0) == 0)
+              << "unexpected command: " << line;
+          // The program's path, as bash reads the quoted word back, is the program's path.
+          const std::string prefix = "exec srun --mpi=pmi2 -n 4 --distribution=arbitrary ";
+          if (k.option.empty() && line.rfind(prefix, 0) == 0) {
+            const std::string word =
+                line.substr(prefix.size(), line.size() - prefix.size() - std::string(" \"$@\"").size());
+            write("word.sh", "printf '%s' " + word + " > '" + path("word.out") + "'\n");
+            ASSERT_EQ(std::system(("bash '" + path("word.sh") + "'").c_str()), 0) << line;
+            EXPECT_EQ(read("word.out"), path(stem)) << line;
+          }
+        }
+      }
+      std::map<std::string, int> expected = {
+          {"--job-name", 1}, {"--nodes", 1}, {"--nodelist", 1}, {"--ntasks", 1}, {"--exclusive", 1}};
+      if (k.option == "--partition" || k.option == "--time") expected[k.option] = 1;
+      EXPECT_EQ(options, expected);
+      ASSERT_EQ(::unlink(script.c_str()), 0);
+    }
+  }
+  // Both outcomes happen: the safe bytes are written as given, the rest refused.
+  EXPECT_GT(accepted, 255);
+  EXPECT_GT(refused, 255);
+}
+
 // A history row no profile add would record (1e308 s per message, stored by an older version or by hand)
 // neither crashes nor poisons map and profile show: the row is named and left out.
 TEST_F(Commands, APoisonedHistoryRowIsIgnoredAndNamed) {

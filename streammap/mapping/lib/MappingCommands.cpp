@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -760,12 +761,31 @@ int runCommand(const Args& args) {
 
 namespace {
 
-/// `text` quoted for a POSIX shell.
+/// `text` quoted for bash (the scripts sbatch writes start #!/bin/bash): as is when it is plain, in single
+/// quotes otherwise, and in ANSI-C quotes ($'...', control characters as \xHH) when it holds a control
+/// character, so that a quoted value never spans lines.
 std::string shellQuoted(const std::string& text) {
   if (!text.empty() &&
       text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
           std::string::npos)
     return text;
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7f;
+  });
+  if (control) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string quoted = "$'";
+    for (const char c : text) {
+      const unsigned char byte = static_cast<unsigned char>(c);
+      if (c == '\\' || c == '\'')
+        quoted += std::string("\\") + c;
+      else if (byte < 0x20 || byte == 0x7f)
+        quoted += std::string("\\x") + kHex[byte >> 4] + kHex[byte & 0xf];
+      else
+        quoted += c;
+    }
+    return quoted + "'";
+  }
   std::string quoted = "'";
   for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
@@ -797,6 +817,27 @@ struct BatchSettings {
   std::string script, time, partition, jobName;
 };
 
+/// What an `#SBATCH` value may hold (sbatch splits its lines like a shell, and a newline would end the
+/// directive): letters, digits, '.', '_', '+' and '-'; a partition list also ',' between names. Anything
+/// else cannot be written into the script as given, and is refused, naming it.
+bool isSlurmName(const std::string& text, bool list) {
+  if (text.empty() || text.front() == '-') return false;
+  for (const char c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-' &&
+        !(list && c == ','))
+      return false;
+  return text.back() != ',' && text.find(",,") == std::string::npos;
+}
+
+/// A default job name from a program's file name: what isSlurmName refuses becomes '_'.
+std::string slurmNameFrom(const std::string& text) {
+  std::string name;
+  for (const char c : text)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-' ? c : '_';
+  if (name.empty() || name.front() == '-') name = "dispar_" + name;
+  return name;
+}
+
 /// The batch script for `record`: whole nodes (the mapping counts on every core and GPU of its nodes,
 /// and a Slurm 22.05 job cannot ask GPUs of only some of its nodes), the ranks placed by SLURM_HOSTFILE.
 std::string formatBatchScript(const MapRecord& record, const BatchSettings& batch, const std::string& hostfile,
@@ -819,12 +860,15 @@ std::string formatBatchScript(const MapRecord& record, const BatchSettings& batc
   }
   const std::string absolute = std::filesystem::absolute(program).lexically_normal().string();
   const std::string absoluteHostfile = std::filesystem::absolute(hostfile).lexically_normal().string();
+  // Paths in the comment header are escaped: a newline in one would end the comment and make the rest of
+  // the path a command (and end sbatch's reading of #SBATCH lines).
   std::string s = "#!/bin/bash\n";
-  s += "# Written by `streammap sbatch " + record.rtgPath + "`: the mapping " + siblingPath(hostfile, ".map.json") +
-       " places " + std::to_string(ranks) + " ranks" + instances + " on " + std::to_string(hosts.size()) + " node" +
-       (hosts.size() == 1 ? "" : "s") + " (GPUs used: " + (gpuUse.empty() ? "none" : gpuUse) + ").\n";
+  s += "# Written by `streammap sbatch " + escapedForDisplay(record.rtgPath) + "`: the mapping " +
+       escapedForDisplay(siblingPath(hostfile, ".map.json")) + " places " + std::to_string(ranks) + " ranks" +
+       instances + " on " + std::to_string(hosts.size()) + " node" + (hosts.size() == 1 ? "" : "s") +
+       " (GPUs used: " + (gpuUse.empty() ? "none" : gpuUse) + ").\n";
   s += "# Whole nodes: the mapping counts on every core and GPU of its nodes, and a job cannot ask GPUs of\n";
-  s += "# only some of its nodes. Submit with: sbatch " + batch.script + "\n";
+  s += "# only some of its nodes. Submit with: sbatch " + escapedForDisplay(shellQuoted(batch.script)) + "\n";
   s += "#SBATCH --job-name=" + batch.jobName + "\n";
   s += "#SBATCH --nodes=" + std::to_string(hosts.size()) + "\n";
   s += "#SBATCH --nodelist=" + nodeList + "\n";
@@ -859,14 +903,20 @@ int sbatchCommand(const Args& args) {
   batch.partition = cl.value("--partition");
   batch.jobName = cl.value("--job-name");
   if (cl.has("--time") && !isSlurmTime(batch.time))
-    return usageFail("sbatch",
-                     "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" + batch.time + "'");
+    return usageFail("sbatch", "option --time: expected a Slurm time limit (MM, HH:MM:SS, D-HH:MM...), got '" +
+                                   escapedForDisplay(batch.time) + "'");
   const std::string stem = programStem(m.rtgPath);
   if (batch.script.empty()) batch.script = stem + ".sbatch";
   const std::string name = stem.substr(stem.rfind('/') == std::string::npos ? 0 : stem.rfind('/') + 1);
-  if (batch.jobName.empty()) batch.jobName = name;
-  if (batch.jobName.find_first_of(" \t\n'\"") != std::string::npos)
-    return usageFail("sbatch", "option --job-name: no spaces or quotes, got '" + batch.jobName + "'");
+  if (batch.jobName.empty()) batch.jobName = slurmNameFrom(name);
+  if (!isSlurmName(batch.jobName, false))
+    return usageFail("sbatch", "option --job-name: letters, digits, '.', '_', '+' and '-' only, got '" +
+                                   escapedForDisplay(batch.jobName) + "'");
+  if (cl.has("--partition") && !isSlurmName(batch.partition, true))
+    return usageFail("sbatch",
+                     "option --partition: partition names of letters, digits, '.', '_', '+' and '-', separated by ',', "
+                     "got '" +
+                         escapedForDisplay(batch.partition) + "'");
   m.format = Launcher::Slurm;
   m.output = stem + info(Launcher::Slurm).placementSuffix;
   m.wholeCluster = true;
@@ -875,7 +925,8 @@ int sbatchCommand(const Args& args) {
     files.add(batch.script, formatBatchScript(record, batch, m.output, stem));
   };
   if (const int status = executeMap(m)) return status;
-  std::printf("wrote %s; submit with: sbatch %s\n", batch.script.c_str(), batch.script.c_str());
+  std::printf("wrote %s; submit with: sbatch %s\n", escapedForDisplay(batch.script).c_str(),
+              escapedForDisplay(shellQuoted(batch.script)).c_str());
   return 0;
 }
 
