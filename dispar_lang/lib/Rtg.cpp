@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
@@ -247,6 +248,26 @@ class Reader {
   std::string& error_;
 };
 
+/// A VNODE's or a pipe's name as disparcc writes it: a C++ identifier, `[N]` after it for a family
+/// member or a pipe-array element. Nothing else may reach a message or a table (a newline would forge one).
+bool isGraphName(const std::string& name) {
+  std::size_t i = 0;
+  const auto identifierChar = [](char c, bool first) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+           (!first && std::isdigit(static_cast<unsigned char>(c)));
+  };
+  if (name.empty() || !identifierChar(name[0], true)) return false;
+  while (i < name.size() && identifierChar(name[i], i == 0)) ++i;
+  while (i < name.size()) {
+    if (name[i] != '[') return false;
+    const std::size_t digits = ++i;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+    if (i == digits || i == name.size() || name[i] != ']') return false;
+    ++i;
+  }
+  return true;
+}
+
 bool readVertex(Reader& r, const Fields& j, std::size_t i, RtgVertex& v) {
   const std::string path = "vertices[" + std::to_string(i) + "]";
   if (!j.isObject()) return r.fail(path + ": expected an object, got " + shownJson(j.value()));
@@ -257,6 +278,9 @@ bool readVertex(Reader& r, const Fields& j, std::size_t i, RtgVertex& v) {
   if (v.id != static_cast<int>(i))
     return r.fail(path + ".id: expected " + std::to_string(i) + " (ids are dense and in order), got " +
                   std::to_string(v.id));
+  if (!isGraphName(v.vnode))
+    return r.fail(path + ".vnode: expected a VNODE name (an identifier, [N] after it for a family member), got " +
+                  nlohmann::json(v.vnode).dump());
   v.rank = v.id;
   if (!r.integer(j, "rank", path, 0, kIntMax, v.rank)) return false;
   if (v.rank != v.id)
@@ -291,8 +315,14 @@ bool readEdge(Reader& r, const Fields& j, std::size_t i, int vertexCount, RtgEdg
     return false;
   if (e.from < 0 || e.from >= vertexCount) return r.fail(path + ".from: no vertex " + std::to_string(e.from));
   if (e.to < 0 || e.to >= vertexCount) return r.fail(path + ".to: no vertex " + std::to_string(e.to));
-  return r.string(j, "pipe", path, e.pipe, false) && r.string(j, "element", path, e.element, false) &&
-         r.bytes(j, "element_bytes", path, e.elementBytes) && r.optionalBytes(j, "volume", path, e.volume);
+  if (!r.string(j, "pipe", path, e.pipe, false)) return false;
+  if (!e.pipe.empty() && !isGraphName(e.pipe))
+    return r.fail(path +
+                  ".pipe: expected a pipe name (an identifier, [N] after it for an element of a pipe array), "
+                  "got " +
+                  nlohmann::json(e.pipe).dump());
+  return r.string(j, "element", path, e.element, false) && r.bytes(j, "element_bytes", path, e.elementBytes) &&
+         r.optionalBytes(j, "volume", path, e.volume);
 }
 
 bool readHeader(Reader& r, const Json& doc, Rtg& rtg) {

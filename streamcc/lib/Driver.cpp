@@ -161,7 +161,7 @@ class Disparcc {
 
   int run() {
     if (options_.output.empty()) options_.output = defaultOutput(options_.input);
-    if (!inputReadable() || (!options_.syntaxOnly && !outputDirectoryWritable())) return 1;
+    if (!inputReadable() || (!options_.syntaxOnly && !outputsWritable())) return 1;
     if (options_.noHostPath && paths_.cudaPath.empty()) {
       reportError("--no-host-path needs a CUDA toolkit; none found (set --cuda-path or DISPAR_CUDA_PATH)");
       return 1;
@@ -214,7 +214,7 @@ class Disparcc {
     reportError("cannot read '" + options_.input + "': " + buffer.getError().message());
     return false;
   }
-  bool outputDirectoryWritable() const {
+  bool outputsWritable() const {
     lang::OutputTarget target;
     std::string why;
     if (!lang::resolveOutputTarget(options_.output, target, why)) {

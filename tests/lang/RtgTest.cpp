@@ -138,6 +138,31 @@ std::string parseErrorOf(const std::string& text) {
   return error;
 }
 
+// Names reach messages and tables: a VNODE or pipe name is an identifier, `[N]` after it for a family
+// member or array element; a newline or an escape sequence in one is refused, shown escaped.
+TEST(Rtg, VnodeAndPipeNamesAreNamesOnly) {
+  EXPECT_EQ(parseErrorOf(R"({"format":"dispar-rtg","version":1,"program":"p",
+      "vertices":[{"id":0,"vnode":"a\nforged","type":"CO"}],"edges":[]})"),
+            "vertices[0].vnode: expected a VNODE name (an identifier, [N] after it for a family member), got "
+            "\"a\\nforged\"");
+  EXPECT_NE(parseErrorOf(rtgWithEdgeField(R"("pipe":"p\u001b[2J")")).find("edges[0].pipe: expected a pipe name"),
+            std::string::npos);
+  for (const char* bad : {"", "1a", "a b", "a[", "a[]", "a[1", "a]", "a[x]"})
+    EXPECT_NE(parseErrorOf(R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":")" +
+                           std::string(bad) + R"(","type":"CO"}],"edges":[]})")
+                  .find("vertices[0].vnode: expected a VNODE name"),
+              std::string::npos)
+        << bad;
+  for (const char* good : {"a", "_b2", "stage[3]", "grid[1][20]"}) {
+    Rtg out;
+    std::string error;
+    EXPECT_TRUE(parseRtgJson(R"({"format":"dispar-rtg","version":1,"program":"p","vertices":[{"id":0,"vnode":")" +
+                                 std::string(good) + R"(","type":"CO"}],"edges":[]})",
+                             out, error))
+        << good << ": " << error;
+  }
+}
+
 TEST(Rtg, NumbersBeyondDoubleRangeNameTheirField) {
   EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("cost": 1e999)")), "vertices[0].cost: number out of range, got 1e999");
   EXPECT_EQ(parseErrorOf(rtgWithVertexField(R"("memory": -1e999)")),

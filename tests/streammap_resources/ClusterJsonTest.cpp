@@ -197,3 +197,27 @@ TEST(ClusterJson, MemberOrderAndRepeatsReadAsTheWholeDocumentDoes) {
             "nodes: expected an array");
   EXPECT_EQ(parseError(R"([{"format": "dispar-cluster"}])"), "top level: expected an object");
 }
+
+// Host names are checked on every way in; a GPU's model name is free text (a probe's, an import's): one
+// with a newline and an escape sequence is printed escaped by `streammap nodes`, so it cannot forge a row
+// of the table or move the cursor.
+TEST(ClusterJson, NodesTablePrintsOutsideNamesEscaped) {
+  dispar::streammap::test::TempDir dir;
+  const std::string file = dir.file("cluster.json");
+  std::string text = readFile(std::string(DISPAR_EXAMPLES_DIR) + "/paper4.json");
+  const std::size_t model = text.find("\"name\": \"Tesla K20m\"");
+  ASSERT_NE(model, std::string::npos);
+  text.replace(model, 20, "\"name\": \"node1\\nforged        up\\u001b[2J\"");
+  dispar::streammap::test::writeFile(file, text);
+  int status = 0;
+  const std::string db = dir.file("r.db");
+  const std::string cli = std::string(DISPAR_RESOURCES_CLI);
+  std::string out =
+      dispar::streammap::test::runCommand(cli + " cluster import " + file + " --db " + db + " 2>&1", &status);
+  ASSERT_EQ(status, 0) << out;
+  out = dispar::streammap::test::runCommand(cli + " nodes --db " + db + " 2>&1", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("node1\\nforged        up\\x1b[2J"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_EQ(out.find("\nforged"), std::string::npos) << out;
+}

@@ -102,9 +102,11 @@ int printNodeTable(const Cluster& cluster, std::int64_t now) {
               "MEMORY", "HEARTBEAT", "GPUS");
   for (const NodeInfo& n : cluster.nodes) {
     std::string age = n.lastHeartbeat ? std::to_string(now - *n.lastHeartbeat) + "s ago" : "-";
-    std::printf("%-16s %-8s %-7s %7d %5d %7d %10s %9s  %s\n", n.host.c_str(), nodeStatusName(n.status),
-                recordSourceName(n.source), n.sockets, n.cores, n.threads, formatGiB(n.memoryBytes).c_str(),
-                age.c_str(), gpuSummary(n).c_str());
+    // Host and GPU names came from outside (a probe, an import, a hand edit): escaped, so that none can
+    // forge a row or move the terminal's cursor.
+    std::printf("%-16s %-8s %-7s %7d %5d %7d %10s %9s  %s\n", escapedForDisplay(n.host).c_str(),
+                nodeStatusName(n.status), recordSourceName(n.source), n.sockets, n.cores, n.threads,
+                formatGiB(n.memoryBytes).c_str(), age.c_str(), escapedForDisplay(gpuSummary(n)).c_str());
   }
   return 0;
 }
