@@ -61,15 +61,13 @@ install_missing() {
 # were before the install, they are set back, and this says so. Nothing else changes them.
 alternative() { readlink -f "/etc/alternatives/$1" 2>/dev/null || true; }
 install_keeping_mpi_alternatives() {
-  local mpi_before mpirun_before
-  mpi_before=$(alternative mpi) mpirun_before=$(alternative mpirun)
+  local -A before=([mpi]=$(alternative mpi) [mpirun]=$(alternative mpirun))
   install_missing "$@"
-  local name before
+  local name
   for name in mpi mpirun; do
-    before=$([ $name = mpi ] && echo "$mpi_before" || echo "$mpirun_before")
-    if [ -n "$before" ] && [ "$(alternative $name)" != "$before" ]; then
-      echo "setup: installing Open MPI changed the system's '$name' alternative; set it back to $before"
-      "${sudo_cmd[@]}" update-alternatives --quiet --set $name "$before"
+    if [ -n "${before[$name]}" ] && [ "$(alternative $name)" != "${before[$name]}" ]; then
+      echo "setup: installing Open MPI changed the system's '$name' alternative; set it back to ${before[$name]}"
+      "${sudo_cmd[@]}" update-alternatives --quiet --set $name "${before[$name]}"
     fi
   done
 }

@@ -2,10 +2,11 @@
 // written, a link's target is written, devices, FIFOs, directories and read-only files are refused.
 #include "dispar_lang/OutputTarget.h"
 
+#include "Process.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,15 +16,9 @@ namespace {
 
 class OutputTargets : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/dispar-output-target-XXXXXX";
-    ASSERT_NE(::mkdtemp(name), nullptr);
-    dir_ = name;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return scratch_.file(name); }
   void write(const std::string& name, unsigned mode) const {
-    std::ofstream(path(name)) << "old";
+    scratch_.write(name, "old");
     ASSERT_EQ(::chmod(path(name).c_str(), mode), 0);
   }
   std::string refusal(const std::string& name) const {
@@ -32,7 +27,7 @@ class OutputTargets : public ::testing::Test {
     EXPECT_FALSE(resolveOutputTarget(name, target, error)) << name;
     return error;
   }
-  std::string dir_;
+  dispar::testing::ScratchDir scratch_;
 };
 
 TEST_F(OutputTargets, NewAndRegularFilesAreWrittenKeepingTheirMode) {
@@ -74,7 +69,7 @@ TEST_F(OutputTargets, DevicesFifosDirectoriesAndReadOnlyFilesAreRefused) {
   EXPECT_NE(refusal(path("fifo")).find("is a FIFO; not replaced"), std::string::npos);
   ASSERT_EQ(::symlink(path("fifo").c_str(), path("to-fifo").c_str()), 0);
   EXPECT_NE(refusal(path("to-fifo")).find("(a link to '"), std::string::npos);
-  EXPECT_NE(refusal(dir_).find("is a directory"), std::string::npos);
+  EXPECT_NE(refusal(scratch_.path()).find("is a directory"), std::string::npos);
   write("readonly.txt", 0444);
   EXPECT_NE(refusal(path("readonly.txt")).find("is read-only; not replaced"), std::string::npos);
   EXPECT_NE(refusal(path("no/such/dir/file")).find("no directory"), std::string::npos);

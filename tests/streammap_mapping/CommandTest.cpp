@@ -71,28 +71,28 @@ class Commands : public ScratchDirTest {
     write("cluster.json", writeClusterJson(cluster));
   }
 
-  // Runs `map` and returns its status; stdout and stderr are captured.
-  int map(std::vector<std::string> extra) {
-    Args args = {path("app.rtg.json"), "-o", path("app.machinefile"), "--cluster", path("cluster.json")};
-    args.insert(args.end(), extra.begin(), extra.end());
+  // Runs a streammap command and returns its status; its stdout and stderr go to out_ and err_.
+  int capture(int (*command)(const Args&), const Args& args) {
     ::testing::internal::CaptureStdout();
     ::testing::internal::CaptureStderr();
-    const int status = mapCommand(args);
+    const int status = command(args);
     out_ = ::testing::internal::GetCapturedStdout();
     err_ = ::testing::internal::GetCapturedStderr();
     return status;
+  }
+
+  // Runs `map` of app.rtg.json onto cluster.json, writing app.machinefile, with `extra` options.
+  int map(std::vector<std::string> extra) {
+    Args args = {path("app.rtg.json"), "-o", path("app.machinefile"), "--cluster", path("cluster.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return capture(mapCommand, args);
   }
 
   // Runs `check` on the mapping map wrote, against the same cluster file.
   int check(std::vector<std::string> extra) {
     Args args = {path("app.map.json"), "--cluster", path("cluster.json")};
     args.insert(args.end(), extra.begin(), extra.end());
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    const int status = checkCommand(args);
-    out_ = ::testing::internal::GetCapturedStdout();
-    err_ = ::testing::internal::GetCapturedStderr();
-    return status;
+    return capture(checkCommand, args);
   }
 
   std::string out_, err_;
@@ -422,15 +422,11 @@ TEST_F(Commands, SbatchScriptsHoldOnlyTheIntendedOptionsForEveryByte) {
       Args args = {path(stem + ".rtg.json"), "--cluster", path("cluster.json")};
       if (!k.option.empty() && k.option != "-o") args.insert(args.end(), {k.option, k.value});
       args.insert(args.end(), {"-o", script});
-      ::testing::internal::CaptureStdout();
-      ::testing::internal::CaptureStderr();
-      const int status = sbatchCommand(args);
-      ::testing::internal::GetCapturedStdout();
-      const std::string err = ::testing::internal::GetCapturedStderr();
+      const int status = capture(sbatchCommand, args);
       if (status != 0) {
         ++refused;
-        EXPECT_EQ(status, 2) << err;
-        EXPECT_NE(err.find("option " + k.option + ":"), std::string::npos) << err;
+        EXPECT_EQ(status, 2) << err_;
+        EXPECT_NE(err_.find("option " + k.option + ":"), std::string::npos) << err_;
         EXPECT_FALSE(fileExists(script));
         continue;
       }
@@ -441,10 +437,12 @@ TEST_F(Commands, SbatchScriptsHoldOnlyTheIntendedOptionsForEveryByte) {
         for (const char ch : line)
           EXPECT_FALSE(static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) << "control character in: " << line;
         if (line.rfind("#SBATCH ", 0) == 0) {
-          const std::string option =
-              line.substr(8, line.find('=') == std::string::npos ? std::string::npos : line.find('=') - 8);
+          const std::size_t equals = line.find('=');
+          const std::string option = line.substr(8, equals == std::string::npos ? std::string::npos : equals - 8);
           ++options[option];
-          if (option == k.option) EXPECT_EQ(line, "#SBATCH " + k.option + "=" + k.value);
+          if (option == k.option) {
+            EXPECT_EQ(line, "#SBATCH " + k.option + "=" + k.value);
+          }
         } else if (line.rfind('#', 0) != 0) {
           EXPECT_TRUE(line == "set -eu" || line.rfind("export SLURM_HOSTFILE=", 0) == 0 ||
                       line.rfind("exec srun ", 0) == 0)
@@ -501,13 +499,9 @@ TEST_F(Commands, APoisonedHistoryRowIsIgnoredAndNamed) {
                       ": vnode 'src' replica 0: work per message 1e+308 is not a measurement"),
             std::string::npos)
       << err_;
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int shown = profileCommand({"show", "app", "--db", path("history.db")});
-  ::testing::internal::GetCapturedStdout();
-  const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(shown, 0);
-  EXPECT_NE(err.find("vnode 'sink' replica 0: work per message 1e+308 is not a measurement"), std::string::npos) << err;
+  EXPECT_EQ(capture(profileCommand, {"show", "app", "--db", path("history.db")}), 0);
+  EXPECT_NE(err_.find("vnode 'sink' replica 0: work per message 1e+308 is not a measurement"), std::string::npos)
+      << err_;
 }
 
 // Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before
@@ -517,14 +511,7 @@ TEST_F(Commands, OutputsNeverReplaceDevicesFifosOrLinks) {
   c.nodes = {node("hostA", 4, {a100(0)})};
   writeInputs(pipeline(), c);
   ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
-  auto mapTo = [&](const std::string& output) {
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    const int status = mapCommand({path("app.rtg.json"), "-o", output, "--cluster", path("cluster.json")});
-    out_ = ::testing::internal::GetCapturedStdout();
-    err_ = ::testing::internal::GetCapturedStderr();
-    return status;
-  };
+  auto mapTo = [&](const std::string& output) { return map({"-o", output}); };  // the last -o counts
   EXPECT_EQ(mapTo(path("fifo")), 1);
   EXPECT_NE(err_.find(path("fifo") + "': is a FIFO; not replaced"), std::string::npos) << err_;
   struct stat st{};
@@ -553,10 +540,8 @@ TEST_F(Commands, OutputsNeverReplaceDevicesFifosOrLinks) {
   EXPECT_EQ(read("readonly.machinefile"), "mine\n");
 
   // run --profile is checked before the job starts.
-  ::testing::internal::CaptureStderr();
-  EXPECT_EQ(runCommand({"--profile", path("fifo"), "--cluster", path("cluster.json"), path("app")}), 1);
-  const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("streammap run: error: --profile '" + path("fifo") + "': is a FIFO"), std::string::npos) << err;
+  EXPECT_EQ(capture(runCommand, {"--profile", path("fifo"), "--cluster", path("cluster.json"), path("app")}), 1);
+  EXPECT_NE(err_.find("streammap run: error: --profile '" + path("fifo") + "': is a FIFO"), std::string::npos) << err_;
 }
 
 // Open MPI's mpirun refuses root: run, as root, sets the two variables that allow it and says so; as
@@ -574,16 +559,14 @@ TEST_F(Commands, RunAsRootTellsOpenMpiItMayRun) {
   ASSERT_EQ(::chmod(path("mpirun").c_str(), 0755), 0);
   ::setenv("DISPAR_MPIRUN", path("mpirun").c_str(), 1);
   ::unsetenv("OMPI_ALLOW_RUN_AS_ROOT");
-  ::testing::internal::CaptureStderr();
-  const int status = runCommand({"--cluster", path("cluster.json"), path("app")});
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const int status = capture(runCommand, {"--cluster", path("cluster.json"), path("app")});
   ::unsetenv("DISPAR_MPIRUN");
-  EXPECT_EQ(status, 0) << err;
+  EXPECT_EQ(status, 0) << err_;
   EXPECT_EQ(read("env"), root ? "root=1 confirm=1\n" : "root= confirm=\n");
-  EXPECT_EQ(err.find("running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1") !=
+  EXPECT_EQ(err_.find("running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1") !=
                 std::string::npos,
             root)
-      << err;
+      << err_;
 }
 
 TEST_F(Commands, HostNamesThatWouldRewriteALauncherFileAreRefused) {

@@ -75,6 +75,11 @@ namespace {
 /// instance and pipe once, replicas in range, pipes of the program, times finite and at most a year.
 bool validateProfile(const lang::RunProfile& profile, const std::string& source, const lang::Rtg* rtg,
                      std::string& error) {
+  // The RTG has a vertex per instance: a vnode's replicas are its vertices (counted once, not per instance).
+  std::map<std::string, int> replicasInRtg;
+  if (rtg != nullptr)
+    for (const lang::RtgVertex& v : rtg->vertices)
+      replicasInRtg[v.vnode] = std::max(replicasInRtg[v.vnode], v.replica + 1);
   std::set<std::pair<std::string, int>> instances;
   for (const lang::ProfiledInstance& instance : profile.instances) {
     const std::string which = "instance '" + instance.vnode + "' replica " + std::to_string(instance.replica);
@@ -97,26 +102,22 @@ bool validateProfile(const lang::RunProfile& profile, const std::string& source,
                 " is not a time a run takes (0 to " + formatNumber(kLongestProfiledSeconds) + " s)";
         return false;
       }
-    if (rtg != nullptr) {
-      // The RTG has a vertex per instance: the vnode's replicas are its vertices.
-      int replicas = 0;
-      for (const lang::RtgVertex& v : rtg->vertices)
-        if (v.vnode == instance.vnode) replicas = std::max(replicas, v.replica + 1);
-      if (replicas > 0 && instance.replica >= replicas) {
-        error = source + ": " + which + ": vnode '" + instance.vnode + "' has " + std::to_string(replicas) +
-                " replica(s) in the RTG of program '" + rtg->program + "'";
-        return false;
-      }
+    if (const auto replicas = replicasInRtg.find(instance.vnode);
+        replicas != replicasInRtg.end() && instance.replica >= replicas->second) {
+      error = source + ": " + which + ": vnode '" + instance.vnode + "' has " + std::to_string(replicas->second) +
+              " replica(s) in the RTG of program '" + rtg->program + "'";
+      return false;
     }
   }
-  std::set<std::string> pipes;
+  std::set<std::string> rtgPipes, pipes;
+  if (rtg != nullptr)
+    for (const lang::RtgEdge& e : rtg->edges) rtgPipes.insert(e.pipe);
   for (const lang::ProfiledPipe& pipe : profile.pipes) {
     if (!pipes.insert(pipe.pipe).second) {
       error = source + ": pipe '" + pipe.pipe + "' appears twice";
       return false;
     }
-    if (rtg != nullptr && std::none_of(rtg->edges.begin(), rtg->edges.end(),
-                                       [&](const lang::RtgEdge& e) { return e.pipe == pipe.pipe; })) {
+    if (rtg != nullptr && rtgPipes.count(pipe.pipe) == 0) {
       error = source + ": pipe '" + pipe.pipe + "' is not in the RTG of program '" + rtg->program + "'";
       return false;
     }

@@ -2,6 +2,7 @@
 // MapPlanner and MapCheck.
 #include "dispar_lang/OutputTarget.h"
 #include "streammap/AtomicFiles.h"
+#include "streammap/Cluster.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
@@ -773,17 +774,9 @@ std::string shellQuoted(const std::string& text) {
     return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7f;
   });
   if (control) {
-    static const char kHex[] = "0123456789abcdef";
+    // escapedForDisplay's escapes (\\, \n, \xHH) are bash's ANSI-C escapes; only the quote is left.
     std::string quoted = "$'";
-    for (const char c : text) {
-      const unsigned char byte = static_cast<unsigned char>(c);
-      if (c == '\\' || c == '\'')
-        quoted += std::string("\\") + c;
-      else if (byte < 0x20 || byte == 0x7f)
-        quoted += std::string("\\x") + kHex[byte >> 4] + kHex[byte & 0xf];
-      else
-        quoted += c;
-    }
+    for (const char c : escapedForDisplay(text)) quoted += c == '\'' ? std::string("\\'") : std::string(1, c);
     return quoted + "'";
   }
   std::string quoted = "'";
@@ -820,20 +813,21 @@ struct BatchSettings {
 /// What an `#SBATCH` value may hold (sbatch splits its lines like a shell, and a newline would end the
 /// directive): letters, digits, '.', '_', '+' and '-'; a partition list also ',' between names. Anything
 /// else cannot be written into the script as given, and is refused, naming it.
+bool isSlurmNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
+}
+
 bool isSlurmName(const std::string& text, bool list) {
   if (text.empty() || text.front() == '-') return false;
   for (const char c : text)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-' &&
-        !(list && c == ','))
-      return false;
+    if (!isSlurmNameChar(c) && !(list && c == ',')) return false;
   return text.back() != ',' && text.find(",,") == std::string::npos;
 }
 
 /// A default job name from a program's file name: what isSlurmName refuses becomes '_'.
 std::string slurmNameFrom(const std::string& text) {
   std::string name;
-  for (const char c : text)
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-' ? c : '_';
+  for (const char c : text) name += isSlurmNameChar(c) ? c : '_';
   if (name.empty() || name.front() == '-') name = "dispar_" + name;
   return name;
 }

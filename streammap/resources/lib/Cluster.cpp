@@ -5,10 +5,7 @@
 
 namespace dispar::streammap {
 
-namespace {
-
-/// `name` printable: control and non-ASCII bytes as \n, \t or \xHH.
-std::string escaped(const std::string& name) {
+std::string escapedForDisplay(const std::string& name) {
   std::string out;
   for (unsigned char c : name) {
     if (c == '\n')
@@ -28,8 +25,6 @@ std::string escaped(const std::string& name) {
   return out;
 }
 
-}  // namespace
-
 bool checkHostName(const std::string& name, std::string& why) {
   const auto alnum = [](unsigned char c) { return std::isalnum(c) != 0 && c < 0x80; };
   if (name.empty()) {
@@ -37,17 +32,18 @@ bool checkHostName(const std::string& name, std::string& why) {
     return false;
   }
   if (name.size() > 253) {
-    why = "host name '" + escaped(name.substr(0, 40)) + "...' is longer than 253 characters";
+    why = "host name '" + escapedForDisplay(name.substr(0, 40)) + "...' is longer than 253 characters";
     return false;
   }
   for (unsigned char c : name)
     if (!alnum(c) && c != '.' && c != '-' && c != '_') {
-      why = "host name '" + escaped(name) + "' has '" + escaped(std::string(1, static_cast<char>(c))) +
+      why = "host name '" + escapedForDisplay(name) + "' has '" +
+            escapedForDisplay(std::string(1, static_cast<char>(c))) +
             "': only letters, digits, '.', '-' and '_' are allowed";
       return false;
     }
   if (!alnum(static_cast<unsigned char>(name[0]))) {
-    why = "host name '" + escaped(name) + "' must start with a letter or a digit";
+    why = "host name '" + escapedForDisplay(name) + "' must start with a letter or a digit";
     return false;
   }
   return true;

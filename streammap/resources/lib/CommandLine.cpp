@@ -143,31 +143,6 @@ void CommandLine::printHelp(const CommandSpec& spec, std::FILE* out) {
 
 const char* streammapVersion() { return DISPAR_VERSION; }
 
-std::string escapedForDisplay(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const unsigned char byte = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 int reportUsageError(const std::string& message) {
   std::fprintf(stderr, "streammap: error: %s\n", message.c_str());
   return kExitUsage;

@@ -3,6 +3,7 @@
 
 #include "dispar_lang/ComputeCapability.h"
 #include "streammap/AtomicFiles.h"
+#include "streammap/Cluster.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/CommandLine.h"
 #include "streammap/Daemon.h"

@@ -22,6 +22,12 @@ const char* recordSourceName(RecordSource s);  // "probe" / "import"
 /// The inverse of recordSourceName; false for any other word.
 bool parseRecordSource(const std::string& word, RecordSource& out);
 
+/// `text` (a path, a host, GPU or VNODE name, anything that came from outside) as one printable line:
+/// control and non-ASCII bytes as \n, \t or \xHH, a backslash as \\, so that no value can forge a line of
+/// a table, a comment or a message, or move a terminal's cursor. The one function every printer of such
+/// a value uses.
+std::string escapedForDisplay(const std::string& text);
+
 /// The one host-name rule, applied wherever a name enters (probe, --host, cluster files, Slurm, the
 /// database) and before any launcher file is written: 1 to 253 characters of letters, digits, '.', '-'
 /// and '_', starting with a letter or digit. Anything else could change what a machinefile, hostfile or

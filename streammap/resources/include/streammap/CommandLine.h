@@ -71,11 +71,6 @@ inline constexpr int kExitUsage = 2;
 /// The version every streammap command prints for --version ("streammap 0.1.0").
 const char* streammapVersion();
 
-/// `text` (a path, a host or VNODE name, anything that came from outside) as one printable line: control
-/// characters (newline, ESC, ...) and backslashes shown as escapes (\n, \x1b, \\), so that no value can
-/// forge a line of a table, a comment or a message, or move a terminal's cursor.
-std::string escapedForDisplay(const std::string& text);
-
 /// Prints "streammap: error: MESSAGE" to stderr and returns kExitFailure.
 int reportError(const std::string& message);
 /// Prints "streammap: error: MESSAGE" to stderr and returns kExitUsage: a wrong command line.
