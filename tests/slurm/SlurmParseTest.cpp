@@ -152,6 +152,52 @@ TEST(SlurmNodes, ScontrolShowNodeOneLine) {
   EXPECT_EQ(error, "scontrol show node -o, line 1: no NodeName=");
 }
 
+// Issue 36, item 5: numbers beyond NodeLimits were wrapped (CPUTot=2^32 made a 0-core node), kept at the
+// default (2^64-1 did not parse and the node got 1 CPU) or shifted past 64 bits (RealMemory), and
+// gpu:99999999999 made a GPU record per unit (2.4 GB). Each is now an error naming the node and field.
+TEST(SlurmNodes, NumbersBeyondTheNodeLimitsAreRefusedNamingNodeAndField) {
+  std::vector<NodeInfo> nodes;
+  std::string error;
+  const auto scontrol = [&](const std::string& fields) {
+    return parseScontrolNodes("NodeName=big " + fields + " State=IDLE\n", nodes, error);
+  };
+  EXPECT_FALSE(scontrol("CPUTot=4294967296"));
+  EXPECT_EQ(error, "scontrol show node -o, line 1: node big: CPUTot=4294967296 is beyond the limit of 65536");
+  EXPECT_FALSE(scontrol("CPUTot=18446744073709551615"));
+  EXPECT_EQ(error, "scontrol show node -o, line 1: node big: CPUTot=18446744073709551615 is beyond the limit of 65536");
+  EXPECT_FALSE(scontrol("CPUTot=4 Sockets=4294967297"));
+  EXPECT_EQ(error, "scontrol show node -o, line 1: node big: Sockets=4294967297 is beyond the limit of 1024");
+  EXPECT_FALSE(scontrol("CPUTot=4 RealMemory=17592186044416"));  // 2^44 MiB = 16 EiB
+  EXPECT_EQ(error,
+            "scontrol show node -o, line 1: node big: RealMemory=17592186044416 is beyond the limit of 1073741824");
+  EXPECT_FALSE(scontrol("CPUTot=4 ThreadsPerCore=two"));
+  EXPECT_EQ(error, "scontrol show node -o, line 1: node big: ThreadsPerCore=two is not a count");
+  EXPECT_FALSE(scontrol("CPUTot=4 Gres=gpu:99999999999"));
+  EXPECT_EQ(error, "scontrol show node -o, line 1: node big: gres 'gpu:99999999999': '99999999999' GPUs are more "
+                   "than the limit of 256 per node");
+  EXPECT_FALSE(scontrol("CPUTot=4 Gres=gpu:a100:200,gpu:v100:100"));  // the node's total counts
+  EXPECT_NE(error.find("more than the limit of 256 per node"), std::string::npos) << error;
+  EXPECT_FALSE(scontrol("CPUTot=4 Gres=gpu:a100:1(IDX:4294967296)"));
+  EXPECT_NE(error.find("malformed index list"), std::string::npos) << error;
+  // The limits themselves are accepted.
+  ASSERT_TRUE(scontrol("CPUTot=65536 Sockets=1024 RealMemory=1073741824 Gres=gpu:256")) << error;
+  EXPECT_EQ(nodes[0].threads, 65536);
+  EXPECT_EQ(nodes[0].memoryBytes, NodeLimits::kMaxMemoryBytes);
+  EXPECT_EQ(nodes[0].gpus.size(), 256u);
+
+  const auto sinfo = [&](const std::string& fields) {
+    return parseSinfoJson(R"({"nodes": [{"name": "big", )" + fields + "}]}", nodes, error);
+  };
+  EXPECT_FALSE(sinfo(R"("cpus": 4294967296)"));
+  EXPECT_EQ(error, "sinfo --json: node big: cpus 4294967296 is beyond the limit of 65536");
+  EXPECT_FALSE(sinfo(R"("cpus": 18446744073709551615)"));
+  EXPECT_EQ(error, "sinfo --json: node big: cpus 18446744073709551615 is beyond the limit of 65536");
+  EXPECT_FALSE(sinfo(R"("cpus": {"set": true, "number": -3})"));
+  EXPECT_EQ(error, "sinfo --json: node big: cpus -3 is negative");
+  EXPECT_FALSE(sinfo(R"("cpus": 2, "real_memory": 9223372036854775807)"));
+  EXPECT_EQ(error, "sinfo --json: node big: real_memory 9223372036854775807 is beyond the limit of 1073741824");
+}
+
 TEST(SlurmHostList, Expands) {
   std::vector<std::string> hosts;
   std::string error;
@@ -179,6 +225,7 @@ TEST(SlurmHostList, CountLists) {
   EXPECT_EQ(counts, std::vector<int>{1});
   EXPECT_FALSE(expandCountList("4(x", counts, error));
   EXPECT_FALSE(expandCountList("four", counts, error));
+  EXPECT_FALSE(expandCountList("4294967296", counts, error));  // was 0 CPUs (wrapped to int)
 }
 
 // `scontrol show job -d` of an allocation of cpu1 and of gpu1 and gpu2 with two GPUs each.

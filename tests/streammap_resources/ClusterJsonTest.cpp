@@ -109,16 +109,23 @@ TEST(ClusterJson, NumbersAreCheckedForRangeAndNamed) {
   EXPECT_EQ(parseError(R"({"format": "dispar-cluster", "version": 1e999, "nodes": []})"),
             "version: number out of range, got 1e999");
   EXPECT_EQ(parseError(head + R"("cpu": {"cores": 2.5}}]})"), "nodes[0].cpu.cores: expected an integer, got 2.5");
-  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1e23}}]})"),
-            "nodes[0].cpu.cores: must be at most 2147483647, got 1e+23");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1e23}}]})"), "nodes[0].cpu.cores: must be at most 65536, got 1e+23");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 4294967296}}]})"),
+            "nodes[0].cpu.cores: must be at most 65536, got 4294967296");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1, "sockets": 5000}}]})"),
+            "nodes[0].cpu.sockets: must be at most 1024, got 5000");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "gpus": [{"index": 300}]}]})"),
+            "nodes[0].gpus[0].index: must be at most 255, got 300");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "gpus": [{"memory_bytes": 1e18}]}]})"),
+            "nodes[0].gpus[0].memory_bytes: must be at most 1125899906842624, got 1e+18");
   EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "memory_bytes": -4}]})"),
             "nodes[0].memory_bytes: must be at least 0, got -4");
   EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "memory_bytes": 18446744073709551615}]})"),
-            "nodes[0].memory_bytes: must be at most 9223372036854775807, got 18446744073709551615");
+            "nodes[0].memory_bytes: must be at most 1125899906842624, got 18446744073709551615");
   EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1, "speed": 0}}]})"),
             "nodes[0].cpu.speed: must be a positive number, got 0");
-  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "numa": [{"memory_bytes": 9e18}, {"memory_bytes": 9e18}]}]})"),
-            "nodes[0].numa[1].memory_bytes: NUMA memory totals more than 9223372036854775807 bytes");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "numa": [{"memory_bytes": 9e14}, {"memory_bytes": 9e14}]}]})"),
+            "nodes[0].numa[1].memory_bytes: NUMA memory totals more than 1125899906842624 bytes");
 }
 
 TEST(ClusterJson, SyntaxErrorsGiveLineAndColumn) {

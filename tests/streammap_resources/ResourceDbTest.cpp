@@ -205,6 +205,31 @@ TEST_P(ResourceDbBackend, NamesOutsideTheRuleNeverEnterTheStore) {
   EXPECT_TRUE(records.empty());  // all or nothing: not even "ok"
 }
 
+// Issue 36, item 5: a record beyond the node limits, whichever reader or probe made it, is refused by the
+// store itself (a 0-core node used to be stored and then used by `map`).
+TEST_P(ResourceDbBackend, RecordsBeyondTheNodeLimitsNeverEnterTheStore) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
+  std::string error;
+  NodeInfo zeroCores = makeNode("n1", 4, 0);
+  zeroCores.cores = 0;
+  EXPECT_FALSE(db->recordNode(zeroCores, std::nullopt, nullptr, error));
+  EXPECT_NE(error.find("node n1: a node needs at least one socket, core and hardware thread"), std::string::npos)
+      << error;
+  NodeInfo tooManyGpus = makeNode("n2", 4, NodeLimits::kMaxGpus + 1);
+  EXPECT_FALSE(db->importNodes({tooManyGpus}, ResourceDb::ImportRules{}, nullptr, nullptr, error));
+  EXPECT_NE(error.find("node n2: GPU count 257 is beyond the limit of 256"), std::string::npos) << error;
+  NodeInfo hugeMemory = makeNode("n3", 4, 0);
+  hugeMemory.memoryBytes = NodeLimits::kMaxMemoryBytes + 1;
+  EXPECT_FALSE(db->recordNodes({makeNode("ok", 4, 0), hugeMemory}, false, nullptr, error));
+  EXPECT_NE(error.find("node n3: memory_bytes 1125899906842625 is beyond the limit of 1125899906842624"),
+            std::string::npos)
+      << error;
+  std::vector<NodeRecord> records;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  EXPECT_TRUE(records.empty());
+}
+
 TEST_P(ResourceDbBackend, AbsentNodesAreMarkedDown) {
   const std::string path = freshDatabase();
   auto db = openDb(path);

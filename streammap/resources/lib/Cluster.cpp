@@ -25,6 +25,40 @@ std::string escapedForDisplay(const std::string& name) {
   return out;
 }
 
+bool checkNodeLimits(const NodeInfo& node, std::string& why) {
+  const auto beyond = [&why](const std::string& field, std::uint64_t value, std::uint64_t limit) {
+    why = field + " " + std::to_string(value) + " is beyond the limit of " + std::to_string(limit);
+    return false;
+  };
+  if (node.cores < 1 || node.threads < 1 || node.sockets < 1) {
+    why = "a node needs at least one socket, core and hardware thread";
+    return false;
+  }
+  if (node.threads > NodeLimits::kMaxHardwareThreads)
+    return beyond("threads", static_cast<std::uint64_t>(node.threads), NodeLimits::kMaxHardwareThreads);
+  if (node.cores > node.threads) {
+    why = "fewer hardware threads than cores";
+    return false;
+  }
+  if (node.sockets > NodeLimits::kMaxSockets)
+    return beyond("sockets", static_cast<std::uint64_t>(node.sockets), NodeLimits::kMaxSockets);
+  if (node.memoryBytes > NodeLimits::kMaxMemoryBytes)
+    return beyond("memory_bytes", node.memoryBytes, NodeLimits::kMaxMemoryBytes);
+  if (node.gpus.size() > static_cast<std::size_t>(NodeLimits::kMaxGpus))
+    return beyond("GPU count", node.gpus.size(), NodeLimits::kMaxGpus);
+  for (const GpuInfo& gpu : node.gpus) {
+    if (gpu.index < 0) {
+      why = "GPU index " + std::to_string(gpu.index) + " is negative";
+      return false;
+    }
+    if (gpu.index >= NodeLimits::kMaxGpus)
+      return beyond("GPU index", static_cast<std::uint64_t>(gpu.index), NodeLimits::kMaxGpus - 1);
+    if (gpu.memoryBytes > NodeLimits::kMaxMemoryBytes)
+      return beyond("GPU " + std::to_string(gpu.index) + " memory_bytes", gpu.memoryBytes, NodeLimits::kMaxMemoryBytes);
+  }
+  return true;
+}
+
 bool checkHostName(const std::string& name, std::string& why) {
   const auto alnum = [](unsigned char c) { return std::isalnum(c) != 0 && c < 0x80; };
   if (name.empty()) {

@@ -77,13 +77,15 @@ int readInt(const Json& object, const char* key, const std::string& path, int fa
   return static_cast<int>(readInteger(*v, join(path, key), min, max));
 }
 
-std::uint64_t readBytes(const Json& object, const char* key, const std::string& path, std::uint64_t fallback) {
+/// A byte count: at most the largest signed 64-bit value (the resource database stores byte counts as SQL
+/// integers), or `max` where NodeLimits bounds it.
+std::uint64_t readBytes(const Json& object, const char* key, const std::string& path, std::uint64_t fallback,
+                        std::uint64_t max = std::numeric_limits<std::int64_t>::max()) {
   const Json* v = member(object, key);
   if (!v) return fallback;
   std::uint64_t bytes = 0;
   std::string problem;
-  // Capped at the largest signed 64-bit value: the resource database stores byte counts as SQL integers.
-  if (!lang::jsonUnsigned(*v, std::numeric_limits<std::int64_t>::max(), bytes, problem)) fail(join(path, key), problem);
+  if (!lang::jsonUnsigned(*v, max, bytes, problem)) fail(join(path, key), problem);
   return bytes;
 }
 
@@ -118,11 +120,11 @@ void readComputeCapability(const Json& gpu, const std::string& path, GpuInfo& ou
 GpuInfo readGpu(const Json& json, const std::string& path, int position) {
   checkFields(json, path, kGpuFields);
   GpuInfo gpu;
-  gpu.index = readInt(json, "index", path, position, 0);
+  gpu.index = readInt(json, "index", path, position, 0, NodeLimits::kMaxGpus - 1);
   gpu.name = readString(json, "name", path, "");
   gpu.uuid = readString(json, "uuid", path, "");
   readComputeCapability(json, path, gpu);
-  gpu.memoryBytes = readBytes(json, "memory_bytes", path, 0);
+  gpu.memoryBytes = readBytes(json, "memory_bytes", path, 0, NodeLimits::kMaxMemoryBytes);
   gpu.multiprocessors = readInt(json, "multiprocessors", path, 0, 0);
   gpu.clockKHz = readInt(json, "clock_khz", path, 0, 0);
   gpu.pciBusId = readString(json, "pci_bus_id", path, "");
@@ -162,9 +164,9 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   if (!cpu) fail(join(cpuPath, "cores"), "missing required field");
   checkFields(*cpu, cpuPath, kCpuFields);
   if (!member(*cpu, "cores")) fail(join(cpuPath, "cores"), "missing required field");
-  node.cores = readInt(*cpu, "cores", cpuPath, 1, 1);
-  node.sockets = readInt(*cpu, "sockets", cpuPath, 1, 1);
-  node.threads = readInt(*cpu, "threads", cpuPath, node.cores, 1);
+  node.cores = readInt(*cpu, "cores", cpuPath, 1, 1, NodeLimits::kMaxHardwareThreads);
+  node.sockets = readInt(*cpu, "sockets", cpuPath, 1, 1, NodeLimits::kMaxSockets);
+  node.threads = readInt(*cpu, "threads", cpuPath, node.cores, 1, NodeLimits::kMaxHardwareThreads);
   if (node.threads < node.cores) fail(join(cpuPath, "threads"), "fewer hardware threads than cores");
   node.cpuSpeed = readPositiveDouble(*cpu, "speed", cpuPath).value_or(1.0);
 
@@ -176,16 +178,16 @@ NodeInfo readNode(const Json& json, const std::string& path) {
     checkFields(numa[i], p, kNumaFields);
     NumaInfo info;
     info.index = readInt(numa[i], "index", p, static_cast<int>(i), 0);
-    info.memoryBytes = readBytes(numa[i], "memory_bytes", p, 0);
+    info.memoryBytes = readBytes(numa[i], "memory_bytes", p, 0, NodeLimits::kMaxMemoryBytes);
     if (!numaIndices.insert(info.index).second)
       fail(join(p, "index"), "duplicate NUMA index " + std::to_string(info.index));
-    if (info.memoryBytes > std::numeric_limits<std::int64_t>::max() - numaTotal)
+    if (info.memoryBytes > NodeLimits::kMaxMemoryBytes - numaTotal)
       fail(join(p, "memory_bytes"),
-           "NUMA memory totals more than " + std::to_string(std::numeric_limits<std::int64_t>::max()) + " bytes");
+           "NUMA memory totals more than " + std::to_string(NodeLimits::kMaxMemoryBytes) + " bytes");
     numaTotal += info.memoryBytes;
     node.numa.push_back(info);
   }
-  node.memoryBytes = readBytes(json, "memory_bytes", path, numaTotal);
+  node.memoryBytes = readBytes(json, "memory_bytes", path, numaTotal, NodeLimits::kMaxMemoryBytes);
 
   const Json& caches = readArray(json, "caches", path);
   for (std::size_t i = 0; i < caches.size(); ++i) {
@@ -205,6 +207,9 @@ NodeInfo readNode(const Json& json, const std::string& path) {
   }
 
   const Json& gpus = readArray(json, "gpus", path);
+  if (gpus.size() > static_cast<std::size_t>(NodeLimits::kMaxGpus))
+    fail(join(path, "gpus"), std::to_string(gpus.size()) + " GPUs, more than the limit of " +
+                                 std::to_string(NodeLimits::kMaxGpus) + " per node");
   std::set<int> gpuIndices;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const std::string p = join(path, "gpus") + "[" + std::to_string(i) + "]";

@@ -428,12 +428,17 @@ std::unique_ptr<ResourceDb> ResourceDb::open(const std::string& path, OpenMode m
 
 namespace {
 
-/// Every name that enters the store passes the host-name rule (Cluster.h).
+/// Every record that enters the store passes the host-name rule and the node limits (Cluster.h), whichever
+/// reader or probe made it.
 bool checkHostNames(const NodeInfo* nodes, std::size_t count, const std::string& where, std::string& error) {
   for (std::size_t i = 0; i < count; ++i) {
     std::string why;
     if (!checkHostName(nodes[i].host, why)) {
       error = where + ": " + why;
+      return false;
+    }
+    if (!checkNodeLimits(nodes[i], why)) {
+      error = where + ": node " + nodes[i].host + ": " + why;
       return false;
     }
   }

@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <map>
 #include <poll.h>
 #include <set>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 extern char** environ;
@@ -77,14 +79,32 @@ GpuInfo gpuOfType(const std::string& type, int index) {
   return g;
 }
 
-bool parseNonNegative(const std::string& text, long& out) {
-  if (text.empty() ||
+/// A whole number written in decimal digits only, no larger than `max`: false (never a wrapped or clamped
+/// value) for anything else, a number past 2^64 included.
+bool parseNonNegative(const std::string& text, long& out, long max = std::numeric_limits<long>::max()) {
+  if (text.empty() || text.size() > 19 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return false;
   errno = 0;
-  out = std::strtol(text.c_str(), nullptr, 10);
-  return errno == 0;
+  const long value = std::strtol(text.c_str(), nullptr, 10);
+  if (errno != 0 || value > max) return false;
+  out = value;
+  return true;
 }
+
+/// One count field of a Slurm node record, checked against its NodeLimits bound: absent or empty keeps
+/// `out`; a value that is not a number or is beyond `max` fails with `error` naming the field and value.
+bool readCount(const std::string& field, const std::string& text, long max, long& out, std::string& error) {
+  if (text.empty()) return true;
+  if (parseNonNegative(text, out, max)) return true;
+  const bool digits =
+      std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  error = field + "=" + escapedForDisplay(text.substr(0, 40)) +
+          (digits ? " is beyond the limit of " + std::to_string(max) : " is not a count");
+  return false;
+}
+
+constexpr long kMaxMemoryMiB = static_cast<long>(NodeLimits::kMaxMemoryBytes >> 20);
 
 /// Splits at `separator` outside brackets and parentheses.
 std::vector<std::string> splitTopLevel(const std::string& text, char separator) {
@@ -105,16 +125,17 @@ std::vector<std::string> splitTopLevel(const std::string& text, char separator) 
   return parts;
 }
 
-/// "0-1,3" -> 0,1,3.
+/// "0-1,3" -> 0,1,3; every index below NodeLimits::kMaxGpus.
 bool expandIndexList(const std::string& text, std::vector<int>& out) {
   for (const std::string& range : splitTopLevel(text, ',')) {
     const std::size_t dash = range.find('-');
     long first = 0, last = 0;
+    constexpr long kLastIndex = NodeLimits::kMaxGpus - 1;
     if (dash == std::string::npos) {
-      if (!parseNonNegative(range, first)) return false;
+      if (!parseNonNegative(range, first, kLastIndex)) return false;
       last = first;
-    } else if (!parseNonNegative(range.substr(0, dash), first) || !parseNonNegative(range.substr(dash + 1), last) ||
-               last < first || last - first > 100000) {
+    } else if (!parseNonNegative(range.substr(0, dash), first, kLastIndex) ||
+               !parseNonNegative(range.substr(dash + 1), last, kLastIndex) || last < first) {
       return false;
     }
     for (long i = first; i <= last; ++i) out.push_back(static_cast<int>(i));
@@ -122,14 +143,27 @@ bool expandIndexList(const std::string& text, std::vector<int>& out) {
   return true;
 }
 
-/// A JSON number, or Slurm 23.02+'s {"set": true, "infinite": false, "number": N}.
-std::optional<long long> jsonNumber(const nlohmann::json& node, const char* key) {
+/// A count of a `sinfo --json` node: a JSON integer, or Slurm 23.02+'s {"set": true, "infinite": false,
+/// "number": N}. Absent, unset or not an integer keeps `out`; a negative value or one beyond `max` (a number
+/// past 2^63 included) fails with `error` naming the field.
+bool jsonCount(const nlohmann::json& node, const char* key, long long max, long long& out, std::string& error) {
   auto it = node.find(key);
-  if (it == node.end()) return std::nullopt;
-  if (it->is_number_integer()) return it->get<long long>();
-  if (it->is_object() && it->value("set", true) && it->contains("number") && (*it)["number"].is_number_integer())
-    return (*it)["number"].get<long long>();
-  return std::nullopt;
+  if (it == node.end()) return true;
+  const nlohmann::json* value = &*it;
+  if (it->is_object()) {
+    if (!it->value("set", true) || !it->contains("number")) return true;
+    value = &(*it)["number"];
+  }
+  if (!value->is_number_integer()) return true;
+  if (value->is_number_unsigned() ? value->get<std::uint64_t>() > static_cast<std::uint64_t>(max)
+                                  : value->get<long long>() < 0 || value->get<long long>() > max) {
+    error = std::string(key) + " " + value->dump() + " is " +
+            (value->is_number_unsigned() || value->get<long long>() >= 0 ? "beyond the limit of " + std::to_string(max)
+                                                                         : "negative");
+    return false;
+  }
+  out = value->get<long long>();
+  return true;
 }
 
 std::vector<std::string> splitWords(const std::string& text, const char* separators) {
@@ -175,14 +209,24 @@ bool parseGres(const std::string& gres, std::vector<GpuInfo>& out, std::string& 
     if (fields.empty() || fields[0] != "gpu") continue;
     std::string type;
     long count = 1;
+    std::string countText;
     if (fields.size() == 2) {
-      if (!parseNonNegative(fields[1], count)) type = fields[1];
+      const bool digits = std::all_of(fields[1].begin(), fields[1].end(),
+                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      (digits ? countText : type) = fields[1];
     } else if (fields.size() >= 3) {
       type = fields[1];
-      if (!parseNonNegative(fields[2], count)) {
-        error = "gres '" + entry + "': '" + fields[2] + "' is not a GPU count";
-        return false;
-      }
+      countText = fields[2];
+    }
+    // Checked against the per-node limit before any GPU is made: "gpu:99999999999" is a typo, not a node.
+    if (!countText.empty() &&
+        !parseNonNegative(countText, count, NodeLimits::kMaxGpus - static_cast<long>(out.size()))) {
+      const bool digits = std::all_of(countText.begin(), countText.end(),
+                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      error = "gres '" + escapedForDisplay(entry) + "': '" + escapedForDisplay(countText) + "' " +
+              (digits ? "GPUs are more than the limit of " + std::to_string(NodeLimits::kMaxGpus) + " per node"
+                      : "is not a GPU count");
+      return false;
     }
     // "(IDX:0-1,3)" of `scontrol show job -d` lists the GPU ordinals; "(S:0-1)" (sockets) says nothing here.
     std::vector<int> indices;
@@ -252,14 +296,24 @@ bool parseSinfoJson(const std::string& text, std::vector<NodeInfo>& out, std::st
     NodeInfo n;
     n.host = j["name"].get<std::string>();
     n.source = RecordSource::Import;
-    const long long cpus = jsonNumber(j, "cpus").value_or(1);
-    setCpus(n, cpus, jsonNumber(j, "sockets").value_or(0), jsonNumber(j, "cores").value_or(0),
-            jsonNumber(j, "threads").value_or(0));
-    n.memoryBytes = static_cast<std::uint64_t>(std::max(0LL, jsonNumber(j, "real_memory").value_or(0))) << 20;
+    long long cpus = 1, sockets = 0, cores = 0, threads = 0, memory = 0;
+    for (const auto& [key, value, max] :
+         {std::tuple<const char*, long long*, long long>{"cpus", &cpus, NodeLimits::kMaxHardwareThreads},
+          {"sockets", &sockets, NodeLimits::kMaxSockets},
+          {"cores", &cores, NodeLimits::kMaxHardwareThreads},
+          {"threads", &threads, NodeLimits::kMaxHardwareThreads},
+          {"real_memory", &memory, kMaxMemoryMiB}}) {
+      if (!jsonCount(j, key, max, *value, error)) {
+        error = "sinfo --json: node " + escapedForDisplay(n.host) + ": " + error;
+        return false;
+      }
+    }
+    setCpus(n, cpus, sockets, cores, threads);
+    n.memoryBytes = static_cast<std::uint64_t>(memory) << 20;
     const std::string gres = j.contains("gres") && j["gres"].is_string() ? j["gres"].get<std::string>() : "";
     std::string gresError;
     if (!parseGres(gres, n.gpus, gresError)) {
-      error = "sinfo --json: node " + n.host + ": " + gresError;
+      error = "sinfo --json: node " + escapedForDisplay(n.host) + ": " + gresError;
       return false;
     }
     std::vector<std::string> state;
@@ -306,16 +360,22 @@ bool parseScontrolNodes(const std::string& text, std::vector<NodeInfo>& out, std
     n.host = fields["NodeName"];
     n.source = RecordSource::Import;
     long cpus = 1, sockets = 0, coresPerSocket = 0, threadsPerCore = 0, memory = 0;
-    parseNonNegative(fields["CPUTot"], cpus);
-    parseNonNegative(fields["Sockets"], sockets);
-    parseNonNegative(fields["CoresPerSocket"], coresPerSocket);
-    parseNonNegative(fields["ThreadsPerCore"], threadsPerCore);
-    parseNonNegative(fields["RealMemory"], memory);
+    for (const auto& [key, value, max] :
+         {std::tuple<const char*, long*, long>{"CPUTot", &cpus, NodeLimits::kMaxHardwareThreads},
+          {"Sockets", &sockets, NodeLimits::kMaxSockets},
+          {"CoresPerSocket", &coresPerSocket, NodeLimits::kMaxHardwareThreads},
+          {"ThreadsPerCore", &threadsPerCore, NodeLimits::kMaxHardwareThreads},
+          {"RealMemory", &memory, kMaxMemoryMiB}}) {
+      if (!readCount(key, fields[key], max, *value, error)) {
+        error = where + ": node " + escapedForDisplay(n.host) + ": " + error;
+        return false;
+      }
+    }
     setCpus(n, cpus, sockets, coresPerSocket, threadsPerCore);
     n.memoryBytes = static_cast<std::uint64_t>(memory) << 20;
     std::string gresError;
     if (!parseGres(fields["Gres"], n.gpus, gresError)) {
-      error = where + ": " + gresError;
+      error = where + ": node " + escapedForDisplay(n.host) + ": " + gresError;
       return false;
     }
     n.status = statusOfState({fields["State"]});
@@ -380,7 +440,8 @@ bool expandCountList(const std::string& list, std::vector<int>& out, std::string
     long count = 0, times = 1;
     const std::size_t paren = item.find("(x");
     const bool repeated = paren != std::string::npos && !item.empty() && item.back() == ')';
-    if (!parseNonNegative(item.substr(0, repeated ? paren : std::string::npos), count) ||
+    if (!parseNonNegative(item.substr(0, repeated ? paren : std::string::npos), count,
+                          NodeLimits::kMaxHardwareThreads) ||
         (repeated && !parseNonNegative(item.substr(paren + 2, item.size() - paren - 3), times)) || times > 100000) {
       error = "'" + list + "': malformed count list (expected e.g. '4(x2),2')";
       return false;

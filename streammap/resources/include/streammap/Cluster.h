@@ -34,6 +34,16 @@ std::string escapedForDisplay(const std::string& text);
 /// rankfile says (`n1\nevil:64`, `#n1`). False with `why` saying what is wrong, the name escaped.
 bool checkHostName(const std::string& name, std::string& why);
 
+/// The sanity bounds of one node record, wherever it comes from (a probe, a cluster file, a Slurm import):
+/// a value beyond them is a typo or a wrapped number, not a machine, and is refused naming the node and
+/// field rather than stored. docs/streammap.md ("Node limits") lists them.
+struct NodeLimits {
+  static constexpr int kMaxHardwareThreads = 65536;             // cores and threads per node
+  static constexpr int kMaxSockets = 1024;                      // per node
+  static constexpr int kMaxGpus = 256;                          // per node; also the largest GPU index + 1
+  static constexpr std::uint64_t kMaxMemoryBytes = 1ULL << 50;  // 1 PiB, node or GPU memory
+};
+
 /// A memory size as the resource commands print it: "31.3 GiB".
 std::string formatGiB(std::uint64_t bytes);
 
@@ -77,6 +87,11 @@ struct NodeInfo {
   RecordSource source = RecordSource::Probe;
   std::optional<std::int64_t> lastHeartbeat;  // unix seconds
 };
+
+/// Whether `node` is within NodeLimits; false with `why` naming the field and the limit. The readers check
+/// each field as they read it (so that their errors carry a path or line); this is the check for records
+/// made in code, such as a probe's.
+bool checkNodeLimits(const NodeInfo& node, std::string& why);
 
 struct Cluster {
   std::vector<NodeInfo> nodes;  // sorted by host name
