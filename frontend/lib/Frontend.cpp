@@ -91,16 +91,13 @@ class DisparAction : public clang::ASTFrontendAction {
   std::unique_ptr<DisparDiagnostics> diags_;
 };
 
-/// Clang's caret snippets cost time quadratic in the line's length (minutes for a 1 MB line) and never
-/// end after `#line` numbers past INT_MAX (stock clang behaves the same). Those sources get diagnostics
-/// without snippets; the file:line:col and message are unchanged.
-constexpr std::size_t kLongestLineForCarets = 4096;
-
+/// Clang's snippets never end after `#line` numbers past INT_MAX (stock clang behaves the same): those
+/// sources get diagnostics without snippets; file:line:col and message are unchanged. (Long lines are
+/// BoundedDiagnosticPrinter's.)
 bool caretSnippetsAreSafe(llvm::StringRef source) {
   while (!source.empty()) {
     auto [line, rest] = source.split('\n');
     source = rest;
-    if (line.size() > kLongestLineForCarets) return false;
     llvm::StringRef directive = line.ltrim();
     if (!directive.consume_front("#")) continue;
     directive = directive.ltrim();
@@ -111,6 +108,87 @@ bool caretSnippetsAreSafe(llvm::StringRef source) {
   }
   return true;
 }
+
+/// The longest run of identifier characters in `source`: above kLongestNameForSpelling, no spelling
+/// suggestions (their cost is quadratic in the names' lengths).
+constexpr std::size_t kLongestNameForSpelling = 256;
+
+std::size_t longestWord(llvm::StringRef source) {
+  std::size_t longest = 0, run = 0;
+  for (const char c : source) {
+    run = llvm::isAlnum(c) || c == '_' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+/// Messages quote what the source says, and a source can say anything: a 20,000-character identifier made
+/// each "use of undeclared identifier" 20 KB. A message longer than this keeps its beginning and end.
+constexpr std::size_t kLongestMessage = 512;
+
+/// Clang's printer, bounded on any input: an over-long message keeps its beginning and end ("... [19,500
+/// characters elided] ..."), and a source line wider than kWidestSnippet is shown as the window around the
+/// column, as GCC does, instead of whole (Clang prints a 4 KB line whole and none longer at all).
+class BoundedDiagnosticPrinter : public clang::TextDiagnosticPrinter {
+ public:
+  BoundedDiagnosticPrinter(llvm::raw_ostream& out, clang::DiagnosticOptions* options)
+      : clang::TextDiagnosticPrinter(out, options), out_(out), options_(options) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    llvm::SmallString<256> message;
+    info.FormatDiagnostic(message);
+    std::optional<clang::Diagnostic> shortened;
+    if (message.size() > kLongestMessage) {
+      constexpr std::size_t kKept = kLongestMessage / 2 - 32;
+      shortenedMessage_ = std::string(message.substr(0, kKept)) + " ... [" +
+                          std::to_string(message.size() - 2 * kKept) + " characters elided] ... " +
+                          std::string(message.substr(message.size() - kKept));
+      // A Diagnostic with a stored message reads everything else from the engine's current diagnostic.
+      shortened.emplace(info.getDiags(), shortenedMessage_);
+    }
+    const clang::Diagnostic& shown = shortened ? *shortened : info;
+    const std::string window = options_->ShowCarets ? windowedSnippet(info) : std::string();
+    if (window.empty()) return clang::TextDiagnosticPrinter::HandleDiagnostic(level, shown);
+    options_->ShowCarets = false;  // read when the diagnostic is printed: this one only
+    clang::TextDiagnosticPrinter::HandleDiagnostic(level, shown);
+    options_->ShowCarets = true;
+    out_ << window;
+  }
+
+ private:
+  static constexpr std::size_t kWidestSnippet = 160;
+  static constexpr std::size_t kWindowSide = 60;  // bytes shown each side of the column
+
+  /// The snippet of a diagnostic on a line wider than kWidestSnippet: the window around its column and
+  /// a caret, in Clang's gutter layout; empty for other diagnostics (Clang prints those).
+  static std::string windowedSnippet(const clang::Diagnostic& info) {
+    if (!info.hasSourceManager() || info.getLocation().isInvalid()) return {};
+    const clang::SourceManager& sm = info.getSourceManager();
+    const clang::SourceLocation at = sm.getExpansionLoc(info.getLocation());
+    const auto [file, offset] = sm.getDecomposedLoc(at);
+    bool invalid = false;
+    const llvm::StringRef buffer = sm.getBufferData(file, &invalid);
+    if (invalid || offset > buffer.size()) return {};
+    const std::size_t lineStart = buffer.rfind('\n', offset) + 1;  // looks before `offset`; npos + 1 == 0
+    const std::size_t lineEnd = std::min(buffer.find('\n', offset), buffer.size());
+    if (offset < lineStart || lineEnd - lineStart <= kWidestSnippet) return {};
+    const std::size_t from = std::max(lineStart, offset > kWindowSide ? offset - kWindowSide : 0);
+    const std::size_t to = std::min(lineEnd, offset + kWindowSide);
+    std::string text = from > lineStart ? "..." : "";
+    const std::size_t caret = text.size() + (offset - from);
+    for (const char c : buffer.substr(from, to - from))
+      text += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+    if (to < lineEnd) text += "...";
+    const std::string number = std::to_string(sm.getPresumedLineNumber(at));
+    const std::size_t gutter = std::max<std::size_t>(number.size(), 5);
+    return std::string(gutter - number.size(), ' ') + number + " | " + text + "\n" + std::string(gutter, ' ') + " | " +
+           std::string(caret, ' ') + "^\n";
+  }
+
+  llvm::raw_ostream& out_;
+  clang::DiagnosticOptions* options_;
+  std::string shortenedMessage_;  // the stored message a shortened Diagnostic points into
+};
 
 }  // namespace
 
@@ -185,7 +263,11 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   diagOptions->ShowColors = options.colorDiagnostics;
   diagOptions->ShowCarets = caretSnippetsAreSafe((*buffer)->getBuffer());
-  clang::TextDiagnosticPrinter printer(diagnostics, diagOptions.get());
+  // Spelling suggestions compare each unknown name with every name in scope (edit distance, quadratic in
+  // their lengths): 30 unknown 20,000-character names took two minutes. Sources with such names get none.
+  if (longestWord((*buffer)->getBuffer()) > kLongestNameForSpelling)
+    commandLine.insert(commandLine.end() - 1, "-fno-spell-checking");
+  BoundedDiagnosticPrinter printer(diagnostics, diagOptions.get());
   clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options),
                                             files.get());
   invocation.setDiagnosticConsumer(&printer);

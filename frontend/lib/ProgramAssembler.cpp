@@ -46,7 +46,46 @@ std::string ProgramAssembler::macroName(clang::SourceLocation invocation) const 
   return std::string(sm_.getCharacterData(invocation), length);
 }
 
+bool ProgramAssembler::withinGraphLimits() {
+  bool within = true;
+  long long pipes = 0, vnodes = 0;
+  for (const PipeDecl& pipe : state_.pipes) {
+    const std::string name = pipe.decl->getName().str();
+    if (pipe.count > lang::GraphLimits::kMaxFamilyMembers) {
+      diags_.report(pipe.decl->getLocation(), Diag::FamilyTooLarge)
+          << "pipe" << name << std::to_string(pipe.count) << std::to_string(lang::GraphLimits::kMaxFamilyMembers);
+      within = false;
+      continue;
+    }
+    pipes += std::max(pipe.count, 1);
+    if (pipes > lang::GraphLimits::kMaxPipes && within) {
+      diags_.report(pipe.decl->getLocation(), Diag::GraphTooLarge)
+          << "pipe" << name << std::to_string(pipes) << std::to_string(lang::GraphLimits::kMaxPipes);
+      within = false;
+    }
+  }
+  for (const VnodeDecl& vnode : state_.vnodes) {
+    if (vnode.members > lang::GraphLimits::kMaxFamilyMembers) {
+      diags_.report(expansionBegin(vnode.decl), Diag::FamilyTooLarge)
+          << "vnode" << vnode.name << std::to_string(vnode.members)
+          << std::to_string(lang::GraphLimits::kMaxFamilyMembers);
+      within = false;
+      continue;
+    }
+    vnodes += std::max(vnode.members, 1);
+    if (vnodes > lang::GraphLimits::kMaxVnodes && within) {
+      diags_.report(expansionBegin(vnode.decl), Diag::GraphTooLarge)
+          << "vnode" << vnode.name << std::to_string(vnodes) << std::to_string(lang::GraphLimits::kMaxVnodes);
+      within = false;
+    }
+  }
+  return within;
+}
+
 void ProgramAssembler::assemble(lang::ProgramModel& program) {
+  // A graph beyond the limits is reported at its declarations and not expanded: every later check would
+  // only repeat the error, after exhausting memory.
+  if (!withinGraphLimits()) return;
   collectPipes(program);
   collectVnodes(program);
   checkPipeUses(program);
@@ -277,7 +316,7 @@ std::optional<int> ProgramAssembler::replicasConstant(const ParsedDirective& dir
         !init->EvaluateAsInt(result, context_))
       break;
     const long long value = result.Val.getInt().getExtValue();
-    if (value < 1 || value > (1 << 20)) {
+    if (value < 1 || value > lang::kMaxPositiveClause) {
       diags_.report(directive.replicasLocation, Diag::ClauseOutOfRange)
           << directive.replicasConstant + " = " + std::to_string(value) << "replicas" << "a positive integer";
       return std::nullopt;
@@ -494,31 +533,50 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
   for (const lang::PipeModel& pipe : program.pipes)
     if (pipe.writer >= 0 && pipe.reader >= 0 && pipe.writer != pipe.reader)
       successors[static_cast<std::size_t>(pipe.writer)].push_back(pipe.reader);
+  // Depth-first, with an explicit stack: a VNODE_ARRAY chain of 60,000 members would overflow the call stack
+  // of a recursive walk. Each frame is a vertex and the next of its successors to look at.
   enum class Mark { White, Grey, Black };
   std::vector<Mark> mark(n, Mark::White);
-  std::vector<int> stack;
-  std::function<bool(int)> visit = [&](int v) -> bool {
-    mark[static_cast<std::size_t>(v)] = Mark::Grey;
-    stack.push_back(v);
-    for (int w : successors[static_cast<std::size_t>(v)]) {
-      if (mark[static_cast<std::size_t>(w)] == Mark::Grey) {
+  std::vector<std::pair<int, std::size_t>> stack;
+  for (std::size_t root = 0; root < n; ++root) {
+    if (mark[root] != Mark::White) continue;
+    mark[root] = Mark::Grey;
+    stack.emplace_back(static_cast<int>(root), 0);
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      const std::vector<int>& out = successors[static_cast<std::size_t>(v)];
+      if (next == out.size()) {
+        mark[static_cast<std::size_t>(v)] = Mark::Black;
+        stack.pop_back();
+        continue;
+      }
+      const int w = out[next++];
+      if (mark[static_cast<std::size_t>(w)] == Mark::White) {
+        mark[static_cast<std::size_t>(w)] = Mark::Grey;
+        stack.emplace_back(w, 0);
+      } else if (mark[static_cast<std::size_t>(w)] == Mark::Grey) {
+        // The cycle's vnodes, the middle of a long one elided: a ring of a VNODE_ARRAY's 65,536 members
+        // would otherwise be a message of a megabyte.
+        constexpr std::size_t kShownAtEachEnd = 4;
+        const auto start =
+            std::find_if(stack.begin(), stack.end(), [w](const auto& frame) { return frame.first == w; });
+        const std::size_t length = static_cast<std::size_t>(stack.end() - start);
         std::string path;
-        auto start = std::find(stack.begin(), stack.end(), w);
-        for (auto it = start; it != stack.end(); ++it)
-          path += program.vnodes[static_cast<std::size_t>(*it)].name + " -> ";
+        for (std::size_t k = 0; k < length; ++k) {
+          if (length > 2 * kShownAtEachEnd && k == kShownAtEachEnd) {
+            path += "... (" + std::to_string(length - 2 * kShownAtEachEnd) + " more) -> ";
+            k = length - kShownAtEachEnd - 1;
+            continue;
+          }
+          path += program.vnodes[static_cast<std::size_t>(start[static_cast<std::ptrdiff_t>(k)].first)].name + " -> ";
+        }
         path += program.vnodes[static_cast<std::size_t>(w)].name;
         diags_.report(expansionBegin(state_.vnodes[declOf_[static_cast<std::size_t>(w)]].decl), Diag::GraphCycle)
             << path;
-        return true;
+        return;  // one warning is enough
       }
-      if (mark[static_cast<std::size_t>(w)] == Mark::White && visit(w)) return true;
     }
-    stack.pop_back();
-    mark[static_cast<std::size_t>(v)] = Mark::Black;
-    return false;
-  };
-  for (std::size_t v = 0; v < n; ++v)
-    if (mark[v] == Mark::White && visit(static_cast<int>(v))) return;  // one warning is enough
+  }
 }
 
 void ProgramAssembler::describeCode(lang::ProgramModel& program) {

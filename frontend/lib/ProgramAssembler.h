@@ -34,6 +34,9 @@ class ProgramAssembler {
   clang::SourceLocation macroInvocation(clang::SourceLocation loc) const;
   std::string macroName(clang::SourceLocation invocation) const;
 
+  /// Whether the declared families and the graph they expand to are within lang::GraphLimits; reports
+  /// each declaration beyond them.
+  bool withinGraphLimits();
   void collectPipes(lang::ProgramModel& program);
   void collectVnodes(lang::ProgramModel& program);
   /// Every use of a pipe in a statement: inside a VNODE that declares it, in the direction declared.

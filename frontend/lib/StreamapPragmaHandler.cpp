@@ -162,8 +162,7 @@ class DirectiveParser {
         if (!isInteger(text)) return bad(loc, text, spec);
         errno = 0;
         long long value = std::strtoll(text.c_str(), nullptr, 10);
-        constexpr long long kMax = 1 << 20;  // far beyond any cluster; guards against typos
-        if (errno == ERANGE || value < 1 || value > kMax) return outOfRange(loc, text, spec);
+        if (errno == ERANGE || value < 1 || value > lang::kMaxPositiveClause) return outOfRange(loc, text, spec);
         if (spec.name == "replicas")
           out.replicas = static_cast<int>(value);
         else

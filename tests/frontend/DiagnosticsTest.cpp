@@ -160,6 +160,17 @@ const DiagnosticCase kCases[] = {
     {"EmptyVnodeArray",
      "constexpr int kNone = 0;\nPIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE_ARRAY(r, kNone, i, IN(a)) {}\n",
      "5:1: error: vnode array 'r' has 0 members; it needs at least one"},
+    // Issue 36, item 7: a PIPE_ARRAY of 2^31 elements took 8 GB before ending in bad_alloc; now the
+    // declaration is the error, nothing is expanded and nothing else is reported.
+    {"PipeArrayBeyondTheLimit",
+     "PIPE_ARRAY(int, huge, 2147483647);\nVNODE(w, OUT(huge[0])) {}\nVNODE(r, IN(huge[0])) {}\n",
+     "2:17: error: pipe array 'huge' has 2147483647 members, more than the limit of 65536"},
+    {"VnodeArrayBeyondTheLimit", "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE_ARRAY(r, 65537, i, IN(a)) {}\n",
+     "4:1: error: vnode array 'r' has 65537 members, more than the limit of 65536"},
+    {"GraphBeyondTheLimit",
+     "PIPE_ARRAY(int, p1, 65536);\nPIPE_ARRAY(int, p2, 65536);\nPIPE_ARRAY(int, p3, 65536);\n"
+     "PIPE_ARRAY(int, p4, 65536);\nPIPE(int, p5);\nVNODE(w, OUT(p5)) {}\nVNODE(r, IN(p5)) {}\n",
+     "6:11: error: pipe array 'p5' would make the program 262145 pipes, more than the limit of 262144"},
     {"NotAPipe", "int notAPipe;\nVNODE(w, IN(notAPipe)) {}\n",
      "3:13: error: IN and OUT take a pipe or an element of a pipe array"},
     {"CxxErrorInUserCode", "PIPE(int, a);\nVNODE(w, OUT(a)) { undeclared_function(3); }\nVNODE(r, IN(a)) {}\n",
@@ -207,6 +218,23 @@ TEST(Diagnostics, WritesThatCannotChangeTheValueCompile) {
   ParseOutcome outcome = parseSource(std::string(kPrelude) + source);
   EXPECT_TRUE(outcome.ok) << outcome.diagnostics;
   EXPECT_EQ(outcome.diagnostics.find("error"), std::string::npos) << outcome.diagnostics;
+}
+
+// Issue 36, item 7: a VNODE_ARRAY of 60,000 members crashed the frontend (the cycle check recursed once
+// per member). A ring of the largest family is assembled, and its cycle reported in a bounded message.
+TEST(Diagnostics, TheLargestFamilyIsAssembledAndItsCycleReportedBriefly) {
+  const std::string source = std::string(kPrelude) +
+                             "constexpr int kMembers = 65536;\n"
+                             "PIPE_ARRAY(int, ring, kMembers);\n"
+                             "VNODE_ARRAY(stage, kMembers, i, IN(ring[i]), OUT(ring[(i + 1) % kMembers])) {}\n";
+  ParseOutcome outcome = parseSource(source);
+  EXPECT_TRUE(outcome.ok) << outcome.diagnostics.substr(0, 2000);
+  EXPECT_NE(outcome.diagnostics.find("warning: the pipes form a cycle (stage[0] -> stage[1] -> stage[2] -> "
+                                     "stage[3] -> ... (65528 more) -> stage[65532] -> stage[65533] -> "
+                                     "stage[65534] -> stage[65535] -> stage[0])"),
+            std::string::npos)
+      << outcome.diagnostics.substr(0, 2000);
+  EXPECT_LT(outcome.diagnostics.size(), 2000u);
 }
 
 TEST(Diagnostics, MissingFileIsAnError) {

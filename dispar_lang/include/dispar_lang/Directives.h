@@ -22,6 +22,10 @@ enum class ClauseArgKind {
   Identifier,    // a pipe name
 };
 
+/// The largest integer a PositiveInt clause takes (replicas(K), window(N)): far beyond any cluster, it
+/// guards against typos.
+inline constexpr long long kMaxPositiveClause = 1 << 20;
+
 struct ClauseSpec {
   DirectiveKind directive;
   std::string_view name;

@@ -77,6 +77,15 @@ inline std::string pipeExpression(const PipeModel& pipe) {
   return pipe.index < 0 ? pipe.qualifiedName : pipe.qualifiedName + "[" + std::to_string(pipe.index) + "]";
 }
 
+/// The sizes a program may declare (docs/language.md, "Limits"). The frontend reports a declaration beyond
+/// them instead of expanding a graph that would exhaust memory (a PIPE_ARRAY of 2^31 elements took 8 GB
+/// before failing); within them a program compiles in seconds to a minute.
+struct GraphLimits {
+  static constexpr int kMaxFamilyMembers = 1 << 16;  // elements of one PIPE_ARRAY, members of one VNODE_ARRAY
+  static constexpr int kMaxVnodes = 1 << 18;         // VNODEs of a program, each family member counted
+  static constexpr int kMaxPipes = 1 << 18;          // pipes of a program, each PIPE_ARRAY element counted
+};
+
 struct ProgramModel {
   std::string name;                // program name (output stem)
   std::string sourceFile;          // the .dsp path as given
