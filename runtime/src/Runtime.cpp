@@ -1,5 +1,6 @@
 // dispar::rt::run: the main of every generated program. An MPI rank runs one VNODE instance, or
 // several, each on its own thread (docs/runtime.md, "Rank groups").
+#include "DeathReport.h"
 #include "DeviceState.h"
 #include "Grouping.h"
 #include "LaunchLog.h"
@@ -444,6 +445,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
   }
   try {
     const EarlyExitGuard guard(who);
+    const RunningInstance running(who);
     const double bodyStart = measure != nullptr ? profileClockSeconds() : 0;
     const double cpuStart = measure != nullptr && kRankOwnsThreadCpuClock ? threadCpuSeconds() : 0;
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
@@ -530,6 +532,17 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   }
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
+#ifndef DISPAR_TARGET_SMPI
+  {
+    std::string names;
+    for (const int instance : instances) {
+      const InstanceId id = *instanceOfRank(program, instance);
+      names += (names.empty() ? "vnode '" : ", vnode '") + std::string(program.vnodes[id.vnode].name) + "' (replica " +
+               std::to_string(id.replica) + ")";
+    }
+    installDeathReport(rank, names);
+  }
+#endif
 #ifdef DISPAR_TARGET_SMPI
   if (map) assignSimulatedGpu(program, *map, instances.front());  // one instance per rank there
 #endif

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -502,6 +503,77 @@ TEST_F(Commands, APoisonedHistoryRowIsIgnoredAndNamed) {
   EXPECT_EQ(capture(profileCommand, {"show", "app", "--db", path("history.db")}), 0);
   EXPECT_NE(err_.find("vnode 'sink' replica 0: work per message 1e+308 is not a measurement"), std::string::npos)
       << err_;
+}
+
+// Issue 36, item 2: no command removed a run. `profile remove RUN` deletes one run and its samples,
+// `--program P [--before DATE]` a program's runs, in one transaction; `profile show` lists the runs.
+TEST_F(Commands, ProfileRemoveDeletesRunsAndTheirSamples) {
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(path("history.db"), ResourceDb::OpenMode::CreateIfMissing, error);
+  ASSERT_TRUE(db) << error;
+  const auto record = [&](const std::string& program, double seconds) {
+    ProfileRunRecord run;
+    run.program = program;
+    run.source = program + ".json";
+    CostSample sample;
+    sample.program = program;
+    sample.vnode = "src";
+    sample.deviceClass = sample.deviceModel = "cpu";
+    sample.host = "hostA";
+    sample.secondsPerMessage = seconds;
+    run.samples.push_back(sample);
+    run.pipes.push_back(PipeSample{0, program, "p", 10, 40});
+    std::int64_t id = 0;
+    EXPECT_TRUE(db->recordProfileRun(run, id, error)) << error;
+    return id;
+  };
+  const std::int64_t first = record("app", 1e300), second = record("app", 0.5), other = record("other", 0.25);
+  db.reset();
+  const auto runsOf = [&](const std::string& program) {
+    std::unique_ptr<ResourceDb> reader = ResourceDb::open(path("history.db"), ResourceDb::OpenMode::Existing, error);
+    std::vector<CostSample> samples;
+    std::vector<PipeSample> pipes;
+    EXPECT_TRUE(reader->readHistory(program, samples, pipes, error)) << error;
+    std::set<std::int64_t> runs;
+    for (const CostSample& c : samples) runs.insert(c.runId);
+    for (const PipeSample& p : pipes) EXPECT_TRUE(runs.count(p.runId)) << "pipe sample of removed run " << p.runId;
+    return runs;
+  };
+  ASSERT_EQ(capture(profileCommand, {"show", "--db", path("history.db")}), 0) << err_;
+  EXPECT_NE(out_.find("\n    1  "), std::string::npos) << out_;  // the run list
+
+  ASSERT_EQ(capture(profileCommand, {"remove", std::to_string(first), "--db", path("history.db")}), 0) << err_;
+  EXPECT_EQ(out_, "removed run " + std::to_string(first) + " from " + path("history.db") + "\n");
+  EXPECT_EQ(runsOf("app"), (std::set<std::int64_t>{second}));
+  EXPECT_EQ(capture(profileCommand, {"remove", std::to_string(first), "--db", path("history.db")}), 1);
+  EXPECT_NE(err_.find("no run " + std::to_string(first) + " in "), std::string::npos) << err_;
+
+  // Before a date long past: nothing; before one to come: every run of the program, the other kept.
+  ASSERT_EQ(
+      capture(profileCommand, {"remove", "--program", "app", "--before", "2000-01-01", "--db", path("history.db")}), 0)
+      << err_;
+  EXPECT_NE(out_.find("removed 0 run(s) of program 'app' recorded before 2000-01-01T00:00:00 UTC"), std::string::npos)
+      << out_;
+  ASSERT_EQ(capture(profileCommand,
+                    {"remove", "--program", "app", "--before", "2999-12-31T23:59", "--db", path("history.db")}),
+            0)
+      << err_;
+  EXPECT_NE(out_.find("removed 1 run(s) of program 'app'"), std::string::npos) << out_;
+  EXPECT_TRUE(runsOf("app").empty());
+  EXPECT_EQ(runsOf("other"), (std::set<std::int64_t>{other}));
+
+  // Usage errors: exit 2, nothing removed.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"remove"},
+                                              {"remove", "x1"},
+                                              {"remove", "0"},
+                                              {"remove", "3", "--program", "other"},
+                                              {"remove", "--program", "other", "--before", "2026-02-31"},
+                                              {"remove", "--program", "other", "--before", "soon"}}) {
+    std::vector<std::string> args = bad;
+    args.insert(args.end(), {"--db", path("history.db")});
+    EXPECT_EQ(capture(profileCommand, args), 2) << bad[1];
+  }
+  EXPECT_EQ(runsOf("other"), (std::set<std::int64_t>{other}));
 }
 
 // Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before

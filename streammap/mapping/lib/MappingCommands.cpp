@@ -1,6 +1,7 @@
 // The map / check / run subcommands: option parsing, file handling and launching; the work is done by
 // MapPlanner and MapCheck.
 #include "dispar_lang/OutputTarget.h"
+#include "dispar_lang/RankDeath.h"
 #include "streammap/AtomicFiles.h"
 #include "streammap/Cluster.h"
 #include "streammap/ClusterDigest.h"
@@ -755,8 +756,15 @@ int runCommand(const Args& args) {
   argv.insert(argv.end(), cl.positional().begin(), cl.positional().end());
   // streammap stays the job's supervisor: ^C or a timeout's SIGTERM reaches the launcher, which stops
   // every rank.
-  const int status = runLauncher(argv, environment, error);
+  int rankSignal = 0;
+  const int status = runLauncher(argv, environment, error, "", &rankSignal);
   if (status < 0) return fail("run", error);
+  if (rankSignal != 0) {
+    const char* name = lang::signalName(rankSignal);
+    std::fprintf(stderr,
+                 "streammap run: the job did not run to its end: a rank was killed by signal %d%s%s%s (named above)\n",
+                 rankSignal, name ? " (" : "", name ? name : "", name ? ")" : "");
+  }
   return status;
 }
 

@@ -1,5 +1,5 @@
-// `streammap profile add FILE` and `streammap profile show [PROGRAM]`: the performance history in the
-// resource database (docs/streammap.md, "Measured costs").
+// `streammap profile add FILE`, `streammap profile show [PROGRAM]` and `streammap profile remove`: the
+// performance history in the resource database (docs/streammap.md, "Measured costs").
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/CommandLine.h"
@@ -11,6 +11,7 @@
 #include "dispar_lang/RunProfile.h"
 
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,14 +22,97 @@ namespace {
 
 const CommandSpec kProfileSpec = {
     "streammap profile add PROFILE.json [--rtg APP.rtg.json] [--db PATH] [--cluster FILE.json]\n"
-    "       streammap profile show [PROGRAM] [--db PATH]",
+    "       streammap profile show [PROGRAM] [--db PATH]\n"
+    "       streammap profile remove RUN | --program PROGRAM [--before DATE] [--db PATH]",
     "add: records a run profile (DISPAR_PROFILE=FILE, or streammap run --profile FILE) in the performance history\n"
     "of the resource database: per VNODE instance its time per message and the speed of the device it ran on,\n"
     "per pipe its bytes per message. The RTG beside the profiled binary (or --rtg) gives the VNODEs' code\n"
-    "features. show: the costs the mapper takes from the history, per VNODE code and device class.",
+    "features. show: the costs the mapper takes from the history, per VNODE code and device class, and the\n"
+    "runs recorded. remove: deletes run RUN (its number, as add and show print it), or PROGRAM's runs (recorded\n"
+    "before DATE, YYYY-MM-DD[THH:MM[:SS]] in UTC), with their samples, in one transaction.",
     {{"--db", "PATH", "resource database: SQLite file or postgresql:// connection string"},
      {"--rtg", "FILE", "the program's RTG (default: the profiled binary's path + .rtg.json, when it exists)"},
-     {"--cluster", "FILE.json", "add: the devices' speeds from a cluster description instead of the database"}}};
+     {"--cluster", "FILE.json", "add: the devices' speeds from a cluster description instead of the database"},
+     {"--program", "PROGRAM", "remove: the program whose runs to delete"},
+     {"--before", "DATE", "remove: only runs recorded before DATE (YYYY-MM-DD[THH:MM[:SS]], UTC)"}}};
+
+/// DATE of --before: YYYY-MM-DD, optionally THH:MM or THH:MM:SS, in UTC; unix seconds.
+std::optional<std::int64_t> parseUtcDate(const std::string& text) {
+  std::tm tm{};
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  char tail = 0;
+  const int fields =
+      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &year, &month, &day, &hour, &minute, &second, &tail);
+  const bool shapeOk =
+      (fields == 3 && text.size() == 10) || (fields == 5 && text.size() == 16) || (fields == 6 && text.size() == 19);
+  if (!shapeOk || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+    return std::nullopt;
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  const std::time_t t = ::timegm(&tm);
+  if (tm.tm_mday != day) return std::nullopt;  // 2026-02-31 normalised into March
+  return static_cast<std::int64_t>(t);
+}
+
+std::string utcText(std::int64_t seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  return text;
+}
+
+int removeRuns(const CommandLine& cl, const std::vector<std::string>& words) {
+  ProfileRunSelection which;
+  if (words.size() == 2) {
+    if (cl.has("--program") || cl.has("--before"))
+      return reportUsageError("profile remove: give RUN or --program PROGRAM [--before DATE], not both");
+    long long run = 0;
+    std::size_t used = 0;
+    try {
+      run = std::stoll(words[1], &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != words[1].size() || run < 1)
+      return reportUsageError("profile remove: RUN must be a run number (1, 2, ... as 'profile show' lists), got '" +
+                              escapedForDisplay(words[1]) + "'");
+    which.run = run;
+  } else {
+    if (!cl.has("--program"))
+      return reportUsageError("profile remove: expected RUN or --program PROGRAM [--before DATE]");
+    which.program = cl.value("--program");
+    if (cl.has("--before")) {
+      which.before = parseUtcDate(cl.value("--before"));
+      if (!which.before)
+        return reportUsageError("option --before: expected a date YYYY-MM-DD[THH:MM[:SS]] (UTC), got '" +
+                                escapedForDisplay(cl.value("--before")) + "'");
+    }
+  }
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::Existing, error);
+  if (!db) return reportError(error);
+  std::vector<std::int64_t> removed;
+  if (!db->removeProfileRuns(which, removed, error)) return reportError(error);
+  if (which.run && removed.empty())
+    return reportError("no run " + std::to_string(*which.run) + " in " + db->path() +
+                       " ('profile show' lists the runs)");
+  std::string numbers;
+  for (const std::int64_t id : removed) numbers += (numbers.empty() ? "" : ", ") + std::to_string(id);
+  if (which.run)
+    std::printf("removed run %s from %s\n", numbers.c_str(), db->path().c_str());
+  else
+    std::printf("removed %zu run(s) of program '%s'%s from %s%s%s\n", removed.size(),
+                escapedForDisplay(which.program).c_str(),
+                which.before ? (" recorded before " + utcText(*which.before) + " UTC").c_str() : "", db->path().c_str(),
+                removed.empty() ? "" : ": ", numbers.c_str());
+  return 0;
+}
 
 int addProfile(const CommandLine& cl, const std::string& path) {
   std::string error;
@@ -106,6 +190,15 @@ int showHistory(const CommandLine& cl, const std::string& program) {
   }
   std::printf("\ncost/message: the VNODE's compute seconds per message on a speed-1.0 device, all replicas; "
               "robust median over the samples (spread: scaled MAD)\n");
+  // The runs, by number: what `profile remove RUN` takes.
+  std::printf("\n%5s  %-19s  %-16s %9s\n", "run", "recorded (UTC)", "program", "instances");
+  for (std::size_t i = 0; i < samples.size();) {
+    std::size_t j = i;
+    while (j < samples.size() && samples[j].runId == samples[i].runId) ++j;
+    std::printf("%5lld  %-19s  %-16s %9zu\n", static_cast<long long>(samples[i].runId),
+                utcText(samples[i].recordedAt).c_str(), escapedForDisplay(samples[i].program).c_str(), j - i);
+    i = j;
+  }
   return 0;
 }
 
@@ -116,14 +209,18 @@ int profileCommand(const Args& args) {
   if (!cl.parse(kProfileSpec, args)) return kExitUsage;
   if (cl.helpRequested()) return 0;
   const auto& words = cl.positional();
-  if (words.size() == 2 && words[0] == "add") return addProfile(cl, words[1]);
-  if ((words.size() == 1 || words.size() == 2) && words[0] == "show" && !cl.has("--rtg") && !cl.has("--cluster"))
+  const bool removeOptions = cl.has("--program") || cl.has("--before");
+  if (words.size() == 2 && words[0] == "add" && !removeOptions) return addProfile(cl, words[1]);
+  if ((words.size() == 1 || words.size() == 2) && words[0] == "show" && !cl.has("--rtg") && !cl.has("--cluster") &&
+      !removeOptions)
     return showHistory(cl, words.size() == 2 ? words[1] : "");
+  if ((words.size() == 1 || words.size() == 2) && words[0] == "remove" && !cl.has("--rtg") && !cl.has("--cluster"))
+    return removeRuns(cl, words);
   CommandLine::printHelp(kProfileSpec, stderr);
-  if (!words.empty() && words[0] != "add" && words[0] != "show")
-    return reportUsageError("profile: unknown subcommand '" + words[0] +
-                            "'; expected 'add PROFILE.json' or 'show [PROGRAM]'");
-  return reportUsageError("profile: expected 'add PROFILE.json' or 'show [PROGRAM]'");
+  if (!words.empty() && words[0] != "add" && words[0] != "show" && words[0] != "remove")
+    return reportUsageError("profile: unknown subcommand '" + escapedForDisplay(words[0]) +
+                            "'; expected 'add PROFILE.json', 'show [PROGRAM]' or 'remove RUN'");
+  return reportUsageError("profile: expected 'add PROFILE.json', 'show [PROGRAM]' or 'remove RUN'");
 }
 
 }  // namespace dispar::streammap

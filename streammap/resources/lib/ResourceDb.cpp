@@ -605,6 +605,12 @@ bool ResourceDb::readHistory(const std::string& program, std::vector<CostSample>
   });
 }
 
+bool ResourceDb::removeProfileRuns(const ProfileRunSelection& which, std::vector<std::int64_t>& removed,
+                                   std::string& error) {
+  return guarded(path_, error,
+                 [&] { impl_->write(Impl::WriteScope::Table, [&] { removed = impl_->deleteProfileRuns(which); }); });
+}
+
 bool ResourceDb::integrityCheck(std::string& result, std::string& error) {
   return guarded(path_, error, [&] { result = impl_->integrityCheck(); });
 }

@@ -64,6 +64,8 @@ class ResourceDb::Impl {
   virtual std::int64_t insertProfileRun(const ProfileRunRecord& run, std::int64_t now) = 0;
   virtual void readHistory(const std::string* program, std::vector<CostSample>& samples,
                            std::vector<PipeSample>& pipes) = 0;
+  /// Deletes the selected runs and their samples (inside write()); their ids.
+  virtual std::vector<std::int64_t> deleteProfileRuns(const ProfileRunSelection& which) = 0;
 
   virtual std::string integrityCheck() = 0;
   /// Re-establishes a connection lost since the last operation; true when it did.
@@ -317,6 +319,31 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13))sql");
       insertPipe.run();
     }
     return id;
+  }
+  std::vector<std::int64_t> deleteProfileRuns(const ProfileRunSelection& which) override {
+    std::vector<std::int64_t> ids;
+    {
+      Statement select(connection(), which.run      ? "SELECT id FROM profile_runs WHERE id = ?1"
+                                     : which.before ? "SELECT id FROM profile_runs WHERE program = ?1 AND "
+                                                      "recorded_at < ?2 ORDER BY id"
+                                                    : "SELECT id FROM profile_runs WHERE program = ?1 ORDER BY id");
+      if (which.run)
+        select.bind(1, *which.run);
+      else
+        select.bind(1, which.program);
+      if (!which.run && which.before) select.bind(2, *which.before);
+      while (select.step()) ids.push_back(select.columnInt(0));
+    }
+    // The samples first, explicitly: the foreign keys' cascade is not on in every connection.
+    for (const char* sql : {"DELETE FROM cost_samples WHERE run_id = ?1", "DELETE FROM pipe_samples WHERE run_id = ?1",
+                            "DELETE FROM profile_runs WHERE id = ?1"}) {
+      Statement remove(connection(), sql);
+      for (const std::int64_t id : ids) {
+        remove.bind(1, id);
+        remove.run();
+      }
+    }
+    return ids;
   }
   void readHistory(const std::string* program, std::vector<CostSample>& samples,
                    std::vector<PipeSample>& pipes) override {

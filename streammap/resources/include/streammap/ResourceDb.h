@@ -97,6 +97,14 @@ struct ProfileRunRecord {
   std::vector<PipeSample> pipes;
 };
 
+/// Which recorded runs `streammap profile remove` deletes: one run by its number, or the runs of `program`
+/// (all of them, or those recorded before `before`, unix seconds).
+struct ProfileRunSelection {
+  std::optional<std::int64_t> run;
+  std::string program;
+  std::optional<std::int64_t> before;
+};
+
 /// Applies the liveness rule above to one stored record at time `now`.
 NodeStatus effectiveStatus(const NodeRecord& record, std::int64_t now, int ttlOverrideSeconds);
 
@@ -170,6 +178,10 @@ class ResourceDb {
   /// as recorded.
   bool readHistory(const std::string& program, std::vector<CostSample>& samples, std::vector<PipeSample>& pipes,
                    std::string& error);
+
+  /// Deletes the selected runs with their samples, in one transaction; `removed` receives their numbers
+  /// (empty when none matched).
+  bool removeProfileRuns(const ProfileRunSelection& which, std::vector<std::int64_t>& removed, std::string& error);
 
   /// PRAGMA integrity_check's first line ("ok" when healthy). On PostgreSQL, which checks its own
   /// storage, "ok" once the metadata and every table of the schema are in place.

@@ -27,6 +27,9 @@ class SignalReader {
   /// Waits up to `milliseconds` (-1: without limit) for one of the signals; returns its number, or 0 on
   /// timeout or interruption.
   int wait(int milliseconds);
+  /// The descriptor that becomes readable when a signal is pending, for a caller that polls it with
+  /// other descriptors (then wait(0) takes the signal).
+  int fd() const { return fd_.get(); }
 
  private:
   sigset_t previous_{};
