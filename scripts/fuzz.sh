@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds the file readers' libFuzzer targets (fuzz/: the RTG, cluster-description and map-file readers,
-# with AddressSanitizer and UBSan) through the CMake option DISPAR_FUZZ=ON in a build directory of its
-# own, and runs each for SECONDS (default 60) on a seed corpus: fuzz/seeds/, the cluster and map files
-# under examples/ and tests/, and RTGs disparcc writes for the examples when a disparcc is at hand.
+# Builds the file readers' and writers' libFuzzer targets (fuzz/: the RTG, cluster-description, map-file
+# and run-profile readers and the sbatch script writer, with AddressSanitizer and UBSan) through the CMake
+# option DISPAR_FUZZ=ON in a build directory of its own, and runs each for SECONDS (default 60) on a seed
+# corpus: fuzz/seeds/, the cluster, map and profile files under examples/ and tests/, and RTGs disparcc
+# writes for the examples when a disparcc is at hand.
 # Exits non-zero on a crash, leaving the input in <build>/fuzz/findings/TARGET/. Not part of
 # scripts/test.sh; .ci/run runs it for 30 s per target with DISPAR_FUZZ_SEED=1. Needs clang-19 and
 # libclang-rt-19-dev (scripts/setup.sh --tests installs both).
 #
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   TARGET: rtg_fuzzer, cluster_fuzzer, map_fuzzer
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   TARGET: rtg_fuzzer, cluster_fuzzer, map_fuzzer, profile_fuzzer, sbatch_fuzzer
 # Environment: DISPAR_FUZZ_BUILD (build directory, default build-fuzz), DISPARCC (default
 # build/bin/disparcc if it exists), DISPAR_FUZZ_SEED (libFuzzer's -seed: with it, and a fresh build
 # directory, a run repeats a prefix of any longer run with the same seed; CI uses it).
@@ -16,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(rtg_fuzzer cluster_fuzzer map_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(rtg_fuzzer cluster_fuzzer map_fuzzer profile_fuzzer sbatch_fuzzer)
 build=${DISPAR_FUZZ_BUILD:-$root/build-fuzz}
 disparcc=${DISPARCC:-$root/build/bin/disparcc}
 
@@ -32,10 +34,12 @@ bin=$build/fuzz/bin
 # Seeds: committed ones, then what examples/ and tests/ hold, then fresh RTGs of the examples.
 seeds=$build/fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/rtg_fuzzer" "$seeds/cluster_fuzzer" "$seeds/map_fuzzer"
+mkdir -p "$seeds/rtg_fuzzer" "$seeds/cluster_fuzzer" "$seeds/map_fuzzer" "$seeds/profile_fuzzer" "$seeds/sbatch_fuzzer"
 cp "$root"/fuzz/seeds/rtg/* "$seeds/rtg_fuzzer/"
 cp "$root"/fuzz/seeds/cluster/* "$seeds/cluster_fuzzer/" 2>/dev/null || true
 cp "$root"/fuzz/seeds/map/* "$seeds/map_fuzzer/"
+cp "$root"/fuzz/seeds/profile/* "$seeds/profile_fuzzer/"
+cp "$root"/fuzz/seeds/sbatch/* "$seeds/sbatch_fuzzer/"
 copy_found() {  # copy_found DIR FIND-ARGS...: files under examples/ and tests/, named by their path
   local dir=$1
   shift
@@ -45,6 +49,8 @@ copy_found "$seeds/rtg_fuzzer" -name '*.rtg.json'
 copy_found "$seeds/map_fuzzer" -name '*.map.json'
 (cd "$root" && grep -rl --include='*.json' '"dispar-cluster"' examples tests || true) |
   while read -r f; do cp "$root/$f" "$seeds/cluster_fuzzer/${f//\//_}"; done
+(cd "$root" && grep -rl --include='*.json' '"dispar-profile"' examples tests || true) |
+  while read -r f; do cp "$root/$f" "$seeds/profile_fuzzer/${f//\//_}"; done
 if [ -x "$disparcc" ]; then
   tmp=$(mktemp -d)
   for dsp in "$root"/examples/*/*.dsp; do

@@ -1,6 +1,9 @@
 // Resource discovery figures: the probe against its 100 ms target and against hwloc's own topology load
 // (the probe's floor, measured here in the same run); one node's database write; a 10,000-node cluster
 // import parsed and recorded in one transaction against its 1 s target.
+// `bench_discover --import N --postgres URL` (bench/discover/postgres-import.sh starts a throwaway server):
+// an N-node import into PostgreSQL against its 10 s target for 100,000 nodes, beside the same import into
+// SQLite in the same run.
 #include "streammap/ClusterJson.h"
 #include "streammap/NodeProbe.h"
 #include "streammap/ResourceDb.h"
@@ -11,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -74,11 +78,45 @@ void report(const char* what, double ms, double targetMs) {
 
 }  // namespace
 
-int main() {
+/// An N-node import (streammap cluster import's path: importNodes) into `location`, in ms.
+bool timeImport(const std::string& location, const Cluster& cluster, double& ms, std::string& error) {
+  auto db = ResourceDb::open(location, ResourceDb::OpenMode::CreateIfMissing, error);
+  if (!db) return false;
+  const auto start = Clock::now();
+  if (!db->importNodes(cluster.nodes, ResourceDb::ImportRules{}, nullptr, nullptr, error)) return false;
+  ms = msSince(start);
+  return true;
+}
+
+int importBench(int nodes, const std::string& postgres, const std::string& dir) {
+  std::string error;
+  const Cluster cluster = syntheticCluster(nodes);
+  double sqliteMs = 0, postgresMs = 0;
+  if (!timeImport(dir + "/import.db", cluster, sqliteMs, error)) return fail(error);
+  if (!timeImport(postgres, cluster, postgresMs, error)) return fail(error);
+  const double targetMs = 10000.0 * nodes / 100000;
+  std::printf("%d-node import (2/3 with 4 GPUs, 2 NUMA nodes, 2 caches each)\n", nodes);
+  std::printf("%-44s %10.2f ms\n", "baseline: into SQLite (same run)", sqliteMs);
+  report("into PostgreSQL", postgresMs, targetMs);
+  std::printf("%-44s %10.3f ms   PostgreSQL/SQLite ratio %.2f\n", "per node into PostgreSQL", postgresMs / nodes,
+              postgresMs / sqliteMs);
+  return 0;
+}
+
+int main(int argc, char** argv) {
   char dirTemplate[] = "/tmp/bench-discover-XXXXXX";
   if (!mkdtemp(dirTemplate)) return 1;
   const std::string dir = dirTemplate;
   std::string error;
+  if (argc == 5 && std::string(argv[1]) == "--import" && std::string(argv[3]) == "--postgres") {
+    const int status = importBench(std::atoi(argv[2]), argv[4], dir);
+    std::filesystem::remove_all(dir);
+    return status;
+  }
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: bench_discover [--import N --postgres URL]\n");
+    return 2;
+  }
 
   // 1. Probe, against hwloc's bare topology load.
   constexpr int kProbes = 21;

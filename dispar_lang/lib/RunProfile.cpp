@@ -158,6 +158,7 @@ std::string writeRunProfileJson(const RunProfile& profile) {
   if (profile.simulated) doc["simulated"] = true;
   doc["complete"] = profile.complete;
   if (!profile.complete) doc["failure"] = profile.failure;
+  if (profile.wallSeconds) doc["wall_s"] = *profile.wallSeconds;
   Ordered instances = Ordered::array();
   for (const ProfiledInstance& instance : profile.instances) instances.push_back(instanceJson(instance));
   doc["instances"] = std::move(instances);
@@ -204,6 +205,7 @@ bool parseRunProfileJson(const std::string& text, RunProfile& out, std::string& 
   if (!optionalBoolean(top, "simulated", profile.simulated) || !optionalBoolean(top, "complete", profile.complete))
     return false;
   if (!profile.complete && !optionalString(top, "failure", profile.failure)) return false;
+  if (!optionalMeasure(top, "wall_s", profile.wallSeconds)) return false;
   if (!readList(top, "instances", true, profile.instances, readInstance, error) ||
       !readList(top, "pipes", true, profile.pipes, readPipe, error) ||
       !readList(top, "kernels", false, profile.kernels, readKernel, error) ||

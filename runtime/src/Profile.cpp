@@ -92,8 +92,11 @@ lang::RunProfile profileOf(const ProgramSpec& program, const std::vector<Instanc
 
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
                         const std::vector<PipeTraffic>& pipes, const std::vector<KernelProfile>& kernels,
-                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure) {
-  return lang::writeRunProfileJson(profileOf(program, instances, pipes, kernels, splitSites, failure));
+                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure,
+                        std::optional<double> wallSeconds) {
+  lang::RunProfile profile = profileOf(program, instances, pipes, kernels, splitSites, failure);
+  profile.wallSeconds = wallSeconds;
+  return lang::writeRunProfileJson(profile);
 }
 
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error) {
@@ -134,7 +137,7 @@ struct ProfileWorkUntimed {};
 
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
                    const std::vector<PipeTraffic>& myPipes, const std::vector<KernelProfile>& myKernels,
-                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, std::string& error) {
+                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, double runStart, std::string& error) {
   // Each rank's lines as a profile of their own (the format's writer); rank 0 reads them back.
   std::string text;
   {
@@ -179,7 +182,8 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
   }
   std::vector<PipeTraffic> pipes(myPipes.size());
   for (std::size_t p = 0; p < pipes.size(); ++p) pipes[p] = {sums[2 * p], sums[2 * p + 1]};
-  return writeProfileFile(path, profileJson(program, instances, pipes, kernels, splitSites, ""), error);
+  return writeProfileFile(
+      path, profileJson(program, instances, pipes, kernels, splitSites, "", profileClockSeconds() - runStart), error);
 }
 
 }  // namespace dispar::rt

@@ -65,16 +65,19 @@ struct PipeTraffic {
 /// DISPAR_PROFILE, or empty when profiling is off.
 std::string profilePath();
 
-/// The profile's JSON text. `failure`: empty for a complete profile; else why it is partial.
+/// The profile's JSON text. `failure`: empty for a complete profile; else why it is partial. `wallSeconds`:
+/// the run's wall time, when known.
 std::string profileJson(const ProgramSpec& program, const std::vector<InstanceProfile>& instances,
                         const std::vector<PipeTraffic>& pipes, const std::vector<KernelProfile>& kernels,
-                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure);
+                        const std::vector<SplitSiteProfile>& splitSites, const std::string& failure,
+                        std::optional<double> wallSeconds = std::nullopt);
 
 /// Collective over MPI_COMM_WORLD: gathers every rank's instances and pipe traffic on rank 0, which
 /// writes `path` (through a temporary beside it, renamed). False with `error` on rank 0 when it cannot.
+/// `runStart`: profileClockSeconds() when the run began, for the profile's wall time (rank 0's).
 bool gatherProfile(const std::string& path, const ProgramSpec& program, const std::vector<InstanceProfile>& mine,
                    const std::vector<PipeTraffic>& myPipes, const std::vector<KernelProfile>& myKernels,
-                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, std::string& error);
+                   const std::vector<SplitSiteProfile>& mySplitSites, int rank, double runStart, std::string& error);
 
 /// Writes `text` to `path` through a temporary beside it.
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);

@@ -491,6 +491,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 }
 
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options) {
+  const double runStart = profileClockSeconds();  // the profile's wall time (rank 0's) counts from here
   // Every rank sees the same spec, grouping and size, so all of them leave early together: no hang.
   std::string problem = validateProgram(program);
   if (!problem.empty()) problem = "invalid program description: " + problem;
@@ -584,7 +585,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
     splitSites.push_back({rank, site.site, site.gpuRate, site.cpuThreadRate});
   std::string error;
   try {
-    if (!gatherProfile(profile, program, lines, pipes, kernels, splitSites, rank, error))
+    if (!gatherProfile(profile, program, lines, pipes, kernels, splitSites, rank, runStart, error))
       report("warning: no run profile: " + error);
   } catch (const std::exception& failure) {
     report(std::string("warning: no run profile: ") + failure.what());

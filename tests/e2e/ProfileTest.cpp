@@ -86,6 +86,8 @@ class RunProfile : public ::testing::Test {
       const double total = line.at("compute_s").get<double>() + line.at("read_wait_s").get<double>() +
                            line.at("write_wait_s").get<double>();
       EXPECT_GT(total, 0) << line;
+      // ... within the run's wall time, which the profile records (issue 36, item 2).
+      EXPECT_LE(total, profile.at("wall_s").get<double>()) << line;
       if (line.at("vnode") == "sink") {
         EXPECT_GT(line.at("read_wait_s").get<double>(), 0) << line;
       }
@@ -136,6 +138,7 @@ VNODE(sink, IN(numbers)) {
   ASSERT_TRUE(fileExists(dir.file("profile.json"))) << ran.output;
   const json profile = json::parse(readFile(dir.file("profile.json")));
   EXPECT_EQ(profile.at("complete"), false);
+  EXPECT_FALSE(profile.contains("wall_s"));  // the run did not end
   EXPECT_NE(profile.at("failure").get<std::string>().find("fifty is too many"), std::string::npos) << profile;
   const std::set<std::pair<std::string, int>> failing = {{"sink", 0}};
   EXPECT_EQ(expectWellFormed(profile, "failing", 2), failing);

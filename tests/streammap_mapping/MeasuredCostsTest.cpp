@@ -257,6 +257,13 @@ TEST(SamplesFromProfile, RefusesWhatNoRunMeasures) {
   p = fine();
   p.instances.push_back(p.instances[1]);
   EXPECT_EQ(refusal(p, nullptr), "p.json: instance 'work' replica 0 appears twice");
+  // Issue 36, item 2: no instance's body takes longer than the run (the profile's wall_s).
+  p = fine();
+  p.wallSeconds = 2.0;
+  p.instances[1].computeSeconds = 1.5;
+  p.instances[1].readWaitSeconds = 1.0;
+  EXPECT_EQ(refusal(p, nullptr), "p.json: instance 'work' replica 0: 2.5 s in its body (compute_s + read_wait_s + "
+                                 "write_wait_s) is longer than the run, whose wall_s is 2 s");
   p = fine();
   p.instances[2].replica = 99;
   EXPECT_EQ(refusal(p, &rtg),

@@ -161,6 +161,7 @@ TEST_P(DaemonBackend, HeartbeatsBetweenProbesAndRecordsAgainWhenTheRecordWent) {
   std::string error;
   NodeInfo edited = readNode(options.dbPath, "probe-host", found).node;
   edited.cores = 999;
+  edited.threads = 999;  // no fewer threads than cores (Cluster.h, NodeLimits)
   {
     auto db = ResourceDb::open(options.dbPath, ResourceDb::OpenMode::Existing, error);
     ASSERT_TRUE(db && db->recordNode(edited, 5, nullptr, error)) << error;

@@ -5,6 +5,8 @@
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <thread>
 
 using namespace dispar::streammap;
@@ -683,6 +686,71 @@ TEST(PostgresResourceDb, RefusesForeignAndNewerDatabasesWithoutTouchingThem) {
 }
 
 // The commands accept a connection string wherever they accept a path, and never print its password.
+// Issue 36, item 8: a connection error was several lines (libpq's "\n\tIs the server running ...?") and
+// named the C++ call; it is one line, in the user's terms, the password never shown.
+TEST(PostgresResourceDb, ConnectionErrorsAreOneLineWithoutThePassword) {
+  PostgresServer& server = PostgresServer::instance();
+  const std::string url = server.createDatabase();
+  const std::string socketDir = server.directory();
+  // A socket directory where no server listens, and a TCP port nothing listens on.
+  for (const std::string& bad : {"postgresql://postgres:s3cret@/x?host=" + socketDir + "/none&port=1",
+                                 std::string("postgresql://bob:s3cret@127.0.0.1:1/x")}) {
+    int status = 0;
+    const std::string out = dispar::streammap::test::runCommand(
+        std::string(DISPAR_RESOURCES_CLI) + " nodes --db '" + bad + "' 2>&1", &status);
+    EXPECT_EQ(status, 1) << out;
+    EXPECT_EQ(out.find("s3cret"), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_EQ(out.rfind("streammap: error: postgresql://", 0), 0u) << out;
+    EXPECT_NE(out.find(": cannot connect: "), std::string::npos) << out;
+    EXPECT_EQ(out.find("PQconnectdb"), std::string::npos) << out;
+    EXPECT_EQ(out.find('\t'), std::string::npos) << out;
+  }
+}
+
+// Issue 36, item 8: 100,000 nodes took over 300 s into PostgreSQL (four round trips or more per node).
+// The import writes multi-row statements; what it writes reads back the same on both backends (the
+// figure itself: bench/discover/postgres-import.sh).
+TEST_P(ResourceDbBackend, BatchedImportsReadBackWhatWasWritten) {
+  const std::string path = freshDatabase();
+  auto db = openDb(path);
+  std::string error;
+  std::vector<NodeInfo> nodes;
+  for (int i = 0; i < 1200; ++i) {  // several batches of each table
+    NodeInfo n = makeNode("n" + std::to_string(i), 1 + i % 64, i % 3);
+    n.numa = {{0, 1ull << 30}, {1, 2ull << 30}};
+    n.caches = {{2, 1ull << 20, 8}, {3, 32ull << 20, 2}, {3, 16ull << 20, 1}};  // two of one level
+    if (!n.gpus.empty()) {
+      n.gpus[0].name = "GPU \"quoted\", {braced} \\ back";
+      n.gpus[0].measuredRate = 1.5;
+    }
+    if (i % 7 == 0) n.bandwidthBytesPerSec = 1e10 / 3;
+    nodes.push_back(n);
+  }
+  ASSERT_TRUE(db->importNodes(nodes, ResourceDb::ImportRules{}, nullptr, nullptr, error)) << error;
+  // Again, so that every batch replaces recorded NUMA nodes, caches and GPUs rather than adding to them.
+  ASSERT_TRUE(db->importNodes(nodes, ResourceDb::ImportRules{}, nullptr, nullptr, error)) << error;
+  std::vector<NodeRecord> records;
+  ASSERT_TRUE(db->readRecords(records, error)) << error;
+  ASSERT_EQ(records.size(), nodes.size());
+  std::map<std::string, const NodeInfo*> written;
+  for (const NodeInfo& n : nodes) written[n.host] = &n;
+  for (const NodeRecord& r : records) {
+    const NodeInfo& want = *written.at(r.node.host);
+    EXPECT_EQ(r.node.cores, want.cores) << r.node.host;
+    EXPECT_EQ(r.node.numa.size(), 2u) << r.node.host;
+    ASSERT_EQ(r.node.caches.size(), 3u) << r.node.host;
+    EXPECT_EQ(r.node.caches[1].bytes, 32ull << 20) << r.node.host;  // one level's caches in the order written
+    EXPECT_EQ(r.node.caches[2].bytes, 16ull << 20) << r.node.host;
+    EXPECT_EQ(r.node.bandwidthBytesPerSec, want.bandwidthBytesPerSec) << r.node.host;
+    ASSERT_EQ(r.node.gpus.size(), want.gpus.size()) << r.node.host;
+    if (!want.gpus.empty()) {
+      EXPECT_EQ(r.node.gpus[0].name, want.gpus[0].name);
+      EXPECT_EQ(r.node.gpus[0].measuredRate, 1.5);
+    }
+  }
+}
+
 TEST(PostgresResourceDb, CommandsTakeConnectionStringsAndNeverPrintThePassword) {
   PostgresServer& server = PostgresServer::instance();
   const std::string url = server.createDatabase();

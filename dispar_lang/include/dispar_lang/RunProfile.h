@@ -73,6 +73,9 @@ struct RunProfile {
   bool simulated = false;
   bool complete = true;
   std::string failure;  // why the profile is partial; empty when complete
+  /// The run's wall time on rank 0, from the start of dispar::rt::run to the profile: no instance's time
+  /// in its body can exceed it. Absent in partial profiles and in those of runtimes that did not record it.
+  std::optional<double> wallSeconds;
   std::vector<ProfiledInstance> instances;
   std::vector<ProfiledPipe> pipes;
   std::vector<ProfiledKernel> kernels;

@@ -72,7 +72,8 @@ lang::CodeFeatures parseFeatures(const std::string& text) {
 namespace {
 
 /// A profile is checked against itself and its RTG before it is recorded or mapped with: every
-/// instance and pipe once, replicas in range, pipes of the program, times finite and at most a year.
+/// instance and pipe once, replicas in range, pipes of the program, times finite, at most a year and,
+/// where the profile records the run's wall time, within it.
 bool validateProfile(const lang::RunProfile& profile, const std::string& source, const lang::Rtg* rtg,
                      std::string& error) {
   // The RTG has a vertex per instance: a vnode's replicas are its vertices (counted once, not per instance).
@@ -102,6 +103,15 @@ bool validateProfile(const lang::RunProfile& profile, const std::string& source,
                 " is not a time a run takes (0 to " + formatNumber(kLongestProfiledSeconds) + " s)";
         return false;
       }
+    // The body's time (computing and waiting in its ports) lies within the run, whose wall time the profile
+    // records (rank 0's clock: a little slack for the ranks' start and end not being rank 0's).
+    const double inBody = instance.computeSeconds + instance.readWaitSeconds + instance.writeWaitSeconds;
+    if (profile.wallSeconds && inBody > *profile.wallSeconds * 1.05 + 0.1) {
+      error = source + ": " + which + ": " + formatNumber(inBody) +
+              " s in its body (compute_s + read_wait_s + write_wait_s) is longer than the run, whose wall_s is " +
+              formatNumber(*profile.wallSeconds) + " s";
+      return false;
+    }
     if (const auto replicas = replicasInRtg.find(instance.vnode);
         replicas != replicasInRtg.end() && instance.replica >= replicas->second) {
       error = source + ": " + which + ": vnode '" + instance.vnode + "' has " + std::to_string(replicas->second) +

@@ -3,6 +3,7 @@
 #include "dispar_lang/OutputTarget.h"
 #include "dispar_lang/RankDeath.h"
 #include "streammap/AtomicFiles.h"
+#include "streammap/BatchScript.h"
 #include "streammap/Cluster.h"
 #include "streammap/ClusterDigest.h"
 #include "streammap/CommandLine.h"
@@ -322,31 +323,6 @@ std::string programStem(const std::string& rtgPath) {
 }
 
 std::string launchProgram(const std::string& stem) { return stem.find('/') == std::string::npos ? "./" + stem : stem; }
-
-std::string joinedWords(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
-  return text;
-}
-
-/// srun's words for running the mapped ranks (SLURM_HOSTFILE names each rank's node): the program's
-/// MPI's process-management interface (MPICH: PMI-2, Open MPI: PMIx), the rank count (MPI ranks, not
-/// instances), the hostfile's order; --overcommit where the mapping puts more ranks on a node than it has
-/// cores (srun refuses that otherwise); --cpu-bind=none where a rank runs several instances, whose
-/// threads share the node's cores (task binding would pin each rank to one CPU).
-std::vector<std::string> srunArguments(const MapRecord& record) {
-  std::vector<std::string> words = {"srun", record.mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2", "-n",
-                                    std::to_string(lang::rankCountOf(record.ranks)), "--distribution=arbitrary"};
-  if (lang::rankCountOf(record.ranks) < static_cast<int>(record.ranks.size())) words.push_back("--cpu-bind=none");
-  std::map<std::string, int> ranksOnHost;
-  for (const std::string& host : hostsOfRanks(record)) ++ranksOnHost[host];
-  for (const NodeInfo& n : record.cluster.nodes)
-    if (ranksOnHost[n.host] > n.cores) {
-      words.push_back("--overcommit");
-      break;
-    }
-  return words;
-}
 
 /// The measured and predicted costs a mapping uses (MeasuredCosts.h), and what they were read from.
 struct CostData {
@@ -767,125 +743,6 @@ int runCommand(const Args& args) {
   }
   return status;
 }
-
-namespace {
-
-/// `text` quoted for bash (the scripts sbatch writes start #!/bin/bash): as is when it is plain, in single
-/// quotes otherwise, and in ANSI-C quotes ($'...', control characters as \xHH) when it holds a control
-/// character, so that a quoted value never spans lines.
-std::string shellQuoted(const std::string& text) {
-  if (!text.empty() &&
-      text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-          std::string::npos)
-    return text;
-  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7f;
-  });
-  if (control) {
-    // escapedForDisplay's escapes (\\, \n, \xHH) are bash's ANSI-C escapes; only the quote is left.
-    std::string quoted = "$'";
-    for (const char c : escapedForDisplay(text)) quoted += c == '\'' ? std::string("\\'") : std::string(1, c);
-    return quoted + "'";
-  }
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-/// Slurm's time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or UNLIMITED.
-bool isSlurmTime(const std::string& t) {
-  if (t == "UNLIMITED" || t == "INFINITE") return true;
-  std::string rest = t;
-  if (const std::size_t dash = t.find('-'); dash != std::string::npos) {
-    const std::string days = t.substr(0, dash);
-    if (days.empty() || days.find_first_not_of("0123456789") != std::string::npos) return false;
-    rest = t.substr(dash + 1);
-  }
-  int fields = 0;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t colon = rest.find(':', start);
-    const std::string field = rest.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (field.empty() || field.size() > 3 || field.find_first_not_of("0123456789") != std::string::npos) return false;
-    ++fields;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return fields <= 3;
-}
-
-struct BatchSettings {
-  std::string script, time, partition, jobName;
-};
-
-/// What an `#SBATCH` value may hold (sbatch splits its lines like a shell, and a newline would end the
-/// directive): letters, digits, '.', '_', '+' and '-'; a partition list also ',' between names. Anything
-/// else cannot be written into the script as given, and is refused, naming it.
-bool isSlurmNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
-}
-
-bool isSlurmName(const std::string& text, bool list) {
-  if (text.empty() || text.front() == '-') return false;
-  for (const char c : text)
-    if (!isSlurmNameChar(c) && !(list && c == ',')) return false;
-  return text.back() != ',' && text.find(",,") == std::string::npos;
-}
-
-/// A default job name from a program's file name: what isSlurmName refuses becomes '_'.
-std::string slurmNameFrom(const std::string& text) {
-  std::string name;
-  for (const char c : text) name += isSlurmNameChar(c) ? c : '_';
-  if (name.empty() || name.front() == '-') name = "dispar_" + name;
-  return name;
-}
-
-/// The batch script for `record`: whole nodes (the mapping counts on every core and GPU of its nodes,
-/// and a Slurm 22.05 job cannot ask GPUs of only some of its nodes), the ranks placed by SLURM_HOSTFILE.
-std::string formatBatchScript(const MapRecord& record, const BatchSettings& batch, const std::string& hostfile,
-                              const std::string& program) {
-  std::map<std::string, int> gpusOnHost;
-  std::map<std::string, std::set<int>> devices;
-  std::vector<std::string> hosts;
-  for (const RankRecord& k : record.ranks) {
-    if (std::find(hosts.begin(), hosts.end(), k.host) == hosts.end()) hosts.push_back(k.host);
-    if (k.device) devices[k.host].insert(*k.device);
-  }
-  const int ranks = lang::rankCountOf(record.ranks);
-  const std::string instances =
-      ranks == static_cast<int>(record.ranks.size()) ? "" : " (" + std::to_string(record.ranks.size()) + " instances)";
-  std::sort(hosts.begin(), hosts.end());
-  std::string nodeList, gpuUse;
-  for (const std::string& h : hosts) {
-    nodeList += (nodeList.empty() ? "" : ",") + h;
-    if (devices.count(h)) gpuUse += (gpuUse.empty() ? "" : ", ") + h + ": " + std::to_string(devices[h].size());
-  }
-  const std::string absolute = std::filesystem::absolute(program).lexically_normal().string();
-  const std::string absoluteHostfile = std::filesystem::absolute(hostfile).lexically_normal().string();
-  // Paths in the comment header are escaped: a newline in one would end the comment and make the rest of
-  // the path a command (and end sbatch's reading of #SBATCH lines).
-  std::string s = "#!/bin/bash\n";
-  s += "# Written by `streammap sbatch " + escapedForDisplay(record.rtgPath) + "`: the mapping " +
-       escapedForDisplay(siblingPath(hostfile, ".map.json")) + " places " + std::to_string(ranks) + " ranks" +
-       instances + " on " + std::to_string(hosts.size()) + " node" + (hosts.size() == 1 ? "" : "s") +
-       " (GPUs used: " + (gpuUse.empty() ? "none" : gpuUse) + ").\n";
-  s += "# Whole nodes: the mapping counts on every core and GPU of its nodes, and a job cannot ask GPUs of\n";
-  s += "# only some of its nodes. Submit with: sbatch " + escapedForDisplay(shellQuoted(batch.script)) + "\n";
-  s += "#SBATCH --job-name=" + batch.jobName + "\n";
-  s += "#SBATCH --nodes=" + std::to_string(hosts.size()) + "\n";
-  s += "#SBATCH --nodelist=" + nodeList + "\n";
-  s += "#SBATCH --ntasks=" + std::to_string(ranks) + "\n";
-  s += "#SBATCH --exclusive\n";
-  if (!batch.time.empty()) s += "#SBATCH --time=" + batch.time + "\n";
-  if (!batch.partition.empty()) s += "#SBATCH --partition=" + batch.partition + "\n";
-  s += "set -eu\n";
-  s += "export SLURM_HOSTFILE=" + shellQuoted(absoluteHostfile) + "\n";
-  std::vector<std::string> srun = srunArguments(record);
-  s += "exec " + joinedWords(srun) + " " + shellQuoted(absolute) + " \"$@\"\n";
-  return s;
-}
-
-}  // namespace
 
 int sbatchCommand(const Args& args) {
   CommandLine cl;

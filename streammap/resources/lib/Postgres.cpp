@@ -8,10 +8,28 @@ namespace dispar::streammap::postgres {
 
 namespace {
 
+/// libpq's message as one line: its continuation lines ("\n\tIs the server running on that host...?")
+/// joined with a space, the trailing newline dropped, so that an error is one line of a log or terminal.
 std::string trimmed(const char* message) {
-  std::string text = message ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::string text;
+  bool pendingSpace = false;
+  for (const char* c = message ? message : ""; *c != '\0'; ++c) {
+    if (*c == '\n' || *c == '\t' || *c == '\r') {
+      pendingSpace = !text.empty();
+      continue;
+    }
+    if (pendingSpace && *c != ' ') text += ' ';
+    pendingSpace = false;
+    text += *c;
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
+}
+
+/// The libpq function a checked call made ("PQexecParams"), not the C++ expression around it.
+std::string functionOf(const char* call) {
+  const std::string text = call ? call : "";
+  return text.substr(0, text.find('('));
 }
 
 }  // namespace
@@ -50,8 +68,8 @@ Result check(PGresult* raw, PGconn* connection, const char* call, const char* fi
   const char* state = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
   const bool lost = PQstatus(connection) != CONNECTION_OK;
   if (lost) message = "connection to the server lost: " + message;
-  throw PostgresError(message + " (" + call + " at " + file + ":" + std::to_string(line) + ")", state ? state : "",
-                      lost);
+  throw PostgresError(message + " (" + functionOf(call) + " at " + file + ":" + std::to_string(line) + ")",
+                      state ? state : "", lost);
 }
 
 Connection::Connection(const std::string& conninfo) {
@@ -71,7 +89,7 @@ Connection::Connection(const std::string& conninfo) {
     std::string message = trimmed(PQerrorMessage(connection_));
     PQfinish(connection_);
     connection_ = nullptr;
-    throw PostgresError("cannot connect: " + message + " (PQconnectdbParams)", "", true);
+    throw PostgresError("cannot connect: " + message, "", true);
   }
   // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
   PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
@@ -82,7 +100,7 @@ Connection::~Connection() { PQfinish(connection_); }
 void Connection::reset() {
   PQreset(connection_);
   if (PQstatus(connection_) != CONNECTION_OK)
-    throw PostgresError("cannot reconnect: " + trimmed(PQerrorMessage(connection_)) + " (PQreset)", "", true);
+    throw PostgresError("cannot reconnect: " + trimmed(PQerrorMessage(connection_)), "", true);
 }
 
 void Connection::exec(const std::string& sql) { DISPAR_PG_CHECK(connection_, PQexec(connection_, sql.c_str())); }
@@ -91,10 +109,21 @@ namespace {
 
 // "?12" -> "$12": SQLite's numbered placeholders in PostgreSQL's spelling. The statements shared by both
 // backends use no '?' anywhere else.
+/// SQLite's placeholders in PostgreSQL's form: ?N becomes $N, and a bare ? the next number, as SQLite
+/// numbers them (a statement uses one form or the other).
 std::string numberedPlaceholders(const std::string& sql) {
-  std::string out = sql;
-  for (std::size_t i = 0; i + 1 < out.size(); ++i)
-    if (out[i] == '?' && out[i + 1] >= '0' && out[i + 1] <= '9') out[i] = '$';
+  std::string out;
+  out.reserve(sql.size() + sql.size() / 4);
+  int bare = 0;
+  for (std::size_t i = 0; i < sql.size(); ++i) {
+    if (sql[i] != '?') {
+      out += sql[i];
+    } else if (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
+      out += '$';
+    } else {
+      out += '$' + std::to_string(++bare);
+    }
+  }
   return out;
 }
 

@@ -86,6 +86,10 @@ class Connection {
 /// the statement runs at the first step() or run().
 class Statement {
  public:
+  /// Multi-row writes bind one array per column (unnest(?::bigint[], ...)): a statement's parameters cost
+  /// the server more than its rows do.
+  static constexpr bool kTakesArrays = true;
+
   Statement(Connection& connection, const std::string& sql);
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;

@@ -47,6 +47,9 @@ class Connection {
 
 class Statement {
  public:
+  /// Multi-row writes bind a placeholder per value (VALUES (?, ?), (?, ?)).
+  static constexpr bool kTakesArrays = false;
+
   Statement(Connection& connection, const char* sql);
   ~Statement();
   Statement(const Statement&) = delete;
