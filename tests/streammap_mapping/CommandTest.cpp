@@ -576,6 +576,33 @@ TEST_F(Commands, ProfileRemoveDeletesRunsAndTheirSamples) {
   EXPECT_EQ(runsOf("other"), (std::set<std::int64_t>{other}));
 }
 
+// Issue 36, item 4: names in the history came from profile files; `profile show` prints them escaped, so
+// that a VNODE or model name cannot forge a row of its table or move the cursor.
+TEST_F(Commands, ProfileShowEscapesWhatTheProfilesSaid) {
+  std::string error;
+  std::unique_ptr<ResourceDb> db = ResourceDb::open(path("history.db"), ResourceDb::OpenMode::CreateIfMissing, error);
+  ASSERT_TRUE(db) << error;
+  ProfileRunRecord run;
+  run.program = "app";
+  run.source = "p.json";
+  CostSample sample;
+  sample.program = "app";
+  sample.vnode = "src\napp forged 1 1/1 1 0%";
+  sample.deviceClass = "cpu";
+  sample.deviceModel = "CPU\x1b[2J";
+  sample.host = "hostA";
+  sample.secondsPerMessage = 0.5;
+  run.samples.push_back(sample);
+  std::int64_t id = 0;
+  ASSERT_TRUE(db->recordProfileRun(run, id, error)) << error;
+  db.reset();
+  ASSERT_EQ(capture(profileCommand, {"show", "--db", path("history.db")}), 0) << err_;
+  EXPECT_NE(out_.find("src\\napp forged"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("CPU\\x1b[2J"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("\x1b"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("\napp forged"), std::string::npos) << out_;
+}
+
 // Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before
 // anything is written, a link's target is written and the link stays, an existing file keeps its mode.
 TEST_F(Commands, OutputsNeverReplaceDevicesFifosOrLinks) {

@@ -83,7 +83,8 @@ bool validateProfile(const lang::RunProfile& profile, const std::string& source,
       replicasInRtg[v.vnode] = std::max(replicasInRtg[v.vnode], v.replica + 1);
   std::set<std::pair<std::string, int>> instances;
   for (const lang::ProfiledInstance& instance : profile.instances) {
-    const std::string which = "instance '" + instance.vnode + "' replica " + std::to_string(instance.replica);
+    const std::string which =
+        "instance '" + escapedForDisplay(instance.vnode) + "' replica " + std::to_string(instance.replica);
     if (!instances.insert({instance.vnode, instance.replica}).second) {
       error = source + ": " + which + " appears twice";
       return false;
@@ -124,11 +125,12 @@ bool validateProfile(const lang::RunProfile& profile, const std::string& source,
     for (const lang::RtgEdge& e : rtg->edges) rtgPipes.insert(e.pipe);
   for (const lang::ProfiledPipe& pipe : profile.pipes) {
     if (!pipes.insert(pipe.pipe).second) {
-      error = source + ": pipe '" + pipe.pipe + "' appears twice";
+      error = source + ": pipe '" + escapedForDisplay(pipe.pipe) + "' appears twice";
       return false;
     }
     if (rtg != nullptr && rtgPipes.count(pipe.pipe) == 0) {
-      error = source + ": pipe '" + pipe.pipe + "' is not in the RTG of program '" + rtg->program + "'";
+      error = source + ": pipe '" + escapedForDisplay(pipe.pipe) + "' is not in the RTG of program '" +
+              escapedForDisplay(rtg->program) + "'";
       return false;
     }
   }
@@ -221,7 +223,8 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
       const auto vertex = std::find_if(rtg->vertices.begin(), rtg->vertices.end(),
                                        [&](const lang::RtgVertex& v) { return v.vnode == instance.vnode; });
       if (vertex == rtg->vertices.end()) {
-        error = source + ": vnode '" + instance.vnode + "' is not in the RTG of program '" + rtg->program + "'";
+        error = source + ": vnode '" + escapedForDisplay(instance.vnode) + "' is not in the RTG of program '" +
+                escapedForDisplay(rtg->program) + "'";
         return false;
       }
       if (vertex->fingerprint != instance.fingerprint) {
@@ -315,7 +318,7 @@ CostHistory::CostHistory(const std::vector<CostSample>& samples, const std::vect
     // finite positive number (1e308 s times a speed) is named and left out.
     const double work = s.secondsPerMessage * s.speed * s.replicas;
     if (!(work > 0) || !std::isfinite(work) || !(s.secondsPerMessage <= kLongestProfiledSeconds)) {
-      ignored_.push_back("run " + std::to_string(s.runId) + ": vnode '" + s.vnode + "' replica " +
+      ignored_.push_back("run " + std::to_string(s.runId) + ": vnode '" + escapedForDisplay(s.vnode) + "' replica " +
                          std::to_string(s.replica) + ": work per message " + formatNumber(work) +
                          " is not a measurement (a positive time of at most a year); ignored");
       continue;

@@ -149,8 +149,8 @@ int addProfile(const CommandLine& cl, const std::string& path) {
   if (!db->recordProfileRun(run, runId, error)) return reportError(error);
   for (const std::string& note : notes) std::fprintf(stderr, "streammap profile: note: %s\n", note.c_str());
   std::printf("recorded run %lld of program '%s' in %s: %zu instance(s), %zu pipe(s), %llu message(s) per period\n",
-              static_cast<long long>(runId), run.program.c_str(), db->path().c_str(), run.samples.size(),
-              run.pipes.size(), static_cast<unsigned long long>(run.periodMessages));
+              static_cast<long long>(runId), escapedForDisplay(run.program).c_str(), db->path().c_str(),
+              run.samples.size(), run.pipes.size(), static_cast<unsigned long long>(run.periodMessages));
   return 0;
 }
 
@@ -170,13 +170,16 @@ int showHistory(const CommandLine& cl, const std::string& program) {
   for (const std::string& row : history.ignored()) std::fprintf(stderr, "streammap profile: note: %s\n", row.c_str());
   std::printf("%-16s %-20s %-16s %-6s %5s %9s %14s %8s  %s\n", "program", "vnode", "fingerprint", "device", "runs",
               "samples", "cost/message", "spread", "measured on");
+  // Names and models come from profile files: escaped, so that none forges a row (issue 36, item 4).
   for (const CostHistory::Entry& e : history.entries()) {
     std::string models;
     for (const std::string& m : e.models) models += (models.empty() ? "" : ", ") + m;
     const std::string used = std::to_string(e.work.used) + "/" + std::to_string(e.work.count);
-    std::printf("%-16s %-20s %-16s %-6s %5d %9s %14.6g %7.1f%%  %s\n", e.key.program.c_str(), e.key.vnode.c_str(),
-                e.key.fingerprint.empty() ? "-" : e.key.fingerprint.c_str(), e.key.deviceClass.c_str(), e.runs,
-                used.c_str(), e.work.value, 100 * e.work.spread, models.c_str());
+    std::printf("%-16s %-20s %-16s %-6s %5d %9s %14.6g %7.1f%%  %s\n", escapedForDisplay(e.key.program).c_str(),
+                escapedForDisplay(e.key.vnode).c_str(),
+                e.key.fingerprint.empty() ? "-" : escapedForDisplay(e.key.fingerprint).c_str(),
+                escapedForDisplay(e.key.deviceClass).c_str(), e.runs, used.c_str(), e.work.value, 100 * e.work.spread,
+                escapedForDisplay(models).c_str());
   }
   std::set<std::pair<std::string, std::string>> seen;
   bool header = false;
@@ -186,7 +189,8 @@ int showHistory(const CommandLine& cl, const std::string& program) {
     if (!bytes) continue;
     if (!header) std::printf("\n%-16s %-20s %5s %16s\n", "program", "pipe", "runs", "bytes/message");
     header = true;
-    std::printf("%-16s %-20s %5d %16.6g\n", p.program.c_str(), p.pipe.c_str(), bytes->count, bytes->value);
+    std::printf("%-16s %-20s %5d %16.6g\n", escapedForDisplay(p.program).c_str(), escapedForDisplay(p.pipe).c_str(),
+                bytes->count, bytes->value);
   }
   std::printf("\ncost/message: the VNODE's compute seconds per message on a speed-1.0 device, all replicas; "
               "robust median over the samples (spread: scaled MAD)\n");
