@@ -126,7 +126,7 @@ std::size_t longestWord(llvm::StringRef source) {
 /// each "use of undeclared identifier" 20 KB. A message longer than this keeps its beginning and end.
 constexpr std::size_t kLongestMessage = 512;
 
-/// Clang's printer, bounded on any input: an over-long message keeps its beginning and end ("... [19,500
+/// Clang's printer, bounded on any input: an over-long message keeps its beginning and end ("... [19586
 /// characters elided] ..."), and a source line wider than kWidestSnippet is shown as the window around the
 /// column, as GCC does, instead of whole (Clang prints a 4 KB line whole and none longer at all).
 class BoundedDiagnosticPrinter : public clang::TextDiagnosticPrinter {

@@ -79,12 +79,14 @@ GpuInfo gpuOfType(const std::string& type, int index) {
   return g;
 }
 
+bool allDigits(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
 /// A whole number written in decimal digits only, no larger than `max`: false (never a wrapped or clamped
 /// value) for anything else, a number past 2^64 included.
 bool parseNonNegative(const std::string& text, long& out, long max = std::numeric_limits<long>::max()) {
-  if (text.empty() || text.size() > 19 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return false;
+  if (text.empty() || text.size() > 19 || !allDigits(text)) return false;
   errno = 0;
   const long value = std::strtol(text.c_str(), nullptr, 10);
   if (errno != 0 || value > max) return false;
@@ -97,10 +99,8 @@ bool parseNonNegative(const std::string& text, long& out, long max = std::numeri
 bool readCount(const std::string& field, const std::string& text, long max, long& out, std::string& error) {
   if (text.empty()) return true;
   if (parseNonNegative(text, out, max)) return true;
-  const bool digits =
-      std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   error = field + "=" + escapedForDisplay(text.substr(0, 40)) +
-          (digits ? " is beyond the limit of " + std::to_string(max) : " is not a count");
+          (allDigits(text) ? " is beyond the limit of " + std::to_string(max) : " is not a count");
   return false;
 }
 
@@ -211,9 +211,7 @@ bool parseGres(const std::string& gres, std::vector<GpuInfo>& out, std::string& 
     long count = 1;
     std::string countText;
     if (fields.size() == 2) {
-      const bool digits = std::all_of(fields[1].begin(), fields[1].end(),
-                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-      (digits ? countText : type) = fields[1];
+      (allDigits(fields[1]) ? countText : type) = fields[1];
     } else if (fields.size() >= 3) {
       type = fields[1];
       countText = fields[2];
@@ -221,11 +219,10 @@ bool parseGres(const std::string& gres, std::vector<GpuInfo>& out, std::string& 
     // Checked against the per-node limit before any GPU is made: "gpu:99999999999" is a typo, not a node.
     if (!countText.empty() &&
         !parseNonNegative(countText, count, NodeLimits::kMaxGpus - static_cast<long>(out.size()))) {
-      const bool digits = std::all_of(countText.begin(), countText.end(),
-                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       error = "gres '" + escapedForDisplay(entry) + "': '" + escapedForDisplay(countText) + "' " +
-              (digits ? "GPUs are more than the limit of " + std::to_string(NodeLimits::kMaxGpus) + " per node"
-                      : "is not a GPU count");
+              (allDigits(countText)
+                   ? "GPUs are more than the limit of " + std::to_string(NodeLimits::kMaxGpus) + " per node"
+                   : "is not a GPU count");
       return false;
     }
     // "(IDX:0-1,3)" of `scontrol show job -d` lists the GPU ordinals; "(S:0-1)" (sockets) says nothing here.
