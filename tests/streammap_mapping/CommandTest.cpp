@@ -3,6 +3,7 @@
 #include "streammap/AtomicFiles.h"
 #include "streammap/ClusterJson.h"
 #include "streammap/Commands.h"
+#include "streammap/InputFiles.h"
 #include "streammap/MapFile.h"
 #include "streammap/ResourceDb.h"
 
@@ -601,6 +602,18 @@ TEST_F(Commands, ProfileShowEscapesWhatTheProfilesSaid) {
   EXPECT_NE(out_.find("CPU\\x1b[2J"), std::string::npos) << out_;
   EXPECT_EQ(out_.find("\x1b"), std::string::npos) << out_;
   EXPECT_EQ(out_.find("\napp forged"), std::string::npos) << out_;
+}
+
+// Issue 36, item 4: a file name may hold anything; the messages that name it print it escaped, so that a
+// newline in it cannot forge a second message.
+TEST(InputFiles, MessagesNameAFileEscaped) {
+  lang::Rtg rtg;
+  std::string error;
+  EXPECT_FALSE(readRtg("/nonexistent/a\nstreammap: error: forged.rtg.json", rtg, error));
+  EXPECT_EQ(error.rfind("/nonexistent/a\\nstreammap: error: forged.rtg.json: cannot open: ", 0), 0u) << error;
+  Cluster cluster;
+  EXPECT_FALSE(readClusterJsonFile("/nonexistent/c\x1b[2J.json", cluster, error));
+  EXPECT_EQ(error, "/nonexistent/c\\x1b[2J.json: cannot read cluster description");
 }
 
 // Outputs follow the one rule (dispar_lang/OutputTarget.h): a FIFO or a directory is refused before

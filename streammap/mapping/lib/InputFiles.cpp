@@ -1,18 +1,20 @@
 #include "streammap/InputFiles.h"
 
 #include "streammap/AtomicFiles.h"
+#include "streammap/Cluster.h"
 
 namespace dispar::streammap {
 
 namespace {
 
-/// The file at `path` through `parse`, whose error is prefixed with the path.
+/// The file at `path` through `parse`, whose error is prefixed with the path (escaped: a name may hold
+/// anything, a newline included).
 template <class Out, class Parse>
 bool readParsed(const std::string& path, Out& out, Parse parse, std::string& error) {
   std::string text;
   if (!readFile(path, text, error)) return false;
   if (parse(text, out, error)) return true;
-  error = path + ": " + error;
+  error = escapedForDisplay(path) + ": " + error;
   return false;
 }
 

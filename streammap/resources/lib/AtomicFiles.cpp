@@ -1,6 +1,7 @@
 #include "streammap/AtomicFiles.h"
 
 #include "dispar_lang/OutputTarget.h"
+#include "streammap/Cluster.h"
 #include "streammap/FileDescriptor.h"
 
 #include <cerrno>
@@ -17,7 +18,7 @@ namespace {
 bool writeAll(const std::string& path, const std::string& contents, std::string& error) {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) {
-    error = path + ": cannot create: " + std::strerror(errno);
+    error = escapedForDisplay(path) + ": cannot create: " + std::strerror(errno);
     return false;
   }
   std::size_t done = 0;
@@ -25,13 +26,13 @@ bool writeAll(const std::string& path, const std::string& contents, std::string&
     const ssize_t n = ::write(fd.get(), contents.data() + done, contents.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      error = path + ": write failed: " + std::strerror(errno);
+      error = escapedForDisplay(path) + ": write failed: " + std::strerror(errno);
       return false;
     }
     done += static_cast<std::size_t>(n);
   }
   if (::fsync(fd.get()) != 0 || !fd.close()) {
-    error = path + ": flush failed: " + std::strerror(errno);
+    error = escapedForDisplay(path) + ": flush failed: " + std::strerror(errno);
     return false;
   }
   return true;
@@ -59,7 +60,7 @@ bool AtomicFileSet::commit(std::string& error) {
   }
   for (std::size_t i = 0; i < files_.size(); ++i) {
     if (std::rename(temporaries[i].c_str(), targets[i].path.c_str()) != 0) {
-      error = files_[i].first + ": cannot replace: " + std::strerror(errno);
+      error = escapedForDisplay(files_[i].first) + ": cannot replace: " + std::strerror(errno);
       removeTemporaries();
       return false;
     }
@@ -70,7 +71,7 @@ bool AtomicFileSet::commit(std::string& error) {
 bool readFile(const std::string& path, std::string& out, std::string& error) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
-    error = path + ": cannot open: " + std::strerror(errno);
+    error = escapedForDisplay(path) + ": cannot open: " + std::strerror(errno);
     return false;
   }
   // Read in place into a string sized by fstat (a 40 MB RTG grown by appends is copied again at each
@@ -84,7 +85,7 @@ bool readFile(const std::string& path, std::string& out, std::string& error) {
     const ssize_t n = ::read(fd.get(), text.data() + size, text.size() - size);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      error = path + ": read failed: " + std::strerror(errno);
+      error = escapedForDisplay(path) + ": read failed: " + std::strerror(errno);
       return false;
     }
     if (n == 0) break;

@@ -464,17 +464,17 @@ bool parseClusterJson(const std::string& text, Cluster& out, std::string& error)
 bool readClusterJsonFile(const std::string& path, Cluster& out, std::string& error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = path + ": cannot read cluster description";
+    error = escapedForDisplay(path) + ": cannot read cluster description";
     return false;
   }
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) {
-    error = path + ": cannot read cluster description";
+    error = escapedForDisplay(path) + ": cannot read cluster description";
     return false;
   }
   if (!parseClusterJson(text.str(), out, error)) {
-    error = path + ": " + error;
+    error = escapedForDisplay(path) + ": " + error;
     return false;
   }
   return true;
