@@ -1,5 +1,7 @@
 #include "dispar_lang/OutputTarget.h"
 
+#include "dispar_lang/DisplayText.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -33,16 +35,17 @@ bool resolveOutputTarget(const std::string& path, OutputTarget& out, std::string
     return false;
   }
   out = OutputTarget{path, false, 0644};
+  const std::string shown = escapedForDisplay(path);  // a path may hold anything, a newline included
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) {
-      error = "'" + path + "': " + std::strerror(errno);
+      error = "'" + shown + "': " + std::strerror(errno);
       return false;
     }
     struct stat dir{};
     const std::string directory = directoryOf(path);
     if (::stat(directory.c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode)) {
-      error = "'" + path + "': no directory '" + directory + "'";
+      error = "'" + shown + "': no directory '" + escapedForDisplay(directory) + "'";
       return false;
     }
     return true;
@@ -51,18 +54,19 @@ bool resolveOutputTarget(const std::string& path, OutputTarget& out, std::string
     // The link's target is the output: resolved once, whatever chain of links leads there.
     char resolved[PATH_MAX];
     if (::realpath(path.c_str(), resolved) == nullptr || ::stat(resolved, &st) != 0) {
-      error = "'" + path + "': a symbolic link to a missing file; name the file itself";
+      error = "'" + shown + "': a symbolic link to a missing file; name the file itself";
       return false;
     }
     out.path = resolved;
   }
   if (!S_ISREG(st.st_mode)) {
-    error = "'" + path + "'" + (out.path != path ? " (a link to '" + out.path + "')" : std::string()) + ": is " +
+    error = "'" + shown + "'" +
+            (out.path != path ? " (a link to '" + escapedForDisplay(out.path) + "')" : std::string()) + ": is " +
             kindOf(st.st_mode) + "; not replaced (name a regular file)";
     return false;
   }
   if ((st.st_mode & 0222) == 0) {
-    error = "'" + path + "': is read-only; not replaced (remove it or make it writable first)";
+    error = "'" + shown + "': is read-only; not replaced (remove it or make it writable first)";
     return false;
   }
   out.exists = true;
@@ -72,7 +76,8 @@ bool resolveOutputTarget(const std::string& path, OutputTarget& out, std::string
 
 bool keepTargetMode(const std::string& temporary, const OutputTarget& target, std::string& error) {
   if (!target.exists || ::chmod(temporary.c_str(), static_cast<mode_t>(target.mode)) == 0) return true;
-  error = "'" + temporary + "': cannot give it the mode of '" + target.path + "': " + std::strerror(errno);
+  error = "'" + escapedForDisplay(temporary) + "': cannot give it the mode of '" + escapedForDisplay(target.path) +
+          "': " + std::strerror(errno);
   return false;
 }
 

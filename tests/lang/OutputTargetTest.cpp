@@ -76,5 +76,14 @@ TEST_F(OutputTargets, DevicesFifosDirectoriesAndReadOnlyFilesAreRefused) {
   EXPECT_NE(refusal("").find("empty output path"), std::string::npos);
 }
 
+// Issue 36, item 4: a path may hold anything; the refusal prints it escaped (DisplayText.h), so that a
+// newline in it cannot forge a second message.
+TEST_F(OutputTargets, RefusalsPrintThePathEscaped) {
+  const std::string error = refusal(path("no\nstreammap: error: forged/\x1b[2Jfile"));
+  EXPECT_NE(error.find("no\\nstreammap: error: forged/\\x1b[2Jfile': no directory '"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace dispar::lang

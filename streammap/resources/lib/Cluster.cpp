@@ -5,26 +5,6 @@
 
 namespace dispar::streammap {
 
-std::string escapedForDisplay(const std::string& name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (c == '\\')
-      out += "\\\\";
-    else if (c < 0x20 || c >= 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 bool checkNodeLimits(const NodeInfo& node, std::string& why) {
   const auto beyond = [&why](const std::string& field, std::uint64_t value, std::uint64_t limit) {
     why = field + " " + std::to_string(value) + " is beyond the limit of " + std::to_string(limit);

@@ -4,6 +4,8 @@
 #ifndef STREAMMAP_CLUSTER_H
 #define STREAMMAP_CLUSTER_H
 
+#include "dispar_lang/DisplayText.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,11 +24,9 @@ const char* recordSourceName(RecordSource s);  // "probe" / "import"
 /// The inverse of recordSourceName; false for any other word.
 bool parseRecordSource(const std::string& word, RecordSource& out);
 
-/// `text` (a path, a host, GPU or VNODE name, anything that came from outside) as one printable line:
-/// control and non-ASCII bytes as \n, \t or \xHH, a backslash as \\, so that no value can forge a line of
-/// a table, a comment or a message, or move a terminal's cursor. The one function every printer of such
-/// a value uses.
-std::string escapedForDisplay(const std::string& text);
+/// `text` (a path, a host, GPU or VNODE name, anything that came from outside) as one printable line
+/// (dispar_lang/DisplayText.h, shared with disparcc and the runtime).
+using lang::escapedForDisplay;
 
 /// The one host-name rule, applied wherever a name enters (probe, --host, cluster files, Slurm, the
 /// database) and before any launcher file is written: 1 to 253 characters of letters, digits, '.', '-'
