@@ -1,27 +1,13 @@
-// Fuzzes the map-file reader (app.map.json): any input is either refused with a message or read; what
-// is read is written and must read back to the same file.
+// Fuzzes the map-file reader (app.map.json): the readers' round trip (RoundTrip.h).
 #include "streammap/MapFile.h"
 
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
+#include "RoundTrip.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace dispar::streammap;
-  MapRecord record;
-  std::string error;
-  if (!parseMapJson(std::string(reinterpret_cast<const char*>(data), size), record, error)) {
-    if (error.empty()) std::abort();
-    return 0;
-  }
-  const std::string written = writeMapJson(record);
-  MapRecord back;
-  if (!parseMapJson(written, back, error)) {
-    std::fprintf(stderr, "written map refused: %s\n%s", error.c_str(), written.c_str());
-    std::abort();
-  }
-  if (writeMapJson(back) != written) std::abort();
-  return 0;
+  return dispar::fuzz::checkRoundTrip<dispar::streammap::MapRecord>(
+      data, size, "map",
+      [](const std::string& text, dispar::streammap::MapRecord& out, std::string& error) {
+        return dispar::streammap::parseMapJson(text, out, error);
+      },
+      [](const dispar::streammap::MapRecord& value) { return dispar::streammap::writeMapJson(value); });
 }
