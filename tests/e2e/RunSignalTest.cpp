@@ -31,6 +31,18 @@ std::vector<pid_t> pidsIn(const std::string& text) {
   return pids;
 }
 
+/// Waits up to `seconds` for `pid`; its wait status, or -1 (then it is killed).
+int waitFor(pid_t pid, int seconds) {
+  int status = 0;
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -1;
+}
+
 void stopsEveryRankOn(int signal) {
   ScratchDir dir;
   // A two-rank "program" whose ranks record their pids and would run for five minutes; its RTG maps
@@ -70,15 +82,8 @@ void stopsEveryRankOn(int signal) {
 
   ASSERT_EQ(::kill(streammap, signal), 0);
   // streammap ends once the launcher has; the launcher ends once it stopped the ranks.
-  int status = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 200 && done == 0; ++i) {
-    done = ::waitpid(streammap, &status, WNOHANG);
-    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (done == 0) {
-    ::kill(streammap, SIGKILL);
-    ::waitpid(streammap, &status, 0);
+  const int status = waitFor(streammap, 10);
+  if (status == -1) {
     for (pid_t rank : ranks) ::kill(rank, SIGKILL);
     FAIL() << "streammap run did not end within 10 s of the signal";
   }
@@ -146,18 +151,6 @@ VNODE(sink, IN(b)) { long v, n = 0; while (b.read(v)) ++n; std::printf("n=%ld\n"
   ScratchDir dir_;
   ProcessResult built_;
 };
-
-/// Waits up to `seconds` for `pid`; its wait status, or -1 (then it is killed).
-int waitFor(pid_t pid, int seconds) {
-  int status = 0;
-  for (int i = 0; i < seconds * 20; ++i) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return -1;
-}
 
 /// The pid the sleeping rank printed, once it has.
 pid_t sleepingRank(const std::string& outputFile) {
