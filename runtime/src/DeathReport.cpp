@@ -2,10 +2,15 @@
 
 #include "dispar_lang/RankDeath.h"
 
+#include <dispar/dispar.h>
+
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace dispar::rt {
 
@@ -66,9 +71,32 @@ void onSignal(int signal, siginfo_t*, void*) {
   if (!isFault(signal)) raise(signal);
 }
 
+/// This rank's record in the folder `streammap run` named (dispar_lang/RankDeath.h), written whole under
+/// another name and renamed; best effort: a node that cannot see the folder writes none.
+void recordRank(int rank, const std::string& instances) {
+  const char* folder = std::getenv(lang::kRankRegistryVariable);
+  if (folder == nullptr || *folder == '\0') return;
+  lang::RankRecord record;
+  record.rank = rank;
+  record.pid = static_cast<long>(::getpid());
+  record.host = node_name();
+  for (char& c : record.host)
+    if (c == ' ' || c == '\n') c = '_';
+  record.instances = instances;
+  const std::string path = std::string(folder) + "/" + lang::rankRecordFileName(rank);
+  const std::string partial = path + ".partial";
+  std::FILE* file = std::fopen(partial.c_str(), "w");
+  if (file == nullptr) return;
+  const std::string text = lang::formatRankRecord(record);
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0)
+    std::remove(partial.c_str());
+}
+
 }  // namespace
 
 void installDeathReport(int rank, const std::string& instances) {
+  recordRank(rank, instances);
   std::size_t length = 0;
   appendNumber(rankText, sizeof rankText, length, rank);
   rankText[length] = '\0';

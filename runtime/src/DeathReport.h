@@ -10,7 +10,8 @@
 
 namespace dispar::rt {
 
-/// Installs the handlers for this rank (after MPI_Init, whose libraries' handlers it then chains to).
+/// Installs the handlers for this rank (after MPI_Init, whose libraries' handlers it then chains to), and
+/// records the rank for `streammap run` ($DISPAR_RANK_REGISTRY), which names a rank killed by SIGKILL.
 /// `instances`: "vnode 'a' (replica 0), vnode 'b' (replica 0)".
 void installDeathReport(int rank, const std::string& instances);
 

@@ -220,6 +220,31 @@ TEST(RankDeaths, ASignalToTheLauncherFromElsewhereIsNotASuccess) {
       << text;
 }
 
+// Before: a rank killed with SIGKILL (the out-of-memory killer, `kill -9`) ended the job with hydra's
+// banner naming a process id only, and `streammap run` exited 255.
+TEST(RankDeaths, ARankKilledWithSigkillIsNamedFromTheLaunchersReport) {
+  DyingProgram program;
+  ASSERT_EQ(program.built().status, 0) << program.built().output;
+  const std::string output = program.dir().file("out.sigkill");
+  const pid_t streammap = program.start("sleep", output);
+  const pid_t rank = sleepingRank(output);
+  ASSERT_GT(rank, 0) << readFile(output);
+  ASSERT_EQ(::kill(rank, SIGKILL), 0);
+  const int status = waitFor(streammap, 60);
+  const std::string text = readFile(output);
+  ASSERT_NE(status, -1) << text;
+  ASSERT_TRUE(WIFEXITED(status)) << text;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGKILL) << text;
+  EXPECT_NE(text.find("dispar: rank 0 killed by signal 9 (SIGKILL); the rank ran vnode 'src' (replica 0), vnode "
+                      "'mid' (replica 0), vnode 'sink' (replica 0) (as the launcher reports: process " +
+                      std::to_string(rank) + " on n1)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("streammap run: the job did not run to its end: a rank was killed by signal 9 (SIGKILL)"),
+            std::string::npos)
+      << text;
+}
+
 // Before: `kill -9` of `streammap run` left mpiexec, its proxy and the ranks running.
 TEST(RankDeaths, TheJobDoesNotOutliveAStreammapRunKilledWithSigkill) {
   DyingProgram program;

@@ -8,6 +8,7 @@
 #define DISPAR_LANG_RANK_DEATH_H
 
 #include <csignal>
+#include <string>
 #include <string_view>
 
 namespace dispar::lang {
@@ -46,6 +47,56 @@ constexpr int signalOfRankDeath(std::string_view line) {
   while (at < line.size() && line[at] >= '0' && line[at] <= '9' && number < 1000)
     number = number * 10 + (line[at++] - '0');
   return at == numberStart || number >= 1000 ? 0 : number;
+}
+
+/// The line for a rank whose death the runtime could not report itself (SIGKILL cannot be caught):
+/// written by `streammap run` from what the launcher said, in the handler's shape.
+inline std::string formatRankDeath(int rank, int signal, std::string_view instances) {
+  std::string line =
+      std::string(kRankDeathPrefix) + std::to_string(rank) + std::string(kRankDeathSignal) + std::to_string(signal);
+  if (const char* name = signalName(signal)) line += std::string(" (") + name + ")";
+  if (!instances.empty()) line += "; the rank ran " + std::string(instances);
+  return line;
+}
+
+// The rank registry: `streammap run` names a fresh folder in this variable, and each rank writes there, at
+// start, a file "rank-R" of one line "PID HOST INSTANCES" (HOST as the launcher knows the node, INSTANCES
+// as in the death line). A rank killed by SIGKILL prints nothing; the launcher then names a process id
+// (hydra), or a rank (srun, mpirun), and this record turns either into the rank's instances.
+inline constexpr const char* kRankRegistryVariable = "DISPAR_RANK_REGISTRY";
+
+struct RankRecord {
+  int rank = -1;
+  long pid = -1;
+  std::string host;
+  std::string instances;
+};
+
+inline constexpr std::string_view kRankRecordPrefix = "rank-";
+
+inline std::string rankRecordFileName(int rank) { return std::string(kRankRecordPrefix) + std::to_string(rank); }
+
+inline std::string formatRankRecord(const RankRecord& record) {
+  return std::to_string(record.pid) + " " + record.host + " " + record.instances + "\n";
+}
+
+/// Reads one record (the file of rank `rank`); false when `text` is not one.
+inline bool parseRankRecord(int rank, std::string_view text, RankRecord& record) {
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  const std::size_t pidEnd = text.find(' ');
+  if (pidEnd == 0 || pidEnd == std::string_view::npos || pidEnd > 18) return false;
+  long pid = 0;
+  for (const char c : text.substr(0, pidEnd)) {
+    if (c < '0' || c > '9') return false;
+    pid = pid * 10 + (c - '0');
+  }
+  const std::size_t hostEnd = text.find(' ', pidEnd + 1);
+  if (hostEnd == std::string_view::npos || hostEnd == pidEnd + 1) return false;
+  record.rank = rank;
+  record.pid = pid;
+  record.host = std::string(text.substr(pidEnd + 1, hostEnd - pidEnd - 1));
+  record.instances = std::string(text.substr(hostEnd + 1));
+  return text.find('\n') == std::string_view::npos;
 }
 
 }  // namespace dispar::lang

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <utility>
+
 extern char** environ;
 
 namespace dispar::streammap {
@@ -35,32 +37,41 @@ void writeAll(int fd, const char* data, std::size_t size) {
   }
 }
 
-/// The launcher's standard error, passed on to ours as it comes and read line by line for the first rank
-/// a signal killed (dispar_lang/RankDeath.h).
-class StderrWatch {
+/// The launcher's standard output and error, passed on to ours as they come and read line by line for the
+/// first rank a signal killed, as the rank said (dispar_lang/RankDeath.h, on standard error) and as the
+/// launcher did (LauncherDeath.h: hydra prints its banner on standard output, srun and mpirun on error).
+class OutputWatch {
  public:
-  void take(const char* data, std::size_t size) {
-    writeAll(STDERR_FILENO, data, size);
+  /// `stream`: STDOUT_FILENO or STDERR_FILENO, where the bytes go.
+  void take(int stream, const char* data, std::size_t size) {
+    writeAll(stream, data, size);
+    std::string& line = lines_[stream == STDOUT_FILENO ? 0 : 1];
     for (std::size_t i = 0; i < size; ++i) {
       if (data[i] != '\n') {
-        if (line_.size() < 4096) line_ += data[i];
+        if (line.size() < 4096) line += data[i];
         continue;
       }
-      if (rankSignal_ == 0) rankSignal_ = lang::signalOfRankDeath(line_);
-      line_.clear();
+      if (deaths_.rankSignal == 0 && stream == STDERR_FILENO) deaths_.rankSignal = lang::signalOfRankDeath(line);
+      launcher_.line(line);
+      line.clear();
     }
   }
-  int rankSignal() const { return rankSignal_; }
+  LaunchDeaths deaths() const {
+    LaunchDeaths deaths = deaths_;
+    deaths.launcherDeath = launcher_.first();
+    return deaths;
+  }
 
  private:
-  std::string line_;
-  int rankSignal_ = 0;
+  std::string lines_[2];
+  LaunchDeaths deaths_;
+  LauncherDeathReader launcher_;
 };
 
 /// The child side of the launch, between fork and exec: async-signal-safe calls only. Errors go back over
 /// `report` (close-on-exec: a successful exec closes it empty).
 [[noreturn]] void becomeLauncher(char* const* argv, char* const* envp, const sigset_t& mask, pid_t supervisor,
-                                 const char* stderrPath, int stderrPipe, int report) {
+                                 const char* stderrPath, int stdoutPipe, int stderrPipe, int report) {
   // The job must not outlive `streammap run`, even one killed with SIGKILL: the launcher gets SIGTERM
   // then, which it passes on to every rank as it does a ^C. (Checked against a supervisor that died
   // before the request took effect.)
@@ -73,7 +84,8 @@ class StderrWatch {
       writeAll(report, reinterpret_cast<const char*>(&e), sizeof e);
       ::_exit(127);
     }
-  } else if (stderrPipe >= 0 && ::dup2(stderrPipe, STDERR_FILENO) < 0) {
+  } else if ((stderrPipe >= 0 && ::dup2(stderrPipe, STDERR_FILENO) < 0) ||
+             (stdoutPipe >= 0 && ::dup2(stdoutPipe, STDOUT_FILENO) < 0)) {
     ::_exit(127);
   }
   environ = const_cast<char**>(envp);
@@ -86,7 +98,7 @@ class StderrWatch {
 }  // namespace
 
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
-                const std::string& stderrPath, int* rankSignal) {
+                const std::string& stderrPath, LaunchDeaths* deaths) {
   std::vector<char*> cargv, cenv;
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
   cargv.push_back(nullptr);
@@ -105,14 +117,16 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
     return -1;
   }
   FileDescriptor reportRead(pipeEnds[0]), reportWrite(pipeEnds[1]);
-  FileDescriptor stderrRead, stderrWrite;
+  FileDescriptor stdoutRead, stdoutWrite, stderrRead, stderrWrite;
   if (stderrPath.empty()) {
-    if (::pipe2(pipeEnds, O_CLOEXEC) != 0) {
-      error = std::string("pipe: ") + std::strerror(errno);
-      return -1;
+    for (auto [read, write] : {std::pair{&stdoutRead, &stdoutWrite}, std::pair{&stderrRead, &stderrWrite}}) {
+      if (::pipe2(pipeEnds, O_CLOEXEC) != 0) {
+        error = std::string("pipe: ") + std::strerror(errno);
+        return -1;
+      }
+      *read = FileDescriptor(pipeEnds[0]);
+      *write = FileDescriptor(pipeEnds[1]);
     }
-    stderrRead = FileDescriptor(pipeEnds[0]);
-    stderrWrite = FileDescriptor(pipeEnds[1]);
   }
   // Dispositions are inherited as exec does: a signal ignored on purpose (`nohup` ignores SIGHUP) stays
   // ignored in the launcher too, and, being ignored, never reaches our signalfd to be forwarded.
@@ -124,8 +138,10 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   }
   if (pid == 0)
     becomeLauncher(cargv.data(), cenv.data(), signals.previousMask(), supervisor,
-                   stderrPath.empty() ? nullptr : stderrPath.c_str(), stderrWrite.get(), reportWrite.get());
+                   stderrPath.empty() ? nullptr : stderrPath.c_str(), stdoutWrite.get(), stderrWrite.get(),
+                   reportWrite.get());
   reportWrite = FileDescriptor();
+  stdoutWrite = FileDescriptor();
   stderrWrite = FileDescriptor();
   int childError = 0;
   ssize_t n;
@@ -137,11 +153,14 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
     return -1;
   }
 
-  StderrWatch watch;
+  OutputWatch watch;
   int forwarded = 0;  // the last signal passed on
   int status = 0;
   bool exited = false;
-  while (!exited || stderrRead.get() >= 0) {
+  FileDescriptor* outputs[2] = {&stdoutRead, &stderrRead};
+  const int destinations[2] = {STDOUT_FILENO, STDERR_FILENO};
+  const auto outputsOpen = [&] { return stdoutRead.get() >= 0 || stderrRead.get() >= 0; };
+  while (!exited || outputsOpen()) {
     if (!exited) {
       const pid_t done = ::waitpid(pid, &status, WNOHANG);
       if (done == pid) exited = true;
@@ -150,17 +169,19 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
         return -1;
       }
     }
-    pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {stderrRead.get(), POLLIN, 0}};
+    // (poll skips the closed outputs, whose descriptors are -1.)
+    pollfd fds[3] = {{signals.fd(), POLLIN, 0}, {stdoutRead.get(), POLLIN, 0}, {stderrRead.get(), POLLIN, 0}};
     // Once the launcher is gone, what its children still hold open is read until it ends or goes quiet.
-    const int ready = ::poll(fds, stderrRead.get() >= 0 ? 2 : 1, exited ? 1000 : -1);
+    const int ready = ::poll(fds, 3, exited ? 1000 : -1);
     if (ready == 0 && exited) break;
-    if (fds[1].revents != 0) {
-      char buffer[4096];
-      const ssize_t got = ::read(stderrRead.get(), buffer, sizeof buffer);
+    for (int stream = 0; stream < 2; ++stream) {
+      if (fds[stream + 1].revents == 0) continue;
+      char buffer[65536];
+      const ssize_t got = ::read(outputs[stream]->get(), buffer, sizeof buffer);
       if (got > 0)
-        watch.take(buffer, static_cast<std::size_t>(got));
+        watch.take(destinations[stream], buffer, static_cast<std::size_t>(got));
       else if (got == 0 || errno != EINTR)
-        stderrRead = FileDescriptor();
+        *outputs[stream] = FileDescriptor();
     }
     if (fds[0].revents != 0) {
       const int signal = signals.wait(0);
@@ -169,13 +190,16 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
       ::kill(pid, forwarded);
     }
   }
-  if (rankSignal != nullptr) *rankSignal = watch.rankSignal();
+  const LaunchDeaths seen = watch.deaths();
+  if (deaths != nullptr) *deaths = seen;
   // After an interrupt the launcher's own status says little (hydra exits 0, or 15 on SIGTERM): the
   // job did not run to its end, and the status says which signal stopped it, as a shell would. So it
   // does when a rank reported a signal that killed it (hydra exits 0 when its ranks got SIGTERM from
-  // elsewhere, and with the bare signal number when one faulted).
+  // elsewhere, and with the bare signal number when one faulted), or the launcher did (SIGKILL, which
+  // no rank can report: hydra exits 255 then).
   if (forwarded != 0) return 128 + forwarded;
-  if (watch.rankSignal() != 0) return 128 + watch.rankSignal();
+  if (seen.rankSignal != 0) return 128 + seen.rankSignal;
+  if (seen.launcherDeath) return 128 + seen.launcherDeath->signal;
   return exitStatus(status);
 }
 

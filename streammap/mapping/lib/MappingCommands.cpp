@@ -28,6 +28,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -595,6 +596,44 @@ int checkCommand(const Args& args) {
   return report.ok() ? 0 : 1;
 }
 
+namespace {
+
+/// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
+class ScratchDirectory {
+ public:
+  /// A fresh directory "$TMPDIR/streammap-WHAT-XXXXXX", or the directory `keep` (created if need be).
+  bool open(const char* what, const std::string& keep, std::string& error) {
+    std::error_code ec;
+    if (!keep.empty()) {
+      std::filesystem::create_directories(keep, ec);
+      if (ec) error = "--keep " + keep + ": " + ec.message();
+      dir_ = keep;
+      return !ec;
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    std::string model = std::string(tmp && *tmp ? tmp : "/tmp") + "/streammap-" + what + "-XXXXXX";
+    if (::mkdtemp(model.data()) == nullptr) {
+      error = "cannot create a scratch directory " + model + ": " + std::strerror(errno);
+      return false;
+    }
+    dir_ = model;
+    scratch_ = true;
+    return true;
+  }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    if (scratch_) std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string path(const char* name) const { return dir_ + "/" + name; }
+  const std::string& path() const { return dir_; }
+
+ private:
+  std::string dir_;
+  bool scratch_ = false;
+};
+
+}  // namespace
+
 int runCommand(const Args& args) {
   CommandLine cl;
   if (!cl.parse(kRunSpec, args)) return kExitUsage;
@@ -689,7 +728,15 @@ int runCommand(const Args& args) {
 
   std::vector<std::string> argv;
   std::vector<std::string> environment;
-  for (char** e = environ; *e; ++e) environment.push_back(*e);
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, lang::kRankRegistryVariable, std::strlen(lang::kRankRegistryVariable)) != 0 ||
+        (*e)[std::strlen(lang::kRankRegistryVariable)] != '=')
+      environment.push_back(*e);
+  // Where each rank records its process id and instances, so that a rank killed by SIGKILL, which
+  // cannot say so itself, is named from what the launcher reports (dispar_lang/RankDeath.h).
+  ScratchDirectory registry;
+  if (!registry.open("ranks", "", error)) return fail("run", error);
+  environment.push_back(std::string(lang::kRankRegistryVariable) + "=" + registry.path());
   if (cl.has("--profile")) {
     std::error_code ignored;
     const std::string path = std::filesystem::absolute(cl.value("--profile"), ignored).string();
@@ -722,6 +769,7 @@ int runCommand(const Args& args) {
             "-n",
             std::to_string(lang::rankCountOf(record.ranks))};
     // Open MPI passes the environment to remote ranks only when told.
+    argv.insert(argv.end(), {"-x", lang::kRankRegistryVariable});
     if (cl.has("--profile")) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
@@ -732,9 +780,32 @@ int runCommand(const Args& args) {
   argv.insert(argv.end(), cl.positional().begin(), cl.positional().end());
   // streammap stays the job's supervisor: ^C or a timeout's SIGTERM reaches the launcher, which stops
   // every rank.
-  int rankSignal = 0;
-  const int status = runLauncher(argv, environment, error, "", &rankSignal);
+  LaunchDeaths deaths;
+  const int status = runLauncher(argv, environment, error, "", &deaths);
   if (status < 0) return fail("run", error);
+  int rankSignal = deaths.rankSignal;
+  if (rankSignal == 0 && deaths.launcherDeath) {
+    // No rank said how it died (SIGKILL cannot be caught): the launcher's report, with the rank's record.
+    const LauncherDeath& death = *deaths.launcherDeath;
+    rankSignal = death.signal;
+    if (const std::optional<lang::RankRecord> record = recordOfDeadRank(registry.path(), death)) {
+      std::fprintf(stderr, "%s (as the launcher reports: process %ld on %s)\n",
+                   lang::formatRankDeath(record->rank, death.signal, record->instances).c_str(), record->pid,
+                   escapedForDisplay(record->host).c_str());
+    } else {
+      const char* name = lang::signalName(death.signal);
+      std::fprintf(stderr,
+                   "dispar: %s%s on %s killed by signal %d%s%s%s (as the launcher reports; it left no "
+                   "record of its instances)\n",
+                   death.rank >= 0 ? "rank " : "process ",
+                   std::to_string(death.rank >= 0 ? static_cast<long>(death.rank) : death.pid).c_str(),
+                   escapedForDisplay(death.host).c_str(), death.signal, name ? " (" : "", name ? name : "",
+                   name ? ")" : "");
+    }
+    if (death.signal == SIGKILL)
+      std::fprintf(stderr, "streammap run: note: SIGKILL comes from outside the program: the kernel's "
+                           "out-of-memory killer (see 'dmesg'), a batch system's limit, or 'kill -9'\n");
+  }
   if (rankSignal != 0) {
     const char* name = lang::signalName(rankSignal);
     std::fprintf(stderr,
@@ -790,38 +861,6 @@ int sbatchCommand(const Args& args) {
 }
 
 namespace {
-
-/// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
-class SimulationFiles {
- public:
-  bool open(const std::string& keep, std::string& error) {
-    std::error_code ec;
-    if (!keep.empty()) {
-      std::filesystem::create_directories(keep, ec);
-      if (ec) error = "--keep " + keep + ": " + ec.message();
-      dir_ = keep;
-      return !ec;
-    }
-    const char* tmp = std::getenv("TMPDIR");
-    std::string model = std::string(tmp && *tmp ? tmp : "/tmp") + "/streammap-simulate-XXXXXX";
-    if (::mkdtemp(model.data()) == nullptr) {
-      error = "cannot create a scratch directory " + model + ": " + std::strerror(errno);
-      return false;
-    }
-    dir_ = model;
-    scratch_ = true;
-    return true;
-  }
-  ~SimulationFiles() {
-    std::error_code ignored;
-    if (scratch_) std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string path(const char* name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-  bool scratch_ = false;
-};
 
 bool writeWhole(const std::string& path, const std::string& text, std::string& error) {
   AtomicFileSet files;
@@ -909,8 +948,8 @@ int simulateCommand(const Args& args) {
   SimulationSettings settings;
   settings.gpuSpeedup = *gpuSpeedup;
   settings.latencySeconds = *latency;
-  SimulationFiles files;
-  if (!files.open(cl.value("--keep"), error)) return fail("simulate", error);
+  ScratchDirectory files;
+  if (!files.open("simulate", cl.value("--keep"), error)) return fail("simulate", error);
   const std::string platform = files.path("platform.xml"), hostfile = files.path("hostfile"),
                     log = files.path("smpirun.log");
   if (!writeWhole(platform, formatSmpiPlatform(cluster, settings), error) ||

@@ -4,22 +4,33 @@
 #ifndef STREAMMAP_LAUNCH_H
 #define STREAMMAP_LAUNCH_H
 
+#include "streammap/LauncherDeath.h"
+
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dispar::streammap {
 
+/// The deaths read on the launcher's standard error: the first rank-death line's signal (0: none), and
+/// the launcher's own report of the first rank it saw die of a signal.
+struct LaunchDeaths {
+  int rankSignal = 0;
+  std::optional<LauncherDeath> launcherDeath;
+};
+
 /// Spawns `argv` (searched in PATH) with environment `environment` ("NAME=value") and waits for it,
 /// forwarding the signals above (those not ignored: `nohup` keeps SIGHUP away from both). The launcher
 /// gets SIGTERM when the calling process dies, even by SIGKILL (PR_SET_PDEATHSIG), so the job never
 /// outlives it. Returns its exit status; 128 + the signal when a signal ended it or one was forwarded to
-/// it, or when a rank reported a signal that killed it (the job did not run to its end, whatever the
-/// launcher then returns); -1 with `error` set when it could not be started or waited for.
-/// The launcher's standard error is passed on to ours, and read for the ranks' death lines
-/// (dispar_lang/RankDeath.h): the first one's signal goes to `rankSignal` (0: none). With `stderrPath`,
-/// it goes to that file instead (created or truncated) and is not read.
+/// it, or when a rank reported a signal that killed it or the launcher reported one (the job did not run
+/// to its end, whatever the launcher then returns); -1 with `error` set when it could not be started or
+/// waited for. The launcher's standard output and error are passed on to ours, and read for the ranks'
+/// death lines (dispar_lang/RankDeath.h) and the launcher's own reports (LauncherDeath.h), into `deaths`.
+/// With `stderrPath`, its standard error goes to that file instead (created or truncated), its standard
+/// output straight to ours, and neither is read.
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
-                const std::string& stderrPath = "", int* rankSignal = nullptr);
+                const std::string& stderrPath = "", LaunchDeaths* deaths = nullptr);
 
 }  // namespace dispar::streammap
 

@@ -1,0 +1,44 @@
+// What a launcher says, on its standard error, about the first rank it saw die, for the deaths a rank
+// cannot report itself (SIGKILL: the out-of-memory killer, `kill -9`):
+//   MPICH's hydra   "=   PID 13950 RUNNING AT n1" then "=   EXIT CODE: 9" (the bare signal number)
+//   Slurm's srun    "srun: error: n1: task 3: Killed" (or "tasks 2-3")
+//   Open MPI        "mpirun noticed that process rank 0 with PID 123 on node n1 exited on signal 9 (Killed)."
+// `streammap run` turns it into a rank-death line with the rank's instances (dispar_lang/RankDeath.h).
+#ifndef STREAMMAP_LAUNCHER_DEATH_H
+#define STREAMMAP_LAUNCHER_DEATH_H
+
+#include "dispar_lang/RankDeath.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dispar::streammap {
+
+struct LauncherDeath {
+  int rank = -1;  // -1: the launcher named a process id only (hydra)
+  long pid = -1;  // -1: the launcher named a rank only (srun)
+  std::string host;
+  int signal = 0;
+};
+
+/// Reads the launcher's standard error line by line; keeps the first death that names a signal.
+class LauncherDeathReader {
+ public:
+  void line(std::string_view text);
+  const std::optional<LauncherDeath>& first() const { return first_; }
+
+ private:
+  std::optional<LauncherDeath> first_;
+  long hydraPid_ = -1;  // hydra's banner names the process, then its exit code, on separate lines
+  std::string hydraHost_;
+};
+
+/// The record the dead rank left in the rank registry folder `registry` (dispar_lang/RankDeath.h): by
+/// rank when the launcher named one, else by process id on the same host; nullopt when it left none (a
+/// rank on a node that cannot see the folder).
+std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, const LauncherDeath& death);
+
+}  // namespace dispar::streammap
+
+#endif
