@@ -1,5 +1,6 @@
 #include "AnalysisState.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Type.h"
@@ -36,11 +37,12 @@ std::optional<PortDeclaration> portDeclaration(const clang::ParmVarDecl* param) 
   if (!spec || spec->getTemplateArgs()[0].getKind() != clang::TemplateArgument::Integral) return std::nullopt;
   PortDeclaration port;
   port.isOutput = spec->getTemplateArgs()[0].getAsIntegral().getExtValue() != 0;  // PortDirection::Out
-  // The expression is in the type as written: PortDecl<Direction, decltype(x)>.
+  // The expression is in the type as written: IN<decltype(x)> (the alias IN(x) writes), or
+  // PortDecl<Direction, decltype(x)>; the last argument either way.
   if (const auto* written = param->getType()->getAs<clang::TemplateSpecializationType>()) {
     llvm::ArrayRef<clang::TemplateArgument> args = written->template_arguments();
-    if (args.size() == 2 && args[1].getKind() == clang::TemplateArgument::Type)
-      if (const auto* decltypeType = args[1].getAsType()->getAs<clang::DecltypeType>())
+    if (!args.empty() && args.back().getKind() == clang::TemplateArgument::Type)
+      if (const auto* decltypeType = args.back().getAsType()->getAs<clang::DecltypeType>())
         port.pipe = decltypeType->getUnderlyingExpr();
   }
   return port;
@@ -131,14 +133,17 @@ const clang::FunctionDecl* mainFileDefinition(const clang::FunctionDecl* fn, con
   return definition;
 }
 
-std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family) {
-  if (!functionName.consume_front("dispar_vnode_")) return {};
-  if (family && !functionName.consume_front("array_")) return {};
-  std::size_t marker = functionName.rfind("_L");
-  if (marker == llvm::StringRef::npos || marker == 0) return {};
-  llvm::StringRef line = functionName.substr(marker + 2);
-  if (line.empty() || !llvm::all_of(line, [](char c) { return c >= '0' && c <= '9'; })) return {};
-  return functionName.substr(0, marker).str();
+std::optional<VnodeAnnotation> vnodeAnnotation(const clang::FunctionDecl* fn) {
+  for (const clang::AnnotateAttr* attr : fn->specific_attrs<clang::AnnotateAttr>()) {
+    const bool family = attr->getAnnotation() == "dispar.vnode_array";
+    if (!family && attr->getAnnotation() != "dispar.vnode") continue;
+    if (attr->args_size() != 2) return std::nullopt;
+    const auto* name = llvm::dyn_cast<clang::StringLiteral>((*attr->args_begin())->IgnoreParenImpCasts());
+    const auto* compiled = llvm::dyn_cast<clang::StringLiteral>((*(attr->args_begin() + 1))->IgnoreParenImpCasts());
+    if (!name || !compiled) return std::nullopt;
+    return VnodeAnnotation{name->getString().str(), compiled->getString().str(), family};
+  }
+  return std::nullopt;
 }
 
 }  // namespace dispar::frontend

@@ -27,9 +27,10 @@ struct PipeDecl {
 
 struct VnodeDecl {
   const clang::FunctionDecl* decl = nullptr;
-  std::string name;     // from dispar_vnode_<name>_L<line> / dispar_vnode_array_<name>_L<line>
-  bool family = false;  // a VNODE_ARRAY
-  int members = 1;      // its member count (as written: may be < 1, which is reported)
+  std::string name;          // as written, from the definition's annotation (dispar.h's VNODE in parse mode)
+  std::string compiledName;  // the function it is when compiled: dispar_vnode_<name>_L<line>
+  bool family = false;       // a VNODE_ARRAY
+  int members = 1;           // its member count (as written: may be < 1, which is reported)
 };
 
 /// A use of a pipe or pipe array in a statement, checked against the ports of the VNODE it is in once
@@ -104,9 +105,14 @@ int pipeArraySize(clang::QualType type);
 std::optional<PortDeclaration> portDeclaration(const clang::ParmVarDecl* param);
 /// A VNODE_ARRAY's member count, from the type of its second parameter; nullopt otherwise.
 std::optional<int> familySize(const clang::ParmVarDecl* param);
-/// The VNODE name encoded in a function name `dispar_vnode_<name>_L<line>` (for a VNODE_ARRAY,
-/// `family`, `dispar_vnode_array_<name>_L<line>`); empty if not one.
-std::string vnodeNameFromFunction(llvm::StringRef functionName, bool family = false);
+/// What dispar.h's VNODE / VNODE_ARRAY (parse mode) annotate a VNODE's definition with.
+struct VnodeAnnotation {
+  std::string name;          // the VNODE's (or family's) name
+  std::string compiledName;  // the function's name when compiled
+  bool family = false;       // VNODE_ARRAY
+};
+/// The annotation of a VNODE's definition; nullopt for any other function.
+std::optional<VnodeAnnotation> vnodeAnnotation(const clang::FunctionDecl* fn);
 /// The definition of `fn` when it is code of the main file that a caller reaches only through the call:
 /// written in the main file, not implicit, and not a lambda's call operator written in a function (that
 /// one is code of the function it is written in). Null otherwise, and for a function without a body.

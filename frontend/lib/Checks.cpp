@@ -49,16 +49,17 @@ void PipeDeclarationCheck::run(const MatchFinder::MatchResult& result) {
 }
 
 void VnodeDefinitionCheck::registerMatchers(MatchFinder& finder) {
-  finder.addMatcher(
-      functionDecl(isExpansionInMainFile(), isDefinition(), matchesName("^::dispar_vnode_")).bind("vnode"), this);
+  finder.addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(), hasAttr(clang::attr::Annotate)).bind("vnode"),
+                    this);
 }
 
 void VnodeDefinitionCheck::run(const MatchFinder::MatchResult& result) {
   const auto* fn = result.Nodes.getNodeAs<clang::FunctionDecl>("vnode");
   // A VNODE_ARRAY's function takes its index, then its FamilySize.
   const std::optional<int> members = fn->getNumParams() >= 2 ? familySize(fn->getParamDecl(1)) : std::nullopt;
-  std::string name = vnodeNameFromFunction(fn->getName(), members.has_value());
-  if (!name.empty()) state_.vnodes.push_back(VnodeDecl{fn, name, members.has_value(), members.value_or(1)});
+  const std::optional<VnodeAnnotation> vnode = vnodeAnnotation(fn);
+  if (vnode && vnode->family == members.has_value())
+    state_.vnodes.push_back(VnodeDecl{fn, vnode->name, vnode->compiledName, vnode->family, members.value_or(1)});
 }
 
 void PipeReferenceCheck::registerMatchers(MatchFinder& finder) {

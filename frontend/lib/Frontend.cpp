@@ -42,6 +42,8 @@ class DisparConsumer : public clang::ASTConsumer {
       // operator, when the function using it ends): they are not declarations written at file scope.
       if (!decl->getLexicalDeclContext()->isFileContext()) continue;
       if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && fn->isTemplateInstantiation()) continue;
+      // VNODE's declaration for editors (dispar.h, parse mode) is not what a directive before it names.
+      if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(decl); ns && ns->getName() == "dispar_vnode") continue;
       if (sm.isInMainFile(sm.getExpansionLoc(decl->getBeginLoc()))) state_.topLevelDecls.push_back(decl);
     }
     return true;

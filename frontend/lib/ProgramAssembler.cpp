@@ -212,7 +212,7 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
     for (int member = 0; member < vnode.members; ++member) {
       lang::VnodeModel model;
       model.name = vnode.family ? vnode.name + "[" + std::to_string(member) + "]" : vnode.name;
-      model.functionName = "::" + vnode.decl->getQualifiedNameAsString();
+      model.functionName = "::" + vnode.compiledName;
       if (vnode.family) {
         model.family = vnode.name;
         model.member = member;

@@ -331,6 +331,13 @@ enum class PortDirection { In, Out };
 /// and, through decltype, the pipe or pipe-array element `x`.
 template <PortDirection Direction, class PipeType>
 struct PortDecl {};
+}  // namespace detail
+/// IN(x) / OUT(x) as an editor shows a VNODE's parameters (`IN<decltype(x)>`).
+template <class PipeType>
+using IN = detail::PortDecl<detail::PortDirection::In, PipeType>;
+template <class PipeType>
+using OUT = detail::PortDecl<detail::PortDirection::Out, PipeType>;
+namespace detail {
 /// The member count of a VNODE_ARRAY, as the type of its second (unnamed, defaulted) parameter.
 template <int Count>
 struct FamilySize {};
@@ -494,18 +501,43 @@ class PipeArray {
   ::dispar::Pipe<T> name { #name }
 #define PIPE_ARRAY(T, name, count)                                                                                     \
   ::dispar::PipeArray<T, (count)> name { #name }
-#define IN(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::In, decltype(pipe)> = {}
-#define OUT(pipe) ::dispar::detail::PortDecl<::dispar::detail::PortDirection::Out, decltype(pipe)> = {}
+#define IN(pipe) ::dispar::IN<decltype(pipe)> = {}
+#define OUT(pipe) ::dispar::OUT<decltype(pipe)> = {}
 // The line number keeps a second VNODE of the same name from being a C++ redefinition, so that the
 // frontend can report it as a DISPAR error naming the VNODE.
 #define VNODE(name, ...) DISPAR_VNODE_AT_LINE(name, __LINE__, __VA_ARGS__)
 #define DISPAR_VNODE_AT_LINE(name, line, ...) DISPAR_VNODE_FUNCTION(name, line, __VA_ARGS__)
-#define DISPAR_VNODE_FUNCTION(name, line, ...) void dispar_vnode_##name##_L##line(__VA_ARGS__)
 #define VNODE_ARRAY(name, count, index, ...) DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, __LINE__, __VA_ARGS__)
 #define DISPAR_VNODE_ARRAY_AT_LINE(name, count, index, line, ...)                                                      \
   DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, __VA_ARGS__)
+#ifndef DISPAR_FRONTEND
+// The program as compiled: the VNODE is the function dispar_vnode_<name>_L<line> (dispar_vnode_array_...
+// for a family), which the generated dispatch calls.
+#define DISPAR_VNODE_FUNCTION(name, line, ...) void dispar_vnode_##name##_L##line(__VA_ARGS__)
 #define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...)                                                     \
   void dispar_vnode_array_##name##_L##line(const int index, ::dispar::detail::FamilySize<(count)> = {}, ##__VA_ARGS__)
+#else
+// The program as the frontend (and an editor's clangd, through disparcc -MJ) parses it: the name token is
+// the name of a declaration `dispar_vnode::L<line>::name(ports)` (one namespace per line: a VNODE defined
+// twice is the frontend's error, not a C++ one), so that hovering on it shows the VNODE's ports;
+// the definition's name is made without that token (a second use of it would take the hover away) and
+// carries the VNODE's name and the compiled function's name (as above) in an annotation the frontend reads.
+#define DISPAR_VNODE_CONCAT(a, b) DISPAR_VNODE_CONCAT_(a, b)
+#define DISPAR_VNODE_CONCAT_(a, b) a##b
+#define DISPAR_VNODE_FUNCTION(name, line, ...)                                                                         \
+  namespace dispar_vnode::L##line {                                                                                    \
+    void name(__VA_ARGS__);                                                                                            \
+  }                                                                                                                    \
+  [[clang::annotate("dispar.vnode", #name, "dispar_vnode_" #name "_L" #line)]] void DISPAR_VNODE_CONCAT(               \
+      dispar_vnode_L##line##_, __COUNTER__)(__VA_ARGS__)
+#define DISPAR_VNODE_ARRAY_FUNCTION(name, count, index, line, ...)                                                     \
+  namespace dispar_vnode::L##line {                                                                                    \
+    void name(const int index, ::dispar::detail::FamilySize<(count)> = {}, ##__VA_ARGS__);                             \
+  }                                                                                                                    \
+  [[clang::annotate("dispar.vnode_array", #name, "dispar_vnode_array_" #name "_L" #line)]] void DISPAR_VNODE_CONCAT(   \
+      dispar_vnode_array_L##line##_, __COUNTER__)(const int index, ::dispar::detail::FamilySize<(count)> = {},         \
+                                                  ##__VA_ARGS__)
+#endif
 
 // split_for: a loop shared by the rank's GPU and CPU cores.
 #include <dispar/split.h>
