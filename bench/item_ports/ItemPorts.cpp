@@ -77,7 +77,9 @@ void dispatch(dispar::rt::Instance& instance) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // At the level a DISPAR program starts MPI with (the watch of stall detection is a thread).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, dispar::rt::threadLevelForStallDetection(), &provided);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

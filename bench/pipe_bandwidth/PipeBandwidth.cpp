@@ -141,7 +141,9 @@ void printTable() {
 
 int main(int argc, char** argv) {
   // The bench owns MPI so that the raw baseline and dispar::rt::run share one job.
-  MPI_Init(&argc, &argv);
+  // At the level a DISPAR program starts MPI with (the watch of stall detection is a thread).
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, dispar::rt::threadLevelForStallDetection(), &provided);
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

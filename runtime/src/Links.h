@@ -123,6 +123,7 @@ struct LinkEnd {
   MPI_Comm comm = MPI_COMM_NULL;
   int peer = 0;
   int peerRank = 0;                    // the other end's rank in MPI_COMM_WORLD, for messages
+  int peerInstance = -1;               // the other end's instance, for stall reports (set by its port)
   std::shared_ptr<Doorbell> doorbell;  // reader of several links in "any" order: rung by its local links
 
   bool isLocal() const { return local != nullptr; }

@@ -1,6 +1,7 @@
 #include "Ports.h"
 
 #include "MpiBytes.h"
+#include "Stall.h"
 
 #include <algorithm>
 #include <atomic>
@@ -102,57 +103,76 @@ void unbindPipes() {
   for (BoundPipe& slot : threadSlots) slot.state = nullptr;
 }
 
-// The entry points from VNODE code: each call's time counts as the instance's waiting in its ports
-// when profiling (rt::PortWaitTimer; the inline item fast paths never get here).
+namespace {
+/// What every entry point from VNODE code does around the call: its time counts as the instance's
+/// waiting in its ports when profiling (rt::PortWaitTimer; the inline item fast paths never get here),
+/// and the instance is in a pipe operation for stall detection (Stall.h): an output port's waits are
+/// for room, an input port's for data.
+class PortCall {
+ public:
+  explicit PortCall(PortState& port)
+      : timer_(port.waitSlot(), port.cpuSlot()),
+        operation_(port.spec(), port.isOutput() ? rt::PipeWait::Credit : rt::PipeWait::Data) {}
+
+ private:
+  rt::PortWaitTimer timer_;
+  rt::InPipeOperation operation_;
+};
+}  // namespace
+
+// The entry points from VNODE code.
 void portWrite(PortState& port, const void* data, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.write(data, count);
 }
 bool portTakesVectors(PortState& port) { return port.takesVectors(); }
 void portWriteVector(PortState& port, std::unique_ptr<MovedVector> message) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.writeVector(std::move(message));
 }
 std::unique_ptr<MovedVector> portSpareVector(PortState& port, const void* type, std::size_t bytes) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   return port.spareVector(type, bytes);
 }
 bool portReadAdopting(PortState& port, DestinationFn destination, AdoptFn adopt, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   return port.readAdopting(destination, adopt, ctx, expectation);
 }
 bool portRead(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   return port.read(destination, ctx, expectation);
 }
 bool portReadElement(PortState& port, void* element) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   return port.readElement(element);
 }
 void portClose(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.close();
 }
 ItemWindow& portItemWindow(PortState& port, bool forPush) { return port.itemWindow(forPush); }
 void portMakeRoom(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.makeRoom();
 }
 void portFlush(PortState& port) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.flush();
 }
 bool portWaitItems(PortState& port, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   return port.waitItems(count);
 }
-void portPeek(PortState& port, std::size_t index, void* item) { port.peek(index, item); }
+void portPeek(PortState& port, std::size_t index, void* item) {
+  const PortCall call(port);
+  port.peek(index, item);
+}
 void portPop(PortState& port, void* item) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.pop(item);
 }
 void portDrop(PortState& port, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   port.drop(count);
 }
 
@@ -167,14 +187,14 @@ void throwPipeIndexOutOfRange(const char* name, long long index, int size) {
 }
 
 void portWriteDevice(PortState& port, const void* data, std::size_t count) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   if (gpu::Device* device = gpu::detail::activeDevice())
     port.writeDevice(data, count, *device);
   else
     port.write(data, count);
 }
 bool portReadDevice(PortState& port, DestinationFn destination, void* ctx, const char* expectation) {
-  const rt::PortWaitTimer timer(port.waitSlot(), port.cpuSlot());
+  const PortCall call(port);
   if (gpu::Device* device = gpu::detail::activeDevice()) return port.readDevice(destination, ctx, expectation, *device);
   return port.read(destination, ctx, expectation);
 }
@@ -247,6 +267,7 @@ std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type, s
 
 OutPortEnd::Link& OutPortEnd::nextLink() {
   Link& link = links_[next_];
+  waitingOn(link.end.peerInstance);
   if (++next_ == links_.size()) next_ = 0;
   ++link.sent;
   return link;
@@ -279,6 +300,7 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
   if (pipe_.split == SplitMode::Duplicate) {
     for (Link& link : links_) {
       ++link.sent;
+      waitingOn(link.end.peerInstance);
       sendTo(link, data, count, device);
     }
     return;
@@ -342,6 +364,7 @@ void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
 }
 
 void OutPortEnd::awaitCredit(Link& link) {
+  waitingOn(link.end.peerInstance);
   DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, MPI_STATUS_IGNORE);
   ++link.credits;
 }
@@ -391,9 +414,13 @@ InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, s
 }
 
 InPortEnd::Arrival InPortEnd::nextArrival() {
-  if (pipe_.order == MergeOrder::Any && open_.size() > 1) return awaitAnyLink();
+  if (pipe_.order == MergeOrder::Any && open_.size() > 1) {
+    waitingOn(-1);  // any of its writers
+    return awaitAnyLink();
+  }
   Arrival arrival;
   arrival.link = open_[cursor_];
+  waitingOn(links_[arrival.link].end.peerInstance);
   return arrival;
 }
 

@@ -67,6 +67,9 @@ struct PortState {
 
   /// "pipe 'samples' (float)": the prefix of every error about this port.
   std::string describe() const;
+  /// The pipe (an element of the program's ProgramSpec::pipes) and which end this is.
+  const rt::PipeSpec& spec() const { return pipe_; }
+  bool isOutput() const { return isOutput_; }
 
   /// Run profiles: the owner's port-wait times this port adds to (nullptr: not profiling), and the slot
   /// a call on this port adds to (reads for an input port, writes for an output port).

@@ -9,6 +9,7 @@
 #include "Ports.h"
 #include "Profile.h"
 #include "Program.h"
+#include "Stall.h"
 
 #include <dispar/gpu/MapFile.h>
 #ifdef DISPAR_TARGET_SMPI
@@ -96,6 +97,7 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 
   int threadLevel() const { return provided_; }
+  bool ownsMpi() const { return owns_; }
 
  private:
   bool owns_ = false;
@@ -218,9 +220,11 @@ class RankInstance final : public Instance {
       const PipeSpec& pipe = program.pipes[plan.pipe];
       const unsigned window = effectiveWindow(pipe, programWindow);
       std::vector<LinkEnd> ends;
-      for (int peer : plan.peers)
+      for (int peer : plan.peers) {
         ends.push_back(plan.role == PortRole::Writer ? links.end(plan.pipe, self, peer, plan.role)
                                                      : links.end(plan.pipe, peer, self, plan.role));
+        ends.back().peerInstance = peer;
+      }
       auto& slot = ports_[static_cast<std::size_t>(plan.pipe)];
       if (plan.role == PortRole::Writer)
         slot = std::make_unique<OutPortEnd>(pipe, window, owner, std::move(ends));
@@ -260,11 +264,20 @@ class RankInstance final : public Instance {
   /// consume what is left of the inputs, then collect the outputs' last credits.
   void finish() {
     for (auto& port : ports_)
-      if (auto* out = dynamic_cast<OutPortEnd*>(port.get())) out->close();
+      if (auto* out = dynamic_cast<OutPortEnd*>(port.get())) {
+        const InPipeOperation operation(out->spec(), PipeWait::Credit);
+        out->close();
+      }
     for (auto& port : ports_)
-      if (auto* in = dynamic_cast<InPortEnd*>(port.get())) in->finish();
+      if (auto* in = dynamic_cast<InPortEnd*>(port.get())) {
+        const InPipeOperation operation(in->spec(), PipeWait::Drain);
+        in->finish();
+      }
     for (auto& port : ports_)
-      if (auto* out = dynamic_cast<OutPortEnd*>(port.get())) out->finish();
+      if (auto* out = dynamic_cast<OutPortEnd*>(port.get())) {
+        const InPipeOperation operation(out->spec(), PipeWait::Credit);
+        out->finish();
+      }
   }
 
  private:
@@ -294,6 +307,26 @@ unsigned agreedProgramWindow(int rank) {
   }
   DISPAR_MPI(MPI_Bcast, &window, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
   return window;
+}
+
+/// Stall detection as rank 0 reads it, so that every rank's watch takes part in the same rounds; off when
+/// some rank's MPI cannot run the watch's thread: with a warning when the runtime asked for the level and
+/// did not get it, silently when the caller initialised MPI at a lower level (collective over
+/// MPI_COMM_WORLD).
+StallSettings agreedStallSettings(int rank, const StallSettings& mine, int threadLevel, bool ownsMpi) {
+  double values[2] = {mine.seconds, mine.abort ? 1.0 : 0.0};
+  DISPAR_MPI(MPI_Bcast, values, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  int lowest = threadLevel;
+  DISPAR_MPI(MPI_Allreduce, &threadLevel, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  StallSettings settings{values[0], values[1] != 0};
+  if (settings.seconds > 0 && lowest < MPI_THREAD_MULTIPLE) {
+    if (rank == 0 && ownsMpi)
+      report(std::string("warning: no stall detection: it needs MPI_THREAD_MULTIPLE, but the MPI library "
+                         "provides ") +
+             threadLevelName(lowest) + " (set DISPAR_STALL_SECONDS=0 to silence this)");
+    settings.seconds = 0;
+  }
+  return settings;
 }
 
 /// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
@@ -402,9 +435,11 @@ std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups,
 /// Everything one instance's thread does: its context, device and ports, the VNODE, the ends of its
 /// streams. Failures abort the whole job, naming the instance.
 /// `measure`: non-null when profiling, where its run-profile line goes.
+/// `activity`: where it says what it does for stall detection (nullptr: detection off).
 void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options,
                  int instance, int rank, const LinkTable& links, unsigned window, std::pair<int, int> local,
-                 InstanceMeasure* measure) {
+                 InstanceMeasure* measure, InstanceActivity* activity) {
+  const ScopedActivity scopedActivity(activity);
   const InstanceId id = *instanceOfRank(program, instance);
   const VnodeSpec& vnode = program.vnodes[id.vnode];
   InstanceContext context;
@@ -498,7 +533,14 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   RankGroups groups;
   std::optional<gpu::MapFile> map;
   if (problem.empty()) problem = chooseGroups(program, options, groups, map);
-  MpiSession session(&argc, &argv, groups.threaded());
+  std::string stallError;
+  std::optional<StallSettings> stall = readStallSettings(stallError);
+  if (problem.empty() && !stall) problem = stallError;
+#ifdef DISPAR_TARGET_SMPI
+  stall = StallSettings{0, false};  // a simulated job's time is SimGrid's; a watch thread cannot run there
+#endif
+  // The stall watch is a thread of its own that calls MPI.
+  MpiSession session(&argc, &argv, groups.threaded() || threadLevelForStallDetection() == MPI_THREAD_MULTIPLE);
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -522,6 +564,7 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 
   const unsigned window = agreedProgramWindow(rank);
   if (window == 0) return kLaunchErrorExit;
+  const StallSettings stallSettings = agreedStallSettings(rank, *stall, session.threadLevel(), session.ownsMpi());
   // Where the instance's GPU is chosen: its rank's position on the node (collective).
   const std::pair<int, int> local = options.devices != nullptr ? localRankAndSize() : std::pair<int, int>{0, 1};
 
@@ -533,6 +576,11 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   }
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
+  std::vector<InstanceActivity> activities(stallSettings.seconds > 0 ? instances.size() : 0);
+  const auto activityOf = [&](std::size_t i) { return activities.empty() ? nullptr : &activities[i]; };
+  std::unique_ptr<StallWatch> stallWatch;
+  if (stallSettings.seconds > 0)
+    stallWatch = std::make_unique<StallWatch>(program, groups, rank, stallSettings, activities);
 #ifndef DISPAR_TARGET_SMPI
   {
     std::string names;
@@ -556,16 +604,19 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   const bool measurePortCpu = kRankOwnsThreadCpuClock && !profile.empty() && nodeOversubscribed(instances.size());
   for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
-    runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0));
+    runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0),
+                activityOf(0));
   } else {
     std::vector<std::thread> threads;
     threads.reserve(instances.size());
     for (std::size_t i = 0; i < instances.size(); ++i)
       threads.emplace_back([&, i] {
-        runInstance(argc, argv, program, dispatch, options, instances[i], rank, *links, window, local, measureOf(i));
+        runInstance(argc, argv, program, dispatch, options, instances[i], rank, *links, window, local, measureOf(i),
+                    activityOf(i));
       });
     for (std::thread& thread : threads) thread.join();
   }
+  stallWatch.reset();  // returns once every rank's instances have finished
   links.reset();
   if (profile.empty()) return 0;
   liveProfile.end();

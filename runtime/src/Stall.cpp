@@ -1,0 +1,297 @@
+#include "Stall.h"
+
+#include "Grouping.h"
+#include "MpiCheck.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace dispar::rt {
+
+namespace {
+
+thread_local InstanceActivity* threadActivity = nullptr;
+
+/// How often a rank with running instances samples them: a round of the watches lasts about this long.
+constexpr std::chrono::milliseconds kRoundInterval{250};
+
+std::string instanceName(const ProgramSpec& program, int instance) {
+  for (int v = 0; v < program.vnodeCount; ++v) {
+    const VnodeSpec& vnode = program.vnodes[v];
+    if (instance >= vnode.firstRank && instance < vnode.firstRank + vnode.replicas)
+      return std::string("vnode '") + vnode.name + "' (replica " + std::to_string(instance - vnode.firstRank) + ")";
+  }
+  return "instance " + std::to_string(instance);
+}
+
+std::string pipeName(const ProgramSpec& program, int pipe) {
+  return pipe >= 0 && pipe < program.pipeCount ? std::string("'") + program.pipes[pipe].name + "'" : "?";
+}
+
+}  // namespace
+
+ScopedActivity::ScopedActivity(InstanceActivity* activity) { threadActivity = activity; }
+ScopedActivity::~ScopedActivity() {
+  if (threadActivity != nullptr) threadActivity->finished.store(true, std::memory_order_release);
+  threadActivity = nullptr;
+}
+
+InPipeOperation::InPipeOperation(const PipeSpec& pipe, PipeWait wait) : activity_(threadActivity) {
+  if (activity_ == nullptr) return;
+  activity_->peer.store(-1, std::memory_order_relaxed);
+  activity_->wait.store(static_cast<int>(wait), std::memory_order_relaxed);
+  activity_->pipe.store(&pipe, std::memory_order_release);
+}
+
+InPipeOperation::~InPipeOperation() {
+  if (activity_ == nullptr) return;
+  activity_->pipe.store(nullptr, std::memory_order_relaxed);
+  activity_->completed.fetch_add(1, std::memory_order_release);
+}
+
+void waitingOn(int instance) {
+  if (threadActivity != nullptr) threadActivity->peer.store(instance, std::memory_order_relaxed);
+}
+
+std::optional<StallSettings> readStallSettings(std::string& error) {
+  StallSettings settings;
+  if (const char* text = std::getenv("DISPAR_STALL_SECONDS"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
+      error = std::string("DISPAR_STALL_SECONDS='") + text +
+              "' is not a number of seconds from 0 (no stall detection) to 1000000";
+      return std::nullopt;
+    }
+    settings.seconds = seconds;
+  }
+  if (const char* text = std::getenv("DISPAR_STALL_ABORT"); text != nullptr && *text != '\0') {
+    if (std::strcmp(text, "1") != 0 && std::strcmp(text, "0") != 0) {
+      error = std::string("DISPAR_STALL_ABORT='") + text + "' is not 1 (end the job on a stall) or 0";
+      return std::nullopt;
+    }
+    settings.abort = std::strcmp(text, "1") == 0;
+  }
+  return settings;
+}
+
+int threadLevelForStallDetection() {
+  std::string ignored;
+  const std::optional<StallSettings> settings = readStallSettings(ignored);
+  return settings && settings->seconds > 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+}
+
+std::string formatStallReport(const ProgramSpec& program, const std::vector<InstanceState>& states, double seconds) {
+  char secondsText[32];
+  std::snprintf(secondsText, sizeof secondsText, "%g", seconds);
+  std::string text = std::string("stall: no VNODE instance has completed a pipe operation for ") + secondsText +
+                     " s, and every unfinished one waits in one (DISPAR_STALL_SECONDS):\n";
+  bool creditInCycle = false;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    const InstanceState& s = states[i];
+    const int instance = static_cast<int>(i);
+    text += "  " + instanceName(program, instance) + ", rank " + std::to_string(s.rank) + ": ";
+    if (s.finished) {
+      text += "finished\n";
+      continue;
+    }
+    if (s.pipe < 0) {
+      text += "running\n";
+      continue;
+    }
+    const std::string from = s.peer >= 0 ? instanceName(program, s.peer) : "any of its writers";
+    switch (s.wait) {
+      case PipeWait::Data: text += "waits to read pipe " + pipeName(program, s.pipe) + ": data from " + from; break;
+      case PipeWait::Credit:
+        text += "waits to write pipe " + pipeName(program, s.pipe) + ": room, which " + from +
+                " gives back as it reads (the pipe's window is full)";
+        break;
+      case PipeWait::Drain:
+        text += "has returned and waits for the end of pipe " + pipeName(program, s.pipe) + " from " + from;
+        break;
+      case PipeWait::None: text += "in an operation on pipe " + pipeName(program, s.pipe); break;
+    }
+    text += "\n";
+  }
+
+  // The wait-for graph: each blocked instance waits on one other (or on any writer: no edge). Every
+  // instance has at most one edge, so following edges from each one finds every cycle.
+  std::vector<int> visitedFrom(states.size(), -1);
+  std::vector<int> cycle;
+  for (std::size_t start = 0; start < states.size() && cycle.empty(); ++start) {
+    int at = static_cast<int>(start);
+    while (at >= 0 && static_cast<std::size_t>(at) < states.size() && visitedFrom[at] == -1 && states[at].pipe >= 0 &&
+           !states[at].finished) {
+      visitedFrom[at] = static_cast<int>(start);
+      at = states[at].peer;
+    }
+    if (at < 0 || static_cast<std::size_t>(at) >= states.size() || visitedFrom[at] != static_cast<int>(start)) continue;
+    const int first = at;
+    do {
+      cycle.push_back(at);
+      at = states[at].peer;
+    } while (at != first);
+  }
+  if (!cycle.empty()) {
+    // "cycle: vnode 'a' (replica 0) reads 'p' from vnode 'b' (replica 0), which waits to write 'q' read by
+    // vnode 'a' (replica 0)"
+    text += "cycle: " + instanceName(program, cycle.front());
+    for (std::size_t k = 0; k < cycle.size(); ++k) {
+      const InstanceState& s = states[cycle[k]];
+      creditInCycle = creditInCycle || s.wait == PipeWait::Credit;
+      text += std::string(k == 0 ? "" : ", which") +
+              (s.wait == PipeWait::Credit  ? " waits to write "
+               : s.wait == PipeWait::Drain ? " drains "
+                                           : " reads ") +
+              pipeName(program, s.pipe) + (s.wait == PipeWait::Credit ? " read by " : " from ") +
+              instanceName(program, cycle[(k + 1) % cycle.size()]);
+    }
+    text += "\n";
+    if (creditInCycle)
+      text += "likely fix: a writer waits for room in a full pipe while its reader waits for something that "
+              "writer has not sent yet: read the inputs in the order they are written (a joiner takes one from "
+              "each branch in turn), send what must be read whole as one message, or give the pipe a larger "
+              "window (#pragma streamap communication(PIPE) window(N), or DISPAR_PIPE_WINDOW); docs/runtime.md, "
+              "\"Graph shapes that can deadlock under bounded buffering\"\n";
+    else
+      text += "likely fix: every VNODE on the cycle waits to read before it writes, so nothing is ever in the "
+              "loop: prime it (write the loop's initial messages before the first read of the back pipe), and "
+              "flush() pushed items before reading (pushed items wait in the writer's batch until it fills); "
+              "docs/language.md, \"Flow control and deadlock\"\n";
+  } else {
+    text += "no cycle among the instances (one waits on any of its writers, or on one outside the cycle "
+            "check): a VNODE waits for a message that is never written; check the order of reads and writes "
+            "against the logical stream each pipe carries (docs/runtime.md)\n";
+  }
+  return text;
+}
+
+StallWatch::StallWatch(const ProgramSpec& program, const RankGroups& groups, int rank, const StallSettings& settings,
+                       std::vector<InstanceActivity>& activities)
+    : program_(program), groups_(groups), rank_(rank), settings_(settings), activities_(activities) {
+  DISPAR_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &comm_);
+  thread_ = std::thread([this] { run(); });
+}
+
+StallWatch::~StallWatch() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    rankFinished_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  MPI_Comm_free(&comm_);
+}
+
+void StallWatch::run() {
+  // Rounds: sample, then one all-reduce of (active instances, blocked instances, ranks not finished,
+  // pipe operations completed). A stall is `rounds` rounds in a row with nothing active, something
+  // blocked and the same count of operations: every rank sees the same sums, and so decides together.
+  const long long rounds =
+      std::max<long long>(1, static_cast<long long>(std::ceil(settings_.seconds * 1000.0 / kRoundInterval.count())));
+  long long lastCompleted = -1;
+  long long stableRounds = 0;
+  bool reported = false;
+  for (;;) {
+    bool finished = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!rankFinished_) wake_.wait_for(lock, kRoundInterval, [this] { return rankFinished_; });
+      finished = rankFinished_;
+    }
+    long long local[4] = {0, 0, finished ? 0 : 1, 0};
+    for (const InstanceActivity& activity : activities_) {
+      local[3] += static_cast<long long>(activity.completed.load(std::memory_order_acquire));
+      if (activity.finished.load(std::memory_order_acquire)) continue;
+      if (activity.pipe.load(std::memory_order_acquire) != nullptr)
+        ++local[1];
+      else
+        ++local[0];
+    }
+    long long global[4] = {};
+    MPI_Request request = MPI_REQUEST_NULL;
+    DISPAR_MPI(MPI_Iallreduce, local, global, 4, MPI_LONG_LONG, MPI_SUM, comm_, &request);
+    for (int done = 0;;) {
+      DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
+      if (done) break;
+      // A finished rank waits for the others' rounds without a core of its own; a running one's
+      // instances keep theirs.
+      std::this_thread::sleep_for(finished ? std::chrono::milliseconds(1) : std::chrono::milliseconds(5));
+    }
+    if (global[2] == 0) return;  // every rank's instances have finished
+    if (global[0] == 0 && global[1] > 0 && global[3] == lastCompleted) {
+      if (++stableRounds >= rounds && !reported) {
+        reportStall();
+        reported = true;
+      }
+    } else {
+      stableRounds = 0;
+    }
+    lastCompleted = global[3];
+  }
+}
+
+void StallWatch::reportStall() {
+  // Every rank's instances' states to rank 0: five numbers each, in the order of groups_.instancesOfRank.
+  const std::vector<int>& mine = groups_.instancesOfRank[static_cast<std::size_t>(rank_)];
+  std::vector<int> records;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const InstanceActivity& activity = activities_[k];
+    const PipeSpec* pipe = activity.pipe.load(std::memory_order_acquire);
+    records.insert(records.end(), {mine[k], activity.finished.load() ? 1 : 0,
+                                   pipe != nullptr ? static_cast<int>(pipe - program_.pipes) : -1, activity.wait.load(),
+                                   activity.peer.load()});
+  }
+  std::vector<int> counts, offsets, all;
+  if (rank_ == 0) {
+    for (const std::vector<int>& instances : groups_.instancesOfRank) {
+      offsets.push_back(static_cast<int>(all.size()));
+      counts.push_back(static_cast<int>(instances.size()) * 5);
+      all.resize(all.size() + instances.size() * 5);
+    }
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  DISPAR_MPI(MPI_Igatherv, records.data(), static_cast<int>(records.size()), MPI_INT, all.data(), counts.data(),
+             offsets.data(), MPI_INT, 0, comm_, &request);
+  for (int done = 0;;) {
+    DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (rank_ != 0) return;
+  std::vector<InstanceState> states(static_cast<std::size_t>(program_.rankCount));
+  for (std::size_t at = 0; at + 5 <= all.size(); at += 5) {
+    const int instance = all[at];
+    if (instance < 0 || instance >= program_.rankCount) continue;
+    InstanceState& s = states[static_cast<std::size_t>(instance)];
+    s.finished = all[at + 1] != 0;
+    s.pipe = all[at + 2];
+    s.wait = static_cast<PipeWait>(all[at + 3]);
+    s.peer = all[at + 4];
+    s.rank = groups_.rankOfInstance[static_cast<std::size_t>(instance)];
+  }
+  std::string text = formatStallReport(program_, states, settings_.seconds);
+  if (settings_.abort) text += "ending the job (DISPAR_STALL_ABORT=1), status 4\n";
+  // One write, every line with the runtime's prefix.
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    out += "dispar: " + text.substr(begin, end - begin) + "\n";
+    begin = end == std::string::npos ? text.size() : end + 1;
+  }
+  std::fflush(stdout);
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+  if (!settings_.abort) return;
+  // Hydra forwards output asynchronously and may tear the job down before it has passed the report on
+  // (as abortJob does, give it a moment).
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  MPI_Abort(MPI_COMM_WORLD, kStallExit);
+}
+
+}  // namespace dispar::rt

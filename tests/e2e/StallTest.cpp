@@ -1,0 +1,190 @@
+// Hangs that explain themselves (docs/runtime.md, "Stalls"): programs that deadlock end, with
+// DISPAR_STALL_ABORT=1, within DISPAR_STALL_SECONDS + 5 s, with status 4 and a report naming the VNODEs
+// and pipes of the cycle; one rank per instance, every instance in one rank, and two ranks of two. A slow
+// but live program is never reported.
+#include "GroupingMap.h"
+#include "Process.h"
+
+#include "dispar_lang/Rtg.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace dispar::testing {
+namespace {
+
+/// A program built in its own directory, with its RTG.
+struct Program {
+  ScratchDir dir;
+  lang::Rtg rtg;
+};
+
+void build(const std::string& source, Program& program) {
+  program.dir.write("app.dsp", source);
+  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "app"}, program.dir.path(), {}, 300);
+  ASSERT_EQ(built.status, 0) << built.output;
+  std::string error;
+  ASSERT_TRUE(lang::parseRtgJson(readFile(program.dir.file("app.rtg.json")), program.rtg, error)) << error;
+}
+
+struct Outcome {
+  ProcessResult result;
+  double seconds = 0;
+};
+
+/// Runs the program with a 2 s stall limit, ended on a stall: one rank per instance (`grouping` empty),
+/// or grouped as given.
+Outcome run(const Program& program, const std::vector<std::vector<int>>& grouping, const char* seconds = "2") {
+  std::vector<std::string> env = {std::string("DISPAR_STALL_SECONDS=") + seconds, "DISPAR_STALL_ABORT=1"};
+  int ranks = static_cast<int>(program.rtg.vertices.size());
+  if (!grouping.empty()) {
+    program.dir.write("group.map.json", mapFile("app", program.rtg, grouping));
+    env.push_back("DISPAR_MAPPING=" + program.dir.file("group.map.json"));
+    ranks = static_cast<int>(grouping.size());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Outcome outcome;
+  outcome.result = runProcess({MPIEXEC_PATH, "-launcher", "fork", "-n", std::to_string(ranks), "./app"},
+                              program.dir.path(), env, 60);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return outcome;
+}
+
+/// The groupings each deadlock is tried under: one rank per instance, all in one rank, two ranks.
+std::vector<std::vector<std::vector<int>>> groupings(const lang::Rtg& rtg) {
+  std::vector<std::vector<int>> two(2);
+  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) two[i % 2].push_back(static_cast<int>(i));
+  return {{}, oneRank(rtg), two};
+}
+
+void expectStallReport(const Program& program, const std::vector<std::string>& lines) {
+  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
+    const Outcome outcome = run(program, grouping);
+    EXPECT_NE(outcome.result.status, 0) << how << "\n" << outcome.result.output;
+    EXPECT_NE(outcome.result.status, 124) << how << ": it hung\n" << outcome.result.output;
+    EXPECT_LT(outcome.seconds, 2 + 5 + 3) << how;  // + MPI start-up
+    EXPECT_NE(outcome.result.output.find("dispar: stall: no VNODE instance has completed a pipe operation for 2 s"),
+              std::string::npos)
+        << how << "\n"
+        << outcome.result.output;
+    for (const std::string& line : lines)
+      EXPECT_NE(outcome.result.output.find(line), std::string::npos) << how << ": " << line << "\n"
+                                                                     << outcome.result.output;
+    EXPECT_NE(outcome.result.output.find("dispar: ending the job (DISPAR_STALL_ABORT=1), status 4"), std::string::npos)
+        << how << "\n"
+        << outcome.result.output;
+  }
+}
+
+TEST(Stalls, ASplitJoinReadInTheWrongOrderIsReportedWithItsCycle) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(int, a);
+PIPE(int, b);
+#pragma streamap communication(a) window(4)
+#pragma streamap communication(b) window(4)
+VNODE(split, OUT(a), OUT(b)) { for (int i = 0; i < 100; ++i) { a.write(i); b.write(i); } }
+VNODE(join, IN(a), IN(b)) {
+  long sum = 0;
+  int v;
+  while (a.read(v)) sum += v;  // all of a first: split is blocked on b long before a ends
+  while (b.read(v)) sum += v;
+  std::printf("sum=%ld\n", sum);
+}
+)",
+                                program));
+  expectStallReport(program,
+                    {"dispar:   vnode 'split' (replica 0), rank ",
+                     ": waits to write pipe 'b': room, which vnode 'join' "
+                     "(replica 0) gives back as it reads (the pipe's window is full)",
+                     ": waits to read pipe 'a': data from vnode 'split' (replica 0)",
+                     "dispar: cycle: vnode 'split' (replica 0) waits to write 'b' read by vnode 'join' (replica 0), "
+                     "which reads 'a' from vnode 'split' (replica 0)\n",
+                     "dispar: likely fix: a writer waits for room in a full pipe"});
+}
+
+TEST(Stalls, AnUnprimedFeedbackLoopIsReportedWithItsFix) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(int, forward);
+PIPE(int, back);
+VNODE(head, IN(back), OUT(forward)) {
+  int v;
+  for (int i = 0; i < 10 && back.read(v); ++i) forward.write(v + 1);  // reads before anything was written
+}
+VNODE(body, IN(forward), OUT(back)) {
+  int v;
+  while (forward.read(v)) back.write(v);
+}
+)",
+                                program));
+  expectStallReport(program,
+                    {": waits to read pipe 'back': data from vnode 'body' (replica 0)",
+                     ": waits to read pipe 'forward': data from vnode 'head' (replica 0)",
+                     "dispar: cycle: vnode 'head' (replica 0) reads 'back' from vnode 'body' (replica 0), which "
+                     "reads 'forward' from vnode 'head' (replica 0)\n",
+                     "dispar: likely fix: every VNODE on the cycle waits to read before it writes"});
+}
+
+TEST(Stalls, ALoopThatWritesMoreThanItsWindowBeforeReadingIsReported) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+PIPE(int, there);
+PIPE(int, back);
+#pragma streamap communication(there) window(8)
+#pragma streamap communication(back) window(8)
+VNODE(left, IN(back), OUT(there)) {
+  for (int i = 0; i < 1000; ++i) there.write(i);  // far more than the window, before reading
+  int v;
+  while (back.read(v)) {}
+}
+VNODE(right, IN(there), OUT(back)) {
+  for (int i = 0; i < 1000; ++i) back.write(i);
+  int v;
+  while (there.read(v)) {}
+}
+)",
+                                program));
+  expectStallReport(program, {": waits to write pipe 'there': room, which vnode 'right' (replica 0)",
+                              ": waits to write pipe 'back': room, which vnode 'left' (replica 0)",
+                              "dispar: likely fix: a writer waits for room in a full pipe"});
+}
+
+TEST(Stalls, ASlowButLiveProgramIsNeverReported) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+PIPE(int, p);
+VNODE(slow, OUT(p)) {
+  for (int i = 0; i < 3; ++i) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+    volatile long spin = 0;
+    while (std::chrono::steady_clock::now() < until) ++spin;  // computing, as a long kernel would
+    p.write(i);
+  }
+}
+VNODE(waiting, IN(p)) {
+  int v, n = 0;
+  while (p.read(v)) ++n;
+  std::printf("n=%d\n", n);
+}
+)",
+                                program));
+  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+    const Outcome outcome = run(program, grouping, "1");
+    EXPECT_EQ(outcome.result.status, 0) << outcome.result.output;
+    EXPECT_NE(outcome.result.output.find("n=3"), std::string::npos) << outcome.result.output;
+    EXPECT_EQ(outcome.result.output.find("stall"), std::string::npos) << outcome.result.output;
+  }
+}
+
+}  // namespace
+}  // namespace dispar::testing
