@@ -111,5 +111,39 @@ TEST(Placement, OpenMpiRankfileBindsEveryRankToItsSlot) {
 }
 #endif
 
+// Before: `map -o other.machinefile` printed `mpiexec -f other.machinefile -n 1 ./app`, and ./app, not
+// finding app.map.json, expected one rank per instance and refused to start.
+TEST(RunLine, TheLineMapPrintsRunsWithTheMappingItWrote) {
+  ScratchDir dir;
+  dir.write("app.dsp", R"(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(long, a);
+PIPE(long, b);
+VNODE(source, OUT(a)) { for (long v = 1; v <= 100; ++v) a.write(v); }
+VNODE(twice, IN(a), OUT(b)) { long v; while (a.read(v)) b.write(2 * v); }
+VNODE(sink, IN(b)) { long v, s = 0; while (b.read(v)) s += v; std::printf("s=%ld\n", s); }
+)");
+  // One core: the mapping groups the three instances into one rank, unlike the program's default.
+  dir.write("cluster.json",
+            R"({"format": "dispar-cluster", "version": 1, "nodes": [{"host": "n1", "cpu": {"cores": 1}}]})");
+  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "my app"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const ProcessResult mapped =
+      runProcess({STREAMMAP_PATH, "map", "my app.rtg.json", "--cluster", "cluster.json", "-o", "placement.machinefile"},
+                 dir.path());
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  const std::size_t at = mapped.output.find("run: ");
+  ASSERT_NE(at, std::string::npos) << mapped.output;
+  const std::string line = mapped.output.substr(at + 5, mapped.output.find('\n', at) - at - 5);
+  EXPECT_EQ(line, "DISPAR_MAPPING=placement.map.json mpiexec -f placement.machinefile -n 1 './my app'");
+  // The line as the user would paste it, with this build's mpiexec and the fork launcher for the
+  // made-up host.
+  std::string command = line;
+  command.replace(command.find("mpiexec"), 7, std::string(MPIEXEC_PATH));
+  const ProcessResult run = runProcess({"/bin/bash", "-c", command}, dir.path(), {"HYDRA_LAUNCHER=fork"});
+  ASSERT_EQ(run.status, 0) << command << "\n" << run.output;
+  EXPECT_NE(run.output.find("s=10100"), std::string::npos) << run.output;  // 2 * (1 + ... + 100)
+}
+
 }  // namespace
 }  // namespace dispar::testing

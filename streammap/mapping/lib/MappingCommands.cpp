@@ -474,21 +474,28 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
   for (std::size_t i = 0; i < written.size(); ++i)
     wrote += (i == 0 ? "" : i + 1 == written.size() ? " and " : ", ") + written[i];
   std::printf("wrote %s\n", wrote.c_str());
-  const std::string program = launchProgram(programStem(m.rtgPath));
+  // The line to copy: its words shell-quoted; and when the mapping file is not the one the program finds
+  // by itself (its own path + .map.json: `-o` named another), DISPAR_MAPPING names it (docs/runtime.md).
+  const std::string stem = programStem(m.rtgPath);
+  const std::string program = shellQuoted(launchProgram(stem));
   const std::string ranks = std::to_string(lang::rankCountOf(record.ranks));
+  const bool ownMapping =
+      std::filesystem::path(mapPath).lexically_normal() == std::filesystem::path(stem + ".map.json").lexically_normal();
+  const std::string mapping = ownMapping ? "" : "DISPAR_MAPPING=" + shellQuoted(mapPath) + " ";
+  std::string line;
   switch (format) {
     case Launcher::OpenMpi:
-      std::printf("run: mpirun --hostfile %s --rankfile %s -n %s %s\n", output.c_str(), rankfile.c_str(), ranks.c_str(),
-                  program.c_str());
+      // Open MPI passes a variable to the ranks only when told (-x).
+      line = mapping + "mpirun --hostfile " + shellQuoted(output) + " --rankfile " + shellQuoted(rankfile) +
+             (ownMapping ? "" : " -x DISPAR_MAPPING") + " -n " + ranks + " " + program;
       break;
     case Launcher::Slurm:
-      std::printf("run: SLURM_HOSTFILE=%s %s %s\n", output.c_str(), joinedWords(srunArguments(record)).c_str(),
-                  program.c_str());
+      line =
+          mapping + "SLURM_HOSTFILE=" + shellQuoted(output) + " " + joinedWords(srunArguments(record)) + " " + program;
       break;
-    case Launcher::Mpich:
-      std::printf("run: mpiexec -f %s -n %s %s\n", output.c_str(), ranks.c_str(), program.c_str());
-      break;
+    case Launcher::Mpich: line = mapping + "mpiexec -f " + shellQuoted(output) + " -n " + ranks + " " + program; break;
   }
+  std::printf("run: %s\n", escapedForDisplay(line).c_str());
   return 0;
 }
 
