@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 namespace dispar::frontend {
 
@@ -264,9 +266,18 @@ bool readsPort(const std::string& call) {
 bool writesPort(const std::string& call) {
   return call == "write" || call == "push" || call == "flush" || call == "close";
 }
+// A port is used one way or the other (the runtime's PortState::useFor says so at run time).
+bool messageCall(const std::string& call) { return call == "read" || call == "write"; }
+bool itemCall(const std::string& call) {
+  return call == "push" || call == "pop" || call == "peek" || call == "wait_items" || call == "buffered" ||
+         call == "flush";
+}
 }  // namespace
 
 void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
+  // The first message call and the first item call on each (VNODE, pipe), to catch a port used both ways.
+  std::map<std::pair<std::size_t, int>, const PipeUse*> firstMessageUse, firstItemUse;
+  std::set<const PipeUse*> reportedMixes;
   for (const PipeUse& use : state_.pipeUses) {
     if (!firstPipeOf_.count(use.pipe)) continue;
     std::vector<std::size_t> members;
@@ -301,6 +312,20 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
         diags_.report(use.location, Diag::PortWrongDirection)
             << model.name << (isOutput ? "reads from" : "writes to") << pipeName << (isOutput ? "OUT" : "IN");
         break;
+      }
+      const bool messages = messageCall(use.call), items = itemCall(use.call);
+      if (!messages && !items) continue;
+      auto& mine = messages ? firstMessageUse : firstItemUse;
+      const auto& other = messages ? firstItemUse : firstMessageUse;
+      const auto key = std::make_pair(v, pipe);
+      mine.emplace(key, &use);
+      if (auto before = other.find(key); before != other.end() && reportedMixes.insert(&use).second) {
+        diags_.report(use.location, Diag::PortMixesMessagesAndItems)
+            << model.name << pipeName << (messages ? "message" : "item") << use.call << (messages ? "item" : "message")
+            << before->second->call;
+        diags_.report(before->second->location, Diag::NotePortFirstUse)
+            << (messages ? "item" : "message") << before->second->call;
+        break;  // once per use
       }
     }
   }

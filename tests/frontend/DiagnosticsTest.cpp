@@ -157,6 +157,12 @@ const DiagnosticCase kCases[] = {
      "4:61: error: pipe 'chain[2]' is used in vnode 'stage[0]', which does not declare it"},
     {"ReadFromAnOutPort", "PIPE(int, a);\nVNODE(w, OUT(a)) { int x; a.read(x); }\nVNODE(r, IN(a)) {}\n",
      "3:27: error: vnode 'w' reads from pipe 'a', which it declares OUT(a)"},
+    {"PortUsedForItemsAndMessages", "PIPE(int, a);\nVNODE(w, OUT(a)) { a.push(1); a.write(2); }\nVNODE(r, IN(a)) {}\n",
+     "3:31: error: vnode 'w' uses pipe 'a' with message call 'write' and, before, item call 'push'; a port is used "
+     "with messages (read/write) or with items (push/peek/pop/wait_items/flush), not both"},
+    {"PortUsedForMessagesThenItems",
+     "PIPE(int, a);\nVNODE(w, OUT(a)) { a.write(2); }\nVNODE(r, IN(a)) { int x; a.read(x); a.pop(); }\n",
+     "4:37: error: vnode 'r' uses pipe 'a' with item call 'pop' and, before, message call 'read'"},
     {"EmptyVnodeArray",
      "constexpr int kNone = 0;\nPIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE_ARRAY(r, kNone, i, IN(a)) {}\n",
      "5:1: error: vnode array 'r' has 0 members; it needs at least one"},
