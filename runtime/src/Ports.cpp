@@ -363,9 +363,87 @@ void OutPortEnd::announce(Link& link, std::size_t bytes, bool chunked) {
     link.lastBytes = bytes;
 }
 
+namespace {
+
+// Waiting without holding a core (docs/runtime.md, "Stalls"): MPI's blocking calls poll the network
+// for as long as they wait, a whole core for a reader behind a slow producer, or forever in a deadlock.
+// These complete the same operations, polling busily for kBusyWait (as MPI would: a stream that flows
+// never gets further), then sleeping between polls, up to kLongestSleep. Under SMPI the blocking calls
+// wait in simulated time, and are used as they are.
+constexpr std::chrono::microseconds kBusyWait{2000};
+constexpr std::chrono::microseconds kLongestSleep{500};
+
+/// Polls `ready` (true when done) busily for `busy`, then with growing sleeps.
+template <class Ready>
+void pollPatiently(Ready ready, std::chrono::nanoseconds busy = kBusyWait) {
+  if (ready()) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::chrono::microseconds sleep{10};
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() - start < busy) continue;
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, kLongestSleep);
+  }
+}
+
+/// MPI_Recv of `bytes` into `buffer`, waiting as above; posted at once, so a message that comes later
+/// lands in `buffer` without an extra copy. Returns MPI's error code (MPI_ERR_TRUNCATE for a longer
+/// message, with `status` filled in as MPI_Recv's). The busy phase grows by the time the message takes
+/// at 1 GB/s: MPI moves a large message while it is polled, and a sleeping poll would slow the transfer
+/// itself (16 MiB messages at half speed).
+int receiveWaiting(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+#ifdef DISPAR_TARGET_SMPI
+  return mpi::recvBytes(buffer, bytes, source, tag, comm, status);
+#else
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int posted = mpi::irecvBytes(buffer, bytes, source, tag, comm, &request);
+  if (posted != MPI_SUCCESS) return posted;
+  int code = MPI_SUCCESS;
+  pollPatiently(
+      [&] {
+        int done = 0;
+        code = MPI_Test(&request, &done, status);
+        return done != 0 || code != MPI_SUCCESS;
+      },
+      kBusyWait + std::chrono::nanoseconds(bytes));
+  return code;
+#endif
+}
+
+/// Returns once a message from `end`'s other side can be received, waiting as above, for a blocking
+/// receive that must report a longer message as MPI_ERR_TRUNCATE: MPICH raises that error of a completed
+/// request (receiveWaiting's MPI_Test) on MPI_COMM_WORLD, whose handler ends the job. receiveWaiting is
+/// for receives whose size the protocol guarantees.
+void awaitArrival(const LinkEnd& end) {
+#ifndef DISPAR_TARGET_SMPI
+  pollPatiently([&] {
+    int found = 0;
+    DISPAR_MPI(MPI_Iprobe, end.peer, MPI_ANY_TAG, end.comm, &found, MPI_STATUS_IGNORE);
+    return found != 0;
+  });
+#else
+  (void)end;
+#endif
+}
+
+/// mpi::mprobe (a matched probe of the next message from `end`'s other side), waiting as above.
+void probeWaiting(const LinkEnd& end, mpi::Message* message, MPI_Status* status) {
+#ifdef DISPAR_TARGET_SMPI
+  DISPAR_MPI(mpi::mprobe, end.peer, MPI_ANY_TAG, end.comm, message, status);
+#else
+  pollPatiently([&] {
+    int found = 0;
+    DISPAR_MPI(mpi::improbe, end.peer, MPI_ANY_TAG, end.comm, &found, message, status);
+    return found != 0;
+  });
+#endif
+}
+
+}  // namespace
+
 void OutPortEnd::awaitCredit(Link& link) {
   waitingOn(link.end.peerInstance);
-  DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, MPI_STATUS_IGNORE);
+  DISPAR_MPI(receiveWaiting, nullptr, 0, link.end.peer, kCreditTag, link.end.comm, MPI_STATUS_IGNORE);
   ++link.credits;
 }
 
@@ -557,9 +635,10 @@ bool InPortEnd::waitItems(std::size_t count) {
 
 void InPortEnd::peek(std::size_t index, void* item) {
   useFor(Access::Items);
-  if (index >= bufferedItems())
-    throw PipeError(describe() + ": " + owner_ + " peeks at item " + std::to_string(index) + " with " +
-                    plural(bufferedItems(), "item") + " buffered; wait_items(" + std::to_string(index + 1) + ") first");
+  // As StreamIt's peek: waits for the item (its writer may be a rate behind).
+  if (index >= bufferedItems() && !waitItems(index + 1))
+    throw PipeError(describe() + ": " + owner_ + " peeks at item " + std::to_string(index) +
+                    " but the stream ended with " + plural(bufferedItems(), "item") + " left");
   std::memcpy(item, itemWindow_.next + index * pipe_.elementBytes, pipe_.elementBytes);
 }
 
@@ -631,11 +710,11 @@ InPortEnd::SameSize InPortEnd::receiveSameSize(detail::DestinationFn destination
   // caller's buffer is untouched unless data of exactly its size arrives.
   MPI_Status status;
   const int code =
-      mpi::recvBytes(target, static_cast<MPI_Count>(bytes), link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
+      receiveWaiting(target, static_cast<MPI_Count>(bytes), link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
   if (code != MPI_SUCCESS) {
     int errorClass = MPI_SUCCESS;
     MPI_Error_class(code, &errorClass);
-    if (errorClass != MPI_ERR_TRUNCATE) throwMpiFailure(code, "mpi::recvBytes", __FILE__, __LINE__);
+    if (errorClass != MPI_ERR_TRUNCATE) throwMpiFailure(code, "receiveWaiting", __FILE__, __LINE__);
     // A writer always sends a marker before a message of another size, so this is not a size the
     // caller got wrong. The message was received (truncated): count it, and probe from now on.
     link.lastBytes.reset();
@@ -712,7 +791,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
         if (outcome == SameSize::Received) return true;
         if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
       }
-      DISPAR_MPI(mpi::mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+      probeWaiting(from, &arrival.message, &arrival.status);
     }
     mpi::Message& message = arrival.message;
     const MPI_Status& status = arrival.status;
@@ -801,6 +880,7 @@ bool InPortEnd::readElement(void* element) {
       }
     } else {
       // No probe round: receive into the element; a longer message fails with MPI_ERR_TRUNCATE.
+      awaitArrival(from);
       const int code = mpi::recvBytes(element, elementBytes, from.peer, MPI_ANY_TAG, from.comm, &status);
       if (code != MPI_SUCCESS) {
         int errorClass = MPI_SUCCESS;
@@ -849,7 +929,7 @@ void InPortEnd::finish() {
       popLocal(index, [](LocalLink::Message&) {});
       continue;
     }
-    if (!arrival.probed) DISPAR_MPI(mpi::mprobe, from.peer, MPI_ANY_TAG, from.comm, &arrival.message, &arrival.status);
+    if (!arrival.probed) probeWaiting(from, &arrival.message, &arrival.status);
     const MPI_Status& status = arrival.status;
     MPI_Count bytes = 0;
     DISPAR_MPI(mpi::receivedBytes, &status, &bytes);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,44 @@ VNODE(waiting, IN(p)) {
     EXPECT_NE(outcome.result.output.find("n=3"), std::string::npos) << outcome.result.output;
     EXPECT_EQ(outcome.result.output.find("stall"), std::string::npos) << outcome.result.output;
   }
+}
+
+// Before: a reader behind a slow producer, in a rank of its own, spun in MPI's blocking receive for the
+// whole wait (a core for every waiting rank; a 500-stage chain on 2 cores crawled).
+TEST(Stalls, AnInstanceThatWaitsLongHoldsNoCore) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+PIPE(int, p);
+PIPE(int, q);
+VNODE(sleepy, OUT(p)) {
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // not computing: nothing should be
+    p.write(i);
+  }
+}
+VNODE(relay, IN(p), OUT(q)) { int v; while (p.read(v)) q.write(v); }
+VNODE(waiting, IN(q)) { int v, n = 0; while (q.read(v)) ++n; std::printf("n=%d\n", n); }
+)",
+                                program));
+  // bash's `times`: the CPU time of the shell's finished children (mpiexec, its proxy and the ranks).
+  const ProcessResult result =
+      runProcess({"/bin/bash", "-c", std::string(MPIEXEC_PATH) + " -launcher fork -n 3 ./app && times"},
+                 program.dir.path(), {}, 60);
+  ASSERT_EQ(result.status, 0) << result.output;
+  ASSERT_NE(result.output.find("n=3"), std::string::npos) << result.output;
+  // The last line: "0m1.234s 0m0.567s" (children's user and system time).
+  const std::size_t last = result.output.rfind('\n', result.output.size() - 2);
+  const std::string line = result.output.substr(last + 1);
+  int userMinutes = 0, systemMinutes = 0;
+  double userSeconds = 0, systemSeconds = 0;
+  ASSERT_EQ(std::sscanf(line.c_str(), "%dm%lfs %dm%lfs", &userMinutes, &userSeconds, &systemMinutes, &systemSeconds), 4)
+      << result.output;
+  const double cpu = userMinutes * 60 + userSeconds + systemMinutes * 60 + systemSeconds;
+  // Two readers wait about 3 s each: spinning, 6 s of CPU; waiting patiently, a fraction of one.
+  EXPECT_LT(cpu, 1.5) << result.output;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 //   push-after-close   source pushes its samples as items, closes the port, pushes again
 //   read-after-pop     sink pops an item, then reads a message on the same port
 //   pop-past-end       sink pops one item more than the stream holds
-//   peek-unbuffered    sink peeks beyond what it waited for
+//   peek-past-end      sink peeks beyond the end of the stream
 // argv[2] may add a layout: "grouped" runs all five instances in one rank (rank groups, in-memory
 // pipes); "grouped-single-thread" does so after initialising MPI itself without thread support.
 #include <dispar/runtime.h>
@@ -55,11 +55,11 @@ void dispar_vnode_square(dispar::InPort<float>& samples, dispar::OutPort<double>
 }
 
 void dispar_vnode_sink(dispar::InPort<double>& energies) {
-  if (mode() == "read-after-pop" || mode() == "pop-past-end" || mode() == "peek-unbuffered") {
+  if (mode() == "read-after-pop" || mode() == "pop-past-end" || mode() == "peek-past-end") {
     double total = energies.pop();
-    if (mode() == "peek-unbuffered") {
-      energies.wait_items(2);
-      total += energies.peek(5);
+    if (mode() == "peek-past-end") {
+      total += energies.peek(5);   // waits for the items up to it
+      total += energies.peek(20);  // 11 are left
     }
     if (mode() == "read-after-pop") {
       double energy = 0;

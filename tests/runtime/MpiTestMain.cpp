@@ -9,10 +9,17 @@ namespace {
 std::uint64_t probes = 0;
 }  // namespace
 
-// Replaces MPICH's MPI_Mprobe (a weak symbol) for this executable; the runtime is linked in statically.
+// Replaces MPICH's MPI_Mprobe and MPI_Improbe (weak symbols) for this executable; the runtime is linked in
+// statically. Counts the probe rounds that found a message: a reader waiting patiently polls with
+// MPI_Improbe, which finds the message once.
 extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
   ++probes;
   return PMPI_Mprobe(source, tag, comm, message, status);
+}
+extern "C" int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  const int code = PMPI_Improbe(source, tag, comm, flag, message, status);
+  if (code == MPI_SUCCESS && *flag) ++probes;
+  return code;
 }
 
 namespace dispar::test {

@@ -271,7 +271,8 @@ class InPort {
   bool wait_items(std::size_t count) { return count <= buffered() || detail::portWaitItems(*state_, count); }
   /// Items buffered now (what peek can reach without waiting).
   std::size_t buffered() const { return static_cast<std::size_t>(items_->end - items_->next) / sizeof(T); }
-  /// The index-th buffered item (0 is the next to pop); index < buffered(), else an error.
+  /// The index-th item (0 is the next to pop), waiting until it is buffered; an error when the stream
+  /// ends before it.
   T peek(std::size_t index) {
     T item;
     if (index < buffered())
