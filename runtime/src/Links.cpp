@@ -1,5 +1,7 @@
 #include "Links.h"
 
+#include "Ports.h"
+
 #include "dispar_lang/LogicalStream.h"
 
 #include <atomic>
@@ -44,6 +46,9 @@ void Doorbell::wait(std::uint64_t seen) {
 std::size_t LocalLink::bytesOf(const Message& message) const { return message.size(elementBytes_); }
 
 void LocalLink::push(Message message) {
+  // About to wait for room: the instance's pushed items go out first (PendingItems). Read without the
+  // lock, which the flush may need (it may push to this very link).
+  if (!message.end && queued_.load(std::memory_order_acquire) >= window_) PendingItems::flushBeforeWaiting();
   bool wake = false;
   {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -85,6 +90,7 @@ void LocalLink::spinUntil(Ready ready) {
 LocalLink::Delivery LocalLink::pop() {
   // A reader usually outpaces its writer (taking a message costs no copy) and would sleep and be woken
   // for every message, which costs more than a large copy: wait awake first, where there are cores.
+  if (queued_.load(std::memory_order_acquire) == 0) PendingItems::flushBeforeWaiting();
   spinUntil([&] { return queued_.load(std::memory_order_acquire) != 0; });
   Message message;
   bool wake = false;

@@ -285,9 +285,17 @@ void OutPortEnd::makeRoom() {
 }
 
 void OutPortEnd::flush() {
-  if (itemWindow_.next == nullptr || itemWindow_.next == itemBatch_.data()) return;
+  // (Not again while this batch is being sent: a send that waits flushes the instance's batches.)
+  if (sendingBatch_ || itemWindow_.next == nullptr || itemWindow_.next == itemBatch_.data()) return;
   const auto bytes = static_cast<std::size_t>(itemWindow_.next - itemBatch_.data());
-  send(itemBatch_.data(), bytes / pipe_.elementBytes, nullptr);
+  sendingBatch_ = true;
+  try {
+    send(itemBatch_.data(), bytes / pipe_.elementBytes, nullptr);
+  } catch (...) {
+    sendingBatch_ = false;
+    throw;
+  }
+  sendingBatch_ = false;
   itemWindow_.next = itemBatch_.data();
 }
 
@@ -373,10 +381,12 @@ namespace {
 constexpr std::chrono::microseconds kBusyWait{2000};
 constexpr std::chrono::microseconds kLongestSleep{500};
 
-/// Polls `ready` (true when done) busily for `busy`, then with growing sleeps.
+/// Polls `ready` (true when done) busily for `busy`, then with growing sleeps; the instance's pushed
+/// items go out first (PendingItems).
 template <class Ready>
 void pollPatiently(Ready ready, std::chrono::nanoseconds busy = kBusyWait) {
   if (ready()) return;
+  PendingItems::flushBeforeWaiting();
   const auto start = std::chrono::steady_clock::now();
   std::chrono::microseconds sleep{10};
   while (!ready()) {
@@ -475,6 +485,26 @@ void OutPortEnd::finish() {
   }
 }
 
+namespace {
+thread_local const std::function<void()>* pendingFlush = nullptr;
+thread_local bool flushingPending = false;
+}  // namespace
+
+PendingItems::PendingItems(std::function<void()> flush) : flush_(std::move(flush)) { pendingFlush = &flush_; }
+PendingItems::~PendingItems() { pendingFlush = nullptr; }
+
+void PendingItems::flushBeforeWaiting() {
+  if (pendingFlush == nullptr || flushingPending) return;
+  flushingPending = true;
+  try {
+    (*pendingFlush)();
+  } catch (...) {
+    flushingPending = false;
+    throw;
+  }
+  flushingPending = false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reader
 
@@ -546,6 +576,7 @@ InPortEnd::Arrival InPortEnd::awaitAnyLink() {
       ++pollStart_;
       return arrival;
     }
+    if (idle == 0) PendingItems::flushBeforeWaiting();
     if (!hasMpiLinks_)
       doorbell_->wait(rings);
     else

@@ -21,6 +21,7 @@
 #include <dispar/gpu/Device.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,23 @@ namespace dispar::rt {
 /// Pushed items travel in messages of this many bytes (rounded down to whole items, at least one item).
 inline constexpr std::size_t kItemBatchBytes = 4096;
 
+/// Items an instance has pushed wait in its output ports' batches until a batch fills. Before the
+/// instance waits (for data on a read, for room on a write) they go out: otherwise a feedback loop on
+/// items deadlocks on buffering the runtime chose, not the program (docs/language.md, "Items"). An
+/// instance's thread binds its ports' flush while alive; waits call flushBeforeWaiting().
+class PendingItems {
+ public:
+  explicit PendingItems(std::function<void()> flush);
+  ~PendingItems();
+  PendingItems(const PendingItems&) = delete;
+  PendingItems& operator=(const PendingItems&) = delete;
+  /// Sends the calling thread's instance's pushed items, unless it is doing so already.
+  static void flushBeforeWaiting();
+
+ private:
+  std::function<void()> flush_;
+};
+
 /// The writing end: deals messages to its peers in turn (or sends each to all of them, split(duplicate)),
 /// waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
@@ -151,6 +169,7 @@ class OutPortEnd final : public detail::PortState {
   std::vector<Link> links_;
   std::size_t next_ = 0;
   bool closed_ = false;
+  bool sendingBatch_ = false;  // flush() is sending the item batch
   PipeTraffic traffic_;
   std::vector<unsigned char> itemBatch_;  ///< pushed items: [data, itemWindow_.next); room up to itemWindow_.end
   std::size_t batchBytes_;                ///< whole items, at least one

@@ -260,6 +260,15 @@ class RankInstance final : public Instance {
     return *ports_[static_cast<std::size_t>(pipe)];
   }
 
+  /// Sends the items pushed to every output port (PendingItems: before the instance waits).
+  void flushItems() {
+    for (auto& port : ports_)
+      if (auto* out = dynamic_cast<OutPortEnd*>(port.get())) {
+        const InPipeOperation operation(out->spec(), PipeWait::Credit);
+        out->flush();
+      }
+  }
+
   /// After the VNODE returns: end every output stream first (downstream can then finish), then
   /// consume what is left of the inputs, then collect the outputs' last credits.
   void finish() {
@@ -461,6 +470,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
 
   const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) + ", rank " +
                           std::to_string(rank) + ")";
+  const PendingItems pendingItems([&ports] { ports->flushItems(); });
   if (measure != nullptr) {
     ports->profile(measure->portCpu);
     measure->line.rank = rank;

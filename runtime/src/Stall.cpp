@@ -42,6 +42,9 @@ ScopedActivity::~ScopedActivity() {
 
 InPipeOperation::InPipeOperation(const PipeSpec& pipe, PipeWait wait) : activity_(threadActivity) {
   if (activity_ == nullptr) return;
+  outerPipe_ = activity_->pipe.load(std::memory_order_relaxed);
+  outerWait_ = activity_->wait.load(std::memory_order_relaxed);
+  outerPeer_ = activity_->peer.load(std::memory_order_relaxed);
   activity_->peer.store(-1, std::memory_order_relaxed);
   activity_->wait.store(static_cast<int>(wait), std::memory_order_relaxed);
   activity_->pipe.store(&pipe, std::memory_order_release);
@@ -49,7 +52,10 @@ InPipeOperation::InPipeOperation(const PipeSpec& pipe, PipeWait wait) : activity
 
 InPipeOperation::~InPipeOperation() {
   if (activity_ == nullptr) return;
-  activity_->pipe.store(nullptr, std::memory_order_relaxed);
+  // Back to the operation this one was inside, if any (a flush before a read waits: PendingItems).
+  activity_->peer.store(outerPeer_, std::memory_order_relaxed);
+  activity_->wait.store(outerWait_, std::memory_order_relaxed);
+  activity_->pipe.store(outerPipe_, std::memory_order_relaxed);
   activity_->completed.fetch_add(1, std::memory_order_release);
 }
 

@@ -58,7 +58,8 @@ class ScopedActivity {
 };
 
 /// Marks the calling thread's instance as inside an operation on `pipe` while alive; its end counts as
-/// progress. Costs two relaxed stores and an increment when detection is on, a null test when off.
+/// progress, and restores the operation it was inside, if any. A few relaxed loads and stores and an
+/// increment when detection is on, a null test when off.
 class InPipeOperation {
  public:
   InPipeOperation(const PipeSpec& pipe, PipeWait wait);
@@ -68,6 +69,9 @@ class InPipeOperation {
 
  private:
   InstanceActivity* activity_;
+  const PipeSpec* outerPipe_ = nullptr;
+  int outerWait_ = 0;
+  int outerPeer_ = -1;
 };
 
 /// Within an operation: the instance it now waits on (the link's other end).

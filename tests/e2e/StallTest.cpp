@@ -187,6 +187,54 @@ VNODE(waiting, IN(p)) {
   }
 }
 
+// Before: a feedback loop on items hung unless every VNODE that pushes on it flushed before it read,
+// since pushed items waited in a batch the runtime chose; now they go out before an instance waits.
+TEST(Stalls, AFeedbackLoopOnItemsPrimedAndFlushedOnlyByItsJoinerRuns) {
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <cstdio>
+constexpr int kItems = 5000;
+constexpr int kDelay = 4;
+PIPE(float, input);
+PIPE(float, merged);
+PIPE(float, output);
+PIPE(float, feedback);
+VNODE(source, OUT(input)) { for (int i = 0; i < kItems; ++i) input.push(static_cast<float>(i % 7)); }
+VNODE(joiner, IN(input), IN(feedback), OUT(merged)) {
+  for (int i = 0; i < kDelay; ++i) merged.push(0.0f);
+  merged.flush();  // the only flush in the program
+  for (int i = 0; i < kItems; ++i) merged.push(input.pop() + 0.5f * feedback.pop());
+}
+VNODE(body, IN(merged), OUT(output), OUT(feedback)) {
+  for (int i = 0; i < kItems + kDelay; ++i) {
+    const float v = merged.pop();
+    output.push(v);
+    if (i < kItems) feedback.push(v);
+  }
+}
+VNODE(sink, IN(output)) {
+  double sum = 0;
+  for (int i = 0; i < kItems + kDelay; ++i) sum += output.pop();
+  std::printf("sum=%.3f\n", sum);
+}
+)",
+                                program));
+  // The loop computed here: merged[t] = 0 for t < 4, merged[t + 4] = input[t] + 0.5 merged[t].
+  std::vector<float> merged(5004, 0.0f);
+  for (int t = 0; t < 5000; ++t) merged[t + 4] = static_cast<float>(t % 7) + 0.5f * merged[t];
+  double sum = 0;
+  for (const float v : merged) sum += v;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "sum=%.3f\n", sum);
+  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
+    const Outcome outcome = run(program, grouping, "5");
+    EXPECT_EQ(outcome.result.status, 0) << how << "\n" << outcome.result.output;
+    EXPECT_NE(outcome.result.output.find(expected), std::string::npos) << how << ": " << expected << "\n"
+                                                                       << outcome.result.output;
+  }
+}
+
 // Before: a reader behind a slow producer, in a rank of its own, spun in MPI's blocking receive for the
 // whole wait (a core for every waiting rank; a 500-stage chain on 2 cores crawled).
 TEST(Stalls, AnInstanceThatWaitsLongHoldsNoCore) {
