@@ -549,8 +549,9 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 #ifdef DISPAR_TARGET_SMPI
   stall = StallSettings{0, false};  // a simulated job's time is SimGrid's; a watch thread cannot run there
 #endif
-  // The stall watch is a thread of its own that calls MPI.
-  MpiSession session(&argc, &argv, groups.threaded() || threadLevelForStallDetection() == MPI_THREAD_MULTIPLE);
+  // The stall watch is a thread of its own that calls MPI (threadLevelForStallDetection's rule, from the
+  // settings already read: off under SMPI).
+  MpiSession session(&argc, &argv, groups.threaded() || (stall && stall->seconds > 0));
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -2,6 +2,7 @@
 
 #include "Grouping.h"
 #include "MpiCheck.h"
+#include "Program.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,12 +21,18 @@ thread_local InstanceActivity* threadActivity = nullptr;
 constexpr std::chrono::milliseconds kRoundInterval{250};
 
 std::string instanceName(const ProgramSpec& program, int instance) {
-  for (int v = 0; v < program.vnodeCount; ++v) {
-    const VnodeSpec& vnode = program.vnodes[v];
-    if (instance >= vnode.firstRank && instance < vnode.firstRank + vnode.replicas)
-      return std::string("vnode '") + vnode.name + "' (replica " + std::to_string(instance - vnode.firstRank) + ")";
+  const std::optional<InstanceId> id = instanceOfRank(program, instance);
+  if (!id) return "instance " + std::to_string(instance);
+  return std::string("vnode '") + program.vnodes[id->vnode].name + "' (replica " + std::to_string(id->replica) + ")";
+}
+
+/// Completes `request` (a collective of the watches), polling every `interval`: the watch holds no core.
+void completeGently(MPI_Request& request, std::chrono::milliseconds interval) {
+  for (int done = 0;;) {
+    DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(interval);
   }
-  return "instance " + std::to_string(instance);
 }
 
 std::string pipeName(const ProgramSpec& program, int pipe) {
@@ -221,13 +228,9 @@ void StallWatch::run() {
     long long global[4] = {};
     MPI_Request request = MPI_REQUEST_NULL;
     DISPAR_MPI(MPI_Iallreduce, local, global, 4, MPI_LONG_LONG, MPI_SUM, comm_, &request);
-    for (int done = 0;;) {
-      DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
-      if (done) break;
-      // A finished rank waits for the others' rounds without a core of its own; a running one's
-      // instances keep theirs.
-      std::this_thread::sleep_for(finished ? std::chrono::milliseconds(1) : std::chrono::milliseconds(5));
-    }
+    // A finished rank polls often (the job's end waits for its last round); a running one less, its
+    // instances keep their cores.
+    completeGently(request, finished ? std::chrono::milliseconds(1) : std::chrono::milliseconds(5));
     if (global[2] == 0) return;  // every rank's instances have finished
     if (global[0] == 0 && global[1] > 0 && global[3] == lastCompleted) {
       if (++stableRounds >= rounds && !reported) {
@@ -263,11 +266,7 @@ void StallWatch::reportStall() {
   MPI_Request request = MPI_REQUEST_NULL;
   DISPAR_MPI(MPI_Igatherv, records.data(), static_cast<int>(records.size()), MPI_INT, all.data(), counts.data(),
              offsets.data(), MPI_INT, 0, comm_, &request);
-  for (int done = 0;;) {
-    DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
-    if (done) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  completeGently(request, std::chrono::milliseconds(1));
   if (rank_ != 0) return;
   std::vector<InstanceState> states(static_cast<std::size_t>(program_.rankCount));
   for (std::size_t at = 0; at + 5 <= all.size(); at += 5) {

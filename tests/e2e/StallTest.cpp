@@ -61,9 +61,13 @@ std::vector<std::vector<std::vector<int>>> groupings(const lang::Rtg& rtg) {
   return {{}, oneRank(rtg), two};
 }
 
+std::string groupingName(const std::vector<std::vector<int>>& grouping) {
+  return grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
+}
+
 void expectStallReport(const Program& program, const std::vector<std::string>& lines) {
   for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
-    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
+    const std::string how = groupingName(grouping);
     const Outcome outcome = run(program, grouping);
     EXPECT_NE(outcome.result.status, 0) << how << "\n" << outcome.result.output;
     EXPECT_NE(outcome.result.status, 124) << how << ": it hung\n" << outcome.result.output;
@@ -227,7 +231,7 @@ VNODE(sink, IN(output)) {
   char expected[64];
   std::snprintf(expected, sizeof expected, "sum=%.3f\n", sum);
   for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
-    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
+    const std::string how = groupingName(grouping);
     const Outcome outcome = run(program, grouping, "5");
     EXPECT_EQ(outcome.result.status, 0) << how << "\n" << outcome.result.output;
     EXPECT_NE(outcome.result.output.find(expected), std::string::npos) << how << ": " << expected << "\n"
