@@ -1,5 +1,7 @@
 #include "dispar_lang/Program.h"
 
+#include <numeric>
+
 namespace dispar::lang {
 
 std::string SourceLocation::str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
@@ -23,6 +25,19 @@ int ProgramModel::firstRank(int vnode) const {
 }
 
 int ProgramModel::rankCount() const { return firstRank(static_cast<int>(vnodes.size())); }
+
+std::vector<int> readerReplicaCounts(const ProgramModel& program, const PipeModel& pipe) {
+  std::vector<int> counts;
+  for (int reader : pipe.readers) counts.push_back(program.vnodes[static_cast<std::size_t>(reader)].replicas);
+  return counts;
+}
+
+LogicalStream logicalStream(const ProgramModel& program, const PipeModel& pipe) {
+  const std::vector<int> readers = readerReplicaCounts(program, pipe);
+  return LogicalStream(program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas,
+                       std::accumulate(readers.begin(), readers.end(), 0), pipe.split, pipe.splitWeights,
+                       pipe.joinWeights);
+}
 
 Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaArchs) {
   Rtg rtg;
@@ -51,14 +66,17 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
     }
   }
   for (const PipeModel& pipe : program.pipes) {
-    if (pipe.writer < 0 || pipe.reader < 0) continue;
-    int writerFirst = program.firstRank(pipe.writer), readerFirst = program.firstRank(pipe.reader);
-    int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
-    int kr = program.vnodes[static_cast<std::size_t>(pipe.reader)].replicas;
+    if (pipe.writer < 0 || pipe.readers.empty()) continue;
+    const int writerFirst = program.firstRank(pipe.writer);
+    const LogicalStream stream = logicalStream(program, pipe);
+    const std::vector<int> readers = readerReplicaCounts(program, pipe);
+    const int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
     for (int w = 0; w < kw; ++w)
-      for (int r : writerPeers(w, kw, kr, pipe.split))
-        rtg.edges.push_back(
-            RtgEdge{writerFirst + w, readerFirst + r, pipe.name, pipe.elementType, pipe.elementBytes, pipe.volume});
+      for (int r : distinctInOrder(stream.writerPeers(w))) {
+        const auto [which, replica] = readerOfReplica(readers, r);
+        rtg.edges.push_back(RtgEdge{writerFirst + w, program.firstRank(pipe.readers[which]) + replica, pipe.name,
+                                    pipe.elementType, pipe.elementBytes, pipe.volume});
+      }
   }
   return rtg;
 }

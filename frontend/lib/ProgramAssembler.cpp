@@ -1,5 +1,6 @@
 #include "ProgramAssembler.h"
 
+#include "ClauseConstants.h"
 #include "CodeFeatures.h"
 #include "CodeFingerprint.h"
 #include "dispar_lang/LogicalStream.h"
@@ -94,6 +95,7 @@ void ProgramAssembler::assemble(lang::ProgramModel& program) {
   applyDirectives(program);
   classifyVnodes(program);
   connectPipes(program);
+  checkWeights(program);
   warnAboutReplicaLinks(program);
   warnAboutCycles(program);
   describeCode(program);
@@ -331,31 +333,60 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   }
 }
 
-std::optional<int> ProgramAssembler::replicasConstant(const ParsedDirective& directive) {
-  for (const clang::Decl* decl : state_.topLevelDecls) {
-    const auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
-    if (!var || var->getName() != directive.replicasConstant) continue;
-    clang::Expr::EvalResult result;
-    const clang::Expr* init = var->getInit();
-    if (!var->getType().isConstQualified() || !var->getType()->isIntegerType() || !init ||
-        !init->EvaluateAsInt(result, context_))
-      break;
-    const long long value = result.Val.getInt().getExtValue();
-    if (value < 1 || value > lang::kMaxPositiveClause) {
-      diags_.report(directive.replicasLocation, Diag::ClauseOutOfRange)
-          << directive.replicasConstant + " = " + std::to_string(value) << "replicas" << "a positive integer";
+std::optional<int> ProgramAssembler::memberReplicas(const ClauseExpression& expression, std::size_t vnodeDecl,
+                                                    const lang::VnodeModel& member) {
+  const ClauseConstants constants(state_.topLevelDecls, context_);
+  std::string problem;
+  std::optional<long long> value;
+  std::string shown = expression.text;
+  if (const clang::ParmVarDecl* index = familyIndex(state_.vnodes[vnodeDecl])) {
+    const ClauseConstants::Binding binding{index->getName().str(), member.member};
+    value = constants.evaluate(expression, binding, problem);
+    shown += " (" + binding.name + " = " + std::to_string(binding.value) + ")";
+  } else {
+    value = constants.evaluate(expression, problem);
+  }
+  if (!value) {
+    diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << "replicas" << problem;
+    return std::nullopt;
+  }
+  if (*value < 1 || *value > lang::kMaxPositiveClause) {
+    diags_.report(expression.location, Diag::ClauseOutOfRange)
+        << shown + " = " + std::to_string(*value) << "replicas" << "a positive integer";
+    return std::nullopt;
+  }
+  return static_cast<int>(*value);
+}
+
+std::optional<std::vector<int>> ProgramAssembler::weights(const std::vector<ClauseExpression>& arguments,
+                                                          const char* clause) {
+  if (arguments.empty()) return std::vector<int>{};
+  std::string problem;
+  std::size_t failed = 0;
+  const std::optional<std::vector<ClauseConstants::ListValue>> values =
+      ClauseConstants(state_.topLevelDecls, context_).evaluateList(arguments, problem, failed);
+  if (!values) {
+    diags_.report(arguments[failed].location, Diag::ClauseNotConstant) << arguments[failed].text << clause << problem;
+    return std::nullopt;
+  }
+  std::vector<int> result;
+  for (const ClauseConstants::ListValue& weight : *values) {
+    if (weight.value < 1 || weight.value > lang::kMaxPositiveClause) {
+      const std::string value = std::to_string(weight.value);
+      diags_.report(weight.location, Diag::ClauseOutOfRange)
+          << (weight.source == value ? value : weight.source + " = " + value) << clause << "a positive integer";
       return std::nullopt;
     }
-    return static_cast<int>(value);
+    result.push_back(static_cast<int>(weight.value));
   }
-  diags_.report(directive.replicasLocation, Diag::ReplicasNotAConstant) << directive.replicasConstant;
-  return std::nullopt;
+  return result;
 }
 
 void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
   // Top-level declarations of the main file, in source order, to find what follows each directive.
   std::vector<const clang::Decl*>& decls = state_.topLevelDecls;
   std::vector<clang::SourceLocation> communicationSeen(program.pipes.size());
+  weightsLocation_.assign(program.pipes.size(), clang::SourceLocation());
 
   for (const ParsedDirective& directive : state_.directives) {
     if (!sm_.isInMainFile(sm_.getExpansionLoc(directive.location))) continue;
@@ -389,12 +420,18 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         diags_.report(communicationSeen[pipes[0]], Diag::NotePreviousDirective);
         continue;
       }
+      const std::optional<std::vector<int>> splitWeights = weights(directive.splitWeights, "split");
+      const std::optional<std::vector<int>> joinWeights = weights(directive.joinWeights, "join");
       for (std::size_t pipe : pipes) {
         communicationSeen[pipe] = directive.location;
+        weightsLocation_[pipe] = directive.weightsLocation;
         lang::PipeModel& model = program.pipes[pipe];
         model.volume = directive.volume;
         if (directive.order) model.order = *directive.order;
         if (directive.split) model.split = *directive.split;
+        model.splitDeclared = directive.split.has_value();
+        if (splitWeights) model.splitWeights = *splitWeights;
+        if (joinWeights) model.joinWeights = *joinWeights;
         if (directive.window) model.window = *directive.window;
       }
       continue;
@@ -438,13 +475,14 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       diags_.report(directive.location, Diag::DirectiveNotBeforeVnode);
       continue;
     }
-    std::optional<int> replicas = directive.replicas;
-    if (!directive.replicasConstant.empty()) {
-      replicas = replicasConstant(directive);
-      if (!replicas) continue;  // reported
-    }
     for (std::size_t target : targets) {
       lang::VnodeModel& model = program.vnodes[target];
+      // replicas(kWidth[i]): evaluated for each member of a VNODE_ARRAY, `i` its index.
+      std::optional<int> replicas = directive.replicas;
+      if (directive.replicasExpression) {
+        replicas = memberReplicas(*directive.replicasExpression, declOf_[target], model);
+        if (!replicas) break;  // reported, once
+      }
       if (directive.resource) {
         model.requirement = *directive.resource;
         model.requirementDeclared = true;
@@ -508,19 +546,24 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
       const lang::PortRef& port = program.vnodes[v].ports[portIndex];
       if (port.pipeIndex < 0) continue;
       lang::PipeModel& pipe = program.pipes[static_cast<std::size_t>(port.pipeIndex)];
-      int& end = port.direction == lang::PortDirection::Out ? pipe.writer : pipe.reader;
-      if (end >= 0 && end != static_cast<int>(v)) {
-        Diag diag = port.direction == lang::PortDirection::Out ? Diag::PipeTwoWriters : Diag::PipeTwoReaders;
+      const bool out = port.direction == lang::PortDirection::Out;
+      const int other = out ? pipe.writer : pipe.readers.empty() ? -1 : pipe.readers.back();
+      if (other == static_cast<int>(v)) continue;
+      // Several reader VNODEs share the stream as the pipe's split clause says (duplicate or dealt).
+      if (other >= 0 && (out || !pipe.splitDeclared)) {
         // An element is reported at its index expression, which decides it; a pipe at the VNODE.
         const clang::SourceLocation at =
             pipe.index >= 0 ? portLocations_[v][portIndex] : expansionBegin(state_.vnodes[declOf_[v]].decl);
-        diags_.report(at, diag) << pipe.name << program.vnodes[static_cast<std::size_t>(end)].name
-                                << program.vnodes[v].name;
+        diags_.report(at, out ? Diag::PipeTwoWriters : Diag::PipeTwoReaders)
+            << pipe.name << program.vnodes[static_cast<std::size_t>(other)].name << program.vnodes[v].name;
         diags_.report(pipeDecls_[static_cast<std::size_t>(port.pipeIndex)]->getLocation(), Diag::NotePipeDeclared)
             << pipe.name;
         continue;
       }
-      end = static_cast<int>(v);
+      if (out)
+        pipe.writer = static_cast<int>(v);
+      else
+        pipe.readers.push_back(static_cast<int>(v));
     }
   }
   for (std::size_t p = 0; p < program.pipes.size(); ++p) {
@@ -528,8 +571,20 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
     clang::SourceLocation declared = pipeDecls_[p]->getLocation();
     if (arraysWithIndexErrors_.count(pipeDecls_[p])) continue;  // its ends are unknown, not missing
     if (pipe.writer < 0) diags_.report(declared, Diag::PipeWithoutWriter) << pipe.name;
-    if (pipe.reader < 0) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
+    if (pipe.readers.empty()) diags_.report(declared, Diag::PipeWithoutReader) << pipe.name;
     // Any replica counts may meet: the logical-stream rule (dispar_lang/LogicalStream.h) connects them.
+  }
+}
+
+void ProgramAssembler::checkWeights(lang::ProgramModel& program) {
+  for (std::size_t p = 0; p < program.pipes.size(); ++p) {
+    lang::PipeModel& pipe = program.pipes[p];
+    if (pipe.writer < 0 || pipe.readers.empty() || (pipe.splitWeights.empty() && pipe.joinWeights.empty())) continue;
+    const std::string problem = lang::logicalStream(program, pipe).check();
+    if (problem.empty()) continue;
+    diags_.report(weightsLocation_[p], Diag::PipeWeightsMismatch) << pipe.name << problem;
+    pipe.splitWeights.clear();  // reported; later checks see the pipe unweighted
+    pipe.joinWeights.clear();
   }
 }
 
@@ -541,10 +596,10 @@ void ProgramAssembler::warnAboutReplicaLinks(const lang::ProgramModel& program) 
   constexpr long long kLinksPerReplicaToWarn = 8;
   for (std::size_t p = 0; p < program.pipes.size(); ++p) {
     const lang::PipeModel& pipe = program.pipes[p];
-    if (pipe.writer < 0 || pipe.reader < 0 || pipe.split != lang::SplitMode::RoundRobin) continue;
+    if (pipe.writer < 0 || pipe.readers.size() != 1 || pipe.split != lang::SplitMode::RoundRobin) continue;
     const lang::VnodeModel& writer = program.vnodes[static_cast<std::size_t>(pipe.writer)];
-    const lang::VnodeModel& reader = program.vnodes[static_cast<std::size_t>(pipe.reader)];
-    const long long links = lang::linkCount(writer.replicas, reader.replicas, pipe.split);
+    const lang::VnodeModel& reader = program.vnodes[static_cast<std::size_t>(pipe.readers[0])];
+    const long long links = lang::logicalStream(program, pipe).linkCount();
     if (links <= kLinksPerReplicaToWarn * std::max(writer.replicas, reader.replicas)) continue;
     diags_.report(pipeDecls_[p]->getLocation(), Diag::ManyReplicaLinks)
         << pipe.name << writer.replicas << writer.name << static_cast<int>(links / writer.replicas) << reader.replicas
@@ -556,8 +611,9 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
   const std::size_t n = program.vnodes.size();
   std::vector<std::vector<int>> successors(n);
   for (const lang::PipeModel& pipe : program.pipes)
-    if (pipe.writer >= 0 && pipe.reader >= 0 && pipe.writer != pipe.reader)
-      successors[static_cast<std::size_t>(pipe.writer)].push_back(pipe.reader);
+    for (int reader : pipe.readers)
+      if (pipe.writer >= 0 && pipe.writer != reader)
+        successors[static_cast<std::size_t>(pipe.writer)].push_back(reader);
   // Depth-first, with an explicit stack: a VNODE_ARRAY chain of 60,000 members would overflow the call stack
   // of a recursive walk. Each frame is a vertex and the next of its successors to look at.
   enum class Mark { White, Grey, Black };

@@ -41,8 +41,14 @@ class ProgramAssembler {
   void collectVnodes(lang::ProgramModel& program);
   /// Every use of a pipe in a statement: inside a VNODE that declares it, in the direction declared.
   void checkPipeUses(const lang::ProgramModel& program);
-  /// The value of replicas(kName): a file-scope integer constant declared before the directive.
-  std::optional<int> replicasConstant(const ParsedDirective& directive);
+  /// replicas(...) of a VNODE or of one member of a VNODE_ARRAY (the family's index bound to its
+  /// index); reports when it is not a positive constant.
+  std::optional<int> memberReplicas(const ClauseExpression& expression, std::size_t vnodeDecl,
+                                    const lang::VnodeModel& member);
+  /// The weights of split(rr(...)) or join(rr(...)), each positive; reports what is wrong.
+  std::optional<std::vector<int>> weights(const std::vector<ClauseExpression>& arguments, const char* clause);
+  /// Weights that do not fit their pipe's replica counts (lang::LogicalStream::check).
+  void checkWeights(lang::ProgramModel& program);
   /// What `var` (a PIPE) or `var[index]` (an element of a PIPE_ARRAY) names for member `member` of a
   /// family whose index parameter is `indexParam` (null outside one). Reports nothing.
   struct Element {
@@ -79,6 +85,7 @@ class ProgramAssembler {
   std::vector<std::vector<clang::SourceLocation>> portLocations_;  // per vnode model, per port
   llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;           // index expressions already reported
   llvm::SmallPtrSet<const clang::VarDecl*, 8> arraysWithIndexErrors_;
+  std::vector<clang::SourceLocation> weightsLocation_;  // per pipe model: its weighted clause, if any
 };
 
 }  // namespace dispar::frontend

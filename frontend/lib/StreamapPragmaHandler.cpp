@@ -3,6 +3,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallString.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -90,26 +91,69 @@ class DirectiveParser {
   }
 
  private:
-  // Reads `( tokens )` and returns the argument's spelling, tokens joined by single spaces.
-  bool readArgument(const ClauseSpec& spec, std::string& text, clang::SourceLocation& location) {
+  struct ArgumentToken {
+    std::string spelling;
+    clang::SourceLocation location;
+    bool spaceBefore;
+  };
+
+  // Reads `( tokens )`, parentheses inside balanced, and returns the argument's tokens and its spelling
+  // (tokens joined by single spaces where the source has space).
+  bool readArgument(const ClauseSpec& spec, std::vector<ArgumentToken>& argument, std::string& text,
+                    clang::SourceLocation& location) {
     if (tokens_.atEnd() || !tokens_.peek().is(clang::tok::l_paren)) {
       diags_.report(tokens_.location(), Diag::ExpectedClauseParen) << std::string(spec.name);
       return false;
     }
     tokens_.next();
     location = tokens_.location();
-    bool first = true;
-    while (!tokens_.atEnd() && !tokens_.peek().is(clang::tok::r_paren)) {
+    int depth = 0;
+    while (!tokens_.atEnd() && !(depth == 0 && tokens_.peek().is(clang::tok::r_paren))) {
       const clang::Token& tok = tokens_.next();
-      if (!first && tok.hasLeadingSpace()) text += ' ';
-      text += tokens_.spelling(tok);
-      first = false;
+      if (tok.is(clang::tok::l_paren)) ++depth;
+      if (tok.is(clang::tok::r_paren)) --depth;
+      if (!argument.empty() && tok.hasLeadingSpace()) text += ' ';
+      argument.push_back({tokens_.spelling(tok), tok.getLocation(), tok.hasLeadingSpace()});
+      text += argument.back().spelling;
     }
     if (tokens_.atEnd()) {
       diags_.report(tokens_.location(), Diag::ExpectedClauseClose) << std::string(spec.name);
       return false;
     }
     tokens_.next();
+    return true;
+  }
+
+  static ClauseExpression expressionOf(std::vector<ArgumentToken>::const_iterator first,
+                                       std::vector<ArgumentToken>::const_iterator last) {
+    ClauseExpression expression;
+    expression.location = first->location;
+    for (auto it = first; it != last; ++it) {
+      if (!expression.tokens.empty() && it->spaceBefore) expression.text += ' ';
+      expression.tokens.push_back(it->spelling);
+      expression.text += it->spelling;
+    }
+    return expression;
+  }
+
+  // `rr` (no weights) or `rr(e0, e1, ...)`; false when the argument is neither.
+  static bool parseRoundRobin(const std::vector<ArgumentToken>& argument, std::vector<ClauseExpression>& weights) {
+    if (argument.empty() || argument[0].spelling != "rr") return false;
+    if (argument.size() == 1) return true;
+    if (argument.size() < 4 || argument[1].spelling != "(" || argument.back().spelling != ")") return false;
+    int depth = 0;
+    auto start = argument.begin() + 2;
+    for (auto it = start; it != argument.end() - 1; ++it) {
+      if (it->spelling == "(" || it->spelling == "[") ++depth;
+      if (it->spelling == ")" || it->spelling == "]") --depth;
+      if (depth == 0 && it->spelling == ",") {
+        if (it == start) return false;
+        weights.push_back(expressionOf(start, it));
+        start = it + 1;
+      }
+    }
+    if (start == argument.end() - 1) return false;
+    weights.push_back(expressionOf(start, argument.end() - 1));
     return true;
   }
 
@@ -139,9 +183,10 @@ class DirectiveParser {
   }
 
   bool parseClause(const ClauseSpec& spec, ParsedDirective& out) {
+    std::vector<ArgumentToken> argument;
     std::string text;
     clang::SourceLocation loc;
-    if (!readArgument(spec, text, loc)) return false;
+    if (!readArgument(spec, argument, text, loc)) return false;
     if (text.empty()) return bad(loc, text, spec);
     switch (spec.arg) {
       case ClauseArgKind::ResourceKind:
@@ -153,10 +198,10 @@ class DirectiveParser {
           return bad(loc, text, spec);
         return true;
       case ClauseArgKind::PositiveInt: {
-        // replicas(kBands): a file-scope constant, evaluated once the AST is complete.
-        if (spec.name == "replicas" && isIdentifier(text)) {
-          out.replicasConstant = text;
-          out.replicasLocation = loc;
+        // replicas(kBands - 1): an expression of file-scope constants, evaluated once the AST is complete.
+        const bool number = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
+        if (spec.name == "replicas" && !isInteger(text) && !(argument.size() == 1 && number)) {
+          out.replicasExpression = expressionOf(argument.begin(), argument.end());
           return true;
         }
         if (!isInteger(text)) return bad(loc, text, spec);
@@ -198,12 +243,17 @@ class DirectiveParser {
           return bad(loc, text, spec);
         return true;
       case ClauseArgKind::SplitMode:
-        if (text == "rr")
-          out.split = lang::SplitMode::RoundRobin;
-        else if (text == "duplicate")
+        if (text == "duplicate") {
           out.split = lang::SplitMode::Duplicate;
-        else
-          return bad(loc, text, spec);
+          return true;
+        }
+        if (!parseRoundRobin(argument, out.splitWeights)) return bad(loc, text, spec);
+        out.split = lang::SplitMode::RoundRobin;
+        if (!out.splitWeights.empty() && out.weightsLocation.isInvalid()) out.weightsLocation = loc;
+        return true;
+      case ClauseArgKind::JoinMode:
+        if (!parseRoundRobin(argument, out.joinWeights)) return bad(loc, text, spec);
+        if (!out.joinWeights.empty() && out.weightsLocation.isInvalid()) out.weightsLocation = loc;
         return true;
       case ClauseArgKind::Identifier: {
         if (!isIdentifier(text)) return bad(loc, text, spec);

@@ -2,7 +2,7 @@
 
 #include "Ports.h"
 
-#include "dispar_lang/LogicalStream.h"
+#include "Program.h"
 
 #include <atomic>
 #include <chrono>
@@ -147,13 +147,11 @@ LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int r
   for (int p = 0; p < program.pipeCount; ++p) {
     const PipeSpec& pipe = program.pipes[p];
     const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
-    const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
-    const lang::SplitMode split =
-        pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin;
+    const lang::LogicalStream stream = logicalStream(program, pipe);
     for (int w = 0; w < writer.replicas; ++w) {
-      for (int r : lang::writerPeers(w, writer.replicas, reader.replicas, split)) {
+      for (int r : lang::distinctInOrder(stream.writerPeers(w))) {
         const int writerInstance = writer.firstRank + w;
-        const int readerInstance = reader.firstRank + r;
+        const int readerInstance = rt::readerInstance(program, pipe, r);
         const int writerRank = groups.rankOfInstance[static_cast<std::size_t>(writerInstance)];
         const int readerRank = groups.rankOfInstance[static_cast<std::size_t>(readerInstance)];
         if (writerRank != rank && readerRank != rank) continue;
@@ -169,12 +167,13 @@ LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int r
     // A reader that merges several links as they come waits on all of them at once: its local links
     // ring one doorbell.
     if (pipe.order != MergeOrder::Any) continue;
-    for (int r = 0; r < reader.replicas; ++r) {
-      const int readerInstance = reader.firstRank + r;
+    for (int r = 0; r < stream.readers(); ++r) {
+      const int readerInstance = rt::readerInstance(program, pipe, r);
       if (groups.rankOfInstance[static_cast<std::size_t>(readerInstance)] != rank) continue;
-      if (lang::readerPeers(r, writer.replicas, reader.replicas, split).size() < 2) continue;
+      const std::vector<int> writers = lang::distinctInOrder(stream.readerPeers(r));
+      if (writers.size() < 2) continue;
       auto doorbell = std::make_shared<Doorbell>();
-      for (int w : lang::readerPeers(r, writer.replicas, reader.replicas, split))
+      for (int w : writers)
         if (const auto& local = links_[{p, writer.firstRank + w, readerInstance}].local) local->setDoorbell(doorbell);
       doorbells_[{p, readerInstance}] = std::move(doorbell);
     }

@@ -226,8 +226,9 @@ struct ElementBytes {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
-OutPortEnd::OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links)
-    : PortState(pipe, window, std::move(owner)),
+OutPortEnd::OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
+                       std::vector<std::size_t> turns)
+    : PortState(pipe, window, std::move(owner)), turns_(std::move(turns)),
       batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes) {
   isOutput_ = true;
   links_.reserve(links.size());
@@ -245,7 +246,7 @@ void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& d
 }
 
 bool OutPortEnd::takesVectors() const {
-  return !closed_ && pipe_.split != SplitMode::Duplicate && !links_.empty() && links_[next_].end.isLocal();
+  return !closed_ && pipe_.split != SplitMode::Duplicate && !links_.empty() && links_[turns_[next_]].end.isLocal();
 }
 
 void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
@@ -262,13 +263,13 @@ void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
 }
 
 std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type, std::size_t bytes) {
-  return takesVectors() ? links_[next_].end.local->takeSpare(type, bytes) : nullptr;
+  return takesVectors() ? links_[turns_[next_]].end.local->takeSpare(type, bytes) : nullptr;
 }
 
 OutPortEnd::Link& OutPortEnd::nextLink() {
-  Link& link = links_[next_];
+  Link& link = links_[turns_[next_]];
   waitingOn(link.end.peerInstance);
-  if (++next_ == links_.size()) next_ = 0;
+  if (++next_ == turns_.size()) next_ = 0;
   ++link.sent;
   return link;
 }
@@ -279,12 +280,68 @@ void OutPortEnd::makeRoom() {
   if (itemWindow_.next == nullptr) {
     itemBatch_.resize(batchBytes_);
     itemWindow_ = {itemBatch_.data(), itemBatch_.data() + itemBatch_.size()};
+    if (dealsItems()) {
+      dealt_.resize(links_.size());
+      for (DealtBatch& batch : dealt_) batch.bytes.resize(batchBytes_);
+    }
     return;
   }
-  flush();
+  if (dealsItems())
+    dealStaged();
+  else
+    flush();
+}
+
+void OutPortEnd::dealStaged() {
+  const std::size_t itemBytes = pipe_.elementBytes;
+  for (const unsigned char* item = itemBatch_.data(); item != itemWindow_.next; item += itemBytes) {
+    const std::size_t link = turns_[next_];
+    if (++next_ == turns_.size()) next_ = 0;
+    DealtBatch& batch = dealt_[link];
+    std::memcpy(batch.bytes.data() + batch.fill, item, itemBytes);
+    batch.fill += itemBytes;
+    if (batch.fill == batch.bytes.size()) sendDealt(link);
+  }
+  itemWindow_.next = itemBatch_.data();
+}
+
+void OutPortEnd::sendDealt(std::size_t index) {
+  DealtBatch& batch = dealt_[index];
+  Link& link = links_[index];
+  ++traffic_.messages;
+  traffic_.bytes += batch.fill;
+  ++link.sent;
+  waitingOn(link.end.peerInstance);
+  // (Nested when a wait for this send flushes the other links' batches: restored after.)
+  const bool wasSending = std::exchange(sendingBatch_, true);
+  const std::size_t wasSendingLink = std::exchange(sendingLink_, index);
+  try {
+    sendTo(link, batch.bytes.data(), batch.fill / pipe_.elementBytes, nullptr);
+  } catch (...) {
+    sendingBatch_ = wasSending;
+    sendingLink_ = wasSendingLink;
+    throw;
+  }
+  sendingBatch_ = wasSending;
+  sendingLink_ = wasSendingLink;
+  batch.fill = 0;
 }
 
 void OutPortEnd::flush() {
+  if (dealsItems()) {
+    if (itemWindow_.next == nullptr) return;
+    // A send of one link's batch waits: the other links' batches go, so that no reader waits for
+    // items this port holds (their turns were taken; the staged items wait for their turns).
+    if (sendingBatch_) {
+      for (std::size_t link = 0; link < dealt_.size(); ++link)
+        if (link != sendingLink_ && dealt_[link].fill != 0) sendDealt(link);
+      return;
+    }
+    dealStaged();
+    for (std::size_t link = 0; link < dealt_.size(); ++link)
+      if (dealt_[link].fill != 0) sendDealt(link);
+    return;
+  }
   // (Not again while this batch is being sent: a send that waits flushes the instance's batches.)
   if (sendingBatch_ || itemWindow_.next == nullptr || itemWindow_.next == itemBatch_.data()) return;
   const auto bytes = static_cast<std::size_t>(itemWindow_.next - itemBatch_.data());
@@ -508,15 +565,20 @@ void PendingItems::flushBeforeWaiting() {
 // ---------------------------------------------------------------------------------------------
 // Reader
 
-InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links)
+InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
+                     const std::vector<std::size_t>& turns)
     : PortState(pipe, window, std::move(owner)) {
   links_.reserve(links.size());
+  // Round-robin order takes the links in their turns (a link of weight 2 twice); "any" polls each once.
+  if (pipe.order == MergeOrder::RoundRobin) open_ = turns;
   for (LinkEnd& end : links) {
-    open_.push_back(links_.size());
+    if (pipe.order != MergeOrder::RoundRobin) open_.push_back(links_.size());
     hasMpiLinks_ = hasMpiLinks_ || !end.isLocal();
     if (end.doorbell) doorbell_ = end.doorbell;
     links_.emplace_back(std::move(end));
   }
+  dealtItems_ = pipe.order == MergeOrder::RoundRobin && open_.size() > 1;
+  if (dealtItems_) pending_.resize(links_.size());
   if (pipe.order == MergeOrder::Any && links_.size() > 1 && !doorbell_)
     throw std::logic_error("dispar: a reader of several links in \"any\" order has no doorbell");
 }
@@ -590,15 +652,17 @@ void InPortEnd::consumed(std::size_t index) {
     link.credit.wait();  // the previous credit: an empty eager message, long delivered
     DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, link.credit.slot());
   }
-  if (pipe_.order == MergeOrder::RoundRobin && ++cursor_ == open_.size()) cursor_ = 0;
+  receivedFrom_ = index;
+  // Turn by turn for messages; waitDealtItems takes the turns item by item.
+  if (pipe_.order == MergeOrder::RoundRobin && access_ != Access::Items && ++cursor_ == open_.size()) cursor_ = 0;
 }
 
 void InPortEnd::ended(std::size_t index) {
-  const auto position = std::find(open_.begin(), open_.end(), index);
-  const auto offset = static_cast<std::size_t>(position - open_.begin());
-  open_.erase(position);
-  // The next replica in the rotation now sits where the ended one was.
-  if (offset < cursor_) --cursor_;
+  // Every turn of the ended link leaves the rotation; the next turn now sits where the current one was.
+  std::size_t before = 0;
+  for (std::size_t k = 0; k < cursor_ && k < open_.size(); ++k) before += open_[k] == index ? 1 : 0;
+  open_.erase(std::remove(open_.begin(), open_.end(), index), open_.end());
+  cursor_ -= before;
   if (cursor_ >= open_.size()) cursor_ = 0;
 }
 
@@ -646,6 +710,7 @@ std::size_t InPortEnd::bufferedItems() const {
 
 bool InPortEnd::waitItems(std::size_t count) {
   useFor(Access::Items);
+  if (dealtItems_) return waitDealtItems(count);
   while (bufferedItems() < count) {
     if (bufferedItems() == 0) {
       // Everything was popped: the message becomes the buffer, received straight into it (same-size
@@ -662,6 +727,38 @@ bool InPortEnd::waitItems(std::size_t count) {
     itemWindow_ = {items_.data(), items_.data() + items_.size()};
   }
   return true;
+}
+
+bool InPortEnd::waitDealtItems(std::size_t count) {
+  if (bufferedItems() >= count) return true;
+  // Keep what is not popped yet; append one item per turn after it.
+  items_.erase(items_.begin(), items_.begin() + (itemWindow_.next - items_.data()));
+  const std::size_t itemBytes = pipe_.elementBytes;
+  bool more = true;
+  while (items_.size() < count * itemBytes) {
+    if (open_.empty()) {
+      more = false;
+      break;
+    }
+    const std::size_t link = open_[cursor_];
+    Pending& pending = pending_[link];
+    if (pending.taken == pending.bytes.size()) {
+      // Only this link's next message: receive() stops at its end (then its turns leave the rotation).
+      ElementBytes target{incoming_, itemBytes};
+      if (!receive(&ElementBytes::destination, &target, "a message of any length", nullptr)) continue;
+      Pending& from = pending_[receivedFrom_];
+      from.bytes.erase(from.bytes.begin(), from.bytes.begin() + static_cast<std::ptrdiff_t>(from.taken));
+      from.taken = 0;
+      from.bytes.insert(from.bytes.end(), incoming_.begin(), incoming_.end());
+      continue;
+    }
+    items_.insert(items_.end(), pending.bytes.begin() + static_cast<std::ptrdiff_t>(pending.taken),
+                  pending.bytes.begin() + static_cast<std::ptrdiff_t>(pending.taken + itemBytes));
+    pending.taken += itemBytes;
+    if (++cursor_ == open_.size()) cursor_ = 0;
+  }
+  itemWindow_ = {items_.data(), items_.data() + items_.size()};
+  return more;
 }
 
 void InPortEnd::peek(std::size_t index, void* item) {
@@ -808,11 +905,14 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     Arrival arrival = nextArrival();
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
+    // Items dealt turn by turn want this link's next message, not the next link's after its end.
+    const bool oneLink = dealtItems_ && access_ == Access::Items;
     if (from.isLocal()) {
       if (popLocal(index, [&](LocalLink::Message& message) {
             deliverLocal(message, destination, ctx, expectation, device, adopt);
           }))
         return true;
+      if (oneLink) return false;
       continue;
     }
     if (!arrival.probed) {
@@ -820,6 +920,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
       if (device == nullptr) {
         const SameSize outcome = receiveSameSize(destination, ctx, index);
         if (outcome == SameSize::Received) return true;
+        if (outcome == SameSize::Ended && oneLink) return false;
         if (outcome != SameSize::NotTried) continue;  // ended, or the next message's size is probed
       }
       probeWaiting(from, &arrival.message, &arrival.status);
@@ -829,6 +930,7 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     if (status.MPI_TAG == kSizeChangeTag || status.MPI_TAG == kEndTag) {  // empty control messages
       DISPAR_MPI(mpi::mrecvBytes, nullptr, 0, &message, MPI_STATUS_IGNORE);
       applyControl(status.MPI_TAG, index);
+      if (status.MPI_TAG == kEndTag && oneLink) return false;
       continue;
     }
     if (status.MPI_TAG == kChunkedTag) {

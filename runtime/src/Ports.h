@@ -128,7 +128,9 @@ class PendingItems {
 /// waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
  public:
-  OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links);
+  /// `turns`: which link each message takes, in rotation (PortPlan::turns).
+  OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
+             std::vector<std::size_t> turns);
 
   void write(const void* data, std::size_t count) override;
   void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
@@ -165,21 +167,36 @@ class OutPortEnd final : public detail::PortState {
   void sendFromDevice(const LinkEnd& to, const void* data, std::size_t bytes, gpu::Device& device);
   /// The next peer's link (every peer's under split(duplicate) is the caller's loop).
   Link& nextLink();
+  /// Pushed items dealt by turns, each item to the reader whose turn it is (split(rr) with several
+  /// turns), so that weights count items exactly: pushes fill the staging batch (itemBatch_) at full
+  /// speed; dealStaged() copies each staged item to its turn's link batch and sends the full ones.
+  bool dealsItems() const { return pipe_.split != SplitMode::Duplicate && turns_.size() > 1; }
+  void dealStaged();
+  void sendDealt(std::size_t link);
+  struct DealtBatch {
+    std::vector<unsigned char> bytes;
+    std::size_t fill = 0;
+  };
 
   std::vector<Link> links_;
-  std::size_t next_ = 0;
+  std::vector<std::size_t> turns_;  // links_ indices, one per message in rotation
+  std::size_t next_ = 0;            // position in turns_ of the next message
   bool closed_ = false;
   bool sendingBatch_ = false;  // flush() is sending the item batch
   PipeTraffic traffic_;
   std::vector<unsigned char> itemBatch_;  ///< pushed items: [data, itemWindow_.next); room up to itemWindow_.end
   std::size_t batchBytes_;                ///< whole items, at least one
+  std::vector<DealtBatch> dealt_;         ///< dealsItems(): per link
+  std::size_t sendingLink_ = 0;           ///< dealsItems(): the link whose batch is being sent
 };
 
 /// The reading end: merges its peers' streams in the pipe's order until all have ended. Peers are the
 /// writer replicas the logical-stream rule assigns to this reader, in logical order.
 class InPortEnd final : public detail::PortState {
  public:
-  InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links);
+  /// `turns`: which link each message comes from, in rotation (PortPlan::turns).
+  InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
+            const std::vector<std::size_t>& turns);
 
   bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
   bool readAdopting(detail::DestinationFn destination, detail::AdoptFn adopt, void* ctx,
@@ -244,13 +261,16 @@ class InPortEnd final : public detail::PortState {
   /// marker makes link `link` probe its next message, end of stream closes the link. False for data
   /// and chunk headers, which the caller handles.
   bool applyControl(int tag, std::size_t link);
+  /// waitItems for a reader of several turns in round-robin order: items taken one turn at a time from
+  /// each link's received messages (pending_), so that weights count items exactly.
+  bool waitDealtItems(std::size_t count);
   [[noreturn]] void throwSizeMismatch(const char* expectation, const std::string& received) const;
   [[noreturn]] void throwScalarMismatch(const std::string& received) const;
   [[noreturn]] void throwProtocolError(int source, const std::string& what) const;
   std::string describeReceived(std::size_t bytes) const;
 
   std::vector<Link> links_;
-  std::vector<std::size_t> open_;  // links still streaming, in rotation order
+  std::vector<std::size_t> open_;  // links still streaming, in rotation order (one entry per turn)
   std::size_t cursor_ = 0;         // position in open_ of the next round-robin source
   std::size_t pollStart_ = 0;      // "any" order: where the next poll starts, so no link starves
   bool hasMpiLinks_ = false;
@@ -259,6 +279,13 @@ class InPortEnd final : public detail::PortState {
   // Items received but not popped: itemWindow_, a range of items_.
   std::vector<unsigned char> items_;
   std::vector<unsigned char> incoming_;  // the message being added to the items
+  bool dealtItems_ = false;              // items taken turn by turn (waitDealtItems); set by the constructor
+  struct Pending {
+    std::vector<unsigned char> bytes;
+    std::size_t taken = 0;
+  };
+  std::vector<Pending> pending_;  // dealtItems_: per link, received but not yet taken
+  std::size_t receivedFrom_ = 0;  // the link receive() last took a message from
 };
 
 }  // namespace dispar::rt

@@ -2,23 +2,35 @@
 
 #include "dispar_lang/LogicalStream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <numeric>
 
 namespace dispar::rt {
 namespace {
 
 std::string quoted(const char* text) { return std::string("'") + (text ? text : "(null)") + "'"; }
 
-lang::SplitMode splitOf(const PipeSpec& pipe) {
-  return pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin;
+/// The instances `instanceOf` gives for the replicas in `cycle`, each once, and the turns that index them.
+template <class InstanceOf>
+void linkTo(const std::vector<int>& cycle, InstanceOf instanceOf, PortPlan& plan) {
+  const std::vector<int> distinct = lang::distinctInOrder(cycle);
+  for (int replica : distinct) plan.peers.push_back(instanceOf(replica));
+  for (int replica : cycle)
+    plan.turns.push_back(
+        static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), replica) - distinct.begin()));
 }
 
-std::vector<int> ranksOf(const VnodeSpec& vnode, const std::vector<int>& replicas) {
-  std::vector<int> ranks;
-  for (int replica : replicas) ranks.push_back(vnode.firstRank + replica);
-  return ranks;
+std::vector<int> replicaCounts(const ProgramSpec& program, const std::vector<int>& vnodes) {
+  std::vector<int> counts;
+  for (int v : vnodes) counts.push_back(program.vnodes[v].replicas);
+  return counts;
+}
+
+std::vector<int> weights(const int* table, int count) {
+  return table == nullptr ? std::vector<int>{} : std::vector<int>(table, table + count);
 }
 
 }  // namespace
@@ -48,10 +60,23 @@ std::string validateProgram(const ProgramSpec& program) {
     auto validVnode = [&](int v) { return v >= 0 && v < program.vnodeCount; };
     if (!validVnode(pipe.writerVnode) || !validVnode(pipe.readerVnode))
       return "pipe " + name + " names a vnode outside 0.." + std::to_string(program.vnodeCount - 1);
-    if (pipe.writerVnode == pipe.readerVnode) return "pipe " + name + " has the same vnode at both ends";
+    if (pipe.readerVnodeCount < 0 || (pipe.readerVnodeCount > 0 && pipe.readerVnodes == nullptr) ||
+        (pipe.readerVnodeCount > 0 && pipe.readerVnodes[0] != pipe.readerVnode))
+      return "pipe " + name + "'s reader table does not start with its reader";
+    const std::vector<int> readers = readerVnodesOf(pipe);
+    for (std::size_t k = 0; k < readers.size(); ++k) {
+      if (!validVnode(readers[k]))
+        return "pipe " + name + " names a vnode outside 0.." + std::to_string(program.vnodeCount - 1);
+      if (readers[k] == pipe.writerVnode) return "pipe " + name + " has the same vnode at both ends";
+      if (std::find(readers.begin(), readers.begin() + static_cast<std::ptrdiff_t>(k), readers[k]) !=
+          readers.begin() + static_cast<std::ptrdiff_t>(k))
+        return "pipe " + name + " names reader vnode " + quoted(program.vnodes[readers[k]].name) + " twice";
+    }
     if (pipe.elementBytes == 0) return "pipe " + name + " has zero-byte elements";
     if (pipe.split != SplitMode::RoundRobin && pipe.split != SplitMode::Duplicate)
       return "pipe " + name + " has an unknown split mode";
+    if (std::string problem = logicalStream(program, pipe).check(); !problem.empty())
+      return "pipe " + name + ": " + problem;
   }
   return {};
 }
@@ -76,20 +101,45 @@ std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank) {
   return std::nullopt;
 }
 
+std::vector<int> readerVnodesOf(const PipeSpec& pipe) {
+  if (pipe.readerVnodeCount > 0) return std::vector<int>(pipe.readerVnodes, pipe.readerVnodes + pipe.readerVnodeCount);
+  return {pipe.readerVnode};
+}
+
+int readerInstance(const ProgramSpec& program, const PipeSpec& pipe, int replica) {
+  const std::vector<int> readers = readerVnodesOf(pipe);
+  const auto [which, own] = lang::readerOfReplica(replicaCounts(program, readers), replica);
+  return program.vnodes[readers[which]].firstRank + own;
+}
+
+lang::LogicalStream logicalStream(const ProgramSpec& program, const PipeSpec& pipe) {
+  const int writers = program.vnodes[pipe.writerVnode].replicas;
+  const std::vector<int> counts = replicaCounts(program, readerVnodesOf(pipe));
+  const int readers = std::accumulate(counts.begin(), counts.end(), 0);
+  return lang::LogicalStream(
+      writers, readers, pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin,
+      weights(pipe.splitWeights, readers), weights(pipe.joinWeights, writers));
+}
+
 std::vector<PortPlan> planPorts(const ProgramSpec& program, InstanceId instance) {
   std::vector<PortPlan> plans;
   for (int p = 0; p < program.pipeCount; ++p) {
     const PipeSpec& pipe = program.pipes[p];
-    const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
-    const VnodeSpec& reader = program.vnodes[pipe.readerVnode];
+    const std::vector<int> readers = readerVnodesOf(pipe);
+    const auto reading = std::find(readers.begin(), readers.end(), instance.vnode);
     if (pipe.writerVnode == instance.vnode) {
-      plans.push_back(
-          {p, PortRole::Writer,
-           ranksOf(reader, lang::writerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
-    } else if (pipe.readerVnode == instance.vnode) {
-      plans.push_back(
-          {p, PortRole::Reader,
-           ranksOf(writer, lang::readerPeers(instance.replica, writer.replicas, reader.replicas, splitOf(pipe)))});
+      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Writer, {}, {}});
+      linkTo(
+          logicalStream(program, pipe).writerPeers(instance.replica),
+          [&](int replica) { return readerInstance(program, pipe, replica); }, plan);
+    } else if (reading != readers.end()) {
+      // This instance's replica number across the pipe's reader VNODEs.
+      const int replica = lang::replicaAcrossReaders(
+          replicaCounts(program, readers), static_cast<std::size_t>(reading - readers.begin()), instance.replica);
+      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Reader, {}, {}});
+      linkTo(
+          logicalStream(program, pipe).readerPeers(replica),
+          [&](int writer) { return program.vnodes[pipe.writerVnode].firstRank + writer; }, plan);
     }
   }
   return plans;

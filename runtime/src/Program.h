@@ -5,6 +5,8 @@
 
 #include <dispar/runtime.h>
 
+#include "dispar_lang/LogicalStream.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,13 +20,15 @@ struct InstanceId {
 
 enum class PortRole { Writer, Reader };
 
-/// One port end of an instance. A writer sends its message i to peers[i mod peers.size()] (to every
-/// peer under SplitMode::Duplicate); a reader receives its message i from peers[i mod peers.size()]
-/// in MergeOrder::RoundRobin, from any peer in MergeOrder::Any. Peers may be any ranks.
+/// One port end of an instance: a link to each of its peers (instances, each once). A writer sends its
+/// message i to peers[turns[i mod turns.size()]] (to every peer under SplitMode::Duplicate); a reader
+/// receives its message i from peers[turns[i mod turns.size()]] in MergeOrder::RoundRobin, from any
+/// peer in MergeOrder::Any. Without weights turns is 0, 1, ..., peers.size() - 1.
 struct PortPlan {
   int pipe;
   PortRole role;
   std::vector<int> peers;
+  std::vector<std::size_t> turns;
 };
 
 /// Empty when the spec is consistent; otherwise what is wrong ("pipe 'x' names vnode 7 ...").
@@ -32,6 +36,15 @@ std::string validateProgram(const ProgramSpec& program);
 
 /// The message rank 0 prints when the launch size is wrong (without the "dispar: " prefix).
 std::string rankCountMismatch(const ProgramSpec& program, int launchedRanks);
+
+/// The reader VNODEs of a pipe, in order: PipeSpec::readerVnodes, or readerVnode alone.
+std::vector<int> readerVnodesOf(const PipeSpec& pipe);
+
+/// The instance of reader replica `replica` of a pipe (numbered across its reader VNODEs) of a valid spec.
+int readerInstance(const ProgramSpec& program, const PipeSpec& pipe, int replica);
+
+/// The logical-stream rule of a pipe of a valid spec.
+lang::LogicalStream logicalStream(const ProgramSpec& program, const PipeSpec& pipe);
 
 /// The instance rank `rank` runs; nullopt when no VNODE covers it.
 std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank);

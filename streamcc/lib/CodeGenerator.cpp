@@ -55,17 +55,37 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
   if (program.pipes.empty()) {
     out << "const ::dispar::rt::PipeSpec* const kDisparPipes = nullptr;\n";
   } else {
+    // Weights of split(rr(...)) / join(rr(...)), and the reader VNODEs of a pipe several read: a table each.
+    auto weightTable = [&](const std::vector<int>& weights, const std::string& name) {
+      if (weights.empty()) return std::string("nullptr");
+      out << "const int " << name << "[] = {";
+      for (std::size_t k = 0; k < weights.size(); ++k)
+        out << (k == 0 ? "" : ", ") << static_cast<long long>(weights[k]);
+      out << "};\n";
+      return name;
+    };
+    std::vector<std::pair<std::string, std::string>> weightNames;
+    std::vector<std::string> readerNames;  // pipes read by several VNODEs: their table
+    for (std::size_t p = 0; p < program.pipes.size(); ++p) {
+      const lang::PipeModel& pipe = program.pipes[p];
+      weightNames.emplace_back(weightTable(pipe.splitWeights, "kDisparSplitWeights" + std::to_string(p)),
+                               weightTable(pipe.joinWeights, "kDisparJoinWeights" + std::to_string(p)));
+      readerNames.push_back(pipe.readers.size() > 1 ? weightTable(pipe.readers, "kDisparReaders" + std::to_string(p))
+                                                    : std::string("nullptr"));
+    }
     out << "const ::dispar::rt::PipeSpec kDisparPipes[] = {\n";
-    for (const lang::PipeModel& pipe : program.pipes) {
+    for (std::size_t p = 0; p < program.pipes.size(); ++p) {
+      const lang::PipeModel& pipe = program.pipes[p];
       out << "    {" << quoted(pipe.name) << ", " << quoted(pipe.elementType) << ", sizeof(decltype("
           << pipe.qualifiedName << ")::element_type), " << static_cast<long long>(pipe.writer) << ", "
-          << static_cast<long long>(pipe.reader) << ", "
+          << static_cast<long long>(pipe.readers.empty() ? -1 : pipe.readers[0]) << ", "
           << (pipe.order == lang::MergeOrder::Any ? "::dispar::rt::MergeOrder::Any"
                                                   : "::dispar::rt::MergeOrder::RoundRobin")
           << ", " << static_cast<long long>(pipe.window) << "u, "
           << (pipe.split == lang::SplitMode::Duplicate ? "::dispar::rt::SplitMode::Duplicate"
                                                        : "::dispar::rt::SplitMode::RoundRobin")
-          << "},\n";
+          << ", " << weightNames[p].first << ", " << weightNames[p].second << ", " << readerNames[p] << ", "
+          << static_cast<long long>(pipe.readers.size() > 1 ? pipe.readers.size() : 0) << "},\n";
     }
     out << "};\n";
   }

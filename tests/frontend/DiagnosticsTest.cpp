@@ -57,7 +57,47 @@ const DiagnosticCase kCases[] = {
     {"ReplicasNotANumber", "#pragma streamap resource(cpu) replicas(2.5)\nVNODE(w) {}\n",
      "2:41: error: invalid argument '2.5' to clause 'replicas'; expected a positive integer"},
     {"ReplicasNotAConstant", "int n = 2;\n#pragma streamap resource(cpu) replicas(n)\nVNODE(w) {}\n",
-     "3:41: error: 'n' in clause 'replicas' is not a file-scope integer constant"},
+     "3:41: error: 'n' in clause 'replicas' is not an integer constant expression: 'n' is not a file-scope integer "
+     "constant"},
+    {"ReplicasExpressionNotConstant",
+     "constexpr int kBands = 4;\nint n = 2;\n#pragma streamap resource(cpu) replicas(kBands - n)\nVNODE(w) {}\n",
+     "4:41: error: 'kBands - n' in clause 'replicas' is not an integer constant expression: 'n' is not a file-scope "
+     "integer constant"},
+    {"ReplicasExpressionZero",
+     "constexpr int kWidth[] = {2, 0};\n#pragma streamap resource(cpu) replicas(kWidth[1] * 3)\nVNODE(w) {}\n",
+     "3:41: error: argument 'kWidth[1] * 3 = 0' to clause 'replicas' is out of range"},
+    {"MemberReplicasZero",
+     "constexpr int kWidth[] = {2, 0};\nPIPE_ARRAY(int, a, 2);\n#pragma streamap resource(cpu) replicas(kWidth[i])\n"
+     "VNODE_ARRAY(w, 2, i, OUT(a[i])) {}\nVNODE(r, IN(a[0]), IN(a[1])) {}\n",
+     "4:41: error: argument 'kWidth[i] (i = 1) = 0' to clause 'replicas' is out of range"},
+    {"TwoReadersWithoutSplit", "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r1, IN(a)) {}\nVNODE(r2, IN(a)) {}\n",
+     "5:1: error: pipe 'a' has two readers, vnodes 'r1' and 'r2'; several VNODEs read one pipe only as its "
+     "'communication(a)' directive says: split(duplicate) (each gets every message) or split(rr) / split(rr(w...)) "
+     "(the stream dealt across them)"},
+    {"SplitWeightNotConstant",
+     "int n = 1;\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(2, n))\n"
+     "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",
+     "4:47: error: 'n' in clause 'split' is not an integer constant expression: 'n' is not a file-scope integer "
+     "constant"},
+    {"SplitWeightZero",
+     "constexpr int kW[] = {1, 0};\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(kW))\n"
+     "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",
+     "4:44: error: argument 'kW[1] = 0' to clause 'split' is out of range; expected a positive integer"},
+    {"SplitWeightsMismatch",
+     "PIPE(int, p);\n#pragma streamap communication(p) split(rr(2, 1, 1))\n"
+     "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",
+     "3:41: error: pipe 'p': split(rr(...)) has 3 weights but the reader has 2 replicas"},
+    {"JoinWeightsMismatch",
+     "PIPE(int, p);\n#pragma streamap communication(p) join(rr(2, 1))\n"
+     "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
+     "3:40: error: pipe 'p': join(rr(...)) has 2 weights but the writer has 1 replica"},
+    {"SplitWeightsUnclosed",
+     "PIPE(int, p);\n#pragma streamap communication(p) split(rr(2, 1)\nVNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
+     "3:49: error: expected ')' to close clause 'split'"},
+    {"JoinDuplicate",
+     "PIPE(int, p);\n#pragma streamap communication(p) join(duplicate)\nVNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
+     "3:40: error: invalid argument 'duplicate' to clause 'join'; expected 'rr' or 'rr(v0, ...)' with a positive "
+     "weight per writer replica"},
     {"ReplicasConstantZero", "constexpr int kNone = 0;\n#pragma streamap resource(cpu) replicas(kNone)\nVNODE(w) {}\n",
      "3:41: error: argument 'kNone = 0' to clause 'replicas' is out of range"},
     {"ReplicasNegative", "#pragma streamap resource(cpu) replicas(-2)\nVNODE(w) {}\n",

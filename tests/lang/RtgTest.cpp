@@ -21,7 +21,7 @@ ProgramModel fanProgram(int writerReplicas, int readerReplicas) {
   pipe.elementType = "float";
   pipe.elementBytes = 4;
   pipe.writer = 0;
-  pipe.reader = 1;
+  pipe.readers = {1};
   pipe.volume = 4096;
   p.pipes.push_back(pipe);
   return p;

@@ -2,7 +2,8 @@
 // instances per rank. Every reader replica must receive exactly what the logical-stream rule gives it,
 // in logical order under order(rr), whether its links are in-memory queues (both ends in one rank),
 // per-link communicators (ends in different ranks), or a mix, and whether writers give their vectors up.
-// Run on 1 rank (every link in memory) and on 2 ranks (mixed links).
+// Run on 1 rank (every link in memory) and on 2 ranks (mixed links). WeightedGroupedShapes does the same
+// with split(rr(w...)) and join(rr(v...)) weights.
 #include "MpiTest.h"
 
 #include <algorithm>
@@ -26,6 +27,18 @@ int writerCount = 1;
 int readerCount = 1;
 rt::MergeOrder order = rt::MergeOrder::RoundRobin;
 rt::SplitMode split = rt::SplitMode::RoundRobin;
+std::vector<int> splitWeights;  // empty: unweighted (writer replica r writes n = j*K + r)
+std::vector<int> joinWeights;
+constexpr int kWeightedMessages = 120;  // a multiple of every weighted shape's cycle below
+
+// The replica whose turn message n is: the weights written out as turns.
+int turnOf(const std::vector<int>& weights, int replicas, int n) {
+  std::vector<int> turns;
+  for (int r = 0; r < replicas; ++r)
+    for (int k = 0; k < (weights.empty() ? 1 : weights[static_cast<std::size_t>(r)]); ++k) turns.push_back(r);
+  return turns[static_cast<std::size_t>(n) % turns.size()];
+}
+bool weighted() { return !splitWeights.empty() || !joinWeights.empty(); }
 
 std::mutex receivedMutex;
 std::map<int, std::vector<int>> received;  // by reader replica of this rank
@@ -33,8 +46,15 @@ std::map<int, std::vector<int>> received;  // by reader replica of this rank
 std::vector<long> messageOf(int n) { return std::vector<long>(static_cast<std::size_t>(1 + n % 3), n); }
 
 void writer(OutPort<long>& stream) {
-  for (int j = 0; j < kMessagesPerWriter; ++j) {
-    std::vector<long> message = messageOf(j * writerCount + dispar::replica());
+  std::vector<int> mine;
+  if (weighted()) {
+    for (int n = 0; n < kWeightedMessages; ++n)
+      if (turnOf(joinWeights, writerCount, n) == dispar::replica()) mine.push_back(n);
+  } else {
+    for (int j = 0; j < kMessagesPerWriter; ++j) mine.push_back(j * writerCount + dispar::replica());
+  }
+  for (int n : mine) {
+    std::vector<long> message = messageOf(n);
     // Odd replicas give their vectors up: moved where the link is in memory, copied elsewhere.
     if (dispar::replica() % 2 == 1)
       stream.write(std::move(message));
@@ -67,8 +87,9 @@ void dispatch(rt::Instance& instance) {
 
 std::vector<int> expectedFor(int replica) {
   std::vector<int> expected;
-  for (int n = 0; n < writerCount * kMessagesPerWriter; ++n)
-    if (split == rt::SplitMode::Duplicate || n % readerCount == replica) expected.push_back(n);
+  const int messages = weighted() ? kWeightedMessages : writerCount * kMessagesPerWriter;
+  for (int n = 0; n < messages; ++n)
+    if (split == rt::SplitMode::Duplicate || turnOf(splitWeights, readerCount, n) == replica) expected.push_back(n);
   return expected;
 }
 
@@ -112,12 +133,14 @@ using Shape = std::tuple<int, int, rt::MergeOrder, rt::SplitMode>;
 
 class GroupedShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<Shape> {};
 
-TEST_P(GroupedShapes, EveryReaderGetsItsShareWhateverTheGrouping) {
-  std::tie(writerCount, readerCount, order, split) = GetParam();
+// Runs the shape in the globals under several groupings and checks this rank's reader replicas.
+void runGroupings() {
   const int ranks = dispar::test::worldSize();
   const rt::VnodeSpec vnodes[] = {{"writer", 0, writerCount, "grouped.dsp:1:1", false},
                                   {"reader", writerCount, readerCount, "grouped.dsp:2:1", false}};
-  const rt::PipeSpec pipes[] = {{"stream", "long", sizeof(long), 0, 1, order, 16, split}};
+  const rt::PipeSpec pipes[] = {{"stream", "long", sizeof(long), 0, 1, order, 16, split,
+                                 splitWeights.empty() ? nullptr : splitWeights.data(),
+                                 joinWeights.empty() ? nullptr : joinWeights.data()}};
   const rt::ProgramSpec program = {"grouped", vnodes, 2, pipes, 1, writerCount + readerCount};
   for (const auto& grouping : groupingsOf(writerCount + readerCount, ranks)) {
     SCOPED_TRACE("grouping " + describe(grouping));
@@ -135,6 +158,45 @@ TEST_P(GroupedShapes, EveryReaderGetsItsShareWhateverTheGrouping) {
     }
   }
 }
+
+TEST_P(GroupedShapes, EveryReaderGetsItsShareWhateverTheGrouping) {
+  std::tie(writerCount, readerCount, order, split) = GetParam();
+  splitWeights.clear();
+  joinWeights.clear();
+  runGroupings();
+}
+
+struct WeightedShape {
+  int writers;
+  int readers;
+  rt::MergeOrder order;
+  rt::SplitMode split;
+  std::vector<int> splitWeights;
+  std::vector<int> joinWeights;
+};
+
+class WeightedGroupedShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<WeightedShape> {};
+
+TEST_P(WeightedGroupedShapes, EveryReaderGetsItsWeightedShareWhateverTheGrouping) {
+  const WeightedShape& shape = GetParam();
+  writerCount = shape.writers;
+  readerCount = shape.readers;
+  order = shape.order;
+  split = shape.split;
+  splitWeights = shape.splitWeights;
+  joinWeights = shape.joinWeights;
+  runGroupings();
+}
+
+// Cycles (lcm of the weight sums) that divide kWeightedMessages.
+INSTANTIATE_TEST_SUITE_P(
+    Weights, WeightedGroupedShapes,
+    ::testing::Values(WeightedShape{1, 2, rt::MergeOrder::RoundRobin, rt::SplitMode::RoundRobin, {2, 1}, {}},
+                      WeightedShape{2, 1, rt::MergeOrder::RoundRobin, rt::SplitMode::RoundRobin, {}, {2, 1}},
+                      WeightedShape{2, 2, rt::MergeOrder::RoundRobin, rt::SplitMode::RoundRobin, {2, 1}, {2, 1}},
+                      WeightedShape{3, 2, rt::MergeOrder::RoundRobin, rt::SplitMode::RoundRobin, {1, 3}, {2, 1, 1}},
+                      WeightedShape{2, 4, rt::MergeOrder::Any, rt::SplitMode::RoundRobin, {1, 2, 1, 1}, {1, 3}},
+                      WeightedShape{3, 2, rt::MergeOrder::RoundRobin, rt::SplitMode::Duplicate, {}, {3, 1, 2}}));
 
 std::string shapeName(const ::testing::TestParamInfo<Shape>& info) {
   const auto& [k, m, o, s] = info.param;

@@ -3,10 +3,14 @@
 // the messages the logical-stream rule gives it (dispar_lang/LogicalStream.h), in logical order under
 // order(rr). Writer replica r sends its logical numbers n = j*K + r; readers check what arrives
 // against the rule computed here, and the messages mix lengths so that the same-size fast path and the
-// probing path both run. Ranks beyond K + M run an idle VNODE without ports.
+// probing path both run. Ranks beyond K + M run an idle VNODE without ports. WeightedShapes does the same
+// for split(rr(w...)) and join(rr(v...)) with random weights, the turns computed here from the weights
+// written out (w0 times reader 0, then w1 times reader 1, ...), not by the rule's code.
 #include "MpiTest.h"
 
 #include <algorithm>
+#include <numeric>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -25,12 +29,29 @@ int writerCount = 1;
 int readerCount = 1;
 rt::MergeOrder order = rt::MergeOrder::RoundRobin;
 rt::SplitMode split = rt::SplitMode::RoundRobin;
-std::vector<int> received;  // logical numbers, as this rank's reader replica got them
+std::vector<int> received;      // logical numbers, as this rank's reader replica got them
+std::vector<int> splitWeights;  // empty: unweighted (writer replica r sends n = j*K + r)
+std::vector<int> joinWeights;
+int weightedMessages = 0;  // with weights: the logical stream is n = 0 .. weightedMessages - 1
+
+// The replica whose turn message n is: weights written out as a list of turns.
+int turnOf(const std::vector<int>& weights, int replicas, int n) {
+  std::vector<int> turns;
+  for (int r = 0; r < replicas; ++r)
+    for (int k = 0; k < (weights.empty() ? 1 : weights[static_cast<std::size_t>(r)]); ++k) turns.push_back(r);
+  return turns[static_cast<std::size_t>(n) % turns.size()];
+}
+bool weighted() { return !splitWeights.empty() || !joinWeights.empty(); }
 
 // Message n holds 1 + n % 3 copies of n: lengths change from message to message on every link.
 std::vector<long> messageOf(int n) { return std::vector<long>(static_cast<std::size_t>(1 + n % 3), n); }
 
 void dispar_vnode_writer(OutPort<long>& stream) {
+  if (weighted()) {
+    for (int n = 0; n < weightedMessages; ++n)
+      if (turnOf(joinWeights, writerCount, n) == dispar::replica()) stream.write(messageOf(n));
+    return;
+  }
   for (int j = 0; j < kMessagesPerWriter; ++j) stream.write(messageOf(j * writerCount + dispar::replica()));
 }
 
@@ -64,8 +85,9 @@ void dispatch(rt::Instance& instance) {
 // What reader replica `reader` must receive, in logical order.
 std::vector<int> expectedFor(int reader) {
   std::vector<int> expected;
-  for (int n = 0; n < writerCount * kMessagesPerWriter; ++n)
-    if (split == rt::SplitMode::Duplicate || n % readerCount == reader) expected.push_back(n);
+  const int messages = weighted() ? weightedMessages : writerCount * kMessagesPerWriter;
+  for (int n = 0; n < messages; ++n)
+    if (split == rt::SplitMode::Duplicate || turnOf(splitWeights, readerCount, n) == reader) expected.push_back(n);
   return expected;
 }
 
@@ -73,14 +95,16 @@ using Shape = std::tuple<int, int, rt::MergeOrder, rt::SplitMode>;
 
 class ReplicaShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<Shape> {};
 
-TEST_P(ReplicaShapes, EveryReaderGetsItsShareOfTheLogicalStream) {
-  std::tie(writerCount, readerCount, order, split) = GetParam();
+// Runs the shape set in the globals and checks this rank's reader replica.
+void runAndCheck() {
   received.clear();
   const int idle = kRanks - writerCount - readerCount;
   const rt::VnodeSpec vnodes[] = {{"writer", 0, writerCount, "shapes.dsp:1:1", false},
                                   {"reader", writerCount, readerCount, "shapes.dsp:2:1", false},
                                   {"idle", writerCount + readerCount, idle, "shapes.dsp:3:1", false}};
-  const rt::PipeSpec pipes[] = {{"stream", "long", sizeof(long), 0, 1, order, 0, split}};
+  const rt::PipeSpec pipes[] = {{"stream", "long", sizeof(long), 0, 1, order, 0, split,
+                                 splitWeights.empty() ? nullptr : splitWeights.data(),
+                                 joinWeights.empty() ? nullptr : joinWeights.data()}};
   const rt::ProgramSpec program = {"shapes", vnodes, idle > 0 ? 3 : 2, pipes, 1, kRanks};
   ASSERT_EQ(dispar::test::runProgram(program, dispatch), 0);
 
@@ -90,6 +114,13 @@ TEST_P(ReplicaShapes, EveryReaderGetsItsShareOfTheLogicalStream) {
   std::vector<int> got = received;
   if (order == rt::MergeOrder::Any) std::sort(got.begin(), got.end());
   EXPECT_EQ(got, expected) << "reader replica " << rank - writerCount;
+}
+
+TEST_P(ReplicaShapes, EveryReaderGetsItsShareOfTheLogicalStream) {
+  std::tie(writerCount, readerCount, order, split) = GetParam();
+  splitWeights.clear();
+  joinWeights.clear();
+  runAndCheck();
 }
 
 std::vector<Shape> allShapes() {
@@ -108,5 +139,73 @@ std::string shapeName(const ::testing::TestParamInfo<Shape>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReplicaShapes, ::testing::ValuesIn(allShapes()), shapeName);
+
+struct WeightedShape {
+  int writers;
+  int readers;
+  rt::MergeOrder order;
+  rt::SplitMode split;
+  std::vector<int> splitWeights;  // empty under split(duplicate) or when only the join is weighted
+  std::vector<int> joinWeights;
+};
+
+class WeightedShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<WeightedShape> {};
+
+TEST_P(WeightedShapes, EveryReaderGetsItsWeightedShareInOrder) {
+  const WeightedShape& shape = GetParam();
+  writerCount = shape.writers;
+  readerCount = shape.readers;
+  order = shape.order;
+  split = shape.split;
+  splitWeights = shape.splitWeights;
+  joinWeights = shape.joinWeights;
+  // Two full cycles of turns, at least 24 messages: every writer ends after its last turn, so the stream
+  // has no gaps and each reader's share is in logical order.
+  auto sum = [](const std::vector<int>& weights, int count) {
+    int total = 0;
+    for (int w : weights) total += w;
+    return weights.empty() ? count : total;
+  };
+  const int period =
+      std::lcm(sum(joinWeights, writerCount), split == rt::SplitMode::Duplicate ? 1 : sum(splitWeights, readerCount));
+  weightedMessages = period * std::max(2, (24 + period - 1) / period);
+  runAndCheck();
+}
+
+// Random shapes with K, M <= 5 and weights 1..3 (a fixed seed, so every rank and run agrees).
+std::vector<WeightedShape> weightedShapes() {
+  std::mt19937 random(37);
+  auto draw = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); };
+  std::vector<WeightedShape> shapes;
+  for (int k = 0; k < 24; ++k) {
+    WeightedShape shape;
+    shape.writers = draw(1, 5);
+    shape.readers = draw(1, 5);
+    shape.order = draw(0, 3) == 0 ? rt::MergeOrder::Any : rt::MergeOrder::RoundRobin;
+    shape.split = draw(0, 5) == 0 ? rt::SplitMode::Duplicate : rt::SplitMode::RoundRobin;
+    const int weightedEnds = draw(1, 3);  // 1: split only, 2: join only, 3: both
+    if (shape.split == rt::SplitMode::RoundRobin && weightedEnds != 2)
+      for (int r = 0; r < shape.readers; ++r) shape.splitWeights.push_back(draw(1, 3));
+    if (weightedEnds != 1 || shape.split == rt::SplitMode::Duplicate)
+      for (int w = 0; w < shape.writers; ++w) shape.joinWeights.push_back(draw(1, 3));
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+std::string weightedName(const ::testing::TestParamInfo<WeightedShape>& info) {
+  const WeightedShape& shape = info.param;
+  auto list = [](const std::vector<int>& weights) {
+    std::string text;
+    for (int w : weights) text += "_" + std::to_string(w);
+    return text;
+  };
+  return std::to_string(info.index) + "_" + std::to_string(shape.writers) + "to" + std::to_string(shape.readers) +
+         (shape.order == rt::MergeOrder::Any ? "_any" : "_rr") +
+         (shape.split == rt::SplitMode::Duplicate ? "_duplicate" : "_split") + "_w" + list(shape.splitWeights) + "_v" +
+         list(shape.joinWeights);
+}
+
+INSTANTIATE_TEST_SUITE_P(Random, WeightedShapes, ::testing::ValuesIn(weightedShapes()), weightedName);
 
 }  // namespace

@@ -18,11 +18,12 @@ enum class ClauseArgKind {
   PositiveReal,  // 0.5, 2, 1e3
   ByteSize,      // 4096, 512KiB, 2GiB, 1MB
   MergeOrder,    // rr | any
-  SplitMode,     // rr | duplicate
+  SplitMode,     // rr | rr(w0, ..., wM-1) | duplicate
+  JoinMode,      // rr | rr(v0, ..., vK-1)
   Identifier,    // a pipe name
 };
 
-/// The largest integer a PositiveInt clause takes (replicas(K), window(N)): far beyond any cluster, it
+/// The largest integer a PositiveInt clause or a weight takes (replicas(K), window(N)): far beyond any cluster, it
 /// guards against typos.
 inline constexpr long long kMaxPositiveClause = 1 << 20;
 
@@ -49,7 +50,11 @@ inline constexpr ClauseSpec kClauseTable[] = {
     {DirectiveKind::Communication, "order", ClauseArgKind::MergeOrder, false,
      "the order a reader replica receives its messages in: rr (default, the logical order) or any"},
     {DirectiveKind::Communication, "split", ClauseArgKind::SplitMode, false,
-     "where a message goes: rr (default, message n to reader replica n mod M) or duplicate (to every reader replica)"},
+     "where a message goes: rr (default, message n to reader replica n mod M), rr(w0, ..., wM-1) (w0 messages to "
+     "reader replica 0, then w1 to replica 1, ...) or duplicate (to every reader replica)"},
+    {DirectiveKind::Communication, "join", ClauseArgKind::JoinMode, false,
+     "which writer replica produces a message: rr (default, message n from writer replica n mod K) or "
+     "rr(v0, ..., vK-1) (v0 messages from writer replica 0, then v1 from replica 1, ...)"},
     {DirectiveKind::Communication, "window", ClauseArgKind::PositiveInt, false,
      "messages in flight before the writer waits (default 64 or DISPAR_PIPE_WINDOW)"},
 };

@@ -1,52 +1,193 @@
 // The rule that connects the replicas at the two ends of a pipe (docs/language.md, "Replicas"). One
-// definition for the RTG (dispar_lang) and the runtime's port plans (runtime/src/Program.cpp), which
-// includes this header alone: it depends on nothing but the standard library.
+// definition for the frontend's checks, the RTG (dispar_lang) and the runtime's port plans
+// (runtime/src/Program.cpp), which includes this header alone: it depends on nothing but the standard
+// library.
 //
-// A pipe carries one logical stream. With split(rr) (the default), message n travels from writer
-// replica n mod K to reader replica n mod M: writer replica r's j-th message is n = j*K + r. With
-// split(duplicate), every message goes to every reader replica.
+// A pipe carries one logical stream, messages (or, on item ports, items) n = 0, 1, 2, ... The join
+// weights v0..v(K-1) say which of the K writer replicas produces message n: v0 messages from writer 0,
+// then v1 from writer 1, ..., then again (n mod V, V = sum of v). The split weights w0..w(M-1) say which
+// of the M reader replicas it goes to: w0 to reader 0, then w1 to reader 1, ... (n mod W), or with
+// split(duplicate) to every reader replica. No weights means all 1: message n from writer n mod K to
+// reader n mod M, writer replica r's j-th message being n = j*K + r.
 #ifndef DISPAR_LANG_LOGICALSTREAM_H
 #define DISPAR_LANG_LOGICALSTREAM_H
 
+#include <cstddef>
 #include <numeric>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace dispar::lang {
 
 enum class SplitMode { RoundRobin, Duplicate };
 
-namespace detail {
-/// start, start + step, start + 2 step, ... (mod modulus), up to where it repeats (modulus / gcd(step,
-/// modulus) values); every replica 0 .. modulus-1 once, in order, when the split duplicates.
-inline std::vector<int> replicaCycle(int start, int step, int modulus, SplitMode split) {
-  std::vector<int> cycle;
-  const int length = split == SplitMode::Duplicate ? modulus : modulus / std::gcd(step, modulus);
-  for (int k = 0; k < length; ++k)
-    cycle.push_back(
-        split == SplitMode::Duplicate ? k : static_cast<int>((start + static_cast<long long>(k) * step) % modulus));
-  return cycle;
-}
-}  // namespace detail
+/// The longest cycle of turns a pipe's weights may make (lcm of the two weight sums): beyond it the
+/// runtime's rotation tables would be larger than the program.
+inline constexpr long long kMaxStreamPeriod = 1 << 16;
 
-/// The reader replicas that writer replica `writer` (of `writers`) sends to, in the order its
-/// messages go to them: its j-th message (n = j*K + writer) goes to element j mod size(). Under
-/// split(duplicate) each message goes to all of them.
-inline std::vector<int> writerPeers(int writer, int writers, int readers, SplitMode split) {
-  return detail::replicaCycle(writer, writers, readers, split);
+class LogicalStream {
+ public:
+  /// Weights empty: all 1. Otherwise `splitWeights` has `readers` entries and `joinWeights` `writers`,
+  /// each at least 1 (check() says what is wrong).
+  LogicalStream(int writers, int readers, SplitMode split, std::vector<int> splitWeights = {},
+                std::vector<int> joinWeights = {})
+      : writers_(writers), readers_(readers), split_(split), splitWeights_(std::move(splitWeights)),
+        joinWeights_(std::move(joinWeights)) {}
+
+  /// Empty when the weights fit the replica counts; otherwise what is wrong, e.g. "split(rr(...)) has 3
+  /// weights but the reader has 2 replicas".
+  std::string check() const {
+    auto weightsProblem = [](const std::vector<int>& weights, int replicas, const char* clause,
+                             const char* end) -> std::string {
+      if (weights.empty()) return {};
+      if (static_cast<int>(weights.size()) != replicas)
+        return std::string(clause) + " has " + std::to_string(weights.size()) + " weight" +
+               (weights.size() == 1 ? "" : "s") + " but the " + end + " has " + std::to_string(replicas) + " replica" +
+               (replicas == 1 ? "" : "s");
+      for (int weight : weights)
+        if (weight < 1) return std::string(clause) + " has weight " + std::to_string(weight) + " (at least 1 needed)";
+      return {};
+    };
+    if (std::string problem = weightsProblem(splitWeights_, readers_, "split(rr(...))", "reader"); !problem.empty())
+      return problem;
+    if (std::string problem = weightsProblem(joinWeights_, writers_, "join(rr(...))", "writer"); !problem.empty())
+      return problem;
+    if (split_ == SplitMode::Duplicate && !splitWeights_.empty()) return "split(duplicate) takes no weights";
+    if (weighted() && period() > kMaxStreamPeriod)
+      return "the weights make a cycle of " + std::to_string(period()) + " messages (lcm of their sums; at most " +
+             std::to_string(kMaxStreamPeriod) + ")";
+    return {};
+  }
+
+  int writers() const { return writers_; }
+  int readers() const { return readers_; }
+
+  /// The writer replica that produces logical message n.
+  int writerOf(long long n) const { return turn(joinWeights_, writers_, n); }
+  /// The reader replica logical message n goes to (under split(rr)).
+  int readerOf(long long n) const { return turn(splitWeights_, readers_, n); }
+
+  /// The reader replicas writer replica `writer` sends to, in the order its messages go to them: its
+  /// j-th message goes to element j mod size() (a reader may appear several times). Under
+  /// split(duplicate), every reader replica, each once: each message goes to all of them.
+  std::vector<int> writerPeers(int writer) const {
+    std::vector<int> peers;
+    if (split_ == SplitMode::Duplicate) {
+      for (int r = 0; r < readers_; ++r) peers.push_back(r);
+      return peers;
+    }
+    if (!weighted()) return everyStep(writer, writers_, readers_);
+    for (long long n = 0; n < period(); ++n)
+      if (writerOf(n) == writer) peers.push_back(readerOf(n));
+    return shortestCycle(std::move(peers));
+  }
+
+  /// The writer replicas that reader replica `reader` receives from, in logical order: its i-th message
+  /// comes from element i mod size() (a writer may appear several times).
+  std::vector<int> readerPeers(int reader) const {
+    if (!weighted()) {
+      if (split_ == SplitMode::RoundRobin) return everyStep(reader, readers_, writers_);
+      std::vector<int> all;
+      for (int w = 0; w < writers_; ++w) all.push_back(w);
+      return all;
+    }
+    std::vector<int> peers;
+    for (long long n = 0; n < period(); ++n)
+      if (split_ == SplitMode::Duplicate || readerOf(n) == reader) peers.push_back(writerOf(n));
+    return shortestCycle(std::move(peers));
+  }
+
+  /// How many (writer replica, reader replica) pairs are linked.
+  long long linkCount() const {
+    const long long all = static_cast<long long>(writers_) * readers_;
+    if (!weighted()) return split_ == SplitMode::Duplicate ? all : all / std::gcd(writers_, readers_);
+    long long links = 0;
+    for (int w = 0; w < writers_; ++w) {
+      const std::vector<int> peers = writerPeers(w);
+      links += static_cast<long long>(std::set<int>(peers.begin(), peers.end()).size());
+    }
+    return links;
+  }
+
+  /// Whether any weight is given (else the turns have a closed form, however large the counts).
+  bool weighted() const { return !splitWeights_.empty() || !joinWeights_.empty(); }
+
+  /// Messages after which the turns repeat: lcm of the weight sums (of the join's alone under
+  /// split(duplicate)).
+  long long period() const {
+    const long long joinSum = sum(joinWeights_, writers_);
+    if (split_ == SplitMode::Duplicate) return joinSum;
+    return std::lcm(joinSum, sum(splitWeights_, readers_));
+  }
+
+ private:
+  /// Unweighted rr: start, start + step, start + 2 step, ... (mod modulus), up to where it repeats
+  /// (modulus / gcd(step, modulus) values).
+  static std::vector<int> everyStep(int start, int step, int modulus) {
+    std::vector<int> cycle;
+    const int length = modulus / std::gcd(step, modulus);
+    for (int k = 0; k < length; ++k)
+      cycle.push_back(static_cast<int>((start + static_cast<long long>(k) * step) % modulus));
+    return cycle;
+  }
+  static long long sum(const std::vector<int>& weights, int replicas) {
+    return weights.empty() ? replicas : std::accumulate(weights.begin(), weights.end(), 0LL);
+  }
+  static int turn(const std::vector<int>& weights, int replicas, long long n) {
+    if (weights.empty()) return static_cast<int>(n % replicas);
+    long long offset = n % sum(weights, replicas);
+    for (std::size_t k = 0; k < weights.size(); ++k) {
+      if (offset < weights[k]) return static_cast<int>(k);
+      offset -= weights[k];
+    }
+    return static_cast<int>(weights.size()) - 1;  // unreachable: offset < sum
+  }
+  /// The shortest prefix of `sequence` that repeated gives it.
+  static std::vector<int> shortestCycle(std::vector<int> sequence) {
+    const std::size_t length = sequence.size();
+    for (std::size_t cycle = 1; cycle < length; ++cycle) {
+      if (length % cycle != 0) continue;
+      bool repeats = true;
+      for (std::size_t i = cycle; i < length && repeats; ++i) repeats = sequence[i] == sequence[i - cycle];
+      if (repeats) {
+        sequence.resize(cycle);
+        break;
+      }
+    }
+    return sequence;
+  }
+
+  int writers_;
+  int readers_;
+  SplitMode split_;
+  std::vector<int> splitWeights_;
+  std::vector<int> joinWeights_;
+};
+
+/// A pipe read by several VNODEs (split(duplicate) or split(rr...)) numbers its reader replicas across
+/// them in source order: the first VNODE's replicas, then the next one's. `replicas` holds each reader
+/// VNODE's replica count; returns which of them reader replica `r` is, and its replica there.
+inline std::pair<std::size_t, int> readerOfReplica(const std::vector<int>& replicas, int r) {
+  std::size_t which = 0;
+  while (which + 1 < replicas.size() && r >= replicas[which]) r -= replicas[which++];
+  return {which, r};
 }
 
-/// The writer replicas that reader replica `reader` (of `readers`) receives from, in logical order:
-/// its i-th message (n = reader + i*M under split(rr); n = i under split(duplicate)) comes from
-/// element i mod size().
-inline std::vector<int> readerPeers(int reader, int writers, int readers, SplitMode split) {
-  return detail::replicaCycle(reader, readers, writers, split);
+/// The inverse: the pipe-wide number of replica `replica` of reader VNODE `which`.
+inline int replicaAcrossReaders(const std::vector<int>& replicas, std::size_t which, int replica) {
+  for (std::size_t k = 0; k < which; ++k) replica += replicas[k];
+  return replica;
 }
 
-/// How many (writer replica, reader replica) links the pipe has: every writer replica has a link to
-/// each reader replica of its writerPeers (writers * readers / gcd under split(rr)).
-inline long long linkCount(int writers, int readers, SplitMode split) {
-  const long long all = static_cast<long long>(writers) * readers;
-  return split == SplitMode::Duplicate ? all : all / std::gcd(writers, readers);
+/// The replicas of a peer cycle, each once, in the order they first appear: the links of a port end.
+inline std::vector<int> distinctInOrder(const std::vector<int>& cycle) {
+  std::vector<int> distinct;
+  std::set<int> seen;
+  for (int replica : cycle)
+    if (seen.insert(replica).second) distinct.push_back(replica);
+  return distinct;
 }
 
 }  // namespace dispar::lang

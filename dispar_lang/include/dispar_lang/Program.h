@@ -52,12 +52,15 @@ struct PipeModel {
   int index = -1;             // the element's index in its PIPE_ARRAY; -1 for a PIPE
   std::string elementType;
   std::uint64_t elementBytes = 0;
-  int writer = -1;  // vnode index
-  int reader = -1;
+  int writer = -1;           // vnode index
+  std::vector<int> readers;  // vnode indices, in source order: one, or several under a split clause
   std::optional<std::uint64_t> volume;
   MergeOrder order = MergeOrder::RoundRobin;
   SplitMode split = SplitMode::RoundRobin;
-  unsigned window = 0;  // 0: runtime default
+  bool splitDeclared = false;     // a split(...) clause was written (it allows several reader VNODEs)
+  std::vector<int> splitWeights;  // split(rr(w...)): one per reader replica; empty: all 1
+  std::vector<int> joinWeights;   // join(rr(v...)): one per writer replica; empty: all 1
+  unsigned window = 0;            // 0: runtime default
   SourceLocation location;
 };
 
@@ -101,6 +104,12 @@ struct ProgramModel {
   int firstRank(int vnode) const;
   int rankCount() const;
 };
+
+/// The logical-stream rule of a pipe whose two ends are known.
+LogicalStream logicalStream(const ProgramModel& program, const PipeModel& pipe);
+
+/// The replica counts of a pipe's reader VNODEs, in order (readerOfReplica numbers replicas across them).
+std::vector<int> readerReplicaCounts(const ProgramModel& program, const PipeModel& pipe);
 
 /// One vertex per VNODE instance; edges follow the replica wiring of docs/language.md.
 Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaArchs);

@@ -15,14 +15,21 @@
 
 namespace dispar::frontend {
 
+/// An integer argument that is not a literal (replicas(kBands - 1), a weight of rr(...)): its tokens,
+/// evaluated once the AST is complete (ClauseConstants).
+struct ClauseExpression {
+  std::vector<std::string> tokens;  // spellings
+  std::string text;                 // as written, for messages
+  clang::SourceLocation location;
+};
+
 struct ParsedDirective {
   lang::DirectiveKind kind = lang::DirectiveKind::Resource;
   clang::SourceLocation location;  // the directive keyword
   // resource(...)
   std::optional<lang::Requirement> resource;
   std::optional<int> replicas;
-  std::string replicasConstant;  // replicas(kName): a file-scope integer constant, resolved after parsing
-  clang::SourceLocation replicasLocation;
+  std::optional<ClauseExpression> replicasExpression;  // replicas(kBands - 1): resolved after parsing
   std::optional<double> cost;
   std::optional<std::uint64_t> memoryBytes;
   // communication(...)
@@ -31,6 +38,9 @@ struct ParsedDirective {
   std::optional<std::uint64_t> volume;
   std::optional<lang::MergeOrder> order;
   std::optional<lang::SplitMode> split;
+  std::vector<ClauseExpression> splitWeights;  // split(rr(w0, ...)); empty for split(rr)
+  std::vector<ClauseExpression> joinWeights;   // join(rr(v0, ...)); empty for join(rr) or no join
+  clang::SourceLocation weightsLocation;       // the first weighted clause's argument
   std::optional<unsigned> window;
 };
 

@@ -24,9 +24,9 @@ enum class SplitMode : std::uint8_t { RoundRobin, Duplicate };
 
 /// One pipe of the program, as StreamCC laid it out. Instances of a VNODE's replicas are numbered
 /// consecutively: replica r of a VNODE whose first instance is F is instance F + r. Without a grouping
-/// (docs/runtime.md, "Rank groups") instance i runs on rank i. Any replica counts may meet: message
-/// n of the pipe's logical stream goes from writer replica n mod K to reader replica n mod M (or, with
-/// SplitMode::Duplicate, to every reader replica).
+/// (docs/runtime.md, "Rank groups") instance i runs on rank i. Any replica counts may meet: without
+/// weights message n of the pipe's logical stream goes from writer replica n mod K to reader replica
+/// n mod M (or, with SplitMode::Duplicate, to every reader replica).
 struct PipeSpec {
   const char* name;
   const char* elementType;  // spelled as in the source, for messages
@@ -36,6 +36,15 @@ struct PipeSpec {
   MergeOrder order;
   unsigned window;  // messages in flight before the writer waits; 0: DISPAR_PIPE_WINDOW or 64
   SplitMode split;
+  /// split(rr(w...)): one weight per reader replica (nullptr: all 1); join(rr(v...)): one per writer
+  /// replica. The rule is dispar_lang/LogicalStream.h's.
+  const int* splitWeights = nullptr;
+  const int* joinWeights = nullptr;
+  /// A pipe read by several VNODEs (split(duplicate) or split(rr...) to different filters): their
+  /// indices in source order, readerVnodes[0] == readerVnode; their replicas are numbered across them
+  /// (the first VNODE's, then the next one's). nullptr / 0: readerVnode alone.
+  const int* readerVnodes = nullptr;
+  int readerVnodeCount = 0;
 };
 
 /// One VNODE of the program.
