@@ -333,6 +333,21 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   }
 }
 
+std::optional<int> ProgramAssembler::positiveConstant(const ClauseExpression& expression, const char* clause) {
+  std::string problem;
+  const std::optional<long long> value = ClauseConstants(state_.topLevelDecls, context_).evaluate(expression, problem);
+  if (!value) {
+    diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << clause << problem;
+    return std::nullopt;
+  }
+  if (*value < 1 || *value > lang::kMaxPositiveClause) {
+    diags_.report(expression.location, Diag::ClauseOutOfRange)
+        << expression.text + " = " + std::to_string(*value) << clause << "a positive integer";
+    return std::nullopt;
+  }
+  return static_cast<int>(*value);
+}
+
 std::optional<int> ProgramAssembler::memberReplicas(const ClauseExpression& expression, std::size_t vnodeDecl,
                                                     const lang::VnodeModel& member) {
   const ClauseConstants constants(state_.topLevelDecls, context_);
@@ -387,6 +402,7 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
   std::vector<const clang::Decl*>& decls = state_.topLevelDecls;
   std::vector<clang::SourceLocation> communicationSeen(program.pipes.size());
   weightsLocation_.assign(program.pipes.size(), clang::SourceLocation());
+  initialLocation_.assign(program.pipes.size(), clang::SourceLocation());
 
   for (const ParsedDirective& directive : state_.directives) {
     if (!sm_.isInMainFile(sm_.getExpansionLoc(directive.location))) continue;
@@ -420,11 +436,14 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         diags_.report(communicationSeen[pipes[0]], Diag::NotePreviousDirective);
         continue;
       }
+      std::optional<int> initial = directive.initial;
+      if (directive.initialExpression) initial = positiveConstant(*directive.initialExpression, "initial");
       const std::optional<std::vector<int>> splitWeights = weights(directive.splitWeights, "split");
       const std::optional<std::vector<int>> joinWeights = weights(directive.joinWeights, "join");
       for (std::size_t pipe : pipes) {
         communicationSeen[pipe] = directive.location;
         weightsLocation_[pipe] = directive.weightsLocation;
+        initialLocation_[pipe] = directive.initialLocation;
         lang::PipeModel& model = program.pipes[pipe];
         model.volume = directive.volume;
         if (directive.order) model.order = *directive.order;
@@ -433,6 +452,7 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         if (splitWeights) model.splitWeights = *splitWeights;
         if (joinWeights) model.joinWeights = *joinWeights;
         if (directive.window) model.window = *directive.window;
+        if (initial) model.initial = *initial;
       }
       continue;
     }
@@ -579,12 +599,17 @@ void ProgramAssembler::connectPipes(lang::ProgramModel& program) {
 void ProgramAssembler::checkWeights(lang::ProgramModel& program) {
   for (std::size_t p = 0; p < program.pipes.size(); ++p) {
     lang::PipeModel& pipe = program.pipes[p];
-    if (pipe.writer < 0 || pipe.readers.empty() || (pipe.splitWeights.empty() && pipe.joinWeights.empty())) continue;
-    const std::string problem = lang::logicalStream(program, pipe).check();
-    if (problem.empty()) continue;
-    diags_.report(weightsLocation_[p], Diag::PipeWeightsMismatch) << pipe.name << problem;
-    pipe.splitWeights.clear();  // reported; later checks see the pipe unweighted
-    pipe.joinWeights.clear();
+    if (pipe.writer < 0 || pipe.readers.empty()) continue;
+    if (!pipe.splitWeights.empty() || !pipe.joinWeights.empty()) {
+      const std::string problem = lang::logicalStream(program, pipe).check();
+      if (!problem.empty()) {
+        diags_.report(weightsLocation_[p], Diag::PipeWeightsMismatch) << pipe.name << problem;
+        pipe.splitWeights.clear();  // reported; later checks see the pipe unweighted
+        pipe.joinWeights.clear();
+      }
+    }
+    if (const std::string problem = lang::logicalStream(program, pipe).checkInitial(pipe.initial); !problem.empty())
+      diags_.report(initialLocation_[p], Diag::PipeWeightsMismatch) << pipe.name << problem;
   }
 }
 
@@ -611,8 +636,10 @@ void ProgramAssembler::warnAboutCycles(const lang::ProgramModel& program) {
   const std::size_t n = program.vnodes.size();
   std::vector<std::vector<int>> successors(n);
   for (const lang::PipeModel& pipe : program.pipes)
+    // A pipe that starts with initial(N) elements primes every cycle through it: its reader has them to read
+    // before anything waits, so those cycles are not reported.
     for (int reader : pipe.readers)
-      if (pipe.writer >= 0 && pipe.writer != reader)
+      if (pipe.writer >= 0 && pipe.writer != reader && pipe.initial == 0)
         successors[static_cast<std::size_t>(pipe.writer)].push_back(reader);
   // Depth-first, with an explicit stack: a VNODE_ARRAY chain of 60,000 members would overflow the call stack
   // of a recursive walk. Each frame is a vertex and the next of its successors to look at.

@@ -187,6 +187,7 @@ class DirectiveParser {
     std::string text;
     clang::SourceLocation loc;
     if (!readArgument(spec, argument, text, loc)) return false;
+    if (spec.name == "initial") out.initialLocation = loc;
     if (text.empty()) return bad(loc, text, spec);
     switch (spec.arg) {
       case ClauseArgKind::ResourceKind:
@@ -200,8 +201,10 @@ class DirectiveParser {
       case ClauseArgKind::PositiveInt: {
         // replicas(kBands - 1): an expression of file-scope constants, evaluated once the AST is complete.
         const bool number = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
-        if (spec.name == "replicas" && !isInteger(text) && !(argument.size() == 1 && number)) {
-          out.replicasExpression = expressionOf(argument.begin(), argument.end());
+        if ((spec.name == "replicas" || spec.name == "initial") && !isInteger(text) &&
+            !(argument.size() == 1 && number)) {
+          (spec.name == "replicas" ? out.replicasExpression : out.initialExpression) =
+              expressionOf(argument.begin(), argument.end());
           return true;
         }
         if (!isInteger(text)) return bad(loc, text, spec);
@@ -210,6 +213,8 @@ class DirectiveParser {
         if (errno == ERANGE || value < 1 || value > lang::kMaxPositiveClause) return outOfRange(loc, text, spec);
         if (spec.name == "replicas")
           out.replicas = static_cast<int>(value);
+        else if (spec.name == "initial")
+          out.initial = static_cast<int>(value);
         else
           out.window = static_cast<unsigned>(value);
         return true;

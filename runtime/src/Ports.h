@@ -142,6 +142,8 @@ class OutPortEnd final : public detail::PortState {
   void makeRoom() override;
   /// Sends the pushed items as one message, if there are any.
   void flush() override;
+  /// One element as one message, without fixing the port for messages (initial(N)).
+  void writeInitial(const void* element) { send(element, 1, nullptr); }
   /// Flushes, then ends the stream.
   void close() override;
   void finish() override;

@@ -75,7 +75,11 @@ std::string validateProgram(const ProgramSpec& program) {
     if (pipe.elementBytes == 0) return "pipe " + name + " has zero-byte elements";
     if (pipe.split != SplitMode::RoundRobin && pipe.split != SplitMode::Duplicate)
       return "pipe " + name + " has an unknown split mode";
+    if (pipe.initialCount < 0 || (pipe.initialCount > 0 && pipe.initialValue == nullptr))
+      return "pipe " + name + " has " + std::to_string(pipe.initialCount) + " initial elements but no initial value";
     if (std::string problem = logicalStream(program, pipe).check(); !problem.empty())
+      return "pipe " + name + ": " + problem;
+    if (std::string problem = logicalStream(program, pipe).checkInitial(pipe.initialCount); !problem.empty())
       return "pipe " + name + ": " + problem;
   }
   return {};

@@ -260,6 +260,21 @@ class RankInstance final : public Instance {
     return *ports_[static_cast<std::size_t>(pipe)];
   }
 
+  /// initial(N): writes this replica's turns of the pipe's first N messages (copies of its initial
+  /// value) to each output port that has them, before the body runs. Neither messages nor items are
+  /// fixed for the port by it: a reader takes each as one message or one item.
+  void prime() {
+    for (std::size_t p = 0; p < ports_.size(); ++p) {
+      auto* out = dynamic_cast<OutPortEnd*>(ports_[p].get());
+      const PipeSpec& pipe = program_.pipes[p];
+      if (out == nullptr || pipe.initialCount <= 0) continue;
+      const InPipeOperation operation(pipe, PipeWait::Credit);
+      const lang::LogicalStream stream = logicalStream(program_, pipe);
+      for (int n = 0; n < pipe.initialCount; ++n)
+        if (stream.writerOf(n) == id_.replica) out->writeInitial(pipe.initialValue);
+    }
+  }
+
   /// Sends the items pushed to every output port (PendingItems: before the instance waits).
   void flushItems() {
     for (auto& port : ports_)
@@ -496,6 +511,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
     gpu::detail::LaunchLog launches;
     if (measure != nullptr) gpu::detail::setCurrentLaunchLog(&launches);
+    ports->prime();
     dispatch(*ports);
     gpu::detail::setCurrentLaunchLog(nullptr);
     if (measure != nullptr) {

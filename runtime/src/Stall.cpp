@@ -172,9 +172,9 @@ std::string formatStallReport(const ProgramSpec& program, const std::vector<Inst
               "\"Graph shapes that can deadlock under bounded buffering\"\n";
     else
       text += "likely fix: every VNODE on the cycle waits to read before it writes, so nothing is ever in the "
-              "loop: prime it (write the loop's initial messages before the first read of the back pipe), and "
-              "flush() pushed items before reading (pushed items wait in the writer's batch until it fills); "
-              "docs/language.md, \"Flow control and deadlock\"\n";
+              "loop: prime it, with #pragma streamap communication(BACK) initial(N) on its back pipe, or by "
+              "writing the loop's initial messages before the first read of the back pipe; docs/language.md, "
+              "\"Flow control and deadlock\"\n";
   } else {
     text += "no cycle among the instances (one waits on any of its writers, or on one outside the cycle "
             "check): a VNODE waits for a message that is never written; check the order of reads and writes "

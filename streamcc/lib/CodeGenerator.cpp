@@ -72,6 +72,9 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
                                weightTable(pipe.joinWeights, "kDisparJoinWeights" + std::to_string(p)));
       readerNames.push_back(pipe.readers.size() > 1 ? weightTable(pipe.readers, "kDisparReaders" + std::to_string(p))
                                                     : std::string("nullptr"));
+      // initial(N): the element the pipe starts with N copies of, value-initialised as T{} is.
+      if (pipe.initial > 0)
+        out << "const decltype(" << pipe.qualifiedName << ")::element_type kDisparInitial" << p << "{};\n";
     }
     out << "const ::dispar::rt::PipeSpec kDisparPipes[] = {\n";
     for (std::size_t p = 0; p < program.pipes.size(); ++p) {
@@ -85,7 +88,9 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
           << (pipe.split == lang::SplitMode::Duplicate ? "::dispar::rt::SplitMode::Duplicate"
                                                        : "::dispar::rt::SplitMode::RoundRobin")
           << ", " << weightNames[p].first << ", " << weightNames[p].second << ", " << readerNames[p] << ", "
-          << static_cast<long long>(pipe.readers.size() > 1 ? pipe.readers.size() : 0) << "},\n";
+          << static_cast<long long>(pipe.readers.size() > 1 ? pipe.readers.size() : 0) << ", "
+          << (pipe.initial > 0 ? "&kDisparInitial" + std::to_string(p) : std::string("nullptr")) << ", "
+          << static_cast<long long>(pipe.initial) << "},\n";
     }
     out << "};\n";
   }

@@ -74,6 +74,11 @@ const DiagnosticCase kCases[] = {
      "5:1: error: pipe 'a' has two readers, vnodes 'r1' and 'r2'; several VNODEs read one pipe only as its "
      "'communication(a)' directive says: split(duplicate) (each gets every message) or split(rr) / split(rr(w...)) "
      "(the stream dealt across them)"},
+    {"InitialOffTheWritersTurns",
+     "PIPE(int, p);\n#pragma streamap communication(p) initial(3)\n#pragma streamap resource(cpu) replicas(2)\n"
+     "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
+     "3:43: error: pipe 'p': initial(3) is not a multiple of 2, the writer replicas' turns (its replica count): their "
+     "outputs would take each other's turns"},
     {"SplitWeightNotConstant",
      "int n = 1;\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(2, n))\n"
      "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",
@@ -264,6 +269,26 @@ TEST(Diagnostics, WritesThatCannotChangeTheValueCompile) {
   ParseOutcome outcome = parseSource(std::string(kPrelude) + source);
   EXPECT_TRUE(outcome.ok) << outcome.diagnostics;
   EXPECT_EQ(outcome.diagnostics.find("error"), std::string::npos) << outcome.diagnostics;
+}
+
+// A cycle through a pipe that starts with initial(N) elements is primed: no warning. The same loop
+// without it is reported, suggesting the clause.
+TEST(Diagnostics, APrimedCycleIsNotReported) {
+  const std::string loop = "PIPE(int, forward);\nPIPE(int, back);\n%s"
+                           "VNODE(head, IN(back), OUT(forward)) {}\nVNODE(body, IN(forward), OUT(back)) {}\n";
+  auto source = [&](const std::string& directive) {
+    std::string text = loop;
+    text.replace(text.find("%s"), 2, directive);
+    return std::string(kPrelude) + text;
+  };
+  ParseOutcome primed = parseSource(source("#pragma streamap communication(back) initial(2)\n"));
+  EXPECT_TRUE(primed.ok) << primed.diagnostics;
+  EXPECT_EQ(primed.diagnostics.find("cycle"), std::string::npos) << primed.diagnostics;
+  ParseOutcome unprimed = parseSource(source(""));
+  EXPECT_NE(unprimed.diagnostics.find("warning: the pipes form a cycle (head -> body -> head) that no initial(N) "
+                                      "clause primes"),
+            std::string::npos)
+      << unprimed.diagnostics;
 }
 
 // Issue 36, item 7: a VNODE_ARRAY of 60,000 members crashed the frontend (the cycle check recursed once

@@ -57,6 +57,9 @@ inline constexpr ClauseSpec kClauseTable[] = {
      "rr(v0, ..., vK-1) (v0 messages from writer replica 0, then v1 from replica 1, ...)"},
     {DirectiveKind::Communication, "window", ClauseArgKind::PositiveInt, false,
      "messages in flight before the writer waits (default 64 or DISPAR_PIPE_WINDOW)"},
+    {DirectiveKind::Communication, "initial", ClauseArgKind::PositiveInt, false,
+     "the pipe starts with this many value-initialised elements (zeros), one message or item each, before its "
+     "writer writes: a feedback loop's priming (StreamIt's enqueue)"},
 };
 
 const ClauseSpec* findClause(std::string_view name);

@@ -64,6 +64,21 @@ class LogicalStream {
   int writers() const { return writers_; }
   int readers() const { return readers_; }
 
+  /// The messages of one round of the writer replicas' turns (K, or the sum of the join weights).
+  long long joinCycle() const { return sum(joinWeights_, writers_); }
+
+  /// Empty when a pipe may start with `initial` elements: any number with one writer replica; with
+  /// several, a multiple of the join cycle, so that after them each replica's outputs still take the
+  /// turns they would without them (writer replica r's j-th output stays logical message j*K + r
+  /// shifted by whole rounds).
+  std::string checkInitial(long long initial) const {
+    if (initial == 0 || writers_ == 1 || initial % joinCycle() == 0) return {};
+    return "initial(" + std::to_string(initial) + ") is not a multiple of " + std::to_string(joinCycle()) +
+           ", the writer replicas' turns (" +
+           (joinWeights_.empty() ? "its replica count" : "the sum of the join weights") +
+           "): their outputs would take each other's turns";
+  }
+
   /// The writer replica that produces logical message n.
   int writerOf(long long n) const { return turn(joinWeights_, writers_, n); }
   /// The reader replica logical message n goes to (under split(rr)).

@@ -61,6 +61,7 @@ struct PipeModel {
   std::vector<int> splitWeights;  // split(rr(w...)): one per reader replica; empty: all 1
   std::vector<int> joinWeights;   // join(rr(v...)): one per writer replica; empty: all 1
   unsigned window = 0;            // 0: runtime default
+  int initial = 0;                // initial(N): value-initialised elements the pipe starts with
   SourceLocation location;
 };
 

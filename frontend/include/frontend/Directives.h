@@ -42,6 +42,9 @@ struct ParsedDirective {
   std::vector<ClauseExpression> joinWeights;   // join(rr(v0, ...)); empty for join(rr) or no join
   clang::SourceLocation weightsLocation;       // the first weighted clause's argument
   std::optional<unsigned> window;
+  std::optional<int> initial;                         // initial(N)
+  std::optional<ClauseExpression> initialExpression;  // initial(kDelay - 1): resolved after parsing
+  clang::SourceLocation initialLocation;              // initial(...)'s argument
 };
 
 /// Directives in the order the preprocessor saw them, which is source order within the main file.

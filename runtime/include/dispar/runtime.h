@@ -45,6 +45,10 @@ struct PipeSpec {
   /// (the first VNODE's, then the next one's). nullptr / 0: readerVnode alone.
   const int* readerVnodes = nullptr;
   int readerVnodeCount = 0;
+  /// initial(N): the pipe starts with N copies of *initialValue (a value-initialised element), message
+  /// n of them written by the writer replica whose turn n is, before its body runs.
+  const void* initialValue = nullptr;
+  int initialCount = 0;
 };
 
 /// One VNODE of the program.
