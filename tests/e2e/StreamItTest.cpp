@@ -1,6 +1,8 @@
 // The StreamIt-style examples (examples/streamit): each compiled with the real disparcc, run under
-// mpiexec with one rank per VNODE instance, its printed checksum compared with the same signal
-// processing computed here sequentially, written independently of the examples (plain loops, no pipes).
+// mpiexec with one rank per VNODE instance and again with every instance in one rank, its printed
+// checksum compared with the same signal processing computed here sequentially, written independently
+// of the examples (plain loops, no pipes).
+#include "GroupingMap.h"
 #include "Process.h"
 
 #include "dispar_lang/Rtg.h"
@@ -39,6 +41,16 @@ double runExample(const std::string& name, const std::string& key, std::string* 
     ADD_FAILURE() << "no '" << key << "=' in:\n" << ran.output;
     return NAN;
   }
+  // Grouped: every instance in one rank, in-memory links instead of MPI: the same line.
+  std::vector<std::vector<int>> one(1);
+  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) one[0].push_back(static_cast<int>(i));
+  dir.write("one.map.json", mapFile(name, rtg, one));
+  const ProcessResult grouped = runProcess({kMpiexec, "-launcher", "fork", "-n", "1", "./" + name}, dir.path(),
+                                           {"DISPAR_MAPPING=" + dir.file("one.map.json")});
+  EXPECT_EQ(grouped.status, 0) << grouped.output;
+  EXPECT_NE(grouped.output.find(match[0].str()), std::string::npos)
+      << "one rank per instance printed " << match[0] << ", grouped in one rank:\n"
+      << grouped.output;
   return std::stod(match[1]);
 }
 
@@ -51,6 +63,14 @@ std::vector<float> fir(const std::vector<float>& x, const std::vector<float>& ta
     y.push_back(sum);
   }
   return y;
+}
+
+// The DFT of `x` at `bin`.
+std::complex<double> dft(const std::vector<double>& x, int bin) {
+  std::complex<double> sum = 0;
+  for (std::size_t n = 0; n < x.size(); ++n)
+    sum += x[n] * std::polar(1.0, -2 * M_PI * bin * static_cast<double>(n) / static_cast<double>(x.size()));
+  return sum;
 }
 
 float hamming(int k, int taps) { return 0.54f - 0.46f * std::cos(2 * kPi * k / (taps - 1)); }
@@ -144,6 +164,93 @@ TEST(StreamIt, FilterBankMatchesASequentialRun) {
   const double got = runExample("filterbank", "checksum", &out);
   EXPECT_NEAR(got, checksum, 1e-4 * std::abs(checksum) + 1e-3) << out;
   EXPECT_NE(out.find("samples=" + std::to_string(output.size()) + " "), std::string::npos) << out;
+}
+
+TEST(StreamIt, ChannelVocoderMatchesASequentialRun) {
+  constexpr int kSamples = 16384, kTaps = 32, kBands = 4, kWindow = 256, kMinLag = 20, kMaxLag = 120;
+  auto bandPass = [&](double low, double high) {
+    std::vector<double> taps(kTaps);
+    for (int k = 0; k < kTaps; ++k) {
+      const double m = k - (kTaps - 1) / 2.0;
+      const double ideal =
+          m == 0 ? 2 * (high - low) : (std::sin(2 * M_PI * high * m) - std::sin(2 * M_PI * low * m)) / (M_PI * m);
+      taps[static_cast<std::size_t>(k)] = ideal * (0.54 - 0.46 * std::cos(2 * M_PI * k / (kTaps - 1)));
+    }
+    return taps;
+  };
+  // A plain FIR over the newest kTaps samples at each position.
+  auto filter = [&](const std::vector<double>& x, const std::vector<double>& taps) {
+    std::vector<double> y;
+    for (std::size_t start = 0; start + kTaps <= x.size(); ++start) {
+      double sum = 0;
+      for (std::size_t k = 0; k < kTaps; ++k) sum += taps[k] * x[start + k];
+      y.push_back(sum);
+    }
+    return y;
+  };
+  std::vector<double> voice;
+  for (int n = 0; n < kSamples; ++n)
+    voice.push_back(std::sin(2 * M_PI * n / 80.0) * (1 + 0.5 * std::sin(0.002 * n)) +
+                    0.4 * std::sin(2 * M_PI * 0.31 * n));
+  const std::vector<double> filtered = filter(voice, bandPass(0.0, 0.25));
+  std::vector<std::vector<double>> bands;
+  for (int b = 0; b < kBands; ++b)
+    bands.push_back(filter(filtered, bandPass(0.25 * b / kBands, 0.25 * (b + 1) / kBands)));
+  const std::size_t windows = std::min(filtered.size(), bands[0].size()) / kWindow;
+  double checksum = 0;
+  for (std::size_t w = 0; w < windows; ++w) {
+    int best = kMinLag;
+    double bestValue = -1e300;
+    for (int lag = kMinLag; lag <= kMaxLag; ++lag) {
+      double value = 0;
+      for (std::size_t n = 0; n + static_cast<std::size_t>(lag) < kWindow; ++n)
+        value += filtered[w * kWindow + n] * filtered[w * kWindow + n + static_cast<std::size_t>(lag)];
+      if (value > bestValue) {
+        bestValue = value;
+        best = lag;
+      }
+    }
+    checksum += best;
+    for (int b = 0; b < kBands; ++b) {
+      double sum = 0;
+      for (std::size_t n = 0; n < kWindow; ++n) sum += std::abs(bands[static_cast<std::size_t>(b)][w * kWindow + n]);
+      checksum += (b + 1) * 100 * (sum / kWindow);
+    }
+  }
+  std::string out;
+  const double got = runExample("vocoder", "checksum", &out);
+  EXPECT_NEAR(got, checksum, 1e-6 * std::abs(checksum) + 1e-3) << out;
+  EXPECT_NE(out.find("vocoder: windows=" + std::to_string(windows) + " "), std::string::npos) << out;
+}
+
+TEST(StreamIt, FhrFeedbackLoopFollowsTheHops) {
+  // The receiver's loop, sequentially: mix each block down with the channel decided after the previous
+  // one (channel 0 first), take the data bin's magnitude, decide the next channel from the pilot bins.
+  constexpr int kN = 256, kBlocks = 64, kChannels = 4, kSpacing = 16, kDataBin = 10, kPilotBin = 20;
+  auto channelOf = [](int block) { return (block * 3 + block / 2) % kChannels; };
+  double checksum = 0;
+  int decided = 0, followed = 0;
+  for (int b = 0; b < kBlocks; ++b) {
+    std::vector<double> y(kN);
+    for (int n = 0; n < kN; ++n) {
+      const int carrier = channelOf(b) * kSpacing;
+      const double x = std::cos(2 * M_PI * (carrier + kDataBin) * n / kN) +
+                       0.5 * std::cos(2 * M_PI * (carrier + kPilotBin + channelOf(b + 1)) * n / kN);
+      y[static_cast<std::size_t>(n)] = x * std::cos(2 * M_PI * decided * kSpacing * n / kN);
+    }
+    auto magnitude = [&](int bin) { return std::abs(std::complex<double>(dft(y, bin))); };
+    checksum += (1 + b % 3) * magnitude(kDataBin);
+    int next = 0;
+    for (int c = 1; c < kChannels; ++c)
+      if (magnitude(kPilotBin + c) > magnitude(kPilotBin + next)) next = c;
+    followed += decided == channelOf(b) ? 1 : 0;
+    decided = next;
+  }
+  EXPECT_EQ(followed, kBlocks) << "the sequential receiver itself lost the hops";
+  std::string out;
+  const double got = runExample("fhr", "checksum", &out);
+  EXPECT_NEAR(got, checksum, 1e-6 * std::abs(checksum) + 1e-3) << out;
+  EXPECT_NE(out.find("fhr: blocks=64 "), std::string::npos) << out;
 }
 
 }  // namespace
