@@ -121,6 +121,7 @@ void ProgramAssembler::collectPipes(lang::ProgramModel& program) {
       continue;
     }
     // A PIPE_ARRAY is its elements, each a pipe of its own: chain[0], chain[1], ...
+    isPipeArray_.insert(pipe.decl);
     for (int k = 0; k < pipe.count; ++k) {
       lang::PipeModel element = model;
       element.name = model.name + "[" + std::to_string(k) + "]";
@@ -165,6 +166,19 @@ void ProgramAssembler::reportOutOfRange(const clang::VarDecl* var, const clang::
                                         const std::string& vnodeName) {
   diags_.report(index->getBeginLoc(), Diag::PortIndexOutOfRange)
       << std::to_string(value) << var->getName() << pipeArraySize(var->getType()) << vnodeName;
+}
+
+std::vector<int> ProgramAssembler::wholeArray(const clang::Expr* expr) const {
+  const auto* ref = expr ? llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts()) : nullptr;
+  const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  const auto first = var ? firstPipeOf_.find(var) : firstPipeOf_.end();
+  std::vector<int> elements;
+  if (first == firstPipeOf_.end()) return elements;
+  for (std::size_t p = static_cast<std::size_t>(first->second); p < pipeDecls_.size() && pipeDecls_[p] == var; ++p)
+    elements.push_back(static_cast<int>(p));
+  // A plain PIPE is one pipe model, not an array of them.
+  if (elements.size() == 1 && !isPipeArray_.count(var)) elements.clear();
+  return elements;
 }
 
 std::optional<int> ProgramAssembler::resolvePipe(const clang::Expr* expr, const clang::ParmVarDecl* indexParam,
@@ -232,6 +246,23 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
                 declared->pipe ? declared->pipe->IgnoreParenImpCasts() : nullptr);
             element && element->getNumArgs() == 2)
           at = element->getArg(1)->getBeginLoc();
+        // IN(bands) / OUT(bands), a whole PIPE_ARRAY: a port on each of its elements.
+        const std::vector<int> elements = wholeArray(declared->pipe);
+        for (int element : elements) {
+          lang::PortRef port;
+          port.pipe = program.pipes[static_cast<std::size_t>(element)].name;
+          port.direction = declared->isOutput ? lang::PortDirection::Out : lang::PortDirection::In;
+          port.pipeIndex = element;
+          bool twice = false;
+          for (const lang::PortRef& other : model.ports) twice = twice || other.pipeIndex == port.pipeIndex;
+          if (twice) {
+            diags_.report(at, Diag::PortDeclaredTwice) << model.name << port.pipe;
+            break;
+          }
+          model.ports.push_back(port);
+          locations.push_back(at);
+        }
+        if (!elements.empty()) continue;
         std::optional<int> pipe = resolvePipe(declared->pipe, indexParam, member, model.name);
         if (!pipe) {
           diags_.report(at, Diag::PortNotAPipe);

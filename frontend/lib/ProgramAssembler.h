@@ -52,6 +52,8 @@ class ProgramAssembler {
   /// Weights that do not fit their pipe's replica counts (lang::LogicalStream::check), and initial(N)
   /// that does not fit its writer's turns (checkInitial).
   void checkWeights(lang::ProgramModel& program);
+  /// The pipe models of a whole PIPE_ARRAY that `expr` names (IN(bands)); empty for anything else.
+  std::vector<int> wholeArray(const clang::Expr* expr) const;
   /// What `var` (a PIPE) or `var[index]` (an element of a PIPE_ARRAY) names for member `member` of a
   /// family whose index parameter is `indexParam` (null outside one). Reports nothing.
   struct Element {
@@ -88,8 +90,9 @@ class ProgramAssembler {
   std::vector<std::vector<clang::SourceLocation>> portLocations_;  // per vnode model, per port
   llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;           // index expressions already reported
   llvm::SmallPtrSet<const clang::VarDecl*, 8> arraysWithIndexErrors_;
-  std::vector<clang::SourceLocation> weightsLocation_;  // per pipe model: its weighted clause, if any
-  std::vector<clang::SourceLocation> initialLocation_;  // per pipe model: its initial(...) argument, if any
+  llvm::SmallPtrSet<const clang::VarDecl*, 8> isPipeArray_;  // PIPE_ARRAYs (a one-element one included)
+  std::vector<clang::SourceLocation> weightsLocation_;       // per pipe model: its weighted clause, if any
+  std::vector<clang::SourceLocation> initialLocation_;       // per pipe model: its initial(...) argument, if any
 };
 
 }  // namespace dispar::frontend

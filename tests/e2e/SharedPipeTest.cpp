@@ -1,8 +1,9 @@
 // A pipe read by several VNODEs (docs/language.md, "Several readers"): under split(duplicate) every
 // reader VNODE (and each of its replicas) gets every message, as StreamIt's duplicate splitter to
 // different filters; under split(rr(...)) the stream is dealt across them in source order, their
-// replicas numbered one after another. Each program is built with the real disparcc and run one rank
-// per instance, all in one rank, and on two ranks; its sums are compared with the values computed here.
+// replicas numbered one after another. And a splitter and joiner that take a whole PIPE_ARRAY as one
+// port (`OUT(bands)`, `IN(filtered)`). Each program is built with the real disparcc and run one rank per
+// instance, all in one rank, and on two ranks; its sums are compared with the values computed here.
 #include "GroupingMap.h"
 #include "Process.h"
 
@@ -121,6 +122,46 @@ VNODE(sink, IN(fromLeft), IN(fromRight)) {
   expectEveryGroupingPrints(program, "messages=" + std::to_string(kCount) + " left=" + std::to_string(left) +
                                          " right0=" + std::to_string(right0) + " right1=" + std::to_string(right1) +
                                          "\n");
+}
+
+TEST(SharedPipes, ASplitJoinOverWholePipeArrays) {
+  // The splitter writes every element of `bands` (OUT(bands)), the joiner reads every element of
+  // `filtered` (IN(filtered)): each a port on all of the array's elements, used as bands[k].
+  Program program;
+  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+#include <cstdio>
+constexpr int kBands = 3;
+PIPE(int, input);
+PIPE_ARRAY(int, bands, kBands);
+PIPE_ARRAY(long, filtered, kBands);
+PIPE(long, output);
+VNODE(source, OUT(input)) { for (int i = 0; i < 100; ++i) input.write(i); }
+VNODE(splitter, IN(input), OUT(bands)) {
+  int x;
+  while (input.read(x)) for (int k = 0; k < kBands; ++k) bands[k].write(x);
+}
+VNODE_ARRAY(filter, kBands, i, IN(bands[i]), OUT(filtered[i])) {
+  int x;
+  while (bands[i].read(x)) filtered[i].write(long(x) * (i + 1));
+}
+VNODE(joiner, IN(filtered), OUT(output)) {
+  long x, sum;
+  for (bool more = true; more;) {
+    sum = 0;
+    for (int k = 0; k < kBands; ++k) more = filtered[k].read(x) && (sum += x, true);
+    if (more) output.write(sum);
+  }
+}
+VNODE(sink, IN(output)) {
+  long x, total = 0, n = 0;
+  while (output.read(x)) { total += x; ++n; }
+  std::printf("sums=%ld total=%ld\n", n, total);
+}
+)",
+                                program));
+  long total = 0;
+  for (long i = 0; i < 100; ++i) total += i * (1 + 2 + 3);
+  expectEveryGroupingPrints(program, "sums=100 total=" + std::to_string(total) + "\n");
 }
 
 }  // namespace
