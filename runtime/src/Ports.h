@@ -175,11 +175,14 @@ class OutPortEnd final : public detail::PortState {
   bool dealsItems() const { return pipe_.split != SplitMode::Duplicate && turns_.size() > 1; }
   void dealStaged();
   void sendDealt(std::size_t link);
+
+ public:
   struct DealtBatch {
     std::vector<unsigned char> bytes;
     std::size_t fill = 0;
   };
 
+ private:
   std::vector<Link> links_;
   std::vector<std::size_t> turns_;  // links_ indices, one per message in rotation
   std::size_t next_ = 0;            // position in turns_ of the next message
