@@ -467,6 +467,10 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         diags_.report(communicationSeen[pipes[0]], Diag::NotePreviousDirective);
         continue;
       }
+      std::optional<unsigned> window = directive.window;
+      if (directive.windowExpression)
+        if (const std::optional<int> value = positiveConstant(*directive.windowExpression, "window"))
+          window = static_cast<unsigned>(*value);
       std::optional<int> initial = directive.initial;
       if (directive.initialExpression) initial = positiveConstant(*directive.initialExpression, "initial");
       const std::optional<std::vector<int>> splitWeights = weights(directive.splitWeights, "split");
@@ -482,7 +486,7 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
         model.splitDeclared = directive.split.has_value();
         if (splitWeights) model.splitWeights = *splitWeights;
         if (joinWeights) model.joinWeights = *joinWeights;
-        if (directive.window) model.window = *directive.window;
+        if (window) model.window = *window;
         if (initial) model.initial = *initial;
       }
       continue;

@@ -199,12 +199,13 @@ class DirectiveParser {
           return bad(loc, text, spec);
         return true;
       case ClauseArgKind::PositiveInt: {
-        // replicas(kBands - 1): an expression of file-scope constants, evaluated once the AST is complete.
+        // replicas(kBands - 1), initial(kDelay), window(2 * kDelay): an expression of file-scope constants,
+        // evaluated once the AST is complete.
         const bool number = !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]));
-        if ((spec.name == "replicas" || spec.name == "initial") && !isInteger(text) &&
-            !(argument.size() == 1 && number)) {
-          (spec.name == "replicas" ? out.replicasExpression : out.initialExpression) =
-              expressionOf(argument.begin(), argument.end());
+        if (!isInteger(text) && !(argument.size() == 1 && number)) {
+          (spec.name == "replicas"  ? out.replicasExpression
+           : spec.name == "initial" ? out.initialExpression
+                                    : out.windowExpression) = expressionOf(argument.begin(), argument.end());
           return true;
         }
         if (!isInteger(text)) return bad(loc, text, spec);

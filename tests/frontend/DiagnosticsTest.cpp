@@ -79,6 +79,11 @@ const DiagnosticCase kCases[] = {
      "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
      "3:43: error: pipe 'p': initial(3) is not a multiple of 2, the writer replicas' turns (its replica count): their "
      "outputs would take each other's turns"},
+    {"WindowNotConstant",
+     "int depth = 4;\nPIPE(int, p);\n#pragma streamap communication(p) window(2 * depth)\n"
+     "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
+     "4:42: error: '2 * depth' in clause 'window' is not an integer constant expression: 'depth' is not a "
+     "file-scope integer constant"},
     {"SplitWeightNotConstant",
      "int n = 1;\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(2, n))\n"
      "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",

@@ -71,19 +71,20 @@ TEST(Model, DirectivesFromMacrosApplyToTheVnodeOfTheSameExpansion) {
 // (replicas(kWidth[i])), weights from constant expressions; and a pipe read by several VNODEs under
 // split(duplicate), readers in source order.
 TEST(Model, ConstantExpressionsPerMemberCountsAndSeveralReaders) {
-  ParseOutcome outcome = parseSource("#include <dispar/dispar.h>\n"
-                                     "constexpr int kBands = 3;\n"
-                                     "constexpr int kWidth[kBands] = {1, 3, 2};\n"
-                                     "constexpr int kWeights[] = {2, 1};\n"
-                                     "PIPE(int, input); PIPE(int, dealt); PIPE_ARRAY(int, out, kBands);\n"
-                                     "#pragma streamap communication(input) split(duplicate)\n"
-                                     "#pragma streamap communication(dealt) join(rr(kWeights[0] * 2, kBands - 2))\n"
-                                     "VNODE(src, OUT(input)) {}\n"
-                                     "#pragma streamap resource(cpu) replicas(kWidth[i])\n"
-                                     "VNODE_ARRAY(band, kBands, i, IN(input), OUT(out[i])) {}\n"
-                                     "#pragma streamap resource(cpu) replicas(kBands - 1)\n"
-                                     "VNODE(other, IN(input), OUT(dealt)) {}\n"
-                                     "VNODE(sink, IN(out[0]), IN(out[1]), IN(out[2]), IN(dealt)) {}\n");
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "constexpr int kBands = 3;\n"
+                  "constexpr int kWidth[kBands] = {1, 3, 2};\n"
+                  "constexpr int kWeights[] = {2, 1};\n"
+                  "PIPE(int, input); PIPE(int, dealt); PIPE_ARRAY(int, out, kBands);\n"
+                  "#pragma streamap communication(input) split(duplicate)\n"
+                  "#pragma streamap communication(dealt) join(rr(kWeights[0] * 2, kBands - 2)) window(kBands * 8)\n"
+                  "VNODE(src, OUT(input)) {}\n"
+                  "#pragma streamap resource(cpu) replicas(kWidth[i])\n"
+                  "VNODE_ARRAY(band, kBands, i, IN(input), OUT(out[i])) {}\n"
+                  "#pragma streamap resource(cpu) replicas(kBands - 1)\n"
+                  "VNODE(other, IN(input), OUT(dealt)) {}\n"
+                  "VNODE(sink, IN(out[0]), IN(out[1]), IN(out[2]), IN(dealt)) {}\n");
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
   const lang::ProgramModel& p = outcome.result.program;
   ASSERT_EQ(p.vnodes.size(), 6u);
@@ -93,6 +94,7 @@ TEST(Model, ConstantExpressionsPerMemberCountsAndSeveralReaders) {
   EXPECT_EQ(p.vnodes[4].replicas, 2);  // other
   EXPECT_EQ(p.pipes[0].readers, (std::vector<int>{1, 2, 3, 4}));
   EXPECT_EQ(p.pipes[1].joinWeights, (std::vector<int>{4, 1}));
+  EXPECT_EQ(p.pipes[1].window, 24u);
   EXPECT_EQ(p.pipes[1].readers, (std::vector<int>{5}));
 }
 

@@ -42,6 +42,7 @@ struct ParsedDirective {
   std::vector<ClauseExpression> joinWeights;   // join(rr(v0, ...)); empty for join(rr) or no join
   clang::SourceLocation weightsLocation;       // the first weighted clause's argument
   std::optional<unsigned> window;
+  std::optional<ClauseExpression> windowExpression;   // window(2 * kDelay): resolved after parsing
   std::optional<int> initial;                         // initial(N)
   std::optional<ClauseExpression> initialExpression;  // initial(kDelay - 1): resolved after parsing
   clang::SourceLocation initialLocation;              // initial(...)'s argument
