@@ -153,15 +153,10 @@ std::optional<std::vector<long long>> ClauseConstants::arrayElements(const clang
   return elements;
 }
 
-std::optional<long long> ClauseConstants::evaluate(const ClauseExpression& expression, std::string& problem) const {
+std::optional<long long> ClauseConstants::evaluate(const ClauseExpression& expression, std::string& problem,
+                                                   const Binding* binding) const {
   problem.clear();
-  return Parser(*this, expression, nullptr, problem).whole();
-}
-
-std::optional<long long> ClauseConstants::evaluate(const ClauseExpression& expression, const Binding& binding,
-                                                   std::string& problem) const {
-  problem.clear();
-  return Parser(*this, expression, &binding, problem).whole();
+  return Parser(*this, expression, binding, problem).whole();
 }
 
 std::optional<std::vector<ClauseConstants::ListValue>>

@@ -21,19 +21,18 @@ class ClauseConstants {
   ClauseConstants(const std::vector<const clang::Decl*>& topLevelDecls, clang::ASTContext& context)
       : decls_(topLevelDecls), context_(context) {}
 
-  /// The value of an expression of integer literals, file-scope integer constants (`kBands`), elements
-  /// of file-scope constant integer arrays (`kWidth[2]`), + - * / % and parentheses. nullopt and
-  /// `problem` ("'n' is not a file-scope integer constant") when it is not one.
-  std::optional<long long> evaluate(const ClauseExpression& expression, std::string& problem) const;
-
   /// A name that stands for a value while evaluating: a VNODE_ARRAY's index for one of its members
   /// (`replicas(kWidth[i])`).
   struct Binding {
     std::string name;
     long long value = 0;
   };
-  std::optional<long long> evaluate(const ClauseExpression& expression, const Binding& binding,
-                                    std::string& problem) const;
+
+  /// The value of an expression of integer literals, file-scope integer constants (`kBands`), elements
+  /// of file-scope constant integer arrays (`kWidth[2]`), + - * / % and parentheses, and `binding`'s
+  /// name if given. nullopt and `problem` ("'n' is not a file-scope integer constant") when it is not one.
+  std::optional<long long> evaluate(const ClauseExpression& expression, std::string& problem,
+                                    const Binding* binding = nullptr) const;
 
   /// One value of an argument list, with what gave it ("kWeights[1]", "2 * kTaps").
   struct ListValue {

@@ -121,7 +121,6 @@ void ProgramAssembler::collectPipes(lang::ProgramModel& program) {
       continue;
     }
     // A PIPE_ARRAY is its elements, each a pipe of its own: chain[0], chain[1], ...
-    isPipeArray_.insert(pipe.decl);
     for (int k = 0; k < pipe.count; ++k) {
       lang::PipeModel element = model;
       element.name = model.name + "[" + std::to_string(k) + "]";
@@ -168,16 +167,15 @@ void ProgramAssembler::reportOutOfRange(const clang::VarDecl* var, const clang::
       << std::to_string(value) << var->getName() << pipeArraySize(var->getType()) << vnodeName;
 }
 
-std::vector<int> ProgramAssembler::wholeArray(const clang::Expr* expr) const {
+std::vector<int> ProgramAssembler::wholeArray(const lang::ProgramModel& program, const clang::Expr* expr) const {
   const auto* ref = expr ? llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts()) : nullptr;
   const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
   const auto first = var ? firstPipeOf_.find(var) : firstPipeOf_.end();
   std::vector<int> elements;
-  if (first == firstPipeOf_.end()) return elements;
+  // A plain PIPE (index -1) is one pipe, not an array of them.
+  if (first == firstPipeOf_.end() || program.pipes[static_cast<std::size_t>(first->second)].index < 0) return elements;
   for (std::size_t p = static_cast<std::size_t>(first->second); p < pipeDecls_.size() && pipeDecls_[p] == var; ++p)
     elements.push_back(static_cast<int>(p));
-  // A plain PIPE is one pipe model, not an array of them.
-  if (elements.size() == 1 && !isPipeArray_.count(var)) elements.clear();
   return elements;
 }
 
@@ -246,41 +244,34 @@ void ProgramAssembler::collectVnodes(lang::ProgramModel& program) {
                 declared->pipe ? declared->pipe->IgnoreParenImpCasts() : nullptr);
             element && element->getNumArgs() == 2)
           at = element->getArg(1)->getBeginLoc();
-        // IN(bands) / OUT(bands), a whole PIPE_ARRAY: a port on each of its elements.
-        const std::vector<int> elements = wholeArray(declared->pipe);
-        for (int element : elements) {
+        // A port on pipe model `pipe`; false (reported) when the VNODE already has one.
+        auto addPort = [&](int pipe) {
           lang::PortRef port;
-          port.pipe = program.pipes[static_cast<std::size_t>(element)].name;
+          port.pipe = program.pipes[static_cast<std::size_t>(pipe)].name;
           port.direction = declared->isOutput ? lang::PortDirection::Out : lang::PortDirection::In;
-          port.pipeIndex = element;
-          bool twice = false;
-          for (const lang::PortRef& other : model.ports) twice = twice || other.pipeIndex == port.pipeIndex;
-          if (twice) {
-            diags_.report(at, Diag::PortDeclaredTwice) << model.name << port.pipe;
-            break;
-          }
+          port.pipeIndex = pipe;
+          for (const lang::PortRef& other : model.ports)
+            if (other.pipeIndex == port.pipeIndex) {
+              diags_.report(at, Diag::PortDeclaredTwice) << model.name << port.pipe;
+              return false;
+            }
           model.ports.push_back(port);
           locations.push_back(at);
+          return true;
+        };
+        // IN(bands) / OUT(bands), a whole PIPE_ARRAY: a port on each of its elements.
+        if (const std::vector<int> elements = wholeArray(program, declared->pipe); !elements.empty()) {
+          for (int element : elements)
+            if (!addPort(element)) break;
+          continue;
         }
-        if (!elements.empty()) continue;
         std::optional<int> pipe = resolvePipe(declared->pipe, indexParam, member, model.name);
         if (!pipe) {
           diags_.report(at, Diag::PortNotAPipe);
           continue;
         }
         if (*pipe < 0) continue;  // reported
-        lang::PortRef port;
-        port.pipe = program.pipes[static_cast<std::size_t>(*pipe)].name;
-        port.direction = declared->isOutput ? lang::PortDirection::Out : lang::PortDirection::In;
-        port.pipeIndex = *pipe;
-        bool twice = false;
-        for (const lang::PortRef& other : model.ports) twice = twice || other.pipeIndex == port.pipeIndex;
-        if (twice) {
-          diags_.report(at, Diag::PortDeclaredTwice) << model.name << port.pipe;
-          continue;
-        }
-        model.ports.push_back(port);
-        locations.push_back(at);
+        addPort(*pipe);
       }
       if (model.ports.empty() && member == 0)  // once for a family
         diags_.report(expansionBegin(vnode.decl), Diag::VnodeWithoutPorts) << model.name;
@@ -364,41 +355,20 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   }
 }
 
-std::optional<int> ProgramAssembler::positiveConstant(const ClauseExpression& expression, const char* clause) {
+std::optional<int> ProgramAssembler::positiveConstant(const ClauseExpression& expression, const char* clause,
+                                                      const ClauseConstants::Binding* binding) {
   std::string problem;
-  const std::optional<long long> value = ClauseConstants(state_.topLevelDecls, context_).evaluate(expression, problem);
+  const std::optional<long long> value =
+      ClauseConstants(state_.topLevelDecls, context_).evaluate(expression, problem, binding);
   if (!value) {
     diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << clause << problem;
     return std::nullopt;
   }
   if (*value < 1 || *value > lang::kMaxPositiveClause) {
+    const std::string bound =
+        binding ? " (" + binding->name + " = " + std::to_string(binding->value) + ")" : std::string();
     diags_.report(expression.location, Diag::ClauseOutOfRange)
-        << expression.text + " = " + std::to_string(*value) << clause << "a positive integer";
-    return std::nullopt;
-  }
-  return static_cast<int>(*value);
-}
-
-std::optional<int> ProgramAssembler::memberReplicas(const ClauseExpression& expression, std::size_t vnodeDecl,
-                                                    const lang::VnodeModel& member) {
-  const ClauseConstants constants(state_.topLevelDecls, context_);
-  std::string problem;
-  std::optional<long long> value;
-  std::string shown = expression.text;
-  if (const clang::ParmVarDecl* index = familyIndex(state_.vnodes[vnodeDecl])) {
-    const ClauseConstants::Binding binding{index->getName().str(), member.member};
-    value = constants.evaluate(expression, binding, problem);
-    shown += " (" + binding.name + " = " + std::to_string(binding.value) + ")";
-  } else {
-    value = constants.evaluate(expression, problem);
-  }
-  if (!value) {
-    diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << "replicas" << problem;
-    return std::nullopt;
-  }
-  if (*value < 1 || *value > lang::kMaxPositiveClause) {
-    diags_.report(expression.location, Diag::ClauseOutOfRange)
-        << shown + " = " + std::to_string(*value) << "replicas" << "a positive integer";
+        << expression.text + bound + " = " + std::to_string(*value) << clause << "a positive integer";
     return std::nullopt;
   }
   return static_cast<int>(*value);
@@ -535,7 +505,9 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
       // replicas(kWidth[i]): evaluated for each member of a VNODE_ARRAY, `i` its index.
       std::optional<int> replicas = directive.replicas;
       if (directive.replicasExpression) {
-        replicas = memberReplicas(*directive.replicasExpression, declOf_[target], model);
+        const clang::ParmVarDecl* index = familyIndex(state_.vnodes[declOf_[target]]);
+        const ClauseConstants::Binding member{index ? index->getName().str() : std::string(), model.member};
+        replicas = positiveConstant(*directive.replicasExpression, "replicas", index ? &member : nullptr);
         if (!replicas) break;  // reported, once
       }
       if (directive.resource) {

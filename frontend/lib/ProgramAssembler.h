@@ -5,6 +5,7 @@
 #define DISPAR_FRONTEND_PROGRAM_ASSEMBLER_H
 
 #include "AnalysisState.h"
+#include "ClauseConstants.h"
 #include "frontend/DisparDiagnostics.h"
 
 #include "clang/AST/ASTContext.h"
@@ -41,19 +42,17 @@ class ProgramAssembler {
   void collectVnodes(lang::ProgramModel& program);
   /// Every use of a pipe in a statement: inside a VNODE that declares it, in the direction declared.
   void checkPipeUses(const lang::ProgramModel& program);
-  /// A clause's positive count from a constant expression (initial(kDelay - 1)); reports what is wrong.
-  std::optional<int> positiveConstant(const ClauseExpression& expression, const char* clause);
-  /// replicas(...) of a VNODE or of one member of a VNODE_ARRAY (the family's index bound to its
-  /// index); reports when it is not a positive constant.
-  std::optional<int> memberReplicas(const ClauseExpression& expression, std::size_t vnodeDecl,
-                                    const lang::VnodeModel& member);
+  /// A clause's positive count from a constant expression (initial(kDelay - 1)); for a member of a
+  /// VNODE_ARRAY, `binding` gives the family's index its value (replicas(kWidth[i])). Reports what is wrong.
+  std::optional<int> positiveConstant(const ClauseExpression& expression, const char* clause,
+                                      const ClauseConstants::Binding* binding = nullptr);
   /// The weights of split(rr(...)) or join(rr(...)), each positive; reports what is wrong.
   std::optional<std::vector<int>> weights(const std::vector<ClauseExpression>& arguments, const char* clause);
   /// Weights that do not fit their pipe's replica counts (lang::LogicalStream::check), and initial(N)
   /// that does not fit its writer's turns (checkInitial).
   void checkWeights(lang::ProgramModel& program);
   /// The pipe models of a whole PIPE_ARRAY that `expr` names (IN(bands)); empty for anything else.
-  std::vector<int> wholeArray(const clang::Expr* expr) const;
+  std::vector<int> wholeArray(const lang::ProgramModel& program, const clang::Expr* expr) const;
   /// What `var` (a PIPE) or `var[index]` (an element of a PIPE_ARRAY) names for member `member` of a
   /// family whose index parameter is `indexParam` (null outside one). Reports nothing.
   struct Element {
@@ -90,9 +89,8 @@ class ProgramAssembler {
   std::vector<std::vector<clang::SourceLocation>> portLocations_;  // per vnode model, per port
   llvm::SmallPtrSet<const clang::Expr*, 8> indexErrors_;           // index expressions already reported
   llvm::SmallPtrSet<const clang::VarDecl*, 8> arraysWithIndexErrors_;
-  llvm::SmallPtrSet<const clang::VarDecl*, 8> isPipeArray_;  // PIPE_ARRAYs (a one-element one included)
-  std::vector<clang::SourceLocation> weightsLocation_;       // per pipe model: its weighted clause, if any
-  std::vector<clang::SourceLocation> initialLocation_;       // per pipe model: its initial(...) argument, if any
+  std::vector<clang::SourceLocation> weightsLocation_;  // per pipe model: its weighted clause, if any
+  std::vector<clang::SourceLocation> initialLocation_;  // per pipe model: its initial(...) argument, if any
 };
 
 }  // namespace dispar::frontend

@@ -1,7 +1,6 @@
 #include "Links.h"
 
 #include "Ports.h"
-
 #include "Program.h"
 
 #include <atomic>

@@ -292,32 +292,25 @@ void OutPortEnd::makeRoom() {
     flush();
 }
 
-namespace {
-// Copies each staged item to the batch of its turn's link; `Bytes` fixed for the common element sizes,
-// so that the copy is a move of a register, not a call.
-template <std::size_t Bytes, class Full>
-void dealItems(const unsigned char* item, const unsigned char* end, std::size_t itemBytes,
-               const std::vector<std::size_t>& turns, std::size_t& next, std::vector<OutPortEnd::DealtBatch>& batches,
-               Full full) {
+template <std::size_t Bytes>
+void OutPortEnd::dealItems(const unsigned char* item, const unsigned char* end) {
+  const std::size_t itemBytes = pipe_.elementBytes;
   for (; item != end; item += itemBytes) {
-    const std::size_t link = turns[next];
-    if (++next == turns.size()) next = 0;
-    OutPortEnd::DealtBatch& batch = batches[link];
+    const std::size_t link = turns_[next_];
+    if (++next_ == turns_.size()) next_ = 0;
+    DealtBatch& batch = dealt_[link];
     std::memcpy(batch.bytes.data() + batch.fill, item, Bytes == 0 ? itemBytes : Bytes);
     batch.fill += itemBytes;
-    if (batch.fill == batch.bytes.size()) full(link);
+    if (batch.fill == batch.bytes.size()) sendDealt(link);
   }
 }
-}  // namespace
 
 void OutPortEnd::dealStaged() {
-  const std::size_t itemBytes = pipe_.elementBytes;
-  const auto full = [this](std::size_t link) { sendDealt(link); };
   const unsigned char* begin = itemBatch_.data();
-  switch (itemBytes) {
-    case 4: dealItems<4>(begin, itemWindow_.next, itemBytes, turns_, next_, dealt_, full); break;
-    case 8: dealItems<8>(begin, itemWindow_.next, itemBytes, turns_, next_, dealt_, full); break;
-    default: dealItems<0>(begin, itemWindow_.next, itemBytes, turns_, next_, dealt_, full); break;
+  switch (pipe_.elementBytes) {
+    case 4: dealItems<4>(begin, itemWindow_.next); break;
+    case 8: dealItems<8>(begin, itemWindow_.next); break;
+    default: dealItems<0>(begin, itemWindow_.next); break;
   }
   itemWindow_.next = itemBatch_.data();
 }

@@ -174,15 +174,15 @@ class OutPortEnd final : public detail::PortState {
   /// speed; dealStaged() copies each staged item to its turn's link batch and sends the full ones.
   bool dealsItems() const { return pipe_.split != SplitMode::Duplicate && turns_.size() > 1; }
   void dealStaged();
+  /// dealStaged's loop, `Bytes` fixed for the common element sizes (0: pipe_.elementBytes), so that the
+  /// copy of an item is a move of a register, not a call.
+  template <std::size_t Bytes>
+  void dealItems(const unsigned char* item, const unsigned char* end);
   void sendDealt(std::size_t link);
-
- public:
   struct DealtBatch {
     std::vector<unsigned char> bytes;
     std::size_t fill = 0;
   };
-
- private:
   std::vector<Link> links_;
   std::vector<std::size_t> turns_;  // links_ indices, one per message in rotation
   std::size_t next_ = 0;            // position in turns_ of the next message

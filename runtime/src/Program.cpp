@@ -77,9 +77,9 @@ std::string validateProgram(const ProgramSpec& program) {
       return "pipe " + name + " has an unknown split mode";
     if (pipe.initialCount < 0 || (pipe.initialCount > 0 && pipe.initialValue == nullptr))
       return "pipe " + name + " has " + std::to_string(pipe.initialCount) + " initial elements but no initial value";
-    if (std::string problem = logicalStream(program, pipe).check(); !problem.empty())
-      return "pipe " + name + ": " + problem;
-    if (std::string problem = logicalStream(program, pipe).checkInitial(pipe.initialCount); !problem.empty())
+    const lang::LogicalStream stream = logicalStream(program, pipe);
+    if (std::string problem = stream.check(); !problem.empty()) return "pipe " + name + ": " + problem;
+    if (std::string problem = stream.checkInitial(pipe.initialCount); !problem.empty())
       return "pipe " + name + ": " + problem;
   }
   return {};

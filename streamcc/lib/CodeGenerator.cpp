@@ -55,12 +55,12 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
   if (program.pipes.empty()) {
     out << "const ::dispar::rt::PipeSpec* const kDisparPipes = nullptr;\n";
   } else {
-    // Weights of split(rr(...)) / join(rr(...)), and the reader VNODEs of a pipe several read: a table each.
-    auto weightTable = [&](const std::vector<int>& weights, const std::string& name) {
-      if (weights.empty()) return std::string("nullptr");
+    // Weights of split(rr(...)) / join(rr(...)), and the reader VNODEs of a pipe several read: an int table
+    // each (named `name`; "nullptr" when empty).
+    auto intTable = [&](const std::vector<int>& values, const std::string& name) {
+      if (values.empty()) return std::string("nullptr");
       out << "const int " << name << "[] = {";
-      for (std::size_t k = 0; k < weights.size(); ++k)
-        out << (k == 0 ? "" : ", ") << static_cast<long long>(weights[k]);
+      for (std::size_t k = 0; k < values.size(); ++k) out << (k == 0 ? "" : ", ") << static_cast<long long>(values[k]);
       out << "};\n";
       return name;
     };
@@ -68,9 +68,9 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
     std::vector<std::string> readerNames;  // pipes read by several VNODEs: their table
     for (std::size_t p = 0; p < program.pipes.size(); ++p) {
       const lang::PipeModel& pipe = program.pipes[p];
-      weightNames.emplace_back(weightTable(pipe.splitWeights, "kDisparSplitWeights" + std::to_string(p)),
-                               weightTable(pipe.joinWeights, "kDisparJoinWeights" + std::to_string(p)));
-      readerNames.push_back(pipe.readers.size() > 1 ? weightTable(pipe.readers, "kDisparReaders" + std::to_string(p))
+      weightNames.emplace_back(intTable(pipe.splitWeights, "kDisparSplitWeights" + std::to_string(p)),
+                               intTable(pipe.joinWeights, "kDisparJoinWeights" + std::to_string(p)));
+      readerNames.push_back(pipe.readers.size() > 1 ? intTable(pipe.readers, "kDisparReaders" + std::to_string(p))
                                                     : std::string("nullptr"));
       // initial(N): the element the pipe starts with N copies of, value-initialised as T{} is.
       if (pipe.initial > 0)

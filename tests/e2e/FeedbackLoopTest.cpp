@@ -3,10 +3,7 @@
 // feedback values before the body wrote any, with no priming code and no flush() in the program. Built
 // with the real disparcc, run one rank per instance, all in one rank, and on two ranks; the sink's sum is
 // compared with the recurrence computed here.
-#include "GroupingMap.h"
-#include "Process.h"
-
-#include "dispar_lang/Rtg.h"
+#include "GroupedRuns.h"
 
 #include <gtest/gtest.h>
 
@@ -17,43 +14,14 @@
 namespace dispar::testing {
 namespace {
 
-struct Program {
-  ScratchDir dir;
-  lang::Rtg rtg;
-};
-
-void build(const std::string& source, Program& program) {
-  program.dir.write("app.dsp", source);
-  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "app"}, program.dir.path(), {}, 300);
-  ASSERT_EQ(built.status, 0) << built.output;
-  EXPECT_EQ(built.output.find("cycle"), std::string::npos) << "a primed loop is not a suspicious cycle\n"
-                                                           << built.output;
-  std::string error;
-  ASSERT_TRUE(lang::parseRtgJson(readFile(program.dir.file("app.rtg.json")), program.rtg, error)) << error;
+void build(const std::string& source, BuiltProgram& program) {
+  ASSERT_NO_FATAL_FAILURE(buildProgram(source, program));
+  EXPECT_EQ(program.compilerOutput.find("cycle"), std::string::npos) << "a primed loop is not a suspicious cycle\n"
+                                                                     << program.compilerOutput;
 }
 
-void expectEveryGroupingPrints(const Program& program, const std::string& expected) {
-  std::vector<std::vector<int>> one(1), two(2);
-  for (std::size_t i = 0; i < program.rtg.vertices.size(); ++i) {
-    one[0].push_back(static_cast<int>(i));
-    two[i % 2].push_back(static_cast<int>(i));
-  }
-  for (const auto& grouping : std::vector<std::vector<std::vector<int>>>{{}, one, two}) {
-    // A hang ends with the stall report (DISPAR_STALL_ABORT) instead of the test's timeout.
-    std::vector<std::string> env = {"DISPAR_STALL_SECONDS=5", "DISPAR_STALL_ABORT=1"};
-    int ranks = static_cast<int>(program.rtg.vertices.size());
-    if (!grouping.empty()) {
-      program.dir.write("group.map.json", mapFile("app", program.rtg, grouping));
-      env.push_back("DISPAR_MAPPING=" + program.dir.file("group.map.json"));
-      ranks = static_cast<int>(grouping.size());
-    }
-    const ProcessResult ran = runProcess({MPIEXEC_PATH, "-launcher", "fork", "-n", std::to_string(ranks), "./app"},
-                                         program.dir.path(), env, 120);
-    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(ranks) + " rank(s)";
-    EXPECT_EQ(ran.status, 0) << how << "\n" << ran.output;
-    EXPECT_NE(ran.output.find(expected), std::string::npos) << how << ": expected " << expected << ran.output;
-  }
-}
+// A hang ends with the stall report (DISPAR_STALL_ABORT) instead of the test's timeout.
+const std::vector<std::string> kEndAHang = {"DISPAR_STALL_SECONDS=5", "DISPAR_STALL_ABORT=1"};
 
 // y[n] = x[n] + 0.5 y[n - kDelay] (y before 0 is 0), x[n] = n mod 7; the sink sums (1 + n mod 3) y[n].
 std::string expectedSum(int delay, int count) {
@@ -69,7 +37,7 @@ std::string expectedSum(int delay, int count) {
 }
 
 TEST(FeedbackLoops, AnItemLoopPrimedByInitialRunsWithoutFlushes) {
-  Program program;
+  BuiltProgram program;
   ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
 #include <cstdio>
 constexpr int kDelay = 8;
@@ -97,14 +65,14 @@ VNODE(sink, IN(output)) {
 }
 )",
                                 program));
-  expectEveryGroupingPrints(program, expectedSum(8, 20000));
+  expectEveryGroupingPrints(program, expectedSum(8, 20000), kEndAHang);
 }
 
 TEST(FeedbackLoops, AMessageLoopWithAReplicatedBodyPrimedByInitial) {
   // The body has two replicas: merged is dealt to them and feedback joined back in order, so the joiner
   // sees y[n - kDelay] at step n; the back pipe's kDelay initial messages come from the replicas whose
   // turns they are.
-  Program program;
+  BuiltProgram program;
   ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
 #include <cstdio>
 constexpr int kDelay = 4;  // a multiple of the body's 2 replicas: each keeps its turns
@@ -134,7 +102,7 @@ VNODE(sink, IN(output)) {
 }
 )",
                                 program));
-  expectEveryGroupingPrints(program, expectedSum(4, 3000));
+  expectEveryGroupingPrints(program, expectedSum(4, 3000), kEndAHang);
 }
 
 }  // namespace

@@ -4,10 +4,7 @@
 // replicas numbered one after another. And a splitter and joiner that take a whole PIPE_ARRAY as one
 // port (`OUT(bands)`, `IN(filtered)`). Each program is built with the real disparcc and run one rank per
 // instance, all in one rank, and on two ranks; its sums are compared with the values computed here.
-#include "GroupingMap.h"
-#include "Process.h"
-
-#include "dispar_lang/Rtg.h"
+#include "GroupedRuns.h"
 
 #include <gtest/gtest.h>
 
@@ -17,47 +14,12 @@
 namespace dispar::testing {
 namespace {
 
-struct Program {
-  ScratchDir dir;
-  lang::Rtg rtg;
-};
-
-void build(const std::string& source, Program& program) {
-  program.dir.write("app.dsp", source);
-  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "app"}, program.dir.path(), {}, 300);
-  ASSERT_EQ(built.status, 0) << built.output;
-  std::string error;
-  ASSERT_TRUE(lang::parseRtgJson(readFile(program.dir.file("app.rtg.json")), program.rtg, error)) << error;
-}
-
-void expectEveryGroupingPrints(const Program& program, const std::string& expected) {
-  std::vector<std::vector<int>> one(1), two(2);
-  for (std::size_t i = 0; i < program.rtg.vertices.size(); ++i) {
-    one[0].push_back(static_cast<int>(i));
-    two[i % 2].push_back(static_cast<int>(i));
-  }
-  for (const auto& grouping : std::vector<std::vector<std::vector<int>>>{{}, one, two}) {
-    std::vector<std::string> env;
-    int ranks = static_cast<int>(program.rtg.vertices.size());
-    if (!grouping.empty()) {
-      program.dir.write("group.map.json", mapFile("app", program.rtg, grouping));
-      env.push_back("DISPAR_MAPPING=" + program.dir.file("group.map.json"));
-      ranks = static_cast<int>(grouping.size());
-    }
-    const ProcessResult ran = runProcess({MPIEXEC_PATH, "-launcher", "fork", "-n", std::to_string(ranks), "./app"},
-                                         program.dir.path(), env, 120);
-    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(ranks) + " rank(s)";
-    EXPECT_EQ(ran.status, 0) << how << "\n" << ran.output;
-    EXPECT_NE(ran.output.find(expected), std::string::npos) << how << ": expected " << expected << ran.output;
-  }
-}
-
 TEST(SharedPipes, ADuplicatedPipeFeedsDifferentFiltersAndAFamily) {
   // input feeds `scale` (2 replicas: each gets every message), `offset`, and the three members of
   // `band`; each writes what it computed to its own pipe, the sink sums each.
   constexpr long kCount = 500;
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 constexpr long kCount = 500;
 PIPE(long, input);
@@ -81,7 +43,7 @@ VNODE(sink, IN(scaled), IN(offsets), IN(bands[0]), IN(bands[1]), IN(bands[2])) {
   std::printf("scaled=%ld offsets=%ld bands=%ld,%ld,%ld\n", s, o, b[0], b[1], b[2]);
 }
 )",
-                                program));
+                                       program));
   long sum = 0;
   for (long i = 0; i < kCount; ++i) sum += i;
   // Both replicas of `scale` see every message; the sink merges their outputs.
@@ -94,8 +56,8 @@ TEST(SharedPipes, AWeightedRoundRobinDealsAcrossDifferentFilters) {
   // split(rr(2, 1, 1)) over `left` (1 replica) and `right` (2 replicas): message n goes to left when
   // n mod 4 is 0 or 1, to right's replica 0 when it is 2, to its replica 1 when it is 3.
   constexpr long kCount = 1001;
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 PIPE(long, input);
 PIPE(long, fromLeft);
@@ -116,7 +78,7 @@ VNODE(sink, IN(fromLeft), IN(fromRight)) {
   std::printf("messages=%ld left=%ld right0=%ld right1=%ld\n", n, l, r0, r1);
 }
 )",
-                                program));
+                                       program));
   long left = 0, right0 = 0, right1 = 0;
   for (long n = 0; n < kCount; ++n) (n % 4 < 2 ? left : n % 4 == 2 ? right0 : right1) += n;
   expectEveryGroupingPrints(program, "messages=" + std::to_string(kCount) + " left=" + std::to_string(left) +
@@ -127,8 +89,8 @@ VNODE(sink, IN(fromLeft), IN(fromRight)) {
 TEST(SharedPipes, ASplitJoinOverWholePipeArrays) {
   // The splitter writes every element of `bands` (OUT(bands)), the joiner reads every element of
   // `filtered` (IN(filtered)): each a port on all of the array's elements, used as bands[k].
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 constexpr int kBands = 3;
 PIPE(int, input);
@@ -158,7 +120,7 @@ VNODE(sink, IN(output)) {
   std::printf("sums=%ld total=%ld\n", n, total);
 }
 )",
-                                program));
+                                       program));
   long total = 0;
   for (long i = 0; i < 100; ++i) total += i * (1 + 2 + 3);
   expectEveryGroupingPrints(program, "sums=100 total=" + std::to_string(total) + "\n");

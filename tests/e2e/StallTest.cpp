@@ -2,8 +2,7 @@
 // DISPAR_STALL_ABORT=1, within DISPAR_STALL_SECONDS + 5 s, with status 4 and a report naming the VNODEs
 // and pipes of the cycle; one rank per instance, every instance in one rank, and two ranks of two. A slow
 // but live program is never reported.
-#include "GroupingMap.h"
-#include "Process.h"
+#include "GroupedRuns.h"
 
 #include "dispar_lang/Rtg.h"
 
@@ -17,20 +16,6 @@
 namespace dispar::testing {
 namespace {
 
-/// A program built in its own directory, with its RTG.
-struct Program {
-  ScratchDir dir;
-  lang::Rtg rtg;
-};
-
-void build(const std::string& source, Program& program) {
-  program.dir.write("app.dsp", source);
-  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "app"}, program.dir.path(), {}, 300);
-  ASSERT_EQ(built.status, 0) << built.output;
-  std::string error;
-  ASSERT_TRUE(lang::parseRtgJson(readFile(program.dir.file("app.rtg.json")), program.rtg, error)) << error;
-}
-
 struct Outcome {
   ProcessResult result;
   double seconds = 0;
@@ -38,35 +23,17 @@ struct Outcome {
 
 /// Runs the program with a 2 s stall limit, ended on a stall: one rank per instance (`grouping` empty),
 /// or grouped as given.
-Outcome run(const Program& program, const std::vector<std::vector<int>>& grouping, const char* seconds = "2") {
-  std::vector<std::string> env = {std::string("DISPAR_STALL_SECONDS=") + seconds, "DISPAR_STALL_ABORT=1"};
-  int ranks = static_cast<int>(program.rtg.vertices.size());
-  if (!grouping.empty()) {
-    program.dir.write("group.map.json", mapFile("app", program.rtg, grouping));
-    env.push_back("DISPAR_MAPPING=" + program.dir.file("group.map.json"));
-    ranks = static_cast<int>(grouping.size());
-  }
+Outcome run(const BuiltProgram& program, const std::vector<std::vector<int>>& grouping, const char* seconds = "2") {
   const auto start = std::chrono::steady_clock::now();
   Outcome outcome;
-  outcome.result = runProcess({MPIEXEC_PATH, "-launcher", "fork", "-n", std::to_string(ranks), "./app"},
-                              program.dir.path(), env, 60);
+  outcome.result =
+      runGrouped(program, grouping, {std::string("DISPAR_STALL_SECONDS=") + seconds, "DISPAR_STALL_ABORT=1"}, 60);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;
 }
 
-/// The groupings each deadlock is tried under: one rank per instance, all in one rank, two ranks.
-std::vector<std::vector<std::vector<int>>> groupings(const lang::Rtg& rtg) {
-  std::vector<std::vector<int>> two(2);
-  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) two[i % 2].push_back(static_cast<int>(i));
-  return {{}, oneRank(rtg), two};
-}
-
-std::string groupingName(const std::vector<std::vector<int>>& grouping) {
-  return grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
-}
-
-void expectStallReport(const Program& program, const std::vector<std::string>& lines) {
-  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+void expectStallReport(const BuiltProgram& program, const std::vector<std::string>& lines) {
+  for (const std::vector<std::vector<int>>& grouping : threeGroupings(program.rtg)) {
     const std::string how = groupingName(grouping);
     const Outcome outcome = run(program, grouping);
     EXPECT_NE(outcome.result.status, 0) << how << "\n" << outcome.result.output;
@@ -86,8 +53,8 @@ void expectStallReport(const Program& program, const std::vector<std::string>& l
 }
 
 TEST(Stalls, ASplitJoinReadInTheWrongOrderIsReportedWithItsCycle) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 PIPE(int, a);
 PIPE(int, b);
@@ -102,7 +69,7 @@ VNODE(join, IN(a), IN(b)) {
   std::printf("sum=%ld\n", sum);
 }
 )",
-                                program));
+                                       program));
   expectStallReport(program,
                     {"dispar:   vnode 'split' (replica 0), rank ",
                      ": waits to write pipe 'b': room, which vnode 'join' "
@@ -114,8 +81,8 @@ VNODE(join, IN(a), IN(b)) {
 }
 
 TEST(Stalls, AnUnprimedFeedbackLoopIsReportedWithItsFix) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 PIPE(int, forward);
 PIPE(int, back);
@@ -128,7 +95,7 @@ VNODE(body, IN(forward), OUT(back)) {
   while (forward.read(v)) back.write(v);
 }
 )",
-                                program));
+                                       program));
   expectStallReport(program,
                     {": waits to read pipe 'back': data from vnode 'body' (replica 0)",
                      ": waits to read pipe 'forward': data from vnode 'head' (replica 0)",
@@ -138,8 +105,8 @@ VNODE(body, IN(forward), OUT(back)) {
 }
 
 TEST(Stalls, ALoopThatWritesMoreThanItsWindowBeforeReadingIsReported) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 PIPE(int, there);
 PIPE(int, back);
 #pragma streamap communication(there) window(8)
@@ -155,15 +122,15 @@ VNODE(right, IN(there), OUT(back)) {
   while (there.read(v)) {}
 }
 )",
-                                program));
+                                       program));
   expectStallReport(program, {": waits to write pipe 'there': room, which vnode 'right' (replica 0)",
                               ": waits to write pipe 'back': room, which vnode 'left' (replica 0)",
                               "dispar: likely fix: a writer waits for room in a full pipe"});
 }
 
 TEST(Stalls, ASlowButLiveProgramIsNeverReported) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -182,8 +149,8 @@ VNODE(waiting, IN(p)) {
   std::printf("n=%d\n", n);
 }
 )",
-                                program));
-  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+                                       program));
+  for (const std::vector<std::vector<int>>& grouping : threeGroupings(program.rtg)) {
     const Outcome outcome = run(program, grouping, "1");
     EXPECT_EQ(outcome.result.status, 0) << outcome.result.output;
     EXPECT_NE(outcome.result.output.find("n=3"), std::string::npos) << outcome.result.output;
@@ -194,8 +161,8 @@ VNODE(waiting, IN(p)) {
 // Before: a feedback loop on items hung unless every VNODE that pushes on it flushed before it read,
 // since pushed items waited in a batch the runtime chose; now they go out before an instance waits.
 TEST(Stalls, AFeedbackLoopOnItemsPrimedAndFlushedOnlyByItsJoinerRuns) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <cstdio>
 constexpr int kItems = 5000;
 constexpr int kDelay = 4;
@@ -222,7 +189,7 @@ VNODE(sink, IN(output)) {
   std::printf("sum=%.3f\n", sum);
 }
 )",
-                                program));
+                                       program));
   // The loop computed here: merged[t] = 0 for t < 4, merged[t + 4] = input[t] + 0.5 merged[t].
   std::vector<float> merged(5004, 0.0f);
   for (int t = 0; t < 5000; ++t) merged[t + 4] = static_cast<float>(t % 7) + 0.5f * merged[t];
@@ -230,7 +197,7 @@ VNODE(sink, IN(output)) {
   for (const float v : merged) sum += v;
   char expected[64];
   std::snprintf(expected, sizeof expected, "sum=%.3f\n", sum);
-  for (const std::vector<std::vector<int>>& grouping : groupings(program.rtg)) {
+  for (const std::vector<std::vector<int>>& grouping : threeGroupings(program.rtg)) {
     const std::string how = groupingName(grouping);
     const Outcome outcome = run(program, grouping, "5");
     EXPECT_EQ(outcome.result.status, 0) << how << "\n" << outcome.result.output;
@@ -242,8 +209,8 @@ VNODE(sink, IN(output)) {
 // Before: a reader behind a slow producer, in a rank of its own, spun in MPI's blocking receive for the
 // whole wait (a core for every waiting rank; a 500-stage chain on 2 cores crawled).
 TEST(Stalls, AnInstanceThatWaitsLongHoldsNoCore) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(R"(#include <dispar/dispar.h>
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -258,7 +225,7 @@ VNODE(sleepy, OUT(p)) {
 VNODE(relay, IN(p), OUT(q)) { int v; while (p.read(v)) q.write(v); }
 VNODE(waiting, IN(q)) { int v, n = 0; while (q.read(v)) ++n; std::printf("n=%d\n", n); }
 )",
-                                program));
+                                       program));
   // bash's `times`: the CPU time of the shell's finished children (mpiexec, its proxy and the ranks).
   const ProcessResult result =
       runProcess({"/bin/bash", "-c", std::string(MPIEXEC_PATH) + " -launcher fork -n 3 ./app && times"},

@@ -4,54 +4,15 @@
 // the weights count items, exactly. Each program is built with the real disparcc and run one rank per
 // instance, all instances in one rank, and two ranks; the sink's counts are compared with the shares
 // computed here from the weights.
-#include "GroupingMap.h"
-#include "Process.h"
-
-#include "dispar_lang/Rtg.h"
+#include "GroupedRuns.h"
 
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 #include <vector>
 
 namespace dispar::testing {
 namespace {
-
-struct Program {
-  ScratchDir dir;
-  lang::Rtg rtg;
-};
-
-void build(const std::string& source, Program& program) {
-  program.dir.write("app.dsp", source);
-  const ProcessResult built = runProcess({DISPARCC_PATH, "app.dsp", "-o", "app"}, program.dir.path(), {}, 300);
-  ASSERT_EQ(built.status, 0) << built.output;
-  std::string error;
-  ASSERT_TRUE(lang::parseRtgJson(readFile(program.dir.file("app.rtg.json")), program.rtg, error)) << error;
-}
-
-/// One rank per instance, every instance in one rank, and instances dealt to two ranks.
-std::vector<std::vector<std::vector<int>>> groupings(const lang::Rtg& rtg) {
-  std::vector<std::vector<int>> one(1), two(2);
-  for (std::size_t i = 0; i < rtg.vertices.size(); ++i) {
-    one[0].push_back(static_cast<int>(i));
-    two[i % 2].push_back(static_cast<int>(i));
-  }
-  return {{}, one, two};
-}
-
-ProcessResult run(const Program& program, const std::vector<std::vector<int>>& grouping) {
-  std::vector<std::string> env;
-  int ranks = static_cast<int>(program.rtg.vertices.size());
-  if (!grouping.empty()) {
-    program.dir.write("group.map.json", mapFile("app", program.rtg, grouping));
-    env.push_back("DISPAR_MAPPING=" + program.dir.file("group.map.json"));
-    ranks = static_cast<int>(grouping.size());
-  }
-  return runProcess({MPIEXEC_PATH, "-launcher", "fork", "-n", std::to_string(ranks), "./app"}, program.dir.path(), env,
-                    120);
-}
 
 /// How many of the first `messages` logical messages are replica `replica`'s turn under `weights`.
 long shareOf(const std::vector<int>& weights, int replica, long messages) {
@@ -101,41 +62,35 @@ VNODE(sink, IN(q)) {
 )";
 }
 
-void expectShares(const Program& program, long count, const std::vector<int>& weights) {
-  const std::string expected = "sink: count=" + std::to_string(count) +
-                               " ordered=1 worker0=" + std::to_string(shareOf(weights, 0, count)) +
-                               " worker1=" + std::to_string(shareOf(weights, 1, count)) + "\n";
-  for (const auto& grouping : groupings(program.rtg)) {
-    const ProcessResult ran = run(program, grouping);
-    const std::string how = grouping.empty() ? "one rank per instance" : std::to_string(grouping.size()) + " rank(s)";
-    EXPECT_EQ(ran.status, 0) << how << "\n" << ran.output;
-    EXPECT_NE(ran.output.find(expected), std::string::npos) << how << ": expected " << expected << ran.output;
-  }
+void expectShares(const BuiltProgram& program, long count, const std::vector<int>& weights) {
+  expectEveryGroupingPrints(program, "sink: count=" + std::to_string(count) +
+                                         " ordered=1 worker0=" + std::to_string(shareOf(weights, 0, count)) +
+                                         " worker1=" + std::to_string(shareOf(weights, 1, count)) + "\n");
 }
 
 TEST(WeightedStreams, AWeightedSplitAndJoinKeepTheStreamsOrder) {
   // Weights from a constant array, whole and by element; replicas from a constant expression.
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(splitJoin("#pragma streamap communication(p) split(rr(kWeights))\n"
-                                          "#pragma streamap communication(q) join(rr(kWeights[0], kWeights[1]))",
-                                          3001, false),
-                                program));
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(splitJoin("#pragma streamap communication(p) split(rr(kWeights))\n"
+                                                 "#pragma streamap communication(q) join(rr(kWeights[0], kWeights[1]))",
+                                                 3001, false),
+                                       program));
   expectShares(program, 3001, {2, 1});
 }
 
 TEST(WeightedStreams, ItemsAreDealtByWeightExactly) {
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(splitJoin("#pragma streamap communication(p) split(rr(2, 1))\n"
-                                          "#pragma streamap communication(q) join(rr(2, 1))",
-                                          10000, true),
-                                program));
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(splitJoin("#pragma streamap communication(p) split(rr(2, 1))\n"
+                                                 "#pragma streamap communication(q) join(rr(2, 1))",
+                                                 10000, true),
+                                       program));
   expectShares(program, 10000, {2, 1});
 }
 
 TEST(WeightedStreams, UnweightedItemsAreDealtOneEach) {
   // Before weights counted items, pushed items went out in 4 KiB batches: 5120 and 4880 of 10000.
-  Program program;
-  ASSERT_NO_FATAL_FAILURE(build(splitJoin("", 10000, true), program));
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(splitJoin("", 10000, true), program));
   expectShares(program, 10000, {1, 1});
 }
 

@@ -5,6 +5,7 @@
 // Run on 1 rank (every link in memory) and on 2 ranks (mixed links). WeightedGroupedShapes does the same
 // with split(rr(w...)) and join(rr(v...)) weights.
 #include "MpiTest.h"
+#include "WeightedShape.h"
 
 #include <algorithm>
 #include <map>
@@ -20,6 +21,8 @@ namespace {
 using dispar::InPort;
 using dispar::OutPort;
 namespace rt = dispar::rt;
+using dispar::test::turnOf;
+using dispar::test::WeightedShape;
 
 constexpr int kMessagesPerWriter = 40;  // more than a window of 16: writers wait for room
 
@@ -31,13 +34,6 @@ std::vector<int> splitWeights;  // empty: unweighted (writer replica r writes n 
 std::vector<int> joinWeights;
 constexpr int kWeightedMessages = 120;  // a multiple of every weighted shape's cycle below
 
-// The replica whose turn message n is: the weights written out as turns.
-int turnOf(const std::vector<int>& weights, int replicas, int n) {
-  std::vector<int> turns;
-  for (int r = 0; r < replicas; ++r)
-    for (int k = 0; k < (weights.empty() ? 1 : weights[static_cast<std::size_t>(r)]); ++k) turns.push_back(r);
-  return turns[static_cast<std::size_t>(n) % turns.size()];
-}
 bool weighted() { return !splitWeights.empty() || !joinWeights.empty(); }
 
 std::mutex receivedMutex;
@@ -165,15 +161,6 @@ TEST_P(GroupedShapes, EveryReaderGetsItsShareWhateverTheGrouping) {
   joinWeights.clear();
   runGroupings();
 }
-
-struct WeightedShape {
-  int writers;
-  int readers;
-  rt::MergeOrder order;
-  rt::SplitMode split;
-  std::vector<int> splitWeights;
-  std::vector<int> joinWeights;
-};
 
 class WeightedGroupedShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<WeightedShape> {};
 

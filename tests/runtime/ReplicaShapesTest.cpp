@@ -7,6 +7,7 @@
 // for split(rr(w...)) and join(rr(v...)) with random weights, the turns computed here from the weights
 // written out (w0 times reader 0, then w1 times reader 1, ...), not by the rule's code.
 #include "MpiTest.h"
+#include "WeightedShape.h"
 
 #include <algorithm>
 #include <numeric>
@@ -20,6 +21,8 @@ namespace {
 using dispar::InPort;
 using dispar::OutPort;
 namespace rt = dispar::rt;
+using dispar::test::turnOf;
+using dispar::test::WeightedShape;
 
 constexpr int kMessagesPerWriter = 12;
 constexpr int kRanks = 10;
@@ -34,13 +37,6 @@ std::vector<int> splitWeights;  // empty: unweighted (writer replica r sends n =
 std::vector<int> joinWeights;
 int weightedMessages = 0;  // with weights: the logical stream is n = 0 .. weightedMessages - 1
 
-// The replica whose turn message n is: weights written out as a list of turns.
-int turnOf(const std::vector<int>& weights, int replicas, int n) {
-  std::vector<int> turns;
-  for (int r = 0; r < replicas; ++r)
-    for (int k = 0; k < (weights.empty() ? 1 : weights[static_cast<std::size_t>(r)]); ++k) turns.push_back(r);
-  return turns[static_cast<std::size_t>(n) % turns.size()];
-}
 bool weighted() { return !splitWeights.empty() || !joinWeights.empty(); }
 
 // Message n holds 1 + n % 3 copies of n: lengths change from message to message on every link.
@@ -139,15 +135,6 @@ std::string shapeName(const ::testing::TestParamInfo<Shape>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReplicaShapes, ::testing::ValuesIn(allShapes()), shapeName);
-
-struct WeightedShape {
-  int writers;
-  int readers;
-  rt::MergeOrder order;
-  rt::SplitMode split;
-  std::vector<int> splitWeights;  // empty under split(duplicate) or when only the join is weighted
-  std::vector<int> joinWeights;
-};
 
 class WeightedShapes : public dispar::test::MpiTest, public ::testing::WithParamInterface<WeightedShape> {};
 
