@@ -1,7 +1,7 @@
-// The integer arguments of clauses that are not literals: replicas(kBands - 1), split(rr(kWeights)),
-// join(rr(2 * kTaps, 1)). The pragma handler keeps their tokens; once the AST is complete this evaluates
-// them against the main file's file-scope constants (whose own initialisers may be any C++ constant
-// expression, evaluated by Clang).
+// The arguments of clauses that are not literals: replicas(kBands - 1), split(rr(kWeights)),
+// join(rr(2 * kTaps, 1)), and per member of a family cost(kCost[i]) and resource(i < 2 ? gpu : cpu). The
+// pragma handler keeps their tokens; once the AST is complete this evaluates them against the main file's
+// file-scope constants (whose own initialisers may be any C++ constant expression, evaluated by Clang).
 #ifndef DISPAR_FRONTEND_CLAUSECONSTANTS_H
 #define DISPAR_FRONTEND_CLAUSECONSTANTS_H
 
@@ -28,11 +28,22 @@ class ClauseConstants {
     long long value = 0;
   };
 
-  /// The value of an expression of integer literals, file-scope integer constants (`kBands`), elements
-  /// of file-scope constant integer arrays (`kWidth[2]`), + - * / % and parentheses, and `binding`'s
-  /// name if given. nullopt and `problem` ("'n' is not a file-scope integer constant") when it is not one.
+  /// The value of a constant expression: integer and floating literals, file-scope numeric constants
+  /// (`kBands`), elements of file-scope constant numeric arrays (`kWidth[2]`), `binding`'s name if given,
+  /// parentheses, C's arithmetic (`+ - * / %`), comparisons (`== != < <= > >=`), `! && ||` and `?:`.
+  /// nullopt and `problem` ("'n' is not a file-scope constant") when it is not one, or (evaluate) when
+  /// its value is not an integer.
   std::optional<long long> evaluate(const ClauseExpression& expression, std::string& problem,
                                     const Binding* binding = nullptr) const;
+  std::optional<double> evaluateNumber(const ClauseExpression& expression, std::string& problem,
+                                       const Binding* binding = nullptr) const;
+  /// An expression whose value is one of `names` (resource(i < 2 ? gpu : cpu): names cpu and gpu): a
+  /// name, or a conditional choosing between names.
+  std::optional<std::string> evaluateName(const ClauseExpression& expression, const std::vector<std::string>& names,
+                                          std::string& problem, const Binding* binding = nullptr) const;
+
+  /// A number as messages show it: 2.5, 0, 1e+20.
+  static std::string spell(double number);
 
   /// One value of an argument list, with what gave it ("kWeights[1]", "2 * kTaps").
   struct ListValue {
@@ -46,9 +57,25 @@ class ClauseConstants {
                                                      std::string& problem, std::size_t& failed) const;
 
  private:
+  /// A value while evaluating: an integer, a floating-point number, or one of the clause's names.
+  struct Value {
+    long long whole = 0;
+    double fraction = 0;
+    bool real = false;
+    std::string name;
+    static Value integer(long long value) { return {value, 0, false, {}}; }
+    static Value floating(double value) { return {0, value, true, {}}; }
+    static Value named(std::string name) { return {0, 0, false, std::move(name)}; }
+    double asReal() const { return real ? fraction : static_cast<double>(whole); }
+  };
+  std::optional<Value> value(const ClauseExpression& expression, const std::vector<std::string>& names,
+                             std::string& problem, const Binding* binding) const;
+
   const clang::VarDecl* constant(const std::string& name) const;
-  /// A constant integer array's elements; nullopt when `var` is not one.
-  std::optional<std::vector<long long>> arrayElements(const clang::VarDecl* var) const;
+  /// A numeric constant's value; nullopt when `var` is not one.
+  std::optional<Value> scalar(const clang::VarDecl* var) const;
+  /// A constant numeric array's elements; nullopt when `var` is not one.
+  std::optional<std::vector<Value>> arrayElements(const clang::VarDecl* var) const;
 
   class Parser;
   const std::vector<const clang::Decl*>& decls_;

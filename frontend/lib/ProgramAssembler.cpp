@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -355,6 +356,17 @@ void ProgramAssembler::checkPipeUses(const lang::ProgramModel& program) {
   }
 }
 
+namespace {
+
+// What a clause's value was computed from, for an out-of-range message: "kWidth[i] (i = 1) = 0".
+std::string valueSource(const ClauseExpression& expression, const ClauseConstants::Binding* binding,
+                        const std::string& value) {
+  const std::string bound = binding ? " (" + binding->name + " = " + std::to_string(binding->value) + ")" : "";
+  return expression.text + bound + " = " + value;
+}
+
+}  // namespace
+
 std::optional<int> ProgramAssembler::positiveConstant(const ClauseExpression& expression, const char* clause,
                                                       const ClauseConstants::Binding* binding) {
   std::string problem;
@@ -365,13 +377,40 @@ std::optional<int> ProgramAssembler::positiveConstant(const ClauseExpression& ex
     return std::nullopt;
   }
   if (*value < 1 || *value > lang::kMaxPositiveClause) {
-    const std::string bound =
-        binding ? " (" + binding->name + " = " + std::to_string(binding->value) + ")" : std::string();
     diags_.report(expression.location, Diag::ClauseOutOfRange)
-        << expression.text + bound + " = " + std::to_string(*value) << clause << "a positive integer";
+        << valueSource(expression, binding, std::to_string(*value)) << clause << "a positive integer";
     return std::nullopt;
   }
   return static_cast<int>(*value);
+}
+
+std::optional<double> ProgramAssembler::positiveNumber(const ClauseExpression& expression, const char* clause,
+                                                       const ClauseConstants::Binding* binding) {
+  std::string problem;
+  const std::optional<double> value =
+      ClauseConstants(state_.topLevelDecls, context_).evaluateNumber(expression, problem, binding);
+  if (!value) {
+    diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << clause << problem;
+    return std::nullopt;
+  }
+  if (!std::isfinite(*value) || !(*value > 0)) {
+    diags_.report(expression.location, Diag::ClauseOutOfRange)
+        << valueSource(expression, binding, ClauseConstants::spell(*value)) << clause << "a positive number";
+    return std::nullopt;
+  }
+  return *value;
+}
+
+std::optional<lang::Requirement> ProgramAssembler::requirement(const ClauseExpression& expression,
+                                                               const ClauseConstants::Binding* binding) {
+  std::string problem;
+  const std::optional<std::string> name =
+      ClauseConstants(state_.topLevelDecls, context_).evaluateName(expression, {"cpu", "gpu"}, problem, binding);
+  if (!name) {
+    diags_.report(expression.location, Diag::ClauseNotConstant) << expression.text << "resource" << problem;
+    return std::nullopt;
+  }
+  return *name == "gpu" ? lang::Requirement::CG : lang::Requirement::CO;
 }
 
 std::optional<std::vector<int>> ProgramAssembler::weights(const std::vector<ClauseExpression>& arguments,
@@ -502,21 +541,26 @@ void ProgramAssembler::applyDirectives(lang::ProgramModel& program) {
     }
     for (std::size_t target : targets) {
       lang::VnodeModel& model = program.vnodes[target];
-      // replicas(kWidth[i]): evaluated for each member of a VNODE_ARRAY, `i` its index.
+      // Expressions are evaluated for each member of a VNODE_ARRAY, `i` its index: replicas(kWidth[i]),
+      // resource(i == 0 ? gpu : cpu), cost(kCost[i]). A wrong one is reported once, for the first member.
+      const clang::ParmVarDecl* index = familyIndex(state_.vnodes[declOf_[target]]);
+      const ClauseConstants::Binding member{index ? index->getName().str() : std::string(), model.member};
+      const ClauseConstants::Binding* binding = index ? &member : nullptr;
       std::optional<int> replicas = directive.replicas;
-      if (directive.replicasExpression) {
-        const clang::ParmVarDecl* index = familyIndex(state_.vnodes[declOf_[target]]);
-        const ClauseConstants::Binding member{index ? index->getName().str() : std::string(), model.member};
-        replicas = positiveConstant(*directive.replicasExpression, "replicas", index ? &member : nullptr);
-        if (!replicas) break;  // reported, once
-      }
-      if (directive.resource) {
-        model.requirement = *directive.resource;
+      if (directive.replicasExpression &&
+          !(replicas = positiveConstant(*directive.replicasExpression, "replicas", binding)))
+        break;
+      std::optional<lang::Requirement> resource = directive.resource;
+      if (directive.resourceExpression && !(resource = requirement(*directive.resourceExpression, binding))) break;
+      std::optional<double> cost = directive.cost;
+      if (directive.costExpression && !(cost = positiveNumber(*directive.costExpression, "cost", binding))) break;
+      if (resource) {
+        model.requirement = *resource;
         model.requirementDeclared = true;
       }
       if (replicas) model.replicas = *replicas;
-      if (directive.cost) {
-        model.cost = *directive.cost;
+      if (cost) {
+        model.cost = *cost;
         model.costDeclared = true;
       }
       model.memoryBytes = directive.memoryBytes;

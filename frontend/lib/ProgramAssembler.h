@@ -46,6 +46,12 @@ class ProgramAssembler {
   /// VNODE_ARRAY, `binding` gives the family's index its value (replicas(kWidth[i])). Reports what is wrong.
   std::optional<int> positiveConstant(const ClauseExpression& expression, const char* clause,
                                       const ClauseConstants::Binding* binding = nullptr);
+  /// cost(kCost[i]): a positive number from a constant expression, as positiveConstant.
+  std::optional<double> positiveNumber(const ClauseExpression& expression, const char* clause,
+                                       const ClauseConstants::Binding* binding);
+  /// resource(i == 0 ? gpu : cpu): the requirement a constant expression chooses.
+  std::optional<lang::Requirement> requirement(const ClauseExpression& expression,
+                                               const ClauseConstants::Binding* binding);
   /// The weights of split(rr(...)) or join(rr(...)), each positive; reports what is wrong.
   std::optional<std::vector<int>> weights(const std::vector<ClauseExpression>& arguments, const char* clause);
   /// Weights that do not fit their pipe's replica counts (lang::LogicalStream::check), and initial(N)

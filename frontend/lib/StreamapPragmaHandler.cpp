@@ -195,6 +195,8 @@ class DirectiveParser {
           out.resource = lang::Requirement::CO;
         else if (text == "gpu")
           out.resource = lang::Requirement::CG;
+        else if (argument.size() > 1)  // resource(i == 0 ? gpu : cpu), resolved per member
+          out.resourceExpression = expressionOf(argument.begin(), argument.end());
         else
           return bad(loc, text, spec);
         return true;
@@ -224,8 +226,11 @@ class DirectiveParser {
         char* end = nullptr;
         errno = 0;
         double value = std::strtod(text.c_str(), &end);
-        if (end != text.c_str() + text.size() || text.find_first_of("xXpP") != std::string::npos)
-          return bad(loc, text, spec);
+        if (end != text.c_str() + text.size() || text.find_first_of("xXpP") != std::string::npos) {
+          if (argument.size() == 1 && !isIdentifier(text)) return bad(loc, text, spec);
+          out.costExpression = expressionOf(argument.begin(), argument.end());  // cost(kCost[i]): resolved later
+          return true;
+        }
         if (errno == ERANGE || !std::isfinite(value) || !(value > 0)) return outOfRange(loc, text, spec);
         out.cost = value;
         return true;

@@ -57,12 +57,10 @@ const DiagnosticCase kCases[] = {
     {"ReplicasNotANumber", "#pragma streamap resource(cpu) replicas(2.5)\nVNODE(w) {}\n",
      "2:41: error: invalid argument '2.5' to clause 'replicas'; expected a positive integer"},
     {"ReplicasNotAConstant", "int n = 2;\n#pragma streamap resource(cpu) replicas(n)\nVNODE(w) {}\n",
-     "3:41: error: 'n' in clause 'replicas' is not an integer constant expression: 'n' is not a file-scope integer "
-     "constant"},
+     "3:41: error: 'n' in clause 'replicas' is not a constant expression: 'n' is not a file-scope constant"},
     {"ReplicasExpressionNotConstant",
      "constexpr int kBands = 4;\nint n = 2;\n#pragma streamap resource(cpu) replicas(kBands - n)\nVNODE(w) {}\n",
-     "4:41: error: 'kBands - n' in clause 'replicas' is not an integer constant expression: 'n' is not a file-scope "
-     "integer constant"},
+     "4:41: error: 'kBands - n' in clause 'replicas' is not a constant expression: 'n' is not a file-scope constant"},
     {"ReplicasExpressionZero",
      "constexpr int kWidth[] = {2, 0};\n#pragma streamap resource(cpu) replicas(kWidth[1] * 3)\nVNODE(w) {}\n",
      "3:41: error: argument 'kWidth[1] * 3 = 0' to clause 'replicas' is out of range"},
@@ -70,6 +68,19 @@ const DiagnosticCase kCases[] = {
      "constexpr int kWidth[] = {2, 0};\nPIPE_ARRAY(int, a, 2);\n#pragma streamap resource(cpu) replicas(kWidth[i])\n"
      "VNODE_ARRAY(w, 2, i, OUT(a[i])) {}\nVNODE(r, IN(a[0]), IN(a[1])) {}\n",
      "4:41: error: argument 'kWidth[i] (i = 1) = 0' to clause 'replicas' is out of range"},
+    {"MemberCostZero",
+     "constexpr double kCost[] = {2.5, 0.0};\nPIPE_ARRAY(int, a, 2);\n#pragma streamap resource(cpu) cost(kCost[i])\n"
+     "VNODE_ARRAY(w, 2, i, OUT(a[i])) {}\nVNODE(r, IN(a[0]), IN(a[1])) {}\n",
+     "4:37: error: argument 'kCost[i] (i = 1) = 0' to clause 'cost' is out of range; expected a positive number"},
+    {"MemberResourceNotAResource",
+     "PIPE_ARRAY(int, a, 2);\n#pragma streamap resource(i + 1)\n"
+     "VNODE_ARRAY(w, 2, i, OUT(a[i])) {}\nVNODE(r, IN(a[0]), IN(a[1])) {}\n",
+     "3:27: error: 'i + 1' in clause 'resource' is not a constant expression: its value is a number, not cpu or gpu"},
+    {"ResourceArithmetic", "#pragma streamap resource(gpu + 1)\nVNODE(w) {}\n",
+     "2:27: error: 'gpu + 1' in clause 'resource' is not a constant expression: 'gpu' is not a number (operator '+')"},
+    {"ReplicasFromAFraction",
+     "constexpr double kHalf = 2.5;\n#pragma streamap resource(cpu) replicas(kHalf * 1)\nVNODE(w) {}\n",
+     "3:41: error: 'kHalf * 1' in clause 'replicas' is not a constant expression: its value 2.5 is not an integer"},
     {"TwoReadersWithoutSplit", "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r1, IN(a)) {}\nVNODE(r2, IN(a)) {}\n",
      "5:1: error: pipe 'a' has two readers, vnodes 'r1' and 'r2'; several VNODEs read one pipe only as its "
      "'communication(a)' directive says: split(duplicate) (each gets every message) or split(rr) / split(rr(w...)) "
@@ -82,13 +93,12 @@ const DiagnosticCase kCases[] = {
     {"WindowNotConstant",
      "int depth = 4;\nPIPE(int, p);\n#pragma streamap communication(p) window(2 * depth)\n"
      "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",
-     "4:42: error: '2 * depth' in clause 'window' is not an integer constant expression: 'depth' is not a "
-     "file-scope integer constant"},
+     "4:42: error: '2 * depth' in clause 'window' is not a constant expression: 'depth' is not a file-scope "
+     "constant"},
     {"SplitWeightNotConstant",
      "int n = 1;\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(2, n))\n"
      "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",
-     "4:47: error: 'n' in clause 'split' is not an integer constant expression: 'n' is not a file-scope integer "
-     "constant"},
+     "4:47: error: 'n' in clause 'split' is not a constant expression: 'n' is not a file-scope constant"},
     {"SplitWeightZero",
      "constexpr int kW[] = {1, 0};\nPIPE(int, p);\n#pragma streamap communication(p) split(rr(kW))\n"
      "VNODE(a, OUT(p)) {}\n#pragma streamap resource(cpu) replicas(2)\nVNODE(b, IN(p)) {}\n",

@@ -98,6 +98,36 @@ TEST(Model, ConstantExpressionsPerMemberCountsAndSeveralReaders) {
   EXPECT_EQ(p.pipes[1].readers, (std::vector<int>{5}));
 }
 
+// Per-member resource and cost in a family (resource(i < kOnGpu ? gpu : cpu), cost(kCost[i])), floating
+// constants and C's conditional, whose unchosen operand is not evaluated (kWidth[i] for i = 3 is outside).
+TEST(Model, PerMemberResourceAndCost) {
+  ParseOutcome outcome =
+      parseSource("#include <dispar/dispar.h>\n"
+                  "constexpr int kMembers = 4, kOnGpu = 1;\n"
+                  "constexpr double kCost[kMembers] = {4.0, 0.5, 1.5, 2};\n"
+                  "constexpr int kWidth[] = {1, 2, 3};\n"
+                  "PIPE_ARRAY(int, out, kMembers);\n"
+                  "#pragma streamap resource(i < kOnGpu ? gpu : cpu) cost(kCost[i] * 2) "
+                  "replicas(i < 3 ? kWidth[i] : 1)\n"
+                  "VNODE_ARRAY(stage, kMembers, i, OUT(out[i])) {}\n"
+                  "#pragma streamap resource(kOnGpu > 1 || kCost[1] < 1 ? cpu : gpu) cost(kCost[3] / 4 + 1)\n"
+                  "VNODE(sink, IN(out[0]), IN(out[1]), IN(out[2]), IN(out[3])) {}\n");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  ASSERT_EQ(p.vnodes.size(), 5u);
+  const lang::Requirement requirement[] = {lang::Requirement::CG, lang::Requirement::CO, lang::Requirement::CO,
+                                           lang::Requirement::CO, lang::Requirement::CO};
+  const double cost[] = {8.0, 1.0, 3.0, 4.0, 1.5};
+  const int replicas[] = {1, 2, 3, 1, 1};
+  for (std::size_t v = 0; v < 5; ++v) {
+    EXPECT_EQ(p.vnodes[v].requirement, requirement[v]) << p.vnodes[v].name;
+    EXPECT_TRUE(p.vnodes[v].requirementDeclared) << p.vnodes[v].name;
+    EXPECT_DOUBLE_EQ(p.vnodes[v].cost, cost[v]) << p.vnodes[v].name;
+    EXPECT_TRUE(p.vnodes[v].costDeclared) << p.vnodes[v].name;
+    EXPECT_EQ(p.vnodes[v].replicas, replicas[v]) << p.vnodes[v].name;
+  }
+}
+
 TEST(Model, PipelineExample) {
   ParseOutcome outcome = parseSource(readExample("examples/pipeline/pipeline.dsp"));
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;

@@ -1,12 +1,14 @@
 // streammap with a real Slurm 22.05 cluster of four nodes on this machine (slurm_cluster.sh, started once
 // for the whole binary and stopped at the end): import, mapping in and out of an allocation, launching
 // with srun, every rank on the node its mapping names (as the ranks themselves report it), a drained node
-// never used, and a generated batch script run by sbatch. Needs root (slurmd runs jobs as their users).
+// never used, a generated batch script run by sbatch, and a stalled job's report. Needs root (slurmd runs jobs as their
+// users).
 #include "Process.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -249,6 +251,51 @@ TEST(SlurmCluster, InsideAnAllocationNoDatabaseIsNeeded) {
   const std::set<std::string> hosts = expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
   for (const std::string& h : hosts) EXPECT_TRUE(h == "gpu1" || h == "cpu1") << h << " is not in the allocation";
   EXPECT_FALSE(fileExists(dir.file("none.db")));  // nothing was created behind the user's back
+}
+
+// A deadlock under Slurm explains itself as it does under mpiexec (docs/runtime.md, "Stalls"): a split-join
+// read in the wrong order, launched by streammap run (srun, ranks as the mapping groups them) and by srun
+// itself with one rank on each of two nodes, ends within DISPAR_STALL_SECONDS + 5 s (+ srun's start-up),
+// not zero, with the report naming the cycle.
+TEST(SlurmCluster, AStalledJobReportsItsCycleAndEnds) {
+  ScratchDir dir;
+  const std::string db = dir.file("r.db");
+  dir.write("wrong_order.dsp", R"(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(int, a);
+PIPE(int, b);
+#pragma streamap communication(a) window(4)
+#pragma streamap communication(b) window(4)
+VNODE(split, OUT(a), OUT(b)) { for (int i = 0; i < 100; ++i) { a.write(i); b.write(i); } }
+VNODE(join, IN(a), IN(b)) {
+  long sum = 0;
+  int v;
+  while (a.read(v)) sum += v;  // all of a first: split is blocked on b long before a ends
+  while (b.read(v)) sum += v;
+  std::printf("sum=%ld\n", sum);
+}
+)");
+  const ProcessResult built = runProcess({DISPARCC_PATH, "wrong_order.dsp", "-o", "wrong_order"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
+  const std::vector<std::string> stallLimit = {"DISPAR_STALL_SECONDS=2", "DISPAR_STALL_ABORT=1"};
+  const std::vector<std::vector<std::string>> launches = {
+      {STREAMMAP_PATH, "run", "--launcher", "slurm", "--db", db, "./wrong_order"},
+      {"srun", "--mpi=pmi2", "-N", "2", "-n", "2", "-w", "cpu1,cpu2", "./wrong_order"}};
+  for (const std::vector<std::string>& launch : launches) {
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult run = runProcess(launch, dir.path(), stallLimit, 60);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_NE(run.status, 0) << launch[0] << "\n" << run.output;
+    EXPECT_NE(run.status, 124) << launch[0] << ": it hung\n" << run.output;
+    EXPECT_LT(seconds, 2 + 5 + 8) << launch[0];  // + srun's start-up
+    for (const char* line :
+         {"dispar: stall: no VNODE instance has completed a pipe operation for 2 s",
+          "dispar: cycle: vnode 'split' (replica 0) waits to write 'b' read by vnode 'join' (replica 0), which reads "
+          "'a' from vnode 'split' (replica 0)\n",
+          "dispar: ending the job (DISPAR_STALL_ABORT=1), status 4"})
+      EXPECT_NE(run.output.find(line), std::string::npos) << launch[0] << ": " << line << "\n" << run.output;
+  }
 }
 
 TEST(SlurmCluster, SbatchScriptRunsTheMappedJob) {

@@ -27,10 +27,14 @@ struct ParsedDirective {
   lang::DirectiveKind kind = lang::DirectiveKind::Resource;
   clang::SourceLocation location;  // the directive keyword
   // resource(...)
+  // An argument that is not a literal is kept as an expression, resolved after parsing and, before a
+  // VNODE_ARRAY, for each member: replicas(kBands - 1), resource(i == 0 ? gpu : cpu), cost(kCost[i]).
   std::optional<lang::Requirement> resource;
+  std::optional<ClauseExpression> resourceExpression;
   std::optional<int> replicas;
-  std::optional<ClauseExpression> replicasExpression;  // replicas(kBands - 1): resolved after parsing
+  std::optional<ClauseExpression> replicasExpression;
   std::optional<double> cost;
+  std::optional<ClauseExpression> costExpression;
   std::optional<std::uint64_t> memoryBytes;
   // communication(...)
   std::string pipe;
