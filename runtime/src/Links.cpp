@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -23,6 +24,15 @@ void pauseCpu() {
 }
 
 }  // namespace
+
+std::atomic<bool> Waiting::crowded_{false};
+
+void Waiting::pause() {
+  if (crowded())
+    std::this_thread::yield();
+  else
+    pauseCpu();
+}
 
 void Doorbell::ring() {
   {
@@ -81,7 +91,7 @@ void LocalLink::spinUntil(Ready ready) {
   const Clock::time_point until =
       Clock::now() + std::chrono::nanoseconds(spinNanoseconds_.load(std::memory_order_relaxed));
   for (unsigned round = 1; !ready(); ++round) {
-    pauseCpu();
+    Waiting::pause();
     if (round % 64 == 0 && Clock::now() >= until) return;
   }
 }

@@ -37,6 +37,22 @@ class Doorbell {
   std::uint64_t rings_ = 0;
 };
 
+/// How a waiting thread uses its core while it polls (docs/runtime.md, "Stalls"). Where every instance
+/// on the node has a core, it polls with a CPU pause, as MPI's blocking calls do; where instances
+/// outnumber the cores (of the node, or of the rank's affinity), it yields the core at every poll, so
+/// that the thread whose work would end the wait runs: a spinning waiter otherwise holds the core until
+/// the scheduler's time slice ends, milliseconds for every message of a loop. run() sets it.
+class Waiting {
+ public:
+  static void setCrowded(bool crowded) { crowded_.store(crowded, std::memory_order_relaxed); }
+  static bool crowded() { return crowded_.load(std::memory_order_relaxed); }
+  /// One poll's pause.
+  static void pause();
+
+ private:
+  static std::atomic<bool> crowded_;
+};
+
 /// An in-rank link: what the MPI protocol gives a pipe (at most `window` unconsumed messages, end of
 /// stream), in memory. A message holds its bytes, or the vector its writer gave up.
 class LocalLink {

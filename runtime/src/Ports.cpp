@@ -457,7 +457,10 @@ void pollPatiently(Ready ready, std::chrono::nanoseconds busy = kBusyWait) {
   const auto start = std::chrono::steady_clock::now();
   std::chrono::microseconds sleep{10};
   while (!ready()) {
-    if (std::chrono::steady_clock::now() - start < busy) continue;
+    if (std::chrono::steady_clock::now() - start < busy) {
+      Waiting::pause();  // yields the core where instances outnumber cores
+      continue;
+    }
     std::this_thread::sleep_for(sleep);
     sleep = std::min(sleep * 2, kLongestSleep);
   }

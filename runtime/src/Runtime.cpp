@@ -624,11 +624,17 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 #endif
   if (instances.size() > 1) makeLibrariesThreadSafe();
   LocalLink::setSpin(instances.size() <= availableCores() ? LocalLink::kSpinWithCores : LocalLink::kSpinWithoutCores);
+#ifndef DISPAR_TARGET_SMPI
+  const bool nodeCrowded = nodeOversubscribed(instances.size());  // collective, on every rank
+  Waiting::setCrowded(nodeCrowded || instances.size() > availableCores());
+#else
+  const bool nodeCrowded = false;  // simulated ranks wait in simulated time
+#endif
   const std::string profile = profilePath();
   std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
   const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
   if (!profile.empty()) liveProfile.begin(program, profile);
-  const bool measurePortCpu = kRankOwnsThreadCpuClock && !profile.empty() && nodeOversubscribed(instances.size());
+  const bool measurePortCpu = kRankOwnsThreadCpuClock && !profile.empty() && nodeCrowded;
   for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0),
