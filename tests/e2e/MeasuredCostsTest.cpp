@@ -175,8 +175,9 @@ TEST_F(MeasuredCosts, TheHistoryInTheResourceDatabaseMapsAsTheTruth) {
 // when nothing changed.
 TEST_F(MeasuredCosts, RunRemapsWhenTheHistoryRevisesTheCosts) {
   ASSERT_EQ(runProcess({kStreammap, "cluster", "import", "two.json", "--db", "history.db"}, dir_.path()).status, 0);
-  const std::vector<std::string> run = {kStreammap,   "run",       "--launcher", "fork",  "--db",
-                                        "history.db", "--profile", "run1.json",  "./work"};
+  // --no-history: the runs themselves add nothing; the history changes only by `profile add`.
+  const std::vector<std::string> run = {kStreammap,   "run",       "--launcher", "fork",         "--db",
+                                        "history.db", "--profile", "run1.json",  "--no-history", "./work"};
   ProcessResult first = runProcess(run, dir_.path());
   ASSERT_EQ(first.status, 0) << first.output;
   EXPECT_NE(first.output.find("mapping ./work.rtg.json (no mapping yet)"), std::string::npos) << first.output;
@@ -196,6 +197,61 @@ TEST_F(MeasuredCosts, RunRemapsWhenTheHistoryRevisesTheCosts) {
   ProcessResult settled = runProcess(run, dir_.path());
   ASSERT_EQ(settled.status, 0) << settled.output;
   EXPECT_EQ(settled.output.find("streammap run: mapping"), std::string::npos) << settled.output;
+}
+
+// Measured by default (issue 38): `streammap run` with no flag profiles the run and adds it to the
+// history of the database it maps from; the second run maps from those measurements, as the true costs
+// place the VNODEs. --no-history adds nothing.
+TEST_F(MeasuredCosts, TheSecondRunMapsFromTheFirstRunsMeasurements) {
+  // Two equal nodes, both this machine under the fork launcher: what a run measures on either is what
+  // it costs there (two.json's speeds 2 and 1 would scale equal measurements apart). The true costs
+  // place w8 alone; the defaults (every cost 1) two and two.
+  dir_.write("equal.json", R"({"format": "dispar-cluster", "version": 1, "nodes": [
+ {"host": "left", "cpu": {"sockets": 1, "cores": 1, "threads": 1, "speed": 1.0}, "memory_bytes": 1073741824},
+ {"host": "right", "cpu": {"sockets": 1, "cores": 1, "threads": 1, "speed": 1.0}, "memory_bytes": 1073741824}]})");
+  const ProcessResult mapped = map({"truth.rtg.json", "--cluster", "equal.json", "-o", "equal.machinefile"});
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  const std::map<std::string, std::string> truth = placement(dir_.file("equal.map.json"));
+  ASSERT_NE(truth.at("w8"), truth.at("w1"));
+  ASSERT_EQ(truth.at("w1"), truth.at("w2"));
+  ASSERT_EQ(truth.at("w1"), truth.at("w4"));
+  ASSERT_EQ(runProcess({kStreammap, "cluster", "import", "equal.json", "--db", "history.db"}, dir_.path()).status, 0);
+  const std::vector<std::string> run = {kStreammap, "run", "--launcher", "fork", "--db", "history.db", "./work"};
+  const ProcessResult first = runProcess(run, dir_.path());
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("mapping ./work.rtg.json (no mapping yet)"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("messages=48"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("streammap run: measured costs of 4 instance(s) added to the performance history in "),
+            std::string::npos)
+      << first.output;
+  EXPECT_NE(placement(dir_.file("work.map.json")), truth);  // every cost 1: the defaults place them otherwise
+  EXPECT_TRUE(fileExists(dir_.file("work.profile.json")));
+
+  const ProcessResult second = runProcess(run, dir_.path());
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_NE(second.output.find("mapping ./work.rtg.json (measured costs changed since mapping)"), std::string::npos)
+      << second.output;
+  EXPECT_NE(second.output.find("history.db (run 2)"), std::string::npos) << second.output;
+  EXPECT_EQ(placement(dir_.file("work.map.json")), truth);
+
+  std::vector<std::string> without = run;
+  without.insert(without.end() - 1, "--no-history");
+  const ProcessResult third = runProcess(without, dir_.path());
+  ASSERT_EQ(third.status, 0) << third.output;
+  EXPECT_EQ(third.output.find("added to the performance history"), std::string::npos) << third.output;
+  // profile show ./work says where each cost comes from: all four measured.
+  const ProcessResult shown = runProcess({kStreammap, "profile", "show", "./work", "--db", "history.db"}, dir_.path());
+  ASSERT_EQ(shown.status, 0) << shown.output;
+  for (const char* vnode : {"w1 ", "w2 ", "w4 ", "w8 "}) {
+    const std::size_t line = shown.output.find(std::string("\n") + vnode);
+    ASSERT_NE(line, std::string::npos) << vnode << "\n" << shown.output;
+    const std::string row = shown.output.substr(line + 1, shown.output.find('\n', line + 1) - line - 1);
+    EXPECT_NE(row.find(" from the history (2 runs"), std::string::npos) << row;
+  }
+  // Runs are numbered in the database: no third was recorded, the next is 3.
+  const ProcessResult fourth = runProcess(run, dir_.path());
+  ASSERT_EQ(fourth.status, 0) << fourth.output;
+  EXPECT_NE(fourth.output.find("history.db (run 3)"), std::string::npos) << fourth.output;
 }
 
 TEST_F(MeasuredCosts, BadProfilesAreRefusedNamingTheFieldAndNothingIsWritten) {

@@ -364,4 +364,10 @@ std::optional<RobustEstimate> CostHistory::bytesPerMessage(const std::string& pr
   return it->second;
 }
 
+bool recordRunProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
+                      const lang::Rtg* rtg, ResourceDb& db, ProfileRunRecord& run, std::int64_t& runId,
+                      std::vector<std::string>& notes, std::string& error) {
+  return samplesFromProfile(profile, source, cluster, rtg, run, notes, error) && db.recordProfileRun(run, runId, error);
+}
+
 }  // namespace dispar::streammap

@@ -103,12 +103,18 @@ const CommandSpec kCheckSpec = {
 const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
-    "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] ./APP [ARGS...]",
-    "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher or rank count), checks the\n"
-    "mapping, and launches the program with its arguments.",
+    "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] [--no-history]\n"
+    "                     ./APP [ARGS...]",
+    "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher, rank count or measured\n"
+    "costs), checks the mapping, and launches the program with its arguments. The run is profiled and its\n"
+    "profile added to the performance history (unless --no-history or --history none, or there is no\n"
+    "database): the next run or map maps from its measured costs.",
     joinOptions(
         {{{"--launcher", "mpich|fork|openmpi|slurm", "default: slurm inside an allocation, else the program's MPI's"},
-          {"--profile", "FILE", "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it)"}},
+          {"--profile", "FILE",
+           "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it); default: APP.profile.json "
+           "where the run's profile goes into the performance history"},
+          {"--no-history", nullptr, "the run's profile is not added to the performance history"}},
          kSourceOptions,
          kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
@@ -333,20 +339,21 @@ struct CostData {
   std::vector<std::string> notes;
 };
 
-/// Reads `m`'s performance history and profile. The history is the database --history names, else the
-/// database the resources come from (none when that database does not exist: a Slurm allocation mapped
-/// without one), else none.
+/// The database of `m`'s performance history: the one --history names, else the database the resources
+/// come from when it exists (not a Slurm allocation mapped without one); "" for none (--history none, a
+/// cluster file).
+std::string historyDatabase(const MapInvocation& m) {
+  if (m.historyPath) return *m.historyPath == "none" ? std::string() : *m.historyPath;
+  if (m.source.kind == ClusterSource::Kind::Database && (isDatabaseUrl(m.source.path) || fileExists(m.source.path)))
+    return m.source.path;
+  return {};
+}
+
+/// Reads `m`'s performance history (historyDatabase) and profile.
 bool loadCosts(const MapInvocation& m, const lang::Rtg& rtg, const Cluster& cluster, CostData& data,
                std::string& error) {
-  std::string historyPath;
-  bool required = true;
-  if (m.historyPath) {
-    if (*m.historyPath != "none") historyPath = *m.historyPath;
-  } else if (m.source.kind == ClusterSource::Kind::Database) {
-    historyPath = m.source.path;
-    required = isDatabaseUrl(historyPath) || fileExists(historyPath);
-  }
-  if (!historyPath.empty() && required) {
+  const std::string historyPath = historyDatabase(m);
+  if (!historyPath.empty()) {
     ResourceDb* db = m.database->open(historyPath, error);
     std::vector<CostSample> samples;
     std::vector<PipeSample> pipes;
@@ -641,6 +648,35 @@ class ScratchDirectory {
 
 }  // namespace
 
+namespace {
+
+/// After a run that ended well: its profile into the performance history of `database`, with the
+/// devices' speeds from `cluster`. What goes wrong here is a note: the run itself succeeded.
+void addRunToHistory(const std::string& profilePath, const std::string& database, const Cluster& cluster,
+                     const lang::Rtg& rtg) {
+  std::string error;
+  lang::RunProfile profile;
+  ProfileRunRecord run;
+  std::int64_t runId = 0;
+  std::vector<std::string> notes;
+  std::unique_ptr<ResourceDb> db;
+  const bool recorded = readRunProfile(profilePath, profile, error) &&
+                        (db = ResourceDb::open(database, ResourceDb::OpenMode::CreateIfMissing, error)) &&
+                        recordRunProfile(profile, profilePath, cluster, &rtg, *db, run, runId, notes, error);
+  for (const std::string& note : notes) std::fprintf(stderr, "streammap run: note: %s\n", note.c_str());
+  if (!recorded) {
+    std::fprintf(stderr, "streammap run: note: this run's profile was not added to the performance history: %s\n",
+                 error.c_str());
+    return;
+  }
+  std::fprintf(stderr,
+               "streammap run: measured costs of %zu instance(s) added to the performance history in %s (run %lld); "
+               "the next run or map maps with them\n",
+               run.samples.size(), db->path().c_str(), static_cast<long long>(runId));
+}
+
+}  // namespace
+
 int runCommand(const Args& args) {
   CommandLine cl;
   if (!cl.parse(kRunSpec, args)) return kExitUsage;
@@ -744,13 +780,20 @@ int runCommand(const Args& args) {
   ScratchDirectory registry;
   if (!registry.open("ranks", "", error)) return fail("run", error);
   environment.push_back(std::string(lang::kRankRegistryVariable) + "=" + registry.path());
-  if (cl.has("--profile")) {
+  // Every run is measured (docs/streammap.md, "Measured costs"): its profile goes into the performance
+  // history, from which the next run or map takes the costs.
+  const std::string historyPath = cl.has("--no-history") ? std::string() : historyDatabase(m);
+  std::string profilePath;
+  if (cl.has("--profile") || !historyPath.empty()) {
     std::error_code ignored;
-    const std::string path = std::filesystem::absolute(cl.value("--profile"), ignored).string();
+    profilePath =
+        std::filesystem::absolute(cl.has("--profile") ? cl.value("--profile") : program + ".profile.json", ignored)
+            .string();
     // Refused before the job runs, not after (the runtime would only warn at the end).
     lang::OutputTarget target;
-    if (!lang::resolveOutputTarget(path, target, error)) return fail("run", "--profile " + error);
-    environment.push_back("DISPAR_PROFILE=" + path);
+    if (!lang::resolveOutputTarget(profilePath, target, error)) return fail("run", "--profile " + error);
+    environment.push_back("DISPAR_PROFILE=" + profilePath);
+    if (!cl.has("--profile")) std::filesystem::remove(profilePath, ignored);  // a previous run's is not this one's
   }
   if (launcher == Launcher::Slurm) {
     argv = srunArguments(record);
@@ -777,7 +820,7 @@ int runCommand(const Args& args) {
             std::to_string(lang::rankCountOf(record.ranks))};
     // Open MPI passes the environment to remote ranks only when told.
     argv.insert(argv.end(), {"-x", lang::kRankRegistryVariable});
-    if (cl.has("--profile")) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
+    if (!profilePath.empty()) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};
@@ -819,6 +862,7 @@ int runCommand(const Args& args) {
                  "streammap run: the job did not run to its end: a rank was killed by signal %d%s%s%s (named above)\n",
                  rankSignal, name ? " (" : "", name ? name : "", name ? ")" : "");
   }
+  if (status == 0 && !historyPath.empty()) addRunToHistory(profilePath, historyPath, current, rtg);
   return status;
 }
 

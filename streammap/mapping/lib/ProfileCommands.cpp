@@ -5,7 +5,9 @@
 #include "streammap/CommandLine.h"
 #include "streammap/Commands.h"
 #include "streammap/CostHistory.h"
+#include "streammap/CostPredictor.h"
 #include "streammap/InputFiles.h"
+#include "streammap/MeasuredCosts.h"
 #include "streammap/ResourceDb.h"
 
 #include "dispar_lang/RunProfile.h"
@@ -22,14 +24,16 @@ namespace {
 
 const CommandSpec kProfileSpec = {
     "streammap profile add PROFILE.json [--rtg APP.rtg.json] [--db PATH] [--cluster FILE.json]\n"
-    "       streammap profile show [PROGRAM] [--db PATH]\n"
+    "       streammap profile show [PROGRAM | ./APP] [--db PATH]\n"
     "       streammap profile remove RUN | --program PROGRAM [--before DATE] [--db PATH]",
     "add: records a run profile (DISPAR_PROFILE=FILE, or streammap run --profile FILE) in the performance history\n"
     "of the resource database: per VNODE instance its time per message and the speed of the device it ran on,\n"
     "per pipe its bytes per message. The RTG beside the profiled binary (or --rtg) gives the VNODEs' code\n"
     "features. show: the costs the mapper takes from the history, per VNODE code and device class, and the\n"
-    "runs recorded. remove: deletes run RUN (its number, as add and show print it), or PROGRAM's runs (recorded\n"
-    "before DATE, YYYY-MM-DD[THH:MM[:SS]] in UTC), with their samples, in one transaction.",
+    "runs recorded; for ./APP (APP.rtg.json beside it) first each VNODE's cost now and where it comes from:\n"
+    "measured (the history), its cost clause, predicted, or the default 1. remove: deletes run RUN (its number,\n"
+    "as add and show print it), or PROGRAM's runs (recorded before DATE, YYYY-MM-DD[THH:MM[:SS]] in UTC), with\n"
+    "their samples, in one transaction.",
     {{"--db", "PATH", "resource database: SQLite file or postgresql:// connection string"},
      {"--rtg", "FILE", "the program's RTG (default: the profiled binary's path + .rtg.json, when it exists)"},
      {"--cluster", "FILE.json", "add: the devices' speeds from a cluster description instead of the database"},
@@ -144,9 +148,9 @@ int addProfile(const CommandLine& cl, const std::string& path) {
     for (NodeRecord& r : records) cluster.nodes.push_back(std::move(r.node));
   }
   ProfileRunRecord run;
-  if (!samplesFromProfile(profile, path, cluster, rtg ? &*rtg : nullptr, run, notes, error)) return reportError(error);
   std::int64_t runId = 0;
-  if (!db->recordProfileRun(run, runId, error)) return reportError(error);
+  if (!recordRunProfile(profile, path, cluster, rtg ? &*rtg : nullptr, *db, run, runId, notes, error))
+    return reportError(error);
   for (const std::string& note : notes) std::fprintf(stderr, "streammap profile: note: %s\n", note.c_str());
   std::printf("recorded run %lld of program '%s' in %s: %zu instance(s), %zu pipe(s), %llu message(s) per period\n",
               static_cast<long long>(runId), escapedForDisplay(run.program).c_str(), db->path().c_str(),
@@ -154,15 +158,50 @@ int addProfile(const CommandLine& cl, const std::string& path) {
   return 0;
 }
 
-int showHistory(const CommandLine& cl, const std::string& program) {
+/// The cost each VNODE of `rtg` maps with now, and where it comes from (the history, its cost clause, the
+/// predictor, or the default), as map resolves them from `history` (MeasuredCosts.h).
+void showResolvedCosts(const lang::Rtg& rtg, const CostHistory& history) {
+  const CostPredictor predictor(history);
+  CostInputs inputs;
+  inputs.history = &history;
+  inputs.predictor = &predictor;
+  const CostResolution costs = resolveCosts(rtg, inputs);
+  std::printf("costs '%s' maps with now, per instance (seconds per message on a speed-1.0 device):\n",
+              escapedForDisplay(rtg.program).c_str());
+  std::printf("%-20s %-4s %8s  %s\n", "vnode", "type", "replicas", "cost (where it comes from)");
+  for (std::size_t v = 0; v < rtg.vertices.size(); ++v) {
+    const lang::RtgVertex& vertex = rtg.vertices[v];
+    if (vertex.replica != 0) continue;  // its replicas map with the same
+    std::printf("%-20s %-4s %8d  %s\n", escapedForDisplay(vertex.vnode).c_str(), lang::requirementName(vertex.type),
+                vertex.replicas, describeCost(costs.vertices[v].primary(vertex.type)).c_str());
+  }
+  std::printf("\n");
+}
+
+int showHistory(const CommandLine& cl, const std::string& programOrPath) {
   std::string error;
   std::unique_ptr<ResourceDb> db = ResourceDb::open(cl.databasePath(), ResourceDb::OpenMode::Existing, error);
   if (!db) return reportError(error);
+  // `show ./app` (app.rtg.json beside it): first the costs it maps with now; `show app`: its history only.
+  std::string program = programOrPath;
+  std::optional<lang::Rtg> rtg;
+  if (!programOrPath.empty() && fileExists(programOrPath + ".rtg.json")) {
+    lang::Rtg parsed;
+    if (!readRtg(programOrPath + ".rtg.json", parsed, error)) return reportError(error);
+    program = parsed.program;
+    rtg = std::move(parsed);
+  }
   std::vector<CostSample> samples;
   std::vector<PipeSample> pipes;
+  if (rtg) {
+    std::vector<CostSample> all;
+    std::vector<PipeSample> allPipes;
+    if (!db->readHistory("", all, allPipes, error)) return reportError(error);
+    showResolvedCosts(*rtg, CostHistory(all, allPipes));  // predictions learn from every program's runs
+  }
   if (!db->readHistory(program, samples, pipes, error)) return reportError(error);
   if (samples.empty()) {
-    std::printf("no measured costs%s in %s (record runs with 'streammap profile add')\n",
+    std::printf("no measured costs%s in %s (streammap run records the runs it launches; or 'streammap profile add')\n",
                 program.empty() ? "" : (" of program '" + program + "'").c_str(), db->path().c_str());
     return 0;
   }

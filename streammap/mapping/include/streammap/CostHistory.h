@@ -36,6 +36,13 @@ bool samplesFromProfile(const lang::RunProfile& profile, const std::string& sour
                         const lang::Rtg* rtg, ProfileRunRecord& out, std::vector<std::string>& notes,
                         std::string& error);
 
+/// Records `profile` (read from `source`) in `db`'s performance history as samplesFromProfile turns it
+/// into samples: `profile add`, and `run` after every run it profiled. `run` and `runId` say what was
+/// recorded. Fails (false, `error`) as samplesFromProfile does, or when the database refuses.
+bool recordRunProfile(const lang::RunProfile& profile, const std::string& source, const Cluster& cluster,
+                      const lang::Rtg* rtg, ResourceDb& db, ProfileRunRecord& run, std::int64_t& runId,
+                      std::vector<std::string>& notes, std::string& error);
+
 /// Run features of a VNODE, recorded and predicted beside its code features (docs/streammap.md,
 /// "Predicted costs"): the bytes per message of the pipes it reads, and of those it writes, as a run
 /// measured them, each summed over the distinct pipes. They say how much data its code works on per
