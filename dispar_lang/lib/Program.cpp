@@ -75,7 +75,8 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
       for (int r : distinctInOrder(stream.writerPeers(w))) {
         const auto [which, replica] = readerOfReplica(readers, r);
         rtg.edges.push_back(RtgEdge{writerFirst + w, program.firstRank(pipe.readers[which]) + replica, pipe.name,
-                                    pipe.elementType, pipe.elementBytes, pipe.volume});
+                                    pipe.elementType, pipe.elementBytes, pipe.volume,
+                                    static_cast<std::uint64_t>(pipe.initial)});
       }
   }
   return rtg;

@@ -211,6 +211,52 @@ TEST(RankGroups, HeaviestPipeNeighboursAreGroupedFirst) {
   EXPECT_EQ(evaluate(p, std::vector<int>(6, 0), layout).score.period, 3.0);  // = 6 instances / 2 cores: free
 }
 
+// Feedback loops (issue 38): the problem finds them (strongly connected components, with the tokens
+// their back pipes' initial(N) put in flight), and grouping keeps a loop in one rank where that costs no
+// more: its turns are serial, so its instances never compute at once, and every hop between ranks adds a
+// message's latency to every turn.
+TEST(RankGroups, FeedbackLoopsAreFoundAndKeptInOneRank) {
+  Cluster one;
+  one.nodes = {node("n1", 2)};
+  // source -> a -> b -> c -> d -> a (back pipe d -> a primed with one element), d -> sink; and a second
+  // loop x <-> y with 3 in flight, fed by sink.
+  auto primed = [](int from, int to, std::uint64_t initial) {
+    lang::RtgEdge e = edge(from, to, 8);
+    e.initial = initial;
+    return e;
+  };
+  lang::Rtg rtg =
+      rtgOf({vertex(0, "source", Requirement::CO), vertex(1, "a", Requirement::CO), vertex(2, "b", Requirement::CO),
+             vertex(3, "c", Requirement::CO), vertex(4, "d", Requirement::CO), vertex(5, "sink", Requirement::CO)},
+            {edge(0, 1, 8), edge(1, 2, 8), edge(2, 3, 8), edge(3, 4, 8), primed(4, 1, 1), edge(4, 5, 8)});
+  MappingProblem p = problemOf(rtg, one);
+  EXPECT_EQ(p.loopOf, (std::vector<int>{-1, 0, 0, 0, 0, -1}));
+  EXPECT_EQ(p.loopTokens, (std::vector<double>{1}));
+  // Every instance costs 1: the loop's four turn one after another (period at least 4 whatever the
+  // grouping), so one rank holds the loop and the other the rest; a cut through the loop (3 + 3, the
+  // balance alone would choose) adds two hops to every turn.
+  RankLayout layout = grouped(p, std::vector<int>(6, 0), RankPolicy{RankPolicy::Kind::Exact, 2});
+  ASSERT_EQ(layout.rankCount(), 2);
+  EXPECT_EQ(layout.members[0], (std::vector<int>{0, 5}));
+  EXPECT_EQ(layout.members[1], (std::vector<int>{1, 2, 3, 4}));
+  // With 4 in flight the loop's instances compute at once: 3 + 3 wins, as for a chain.
+  rtg.edges[4] = primed(4, 1, 4);
+  p = problemOf(rtg, one);
+  EXPECT_EQ(p.loopTokens, (std::vector<double>{4}));
+  layout = grouped(p, std::vector<int>(6, 0), RankPolicy{RankPolicy::Kind::Exact, 2});
+  ASSERT_EQ(layout.rankCount(), 2);
+  EXPECT_EQ(layout.members[0].size(), 3u);
+  // Two loops, the second through x <-> y (a pair of arcs, no initial: one in flight).
+  rtg.vertices.push_back(vertex(6, "x", Requirement::CO));
+  rtg.vertices.push_back(vertex(7, "y", Requirement::CO));
+  rtg.edges.push_back(edge(5, 6, 8));
+  rtg.edges.push_back(edge(6, 7, 8));
+  rtg.edges.push_back(edge(7, 6, 8));
+  p = problemOf(rtg, one);
+  EXPECT_EQ(p.loopOf, (std::vector<int>{-1, 0, 0, 0, 0, -1, 1, 1}));
+  EXPECT_EQ(p.loopTokens, (std::vector<double>{4, 1}));
+}
+
 // The load caps keep a heavy pipe from piling the work into one rank when a balanced grouping exists.
 TEST(RankGroups, BalancesLoadBeforeBytes) {
   Cluster one;

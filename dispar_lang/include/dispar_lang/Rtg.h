@@ -48,6 +48,7 @@ struct RtgEdge {
   std::string element;
   std::uint64_t elementBytes = 0;
   std::optional<std::uint64_t> volume;  // bytes per message, from communication(...) volume(...)
+  std::uint64_t initial = 0;            // elements the pipe starts with (communication(...) initial(N))
 };
 
 struct Rtg {

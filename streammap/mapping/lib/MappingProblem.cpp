@@ -71,6 +71,79 @@ bool MappingProblem::anyGpuNode() const {
   return std::any_of(nodes.begin(), nodes.end(), [](const ProblemNode& n) { return n.hasGpu(); });
 }
 
+namespace {
+
+// The strongly connected components of the arcs (Tarjan's algorithm, iterative: a chain of 60,000
+// stages must not exhaust the stack); those of two or more vertices are the loops.
+void findLoops(const lang::Rtg& rtg, MappingProblem& p) {
+  const int n = p.vertexCount();
+  std::vector<int> offsets(n + 1, 0), targets;
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.from != e.to) ++offsets[e.from + 1];
+  for (int v = 0; v < n; ++v) offsets[v + 1] += offsets[v];
+  targets.resize(offsets[n]);
+  std::vector<int> fill(offsets.begin(), offsets.end() - 1);
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.from != e.to) targets[fill[e.from]++] = e.to;
+
+  std::vector<int> index(n, -1), low(n, 0), component(n, -1), stack, next(n, 0);
+  std::vector<char> onStack(n, 0);
+  std::vector<int> sizes;
+  int counter = 0;
+  for (int root = 0; root < n; ++root) {
+    if (index[root] >= 0) continue;
+    std::vector<int> path = {root};
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    onStack[root] = 1;
+    while (!path.empty()) {
+      const int v = path.back();
+      if (next[v] < offsets[v + 1] - offsets[v]) {
+        const int w = targets[offsets[v] + next[v]++];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          onStack[w] = 1;
+          path.push_back(w);
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      path.pop_back();
+      if (!path.empty()) low[path.back()] = std::min(low[path.back()], low[v]);
+      if (low[v] != index[v]) continue;
+      const int id = static_cast<int>(sizes.size());
+      int size = 0;
+      for (int w = -1; w != v;) {
+        w = stack.back();
+        stack.pop_back();
+        onStack[w] = 0;
+        component[w] = id;
+        ++size;
+      }
+      sizes.push_back(size);
+    }
+  }
+  std::vector<int> loopOfComponent(sizes.size(), -1);
+  p.loopOf.assign(n, -1);
+  p.loopTokens.clear();
+  for (int v = 0; v < n; ++v) {
+    const int c = component[v];
+    if (sizes[c] < 2) continue;
+    if (loopOfComponent[c] < 0) {
+      loopOfComponent[c] = p.loopCount();
+      p.loopTokens.push_back(1);
+    }
+    p.loopOf[v] = loopOfComponent[c];
+  }
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.from != e.to && p.loopOf[e.from] >= 0 && p.loopOf[e.from] == p.loopOf[e.to])
+      p.loopTokens[p.loopOf[e.from]] = std::max(p.loopTokens[p.loopOf[e.from]], static_cast<double>(e.initial));
+}
+
+}  // namespace
+
 bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFallback, MappingProblem& out,
                   std::string& error, const std::vector<double>* hostCosts) {
   MappingProblem p;
@@ -199,6 +272,7 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     p.adjacency[fill[e.to]++] = Neighbour{e.from, edgeBytes(e)};
   }
   if (!checkMagnitudes(p, error)) return false;
+  findLoops(rtg, p);
   // Neighbours in rank order: the paper mapper's "adjacent vertex" choices follow it.
   for (int v = 0; v < vertexCount; ++v)
     std::stable_sort(p.adjacency.begin() + p.adjacencyOffsets[v], p.adjacency.begin() + p.adjacencyOffsets[v + 1],

@@ -70,12 +70,14 @@ class NodeGrouping {
  public:
   NodeGrouping(const MappingProblem& p, int node, const std::vector<int>& instances, int ranks,
                std::vector<int>& slotOf)
-      : p_(p), ranks_(ranks), slotOf_(slotOf) {
+      : p_(p), ranks_(ranks), slotOf_(slotOf), instances_(instances) {
     groups_.resize(instances.size());
+    owner_.resize(instances.size());
     std::vector<double> cpu, gpu;
     for (std::size_t i = 0; i < instances.size(); ++i) {
       const int v = instances[i];
       slotOf_[v] = static_cast<int>(i);
+      owner_[i] = static_cast<int>(i);
       Group& g = groups_[i];
       g.members = {v};
       g.label = v;
@@ -97,9 +99,14 @@ class NodeGrouping {
     alive_ = static_cast<int>(groups_.size());
   }
 
-  /// `bytesFirst`: both phases; else the second alone (largest-first from single instances).
-  std::vector<std::vector<int>> run(bool bytesFirst) {
-    if (bytesFirst) mergeByBytes();
+  enum class Start {
+    Bytes,    // phase 1 (bytes first), then phase 2
+    Balance,  // phase 2 alone: largest-first from single instances
+    Loops,    // each feedback loop's instances into one group first (as far as the rank count allows), then both
+  };
+  std::vector<std::vector<int>> run(Start start) {
+    if (start == Start::Loops) mergeLoops();
+    if (start != Start::Balance) mergeByBytes();
     spreadLargestFirst();
     std::vector<std::vector<int>> out;
     for (Group& g : groups_)
@@ -139,6 +146,7 @@ class NodeGrouping {
   std::vector<int> merge(int keep, int absorb) {
     Group& k = groups_[keep];
     Group& a = groups_[absorb];
+    for (int v : a.members) owner_[slotOf_[v]] = keep;
     k.cpu += a.cpu;
     k.gpu += a.gpu;
     std::vector<int> members;
@@ -159,6 +167,25 @@ class NodeGrouping {
     a.members.clear();
     --alive_;
     return touched;
+  }
+
+  // Phase 0 (Start::Loops): the instances of each feedback loop join one group, whatever their load, while
+  // there are more groups than ranks. A loop's messages go around one at a time, so its instances never
+  // compute at once: one core runs them as fast as several, and every hop between ranks it saves is a
+  // message's latency off every turn (valueOf weighs that against the balance the other starts keep).
+  void mergeLoops() {
+    for (std::size_t i = 0; i < instances_.size() && alive_ > ranks_; ++i) {
+      const int v = instances_[i];
+      if (p_.loopOfVertex(v) < 0) continue;
+      for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v) && alive_ > ranks_; ++it) {
+        const int u = it->vertex;
+        if (slotOf_[u] < 0 || p_.loopOfVertex(u) != p_.loopOfVertex(v)) continue;
+        const int a = owner_[i], b = owner_[slotOf_[u]];
+        if (a == b) continue;
+        const bool keepA = groups_[a].label < groups_[b].label;
+        merge(keepA ? a : b, keepA ? b : a);
+      }
+    }
   }
 
   // Phase 1: the pair of groups joined by the most bytes, while their merged load stays within the caps.
@@ -246,7 +273,9 @@ class NodeGrouping {
 
   const MappingProblem& p_;
   int ranks_;
-  std::vector<int>& slotOf_;  // per vertex: its slot while its node is grouped, else -1
+  std::vector<int>& slotOf_;    // per vertex: its slot while its node is grouped, else -1
+  std::vector<int> instances_;  // per slot: its vertex
+  std::vector<int> owner_;      // per slot: the group its instance is in now
   std::vector<Group> groups_;
   double capCpu_ = 0, capGpu_ = 0;
   int alive_ = 0;
@@ -274,13 +303,25 @@ GroupingValue valueOf(const MappingProblem& p, int n, const std::vector<std::vec
   const std::vector<int> cores = static_cast<int>(groups.size()) <= node.cores ? dealCores(node.cores, cpu, instances)
                                                                                : std::vector<int>(groups.size(), 1);
   GroupingValue value;
+  // Per feedback loop on this node: its instances' time and the hops between ranks its arcs make, over
+  // its tokens (a lower bound of the period the loop allows, MappingProblem::loopOf).
+  std::map<int, double> loopTime;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     value.time = std::max(value.time, cpu[g] / cores[g] / node.cpuSpeed);
     if (node.gpus) value.time = std::max(value.time, gpu[g] / node.gpuSpeed);
-    for (int v : groups[g])
-      for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
-        if (it->vertex > v && groupOf[it->vertex] == static_cast<int>(g)) value.bytesInside += it->bytes;
+    for (int v : groups[g]) {
+      const int loop = p.loopOfVertex(v);
+      if (loop >= 0) loopTime[loop] += vertexTime(p, v, n);
+      for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
+        if (it->vertex < v || groupOf[it->vertex] < 0) continue;
+        if (groupOf[it->vertex] == static_cast<int>(g))
+          value.bytesInside += it->bytes;
+        else if (loop >= 0 && p.loopOfVertex(it->vertex) == loop)
+          loopTime[loop] += kRankHopSeconds;
+      }
+    }
   }
+  for (const auto& [loop, seconds] : loopTime) value.time = std::max(value.time, seconds / p.loopTokens[loop]);
   for (const std::vector<int>& group : groups)
     for (int v : group) groupOf[v] = -1;
   return value;
@@ -302,16 +343,30 @@ bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const R
       for (int v : instancesOn[n]) groups.push_back({v});
       continue;
     }
-    // Bytes first, then balance; and balance alone (largest-first), which the first can miss when an
-    // early merge leaves groups that no longer pack evenly. The one whose ranks take less time under the
-    // cost model wins; at equal time, the one with more bytes inside ranks (ties: bytes first).
-    std::vector<std::vector<int>> byBytes = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(true);
-    std::vector<std::vector<int>> balanced = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(false);
-    const GroupingValue a = valueOf(p, n, byBytes, slotOf), b = valueOf(p, n, balanced, slotOf);
-    const bool balancedWins = nearlyEqual(a.time, b.time)
-                                  ? b.bytesInside > a.bytesInside && !nearlyEqual(a.bytesInside, b.bytesInside)
-                                  : b.time < a.time;
-    for (std::vector<int>& g : balancedWins ? balanced : byBytes) groups.push_back(std::move(g));
+    // Bytes first, then balance; balance alone (largest-first), which the first can miss when an early
+    // merge leaves groups that no longer pack evenly; and, where the node runs part of a feedback loop,
+    // the loops kept whole first. The one whose ranks take less time under the cost model wins (loops
+    // and the hops they make included, valueOf); at equal time, the one with more bytes inside ranks
+    // (ties: in that order).
+    using Start = NodeGrouping::Start;
+    std::vector<Start> starts = {Start::Bytes, Start::Balance};
+    if (std::any_of(instancesOn[n].begin(), instancesOn[n].end(), [&](int v) { return p.loopOfVertex(v) >= 0; }))
+      starts.push_back(Start::Loops);
+    std::vector<std::vector<int>> best;
+    GroupingValue bestValue;
+    for (const Start start : starts) {
+      std::vector<std::vector<int>> candidate = NodeGrouping(p, n, instancesOn[n], targets[n], slotOf).run(start);
+      const GroupingValue value = valueOf(p, n, candidate, slotOf);
+      const bool better = best.empty() || (nearlyEqual(value.time, bestValue.time)
+                                               ? value.bytesInside > bestValue.bytesInside &&
+                                                     !nearlyEqual(value.bytesInside, bestValue.bytesInside)
+                                               : value.time < bestValue.time);
+      if (better) {
+        best = std::move(candidate);
+        bestValue = value;
+      }
+    }
+    for (std::vector<int>& g : best) groups.push_back(std::move(g));
   }
   out = rankLayoutOf(p, nodeOf, std::move(groups));
   return true;

@@ -26,6 +26,13 @@
 
 namespace dispar::streammap {
 
+/// What one message costs crossing between two ranks of a node rather than inside one (an MPI message
+/// through shared memory and a thread woken on the other side, against a queue in memory): about 5 us
+/// on the 2-core development machine (bench/grouping: a 4-stage loop, 11.9 us per turn inside one rank,
+/// 22.5 us with the loop cut twice). Rank grouping charges it to every hop a feedback loop's turn makes
+/// between ranks (RankGroups.cpp); not measured per cluster yet.
+inline constexpr double kRankHopSeconds = 5e-6;
+
 /// One-line statement of the model, printed with every mapping.
 extern const char* const kCostModelSummary;
 

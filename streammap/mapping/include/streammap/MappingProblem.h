@@ -61,6 +61,15 @@ struct MappingProblem {
   std::vector<int> adjacencyOffsets;
   std::vector<Neighbour> adjacency;
   std::vector<char> hasIncoming;  // by vertex: some arc (other than a self-loop) ends at it
+  /// Feedback loops: per vertex the loop it is on (its strongly connected component, when that has two or
+  /// more vertices), else -1; per loop the messages in flight around it (the largest initial(N) of its
+  /// arcs, at least 1). A loop's messages go around one after another: its period is at least the time
+  /// of all its vertices and hops over its tokens (RankGroups charges the hops its grouping cuts).
+  std::vector<int> loopOf;
+  std::vector<double> loopTokens;
+  int loopCount() const { return static_cast<int>(loopTokens.size()); }
+  /// Vertex v's loop, or -1 (also for a problem built without loops, as tests build them).
+  int loopOfVertex(int v) const { return loopOf.empty() ? -1 : loopOf[v]; }
 
   int vertexCount() const { return static_cast<int>(vertices.size()); }
   int nodeCount() const { return static_cast<int>(nodes.size()); }
