@@ -650,6 +650,8 @@ class ScratchDirectory {
 
 namespace {
 
+const char* const kCostsChanged = "measured costs changed since mapping";
+
 /// After a run that ended well: its profile into the performance history of `database`, with the
 /// devices' speeds from `cluster`. What goes wrong here is a note: the run itself succeeded.
 void addRunToHistory(const std::string& profilePath, const std::string& database, const Cluster& cluster,
@@ -755,12 +757,21 @@ int runCommand(const Args& args) {
   const bool costsLoaded = reason.empty() && !record.costsDigest.empty();
   if (costsLoaded) {
     if (!loadCosts(m, rtg, current, costData, error)) return fail("run", error);
-    if (costsDigest(resolveCosts(rtg, costData.inputs)) != record.costsDigest)
-      reason = "measured costs changed since mapping";
+    if (costsDigest(resolveCosts(rtg, costData.inputs)) != record.costsDigest) reason = kCostsChanged;
   }
   if (!reason.empty()) {
-    std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
+    // Every run adds to the history, so its estimates move a little at every run: a mapping made again
+    // from them that places every instance as before is not news (the file takes the new digest).
+    const bool costsOnly = reason == kCostsChanged;
+    const std::vector<RankRecord> before = record.ranks;
+    if (!costsOnly) std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
     if (const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr)) return status;
+    const auto placed = [](const RankRecord& a, const RankRecord& b) {
+      return a.rank == b.rank && a.vnode == b.vnode && a.replica == b.replica && a.host == b.host &&
+             a.device == b.device && a.mode == b.mode;
+    };
+    if (costsOnly && !std::equal(before.begin(), before.end(), record.ranks.begin(), record.ranks.end(), placed))
+      std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
   }
   m.database->close();
   const CheckReport report = checkMapping(record, current);

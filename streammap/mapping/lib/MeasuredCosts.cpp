@@ -6,6 +6,7 @@
 #include "streammap/NumberFormat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -103,13 +104,22 @@ class Resolver {
 
 }  // namespace
 
+namespace {
+
+/// A cost as the digest sees it: its step on a scale of 10% steps. Every run adds to the history (`run`
+/// profiles by default), so the estimates move a little each time; a move within the noise of a
+/// measurement must not remap (and reshuffle) the program at every run, a real change must.
+long long costStep(double cost) { return cost > 0 ? std::llround(std::log(cost) / std::log(1.1)) : 0; }
+
+}  // namespace
+
 std::string costsDigest(const CostResolution& costs) {
   std::string text;
   text.reserve(40 * costs.costed.vertices.size() + 8 * costs.costed.edges.size());
   for (std::size_t v = 0; v < costs.costed.vertices.size(); ++v) {
-    appendDigestNumber(text, costs.costed.vertices[v].cost);
+    text += std::to_string(costStep(costs.costed.vertices[v].cost));
     text += ' ';
-    appendDigestNumber(text, v < costs.hostCosts.size() ? costs.hostCosts[v] : 0.0);
+    text += std::to_string(costStep(v < costs.hostCosts.size() ? costs.hostCosts[v] : 0.0));
     text += '\n';
   }
   for (const lang::RtgEdge& e : costs.costed.edges)
