@@ -646,10 +646,6 @@ class ScratchDirectory {
   bool scratch_ = false;
 };
 
-}  // namespace
-
-namespace {
-
 const char* const kCostsChanged = "measured costs changed since mapping";
 
 /// After a run that ended well: its profile into the performance history of `database`, with the

@@ -33,9 +33,11 @@ bool rankTargets(const MappingProblem& p, const std::vector<int>& nodeOf, const 
 /// ranks, instances are merged pairwise: first the two groups joined by the most pipe bytes whose
 /// merged load stays within what the best grouping could achieve (the CPU load per rank, and for GPU
 /// instances the GPU load, see RankGroups.cpp), then the remaining groups are spread over the heaviest
-/// ones, each to the lightest (largest-first). That grouping and largest-first alone are both made, and
-/// the one whose ranks take less time under the cost model kept (equal: more bytes inside ranks, then
-/// bytes first). Deterministic: ties go to the lower vertex. Fails as rankTargets does.
+/// ones, each to the lightest (largest-first). That grouping, largest-first alone and, where the node runs
+/// part of a feedback loop (MappingProblem::loopOf), one that first puts each loop's instances together
+/// are made, and the one whose ranks take less time under the cost model kept, each loop's turn counted
+/// with the hops its grouping makes between ranks (kRankHopSeconds) (equal: more bytes inside ranks, then
+/// in that order). Deterministic: ties go to the lower vertex. Fails as rankTargets does.
 bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const RankPolicy& policy, RankLayout& out,
                 std::string& error);
 
