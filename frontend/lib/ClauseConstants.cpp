@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 
 namespace dispar::frontend {
@@ -82,83 +83,46 @@ class ClauseConstants::Parser {
     if (!second) return std::nullopt;
     return *chosen ? first : second;
   }
-  std::optional<Value> logicalOr() {
-    std::optional<Value> value = logicalAnd();
-    while (value && peek() == "||") {
+  // `a || b` and `a && b`: `b` is evaluated only where `a` does not decide (|| on false, && on true).
+  template <class Operand>
+  std::optional<Value> logical(const char* op, Operand operand) {
+    const bool decidedBy = std::string(op) == "||";  // the left value that decides without the right
+    std::optional<Value> value = operand();
+    while (value && peek() == op) {
       next();
       std::optional<bool> left = truth(*value);
       if (!left) return std::nullopt;
-      std::optional<Value> right = skippingUnless(!*left, [&] { return logicalAnd(); });
+      std::optional<Value> right = skippingUnless(*left != decidedBy, operand);
       if (!right) return std::nullopt;
-      std::optional<bool> rightTruth = *left ? std::optional<bool>(true) : truth(*right);
-      if (!rightTruth) return std::nullopt;
-      value = Value::integer(*rightTruth ? 1 : 0);
+      std::optional<bool> result = *left == decidedBy ? left : truth(*right);
+      if (!result) return std::nullopt;
+      value = Value::integer(*result ? 1 : 0);
     }
     return value;
   }
-  std::optional<Value> logicalAnd() {
-    std::optional<Value> value = comparison();
-    while (value && peek() == "&&") {
-      next();
-      std::optional<bool> left = truth(*value);
-      if (!left) return std::nullopt;
-      std::optional<Value> right = skippingUnless(*left, [&] { return comparison(); });
+  std::optional<Value> logicalOr() {
+    return logical("||", [&] { return logical("&&", [&] { return comparison(); }); });
+  }
+  // One level of left-associative binary operators over the next tighter level.
+  template <class Operand>
+  std::optional<Value> binary(std::initializer_list<const char*> operators, Operand operand) {
+    std::optional<Value> value = operand();
+    while (value && std::find(operators.begin(), operators.end(), peek()) != operators.end()) {
+      const std::string op = next();
+      std::optional<Value> right = operand();
       if (!right) return std::nullopt;
-      std::optional<bool> rightTruth = *left ? truth(*right) : std::optional<bool>(false);
-      if (!rightTruth) return std::nullopt;
-      value = Value::integer(*rightTruth ? 1 : 0);
+      value = arithmetic(*value, op, *right);
     }
     return value;
   }
   std::optional<Value> comparison() {
-    std::optional<Value> value = sum();
-    static const char* const kOperators[] = {"==", "!=", "<=", ">=", "<", ">"};
-    while (value && std::find(std::begin(kOperators), std::end(kOperators), peek()) != std::end(kOperators)) {
-      const std::string op = next();
-      std::optional<Value> right = sum();
-      if (!right) return std::nullopt;
-      if (!number(*value, op) || !number(*right, op)) return std::nullopt;
-      bool result;
-      if (value->real || right->real) {
-        const double a = value->asReal(), b = right->asReal();
-        result = op == "=="   ? a == b
-                 : op == "!=" ? a != b
-                 : op == "<=" ? a <= b
-                 : op == ">=" ? a >= b
-                 : op == "<"  ? a < b
-                              : a > b;
-      } else {
-        const long long a = value->whole, b = right->whole;
-        result = op == "=="   ? a == b
-                 : op == "!=" ? a != b
-                 : op == "<=" ? a <= b
-                 : op == ">=" ? a >= b
-                 : op == "<"  ? a < b
-                              : a > b;
-      }
-      value = Value::integer(result ? 1 : 0);
-    }
-    return value;
+    return binary({"==", "!=", "<=", ">=", "<", ">"}, [&] { return sum(); });
   }
   std::optional<Value> sum() {
-    std::optional<Value> value = product();
-    while (value && (peek() == "+" || peek() == "-")) {
-      const std::string op = next();
-      std::optional<Value> right = product();
-      if (!right) return std::nullopt;
-      value = arithmetic(*value, op, *right);
-    }
-    return value;
+    return binary({"+", "-"}, [&] { return product(); });
   }
   std::optional<Value> product() {
-    std::optional<Value> value = unary();
-    while (value && (peek() == "*" || peek() == "/" || peek() == "%")) {
-      const std::string op = next();
-      std::optional<Value> right = unary();
-      if (!right) return std::nullopt;
-      value = arithmetic(*value, op, *right);
-    }
-    return value;
+    return binary({"*", "/", "%"}, [&] { return unary(); });
   }
   std::optional<Value> unary() {
     if (peek() == "-" || peek() == "!" || peek() == "+") {
@@ -222,8 +186,23 @@ class ClauseConstants::Parser {
     if (!number(value, "?")) return std::nullopt;
     return value.asReal() != 0;
   }
+  template <class T>
+  static bool compare(T a, const std::string& op, T b) {
+    return op == "=="   ? a == b
+           : op == "!=" ? a != b
+           : op == "<=" ? a <= b
+           : op == ">=" ? a >= b
+           : op == "<"  ? a < b
+                        : a > b;
+  }
+  // C's binary operators on numbers, comparisons included (their value 1 or 0).
   std::optional<Value> arithmetic(const Value& left, const std::string& op, const Value& right) {
     if (!number(left, op) || !number(right, op)) return std::nullopt;
+    if (op == "==" || op == "!=" || op[0] == '<' || op[0] == '>')
+      return Value::integer(
+          (left.real || right.real ? compare(left.asReal(), op, right.asReal()) : compare(left.whole, op, right.whole))
+              ? 1
+              : 0);
     if (left.real || right.real) {
       if (op == "%") return fail("'%' needs integers");
       const double a = left.asReal(), b = right.asReal();

@@ -3,6 +3,7 @@
 // and pipes of the cycle; one rank per instance, every instance in one rank, and two ranks of two. A slow
 // but live program is never reported.
 #include "GroupedRuns.h"
+#include "StallPrograms.h"
 
 #include "dispar_lang/Rtg.h"
 
@@ -54,30 +55,12 @@ void expectStallReport(const BuiltProgram& program, const std::vector<std::strin
 
 TEST(Stalls, ASplitJoinReadInTheWrongOrderIsReportedWithItsCycle) {
   BuiltProgram program;
-  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
-#include <cstdio>
-PIPE(int, a);
-PIPE(int, b);
-#pragma streamap communication(a) window(4)
-#pragma streamap communication(b) window(4)
-VNODE(split, OUT(a), OUT(b)) { for (int i = 0; i < 100; ++i) { a.write(i); b.write(i); } }
-VNODE(join, IN(a), IN(b)) {
-  long sum = 0;
-  int v;
-  while (a.read(v)) sum += v;  // all of a first: split is blocked on b long before a ends
-  while (b.read(v)) sum += v;
-  std::printf("sum=%ld\n", sum);
-}
-)",
-                                       program));
-  expectStallReport(program,
-                    {"dispar:   vnode 'split' (replica 0), rank ",
-                     ": waits to write pipe 'b': room, which vnode 'join' "
-                     "(replica 0) gives back as it reads (the pipe's window is full)",
-                     ": waits to read pipe 'a': data from vnode 'split' (replica 0)",
-                     "dispar: cycle: vnode 'split' (replica 0) waits to write 'b' read by vnode 'join' (replica 0), "
-                     "which reads 'a' from vnode 'split' (replica 0)\n",
-                     "dispar: likely fix: a writer waits for room in a full pipe"});
+  ASSERT_NO_FATAL_FAILURE(buildProgram(kSplitJoinReadInTheWrongOrder, program));
+  expectStallReport(program, {"dispar:   vnode 'split' (replica 0), rank ",
+                              ": waits to write pipe 'b': room, which vnode 'join' "
+                              "(replica 0) gives back as it reads (the pipe's window is full)",
+                              ": waits to read pipe 'a': data from vnode 'split' (replica 0)", kSplitJoinCycle,
+                              "dispar: likely fix: a writer waits for room in a full pipe"});
 }
 
 TEST(Stalls, AnUnprimedFeedbackLoopIsReportedWithItsFix) {

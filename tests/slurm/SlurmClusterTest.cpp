@@ -4,6 +4,7 @@
 // never used, a generated batch script run by sbatch, and a stalled job's report. Needs root (slurmd runs jobs as their
 // users).
 #include "Process.h"
+#include "StallPrograms.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -260,21 +261,7 @@ TEST(SlurmCluster, InsideAnAllocationNoDatabaseIsNeeded) {
 TEST(SlurmCluster, AStalledJobReportsItsCycleAndEnds) {
   ScratchDir dir;
   const std::string db = dir.file("r.db");
-  dir.write("wrong_order.dsp", R"(#include <dispar/dispar.h>
-#include <cstdio>
-PIPE(int, a);
-PIPE(int, b);
-#pragma streamap communication(a) window(4)
-#pragma streamap communication(b) window(4)
-VNODE(split, OUT(a), OUT(b)) { for (int i = 0; i < 100; ++i) { a.write(i); b.write(i); } }
-VNODE(join, IN(a), IN(b)) {
-  long sum = 0;
-  int v;
-  while (a.read(v)) sum += v;  // all of a first: split is blocked on b long before a ends
-  while (b.read(v)) sum += v;
-  std::printf("sum=%ld\n", sum);
-}
-)");
+  dir.write("wrong_order.dsp", kSplitJoinReadInTheWrongOrder);
   const ProcessResult built = runProcess({DISPARCC_PATH, "wrong_order.dsp", "-o", "wrong_order"}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
   ASSERT_EQ(streammap({"cluster", "import", "--slurm", "--db", db}, dir.path()).status, 0);
@@ -289,11 +276,8 @@ VNODE(join, IN(a), IN(b)) {
     EXPECT_NE(run.status, 0) << launch[0] << "\n" << run.output;
     EXPECT_NE(run.status, 124) << launch[0] << ": it hung\n" << run.output;
     EXPECT_LT(seconds, 2 + 5 + 8) << launch[0];  // + srun's start-up
-    for (const char* line :
-         {"dispar: stall: no VNODE instance has completed a pipe operation for 2 s",
-          "dispar: cycle: vnode 'split' (replica 0) waits to write 'b' read by vnode 'join' (replica 0), which reads "
-          "'a' from vnode 'split' (replica 0)\n",
-          "dispar: ending the job (DISPAR_STALL_ABORT=1), status 4"})
+    for (const char* line : {"dispar: stall: no VNODE instance has completed a pipe operation for 2 s", kSplitJoinCycle,
+                             "dispar: ending the job (DISPAR_STALL_ABORT=1), status 4"})
       EXPECT_NE(run.output.find(line), std::string::npos) << launch[0] << ": " << line << "\n" << run.output;
   }
 }

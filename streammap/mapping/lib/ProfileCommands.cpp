@@ -12,6 +12,7 @@
 
 #include "dispar_lang/RunProfile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -193,13 +194,14 @@ int showHistory(const CommandLine& cl, const std::string& programOrPath) {
   }
   std::vector<CostSample> samples;
   std::vector<PipeSample> pipes;
+  // With an RTG every program's runs are read (predictions learn from them all), then this one's kept.
+  if (!db->readHistory(rtg ? std::string() : program, samples, pipes, error)) return reportError(error);
   if (rtg) {
-    std::vector<CostSample> all;
-    std::vector<PipeSample> allPipes;
-    if (!db->readHistory("", all, allPipes, error)) return reportError(error);
-    showResolvedCosts(*rtg, CostHistory(all, allPipes));  // predictions learn from every program's runs
+    showResolvedCosts(*rtg, CostHistory(samples, pipes));
+    const auto other = [&](const auto& sample) { return sample.program != program; };
+    samples.erase(std::remove_if(samples.begin(), samples.end(), other), samples.end());
+    pipes.erase(std::remove_if(pipes.begin(), pipes.end(), other), pipes.end());
   }
-  if (!db->readHistory(program, samples, pipes, error)) return reportError(error);
   if (samples.empty()) {
     std::printf("no measured costs%s in %s (streammap run records the runs it launches; or 'streammap profile add')\n",
                 program.empty() ? "" : (" of program '" + program + "'").c_str(), db->path().c_str());
