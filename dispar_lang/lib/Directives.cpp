@@ -19,7 +19,7 @@ const char* clauseArgDescription(ClauseArgKind kind) {
     case ClauseArgKind::ByteSize: return "a byte size such as 4096, 512KiB or 2GiB";
     case ClauseArgKind::MergeOrder: return "'rr' or 'any'";
     case ClauseArgKind::SplitMode:
-      return "'rr', 'rr(w0, ...)' with a positive weight per reader replica, or 'duplicate'";
+      return "'rr', 'rr(w0, ...)' with a positive weight per reader replica, 'duplicate' or 'demand'";
     case ClauseArgKind::JoinMode: return "'rr' or 'rr(v0, ...)' with a positive weight per writer replica";
     case ClauseArgKind::Identifier: return "a pipe name";
   }

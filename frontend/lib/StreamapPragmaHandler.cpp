@@ -258,6 +258,10 @@ class DirectiveParser {
           out.split = lang::SplitMode::Duplicate;
           return true;
         }
+        if (text == "demand") {
+          out.split = lang::SplitMode::Demand;
+          return true;
+        }
         if (!parseRoundRobin(argument, out.splitWeights)) return bad(loc, text, spec);
         out.split = lang::SplitMode::RoundRobin;
         if (!out.splitWeights.empty() && out.weightsLocation.isInvalid()) out.weightsLocation = loc;

@@ -116,7 +116,18 @@ LocalLink::Delivery LocalLink::pop() {
     wake = writersWaiting_ > 0;
   }
   if (wake) changed_.notify_all();
+  if (roomDoorbell_) roomDoorbell_->ring();
   return Delivery(*this, std::move(message));
+}
+
+std::uint64_t LocalLink::nextSequence() {
+  if (queued_.load(std::memory_order_acquire) == 0) PendingItems::flushBeforeWaiting();
+  spinUntil([&] { return queued_.load(std::memory_order_acquire) != 0; });
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++readersWaiting_;
+  changed_.wait(lock, [&] { return !queue_.empty(); });
+  --readersWaiting_;
+  return queue_.front().end ? kEndOfSequence : queue_.front().sequence;
 }
 
 void LocalLink::delivered(std::unique_ptr<detail::MovedVector> spare) {
@@ -173,6 +184,17 @@ LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int r
           link.comm = Communicator::ofPair(MPI_COMM_WORLD, writerRank, readerRank);
       }
     }
+    // A split(demand) writer waits for room on any of its links: its local links ring one doorbell.
+    if (pipe.split == SplitMode::Demand)
+      for (int w = 0; w < writer.replicas; ++w) {
+        const int writerInstance = writer.firstRank + w;
+        if (groups.rankOfInstance[static_cast<std::size_t>(writerInstance)] != rank) continue;
+        auto doorbell = std::make_shared<Doorbell>();
+        for (int r : lang::distinctInOrder(stream.writerPeers(w)))
+          if (const auto& local = links_[{p, writerInstance, rt::readerInstance(program, pipe, r)}].local)
+            local->setRoomDoorbell(doorbell);
+        roomDoorbells_[{p, writerInstance}] = std::move(doorbell);
+      }
     // A reader that merges several links as they come waits on all of them at once: its local links
     // ring one doorbell.
     if (pipe.order != MergeOrder::Any) continue;
@@ -202,6 +224,9 @@ LinkEnd LinkTable::end(int pipe, int writer, int reader, PortRole role) const {
   if (role == PortRole::Reader)
     if (const auto doorbell = doorbells_.find({pipe, reader}); doorbell != doorbells_.end())
       end.doorbell = doorbell->second;
+  if (role == PortRole::Writer)
+    if (const auto doorbell = roomDoorbells_.find({pipe, writer}); doorbell != roomDoorbells_.end())
+      end.roomDoorbell = doorbell->second;
   return end;
 }
 

@@ -23,6 +23,9 @@
 
 namespace dispar::rt {
 
+/// The sequence number an end of stream carries on a sequenced pipe: after every message.
+inline constexpr std::uint64_t kEndOfSequence = UINT64_MAX;
+
 /// Wakes a reader of several links (merge order "any") when any of them gets a message.
 class Doorbell {
  public:
@@ -59,6 +62,7 @@ class LocalLink {
  public:
   struct Message {
     bool end = false;
+    std::uint64_t sequence = 0;  // on a sequenced pipe (PortPlan::sequence); kEndOfSequence with end
     std::vector<unsigned char> bytes;
     std::unique_ptr<detail::MovedVector> moved;  // instead of bytes
 
@@ -91,6 +95,11 @@ class LocalLink {
   /// Waits for the next message.
   Delivery pop();
   bool ready() const;
+  /// Messages queued, not yet taken (without the lock: a writer choosing a link with room).
+  std::size_t queued() const { return queued_.load(std::memory_order_acquire); }
+  /// Waits for the next message and returns its sequence number without taking it (kEndOfSequence for
+  /// the end of the stream).
+  std::uint64_t nextSequence();
   /// A vector of element type `type` to copy a message of `bytes` into, or nullptr (the writer makes
   /// one). A large copy waits for the vector the reader is about to give back rather than filling a new
   /// one: two vectors then alternate and stay in cache, as MPI's rendezvous keeps one large message in
@@ -108,6 +117,11 @@ class LocalLink {
   static void setSpin(std::chrono::nanoseconds spin);
   /// Rung on every push (set before the instances start).
   void setDoorbell(std::shared_ptr<Doorbell> doorbell) { doorbell_ = std::move(doorbell); }
+  /// The reader's VNODE has returned (split(demand): deal it no more; it drains what comes).
+  void leaveReading() { readerLeft_.store(true, std::memory_order_release); }
+  bool readerLeft() const { return readerLeft_.load(std::memory_order_acquire); }
+  /// Rung on every pop: a split(demand) writer waits on it for room on any of its links.
+  void setRoomDoorbell(std::shared_ptr<Doorbell> doorbell) { roomDoorbell_ = std::move(doorbell); }
 
  private:
   template <class Ready>
@@ -130,6 +144,8 @@ class LocalLink {
   std::atomic<std::size_t> spareCount_{0};  // spares_.size(), readable without the lock
   static std::atomic<std::int64_t> spinNanoseconds_;
   std::shared_ptr<Doorbell> doorbell_;
+  std::shared_ptr<Doorbell> roomDoorbell_;
+  std::atomic<bool> readerLeft_{false};
 };
 
 /// One end of a link as this rank sees it: a local link, or a communicator whose rank 0 is the writer
@@ -138,9 +154,10 @@ struct LinkEnd {
   std::shared_ptr<LocalLink> local;
   MPI_Comm comm = MPI_COMM_NULL;
   int peer = 0;
-  int peerRank = 0;                    // the other end's rank in MPI_COMM_WORLD, for messages
-  int peerInstance = -1;               // the other end's instance, for stall reports (set by its port)
-  std::shared_ptr<Doorbell> doorbell;  // reader of several links in "any" order: rung by its local links
+  int peerRank = 0;                        // the other end's rank in MPI_COMM_WORLD, for messages
+  int peerInstance = -1;                   // the other end's instance, for stall reports (set by its port)
+  std::shared_ptr<Doorbell> doorbell;      // reader of several links in "any" order: rung by its local links
+  std::shared_ptr<Doorbell> roomDoorbell;  // split(demand) writer: rung when a reader takes from its local links
 
   bool isLocal() const { return local != nullptr; }
 };
@@ -162,8 +179,9 @@ class LinkTable {
     int writerRank = 0;
     int readerRank = 0;
   };
-  std::map<std::tuple<int, int, int>, Link> links_;                     // (pipe, writer, reader) touching this rank
-  std::map<std::pair<int, int>, std::shared_ptr<Doorbell>> doorbells_;  // (pipe, reader) in this rank
+  std::map<std::tuple<int, int, int>, Link> links_;                         // (pipe, writer, reader) touching this rank
+  std::map<std::pair<int, int>, std::shared_ptr<Doorbell>> doorbells_;      // (pipe, reader) in this rank
+  std::map<std::pair<int, int>, std::shared_ptr<Doorbell>> roomDoorbells_;  // (pipe, writer) in this rank
 };
 
 }  // namespace dispar::rt

@@ -101,6 +101,7 @@ BoundPipe& bindingSlot(int id) {
 
 void unbindPipes() {
   for (BoundPipe& slot : threadSlots) slot.state = nullptr;
+  rt::instanceSequence() = {};
 }
 
 namespace {
@@ -226,10 +227,17 @@ struct ElementBytes {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
+InstanceSequence& instanceSequence() {
+  thread_local InstanceSequence sequence;  // each instance runs on its own thread
+  return sequence;
+}
+
 OutPortEnd::OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
-                       std::vector<std::size_t> turns)
+                       std::vector<std::size_t> turns, std::optional<PortPlan::Sequence> sequence)
     : PortState(pipe, window, std::move(owner)), turns_(std::move(turns)),
-      batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes) {
+      batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes),
+      sequence_(std::move(sequence)) {
+  if (sequence_ && sequence_->positions.empty()) sequence_->positions.push_back(0);
   isOutput_ = true;
   links_.reserve(links.size());
   for (LinkEnd& end : links) links_.emplace_back(std::move(end));
@@ -246,7 +254,10 @@ void OutPortEnd::writeDevice(const void* data, std::size_t count, gpu::Device& d
 }
 
 bool OutPortEnd::takesVectors() const {
-  return !closed_ && pipe_.split != SplitMode::Duplicate && !links_.empty() && links_[turns_[next_]].end.isLocal();
+  if (closed_ || links_.empty() || pipe_.split == SplitMode::Duplicate) return false;
+  // Under split(demand) the link is chosen when the message goes: any of them may be.
+  if (demand()) return std::all_of(links_.begin(), links_.end(), [](const Link& link) { return link.end.isLocal(); });
+  return links_[turns_[next_]].end.isLocal();
 }
 
 void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
@@ -259,14 +270,25 @@ void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
   traffic_.bytes += message->count() * pipe_.elementBytes;
   LocalLink::Message moved;
   moved.moved = std::move(message);
+  if (sequence_) moved.sequence = takeSequence();
   nextLink().end.local->push(std::move(moved));
 }
 
 std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type, std::size_t bytes) {
-  return takesVectors() ? links_[turns_[next_]].end.local->takeSpare(type, bytes) : nullptr;
+  return takesVectors() && !demand() ? links_[turns_[next_]].end.local->takeSpare(type, bytes) : nullptr;
+}
+
+std::uint64_t OutPortEnd::takeSequence() {
+  const std::uint64_t own = numbered_++;
+  const InstanceSequence& read = instanceSequence();
+  if (read.known) return read.number;
+  const std::size_t turns = sequence_->positions.size();
+  return own / turns * static_cast<std::uint64_t>(sequence_->cycle) +
+         static_cast<std::uint64_t>(sequence_->positions[own % turns]);
 }
 
 OutPortEnd::Link& OutPortEnd::nextLink() {
+  if (demand()) return demandLink();
   Link& link = links_[turns_[next_]];
   waitingOn(link.end.peerInstance);
   if (++next_ == turns_.size()) next_ = 0;
@@ -322,6 +344,7 @@ void OutPortEnd::sendDealt(std::size_t index) {
   traffic_.bytes += batch.fill;
   ++link.sent;
   waitingOn(link.end.peerInstance);
+  if (sequence_) outgoing_ = takeSequence();
   // (Nested when a wait for this send flushes the other links' batches: restored after.)
   const bool wasSending = std::exchange(sendingBatch_, true);
   const std::size_t wasSendingLink = std::exchange(sendingLink_, index);
@@ -372,6 +395,7 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
     throw PipeError(describe() + ": a message of " + std::to_string(count) + " elements is too large");
   ++traffic_.messages;
   traffic_.bytes += count * pipe_.elementBytes;
+  if (sequence_) outgoing_ = takeSequence();
   if (pipe_.split == SplitMode::Duplicate) {
     for (Link& link : links_) {
       ++link.sent;
@@ -389,6 +413,7 @@ void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::De
   if (link.end.isLocal()) {
     // The queue waits for room itself. Device memory leaves the device here, as it would for MPI.
     LocalLink::Message message;
+    message.sequence = outgoing_;
     message.bytes.resize(bytes);
     if (device != nullptr)
       device->copy(message.bytes.data(), data, bytes, gpu::CopyKind::DeviceToHost);
@@ -398,6 +423,8 @@ void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::De
     return;
   }
   while (link.sent - 1 - link.credits * batch_ >= window_) awaitCredit(link);
+  // The number goes right before the message: a reader takes it, then the message with any tag.
+  if (sequence_) DISPAR_MPI(MPI_Send, &outgoing_, 1, MPI_UINT64_T, link.end.peer, kSequenceTag, link.end.comm);
   const bool staged = device != nullptr && !device->transfers().mpiAddressable;
   announce(link, bytes, staged && sendsChunked(bytes, device->transfers().chunkBytes));
   if (staged) {
@@ -521,10 +548,98 @@ void probeWaiting(const LinkEnd& end, mpi::Message* message, MPI_Status* status)
 
 }  // namespace
 
+namespace {
+
+// The pause of a reader polling MPI links: a yield while spinning, then a sleep of the poll interval.
+void pauseBetweenPolls(bool spinning) {
+  constexpr std::chrono::microseconds kPollInterval{20};
+#ifdef DISPAR_TARGET_SMPI
+  // SimGrid would time a real yield or sleep as a CPU burst of the rank: noise, and real time that every
+  // simulated rank spends in turn. The probes themselves cost simulated time (smpi/iprobe, set by
+  // streammap simulate); the sleep is the same interval in simulated time, on an idle core.
+  if (spinning) return;
+  const smpi::UntimedSection untimed;
+  simgrid::s4u::this_actor::sleep_for(std::chrono::duration<double>(kPollInterval).count());
+#else
+  if (spinning)
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(kPollInterval);
+#endif
+}
+
+}  // namespace
+
 void OutPortEnd::awaitCredit(Link& link) {
   waitingOn(link.end.peerInstance);
   DISPAR_MPI(receiveWaiting, nullptr, 0, link.end.peer, kCreditTag, link.end.comm, MPI_STATUS_IGNORE);
   ++link.credits;
+}
+
+std::uint64_t OutPortEnd::unconsumed(Link& link) {
+  if (link.end.isLocal()) {
+    // The count first: a reader leaves before it drains, so a drained queue shows its leaving.
+    const std::uint64_t queued = link.end.local->queued();
+    link.readerGone = link.end.local->readerLeft();
+    return queued;
+  }
+  auto arrived = [&](int tag) {
+    int found = 0;
+    DISPAR_MPI(MPI_Iprobe, link.end.peer, tag, link.end.comm, &found, MPI_STATUS_IGNORE);
+    if (found) DISPAR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, link.end.peer, tag, link.end.comm, MPI_STATUS_IGNORE);
+    return found != 0;
+  };
+  while (arrived(kCreditTag)) ++link.credits;
+  if (!link.readerGone && arrived(kReaderGoneTag)) link.readerGone = true;
+  return link.sent - link.credits * batch_;
+}
+
+OutPortEnd::Link& OutPortEnd::demandLink() {
+  // A reader replica asks for work by taking what it has: the message goes to the link with the fewest
+  // unconsumed messages below the window, ties in turn from after the last one chosen (equal readers
+  // then alternate, as under split(rr)).
+  // A reader whose VNODE returned asks for nothing (what reaches it is dropped), unless all have
+  // returned: the stream then drains into them, as under split(rr).
+  std::size_t chosen = links_.size();
+  auto choose = [&] {
+    std::uint64_t fewest = window_;
+    bool allGone = true;
+    for (std::size_t k = 0; k < links_.size(); ++k) {
+      const std::size_t index = (next_ + k) % links_.size();
+      const std::uint64_t waiting = unconsumed(links_[index]);
+      allGone = allGone && links_[index].readerGone;
+      if (waiting < fewest && !links_[index].readerGone) {
+        fewest = waiting;
+        chosen = index;
+      }
+    }
+    if (chosen == links_.size() && allGone)
+      for (std::size_t k = 0; k < links_.size() && chosen == links_.size(); ++k)
+        if (unconsumed(links_[(next_ + k) % links_.size()]) < window_) chosen = (next_ + k) % links_.size();
+    return chosen != links_.size();
+  };
+  if (!choose()) {
+    waitingOn(-1);  // any of its readers
+    const bool allLocal =
+        std::all_of(links_.begin(), links_.end(), [](const Link& link) { return link.end.isLocal(); });
+#ifdef DISPAR_TARGET_SMPI
+    for (unsigned idle = 0; !choose(); ++idle) pauseBetweenPolls(idle < 64);
+#else
+    if (allLocal && links_.front().end.roomDoorbell) {
+      Doorbell& room = *links_.front().end.roomDoorbell;
+      PendingItems::flushBeforeWaiting();
+      for (std::uint64_t rings = room.rings(); !choose(); rings = room.rings()) room.wait(rings);
+    } else {
+      pollPatiently(choose);
+    }
+#endif
+    (void)allLocal;
+  }
+  next_ = (chosen + 1) % links_.size();
+  Link& link = links_[chosen];
+  waitingOn(link.end.peerInstance);
+  ++link.sent;
+  return link;
 }
 
 void OutPortEnd::close() {
@@ -537,6 +652,7 @@ void OutPortEnd::close() {
     if (link.end.isLocal()) {
       LocalLink::Message end;
       end.end = true;
+      end.sequence = kEndOfSequence;
       link.end.local->push(std::move(end));
     } else {
       DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kEndTag, link.end.comm, link.endOfStream.slot());
@@ -552,6 +668,11 @@ void OutPortEnd::finish() {
     // The reader consumes every message (it drains when its VNODE returns) and so returns exactly
     // sent / batch credits; take them all so none is left unmatched when the communicator goes.
     while (link.credits < link.sent / batch_) awaitCredit(link);
+    // Under split(demand) every reader says once that it has returned.
+    if (demand() && !link.readerGone) {
+      DISPAR_MPI(receiveWaiting, nullptr, 0, link.end.peer, kReaderGoneTag, link.end.comm, MPI_STATUS_IGNORE);
+      link.readerGone = true;
+    }
   }
 }
 
@@ -579,8 +700,8 @@ void PendingItems::flushBeforeWaiting() {
 // Reader
 
 InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
-                     const std::vector<std::size_t>& turns)
-    : PortState(pipe, window, std::move(owner)) {
+                     const std::vector<std::size_t>& turns, bool sequenced)
+    : PortState(pipe, window, std::move(owner)), sequenced_(sequenced) {
   links_.reserve(links.size());
   // Round-robin order takes the links in their turns (a link of weight 2 twice); "any" polls each once.
   if (pipe.order == MergeOrder::RoundRobin) open_ = turns;
@@ -590,13 +711,15 @@ InPortEnd::InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, s
     if (end.doorbell) doorbell_ = end.doorbell;
     links_.emplace_back(std::move(end));
   }
-  dealtItems_ = pipe.order == MergeOrder::RoundRobin && open_.size() > 1;
+  // A sequenced pipe merges whole messages by their numbers, items included.
+  dealtItems_ = pipe.order == MergeOrder::RoundRobin && open_.size() > 1 && !sequenced_;
   if (dealtItems_) pending_.resize(links_.size());
   if (pipe.order == MergeOrder::Any && links_.size() > 1 && !doorbell_)
     throw std::logic_error("dispar: a reader of several links in \"any\" order has no doorbell");
 }
 
 InPortEnd::Arrival InPortEnd::nextArrival() {
+  if (sequenced_) return nextInSequence();
   if (pipe_.order == MergeOrder::Any && open_.size() > 1) {
     waitingOn(-1);  // any of its writers
     return awaitAnyLink();
@@ -606,28 +729,6 @@ InPortEnd::Arrival InPortEnd::nextArrival() {
   waitingOn(links_[arrival.link].end.peerInstance);
   return arrival;
 }
-
-namespace {
-
-// The pause of a reader polling MPI links: a yield while spinning, then a sleep of the poll interval.
-void pauseBetweenPolls(bool spinning) {
-  constexpr std::chrono::microseconds kPollInterval{20};
-#ifdef DISPAR_TARGET_SMPI
-  // SimGrid would time a real yield or sleep as a CPU burst of the rank: noise, and real time that every
-  // simulated rank spends in turn. The probes themselves cost simulated time (smpi/iprobe, set by
-  // streammap simulate); the sleep is the same interval in simulated time, on an idle core.
-  if (spinning) return;
-  const smpi::UntimedSection untimed;
-  simgrid::s4u::this_actor::sleep_for(std::chrono::duration<double>(kPollInterval).count());
-#else
-  if (spinning)
-    std::this_thread::yield();
-  else
-    std::this_thread::sleep_for(kPollInterval);
-#endif
-}
-
-}  // namespace
 
 InPortEnd::Arrival InPortEnd::awaitAnyLink() {
   // MPI has no probe over several communicators: poll them, with the local queues. Only local links:
@@ -659,8 +760,97 @@ InPortEnd::Arrival InPortEnd::awaitAnyLink() {
   }
 }
 
+void InPortEnd::take(std::size_t index, std::uint64_t number) {
+  due_ = index;
+  if (number == kEndOfSequence) return;
+  InstanceSequence& sequence = instanceSequence();
+  // Items pushed so far came from the messages numbered before: they go out with that number.
+  if (sequence.known && sequence.number != number) PendingItems::flushBeforeWaiting();
+  sequence = {true, number};
+}
+
+std::uint64_t InPortEnd::headOf(std::size_t index) {
+  Link& link = links_[index];
+  waitingOn(link.end.peerInstance);
+  if (link.end.isLocal()) return link.end.local->nextSequence();
+  if (link.head) return *link.head;
+  // The writer sends each message's number right before it and nothing before its end of stream.
+  MPI_Status status;
+#ifdef DISPAR_TARGET_SMPI
+  DISPAR_MPI(MPI_Probe, link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
+#else
+  pollPatiently([&] {
+    int found = 0;
+    DISPAR_MPI(MPI_Iprobe, link.end.peer, MPI_ANY_TAG, link.end.comm, &found, &status);
+    return found != 0;
+  });
+#endif
+  if (status.MPI_TAG == kEndTag) return *(link.head = kEndOfSequence);
+  MPI_Count bytes = 0;
+  DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
+  if (status.MPI_TAG != kSequenceTag || bytes != static_cast<MPI_Count>(sizeof(std::uint64_t)))
+    throwProtocolError(link.end.peerRank,
+                       "a message with tag " + std::to_string(status.MPI_TAG) + " where its sequence number was due");
+  std::uint64_t number = 0;
+  DISPAR_MPI(MPI_Recv, &number, 1, MPI_UINT64_T, link.end.peer, kSequenceTag, link.end.comm, MPI_STATUS_IGNORE);
+  return *(link.head = number);
+}
+
+InPortEnd::Arrival InPortEnd::nextInSequence() {
+  Arrival arrival;
+  if (!due_ && pipe_.order == MergeOrder::Any && links_.size() > 1) {
+    waitingOn(-1);  // any of its writers
+    arrival = awaitAnyLink();
+    if (!arrival.probed) {
+      take(arrival.link, links_[arrival.link].end.local->nextSequence());
+      return arrival;
+    }
+    if (arrival.status.MPI_TAG == kEndTag) return arrival;  // receive() ends the link
+    MPI_Count bytes = 0;
+    DISPAR_MPI(mpi::receivedBytes, &arrival.status, &bytes);
+    const int source = links_[arrival.link].end.peerRank;
+    if (arrival.status.MPI_TAG != kSequenceTag || bytes != static_cast<MPI_Count>(sizeof(std::uint64_t))) {
+      std::vector<unsigned char> discard(static_cast<std::size_t>(bytes));
+      DISPAR_MPI(mpi::mrecvBytes, discard.data(), bytes, &arrival.message, MPI_STATUS_IGNORE);
+      throwProtocolError(source, "a message with tag " + std::to_string(arrival.status.MPI_TAG) +
+                                     " where its sequence number was due");
+    }
+    std::uint64_t number = 0;
+    DISPAR_MPI(mpi::mrecvBytes, &number, bytes, &arrival.message, MPI_STATUS_IGNORE);
+    take(arrival.link, number);
+    return Arrival{arrival.link};
+  }
+  if (!due_) {
+    // Each writer's numbers grow, so the smallest next number among all of them is the next message
+    // of the merged stream; a link at its end goes first (it holds nothing back).
+    std::size_t next = links_.size();
+    std::uint64_t smallest = 0;
+    std::vector<bool> seen(links_.size(), false);
+    for (std::size_t index : open_) {
+      if (seen[index]) continue;
+      seen[index] = true;
+      const std::uint64_t number = headOf(index);
+      if (number == kEndOfSequence) {
+        next = index;
+        smallest = number;
+        break;
+      }
+      if (next == links_.size() || number < smallest) {
+        next = index;
+        smallest = number;
+      }
+    }
+    links_[next].head.reset();  // taken: the message itself comes next (at the end, the end of stream)
+    take(next, smallest);
+  }
+  arrival.link = *due_;
+  waitingOn(links_[arrival.link].end.peerInstance);
+  return arrival;
+}
+
 void InPortEnd::consumed(std::size_t index) {
   Link& link = links_[index];
+  due_.reset();
   if (++link.received % batch_ == 0 && !link.end.isLocal()) {
     link.credit.wait();  // the previous credit: an empty eager message, long delivered
     DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, link.credit.slot());
@@ -671,6 +861,7 @@ void InPortEnd::consumed(std::size_t index) {
 }
 
 void InPortEnd::ended(std::size_t index) {
+  due_.reset();
   // Every turn of the ended link leaves the rotation; the next turn now sits where the current one was.
   std::size_t before = 0;
   for (std::size_t k = 0; k < cursor_ && k < open_.size(); ++k) before += open_[k] == index ? 1 : 0;
@@ -800,6 +991,7 @@ bool InPortEnd::applyControl(int tag, std::size_t link) {
   switch (tag) {
     case kSizeChangeTag: links_[link].lastBytes.reset(); return true;
     case kEndTag: ended(link); return true;
+    case kSequenceTag: return true;  // only finish() meets one: nothing reads after it
     default: return false;
   }
 }
@@ -1065,6 +1257,14 @@ bool InPortEnd::readElement(void* element) {
 }
 
 void InPortEnd::finish() {
+  // Under split(demand) a writer deals no more to a reader whose VNODE returned.
+  if (pipe_.split == SplitMode::Demand)
+    for (Link& link : links_) {
+      if (link.end.isLocal())
+        link.end.local->leaveReading();
+      else
+        DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kReaderGoneTag, link.end.comm, link.gone.slot());
+    }
   // A VNODE may return before its inputs end; consume the rest so writers waiting for credit finish.
   std::vector<unsigned char> scratch;
   while (!open_.empty()) {
@@ -1094,7 +1294,10 @@ void InPortEnd::finish() {
     }
     consumed(index);
   }
-  for (Link& link : links_) link.credit.wait();
+  for (Link& link : links_) {
+    link.credit.wait();
+    link.gone.wait();
+  }
 }
 
 }  // namespace dispar::rt

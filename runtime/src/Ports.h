@@ -124,13 +124,22 @@ class PendingItems {
   std::function<void()> flush_;
 };
 
-/// The writing end: deals messages to its peers in turn (or sends each to all of them, split(duplicate)),
-/// waiting for credit when a link is full.
+/// The sequence number of the sequenced message the calling thread's instance read last (PortPlan::sequence):
+/// what its writes to sequenced pipes carry. Unknown before it has read one.
+struct InstanceSequence {
+  bool known = false;
+  std::uint64_t number = 0;
+};
+InstanceSequence& instanceSequence();
+
+/// The writing end: deals messages to its peers in turn (or sends each to all of them, split(duplicate);
+/// or each to one with room, split(demand)), waiting for credit when a link is full.
 class OutPortEnd final : public detail::PortState {
  public:
-  /// `turns`: which link each message takes, in rotation (PortPlan::turns).
+  /// `turns`: which link each message takes, in rotation (PortPlan::turns); `sequence` set when every
+  /// message carries a sequence number.
   OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
-             std::vector<std::size_t> turns);
+             std::vector<std::size_t> turns, std::optional<PortPlan::Sequence> sequence = std::nullopt);
 
   void write(const void* data, std::size_t count) override;
   void writeDevice(const void* data, std::size_t count, gpu::Device& device) override;
@@ -158,6 +167,7 @@ class OutPortEnd final : public detail::PortState {
     std::uint64_t credits = 0;             // each one stands for batch_ consumed messages
     std::optional<std::size_t> lastBytes;  // of the last plain data message; the reader keeps the same
     Request endOfStream;
+    bool readerGone = false;  // split(demand): its reader's VNODE has returned
   };
   void awaitCredit(Link& link);
   /// Keeps the reader's copy of link.lastBytes right: a marker first when the next message differs.
@@ -167,12 +177,21 @@ class OutPortEnd final : public detail::PortState {
   void send(const void* data, std::size_t count, gpu::Device* device);
   void sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device);
   void sendFromDevice(const LinkEnd& to, const void* data, std::size_t bytes, gpu::Device& device);
-  /// The next peer's link (every peer's under split(duplicate) is the caller's loop).
+  /// The next peer's link (every peer's under split(duplicate) is the caller's loop). Under split(demand),
+  /// the one with the fewest unconsumed messages below the window, waiting for one when all are full.
   Link& nextLink();
+  Link& demandLink();
+  /// Messages sent on `link` that its reader has not consumed, as far as this end knows (an MPI link
+  /// takes the credits that have arrived).
+  std::uint64_t unconsumed(Link& link);
+  bool demand() const { return pipe_.split == SplitMode::Demand; }
+  /// The sequence number of the next message (sequenced pipes): the instance's, once it has read a
+  /// sequenced message; before that, this writer replica's own turn in the logical stream.
+  std::uint64_t takeSequence();
   /// Pushed items dealt by turns, each item to the reader whose turn it is (split(rr) with several
   /// turns), so that weights count items exactly: pushes fill the staging batch (itemBatch_) at full
   /// speed; dealStaged() copies each staged item to its turn's link batch and sends the full ones.
-  bool dealsItems() const { return pipe_.split != SplitMode::Duplicate && turns_.size() > 1; }
+  bool dealsItems() const { return pipe_.split == SplitMode::RoundRobin && turns_.size() > 1; }
   void dealStaged();
   /// dealStaged's loop, `Bytes` fixed for the common element sizes (0: pipe_.elementBytes), so that the
   /// copy of an item is a move of a register, not a call.
@@ -193,15 +212,19 @@ class OutPortEnd final : public detail::PortState {
   std::size_t batchBytes_;                ///< whole items, at least one
   std::vector<DealtBatch> dealt_;         ///< dealsItems(): per link
   std::size_t sendingLink_ = 0;           ///< dealsItems(): the link whose batch is being sent
+  std::optional<PortPlan::Sequence> sequence_;
+  std::uint64_t numbered_ = 0;  ///< messages numbered so far (takeSequence)
+  std::uint64_t outgoing_ = 0;  ///< the sequence number of the message being sent
 };
 
 /// The reading end: merges its peers' streams in the pipe's order until all have ended. Peers are the
 /// writer replicas the logical-stream rule assigns to this reader, in logical order.
 class InPortEnd final : public detail::PortState {
  public:
-  /// `turns`: which link each message comes from, in rotation (PortPlan::turns).
+  /// `turns`: which link each message comes from, in rotation (PortPlan::turns); `sequenced`: every
+  /// message carries a sequence number, and several links merge by it (order(rr)).
   InPortEnd(const PipeSpec& pipe, unsigned window, std::string owner, std::vector<LinkEnd> links,
-            const std::vector<std::size_t>& turns);
+            const std::vector<std::size_t>& turns, bool sequenced = false);
 
   bool read(detail::DestinationFn destination, void* ctx, const char* expectation) override;
   bool readAdopting(detail::DestinationFn destination, detail::AdoptFn adopt, void* ctx,
@@ -222,6 +245,8 @@ class InPortEnd final : public detail::PortState {
     std::uint64_t received = 0;
     std::optional<std::size_t> lastBytes;  // of the last plain data message, as the writer keeps it
     Request credit;
+    Request gone;                       // split(demand): kReaderGoneTag
+    std::optional<std::uint64_t> head;  // sequenced MPI link: its next message's number, received ahead
   };
   enum class SameSize { NotTried, Received, Ended, Changed };
   /// The link the next message comes from: in round-robin order the current one (not probed yet); in
@@ -234,6 +259,14 @@ class InPortEnd final : public detail::PortState {
   };
   Arrival nextArrival();
   Arrival awaitAnyLink();
+  /// nextArrival on a sequenced pipe: the link whose message is due (its number taken). In order(rr),
+  /// the link whose next message has the smallest number, once every open link has one (an end of
+  /// stream first); in order(any), the first with a message.
+  Arrival nextInSequence();
+  /// The number of link `index`'s next message, waiting for it (kEndOfSequence at its end).
+  std::uint64_t headOf(std::size_t index);
+  /// Link `index`'s message numbered `number` is next: the instance's writes carry the number.
+  void take(std::size_t index, std::uint64_t number);
   /// One message into the caller's destination; `device` non-null when it is device memory; `adopt`
   /// non-null when the caller takes a moved vector whole.
   bool receive(detail::DestinationFn destination, void* ctx, const char* expectation, gpu::Device* device,
@@ -291,6 +324,8 @@ class InPortEnd final : public detail::PortState {
   };
   std::vector<Pending> pending_;  // dealtItems_: per link, received but not yet taken
   std::size_t receivedFrom_ = 0;  // the link receive() last took a message from
+  bool sequenced_ = false;
+  std::optional<std::size_t> due_;  // sequenced: the link whose next message was chosen, not yet received
 };
 
 }  // namespace dispar::rt

@@ -73,7 +73,7 @@ std::string validateProgram(const ProgramSpec& program) {
         return "pipe " + name + " names reader vnode " + quoted(program.vnodes[readers[k]].name) + " twice";
     }
     if (pipe.elementBytes == 0) return "pipe " + name + " has zero-byte elements";
-    if (pipe.split != SplitMode::RoundRobin && pipe.split != SplitMode::Duplicate)
+    if (pipe.split != SplitMode::RoundRobin && pipe.split != SplitMode::Duplicate && pipe.split != SplitMode::Demand)
       return "pipe " + name + " has an unknown split mode";
     if (pipe.initialCount < 0 || (pipe.initialCount > 0 && pipe.initialValue == nullptr))
       return "pipe " + name + " has " + std::to_string(pipe.initialCount) + " initial elements but no initial value";
@@ -120,30 +120,59 @@ lang::LogicalStream logicalStream(const ProgramSpec& program, const PipeSpec& pi
   const int writers = program.vnodes[pipe.writerVnode].replicas;
   const std::vector<int> counts = replicaCounts(program, readerVnodesOf(pipe));
   const int readers = std::accumulate(counts.begin(), counts.end(), 0);
-  return lang::LogicalStream(
-      writers, readers, pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate : lang::SplitMode::RoundRobin,
-      weights(pipe.splitWeights, readers), weights(pipe.joinWeights, writers));
+  const lang::SplitMode split = pipe.split == SplitMode::Duplicate ? lang::SplitMode::Duplicate
+                                : pipe.split == SplitMode::Demand  ? lang::SplitMode::Demand
+                                                                   : lang::SplitMode::RoundRobin;
+  return lang::LogicalStream(writers, readers, split, weights(pipe.splitWeights, readers),
+                             weights(pipe.joinWeights, writers));
+}
+
+std::vector<bool> sequencedPipes(const ProgramSpec& program) {
+  std::vector<bool> sequenced(static_cast<std::size_t>(program.pipeCount), false);
+  std::vector<bool> fed(static_cast<std::size_t>(program.vnodeCount), false);  // reads a sequenced pipe
+  // A fixpoint: a feedback loop may carry the numbers back to where they started.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int p = 0; p < program.pipeCount; ++p) {
+      const PipeSpec& pipe = program.pipes[p];
+      const bool writerFed =
+          fed[static_cast<std::size_t>(pipe.writerVnode)] && program.vnodes[pipe.writerVnode].replicas > 1;
+      if (sequenced[static_cast<std::size_t>(p)] || (pipe.split != SplitMode::Demand && !writerFed)) continue;
+      sequenced[static_cast<std::size_t>(p)] = true;
+      for (int reader : readerVnodesOf(pipe)) fed[static_cast<std::size_t>(reader)] = true;
+      changed = true;
+    }
+  }
+  return sequenced;
 }
 
 std::vector<PortPlan> planPorts(const ProgramSpec& program, InstanceId instance) {
   std::vector<PortPlan> plans;
+  const std::vector<bool> sequenced = sequencedPipes(program);
   for (int p = 0; p < program.pipeCount; ++p) {
     const PipeSpec& pipe = program.pipes[p];
     const std::vector<int> readers = readerVnodesOf(pipe);
     const auto reading = std::find(readers.begin(), readers.end(), instance.vnode);
     if (pipe.writerVnode == instance.vnode) {
-      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Writer, {}, {}});
+      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Writer, {}, {}, std::nullopt});
+      const lang::LogicalStream stream = logicalStream(program, pipe);
       linkTo(
-          logicalStream(program, pipe).writerPeers(instance.replica),
-          [&](int replica) { return readerInstance(program, pipe, replica); }, plan);
+          stream.writerPeers(instance.replica), [&](int replica) { return readerInstance(program, pipe, replica); },
+          plan);
+      if (sequenced[static_cast<std::size_t>(p)]) {
+        plan.sequence.emplace();
+        plan.sequence->positions = stream.writerPositions(instance.replica);
+        plan.sequence->cycle = stream.joinCycle();
+      }
     } else if (reading != readers.end()) {
       // This instance's replica number across the pipe's reader VNODEs.
       const int replica = lang::replicaAcrossReaders(
           replicaCounts(program, readers), static_cast<std::size_t>(reading - readers.begin()), instance.replica);
-      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Reader, {}, {}});
+      PortPlan& plan = plans.emplace_back(PortPlan{p, PortRole::Reader, {}, {}, std::nullopt});
       linkTo(
           logicalStream(program, pipe).readerPeers(replica),
           [&](int writer) { return program.vnodes[pipe.writerVnode].firstRank + writer; }, plan);
+      if (sequenced[static_cast<std::size_t>(p)]) plan.sequence.emplace();
     }
   }
   return plans;

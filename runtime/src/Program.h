@@ -29,6 +29,14 @@ struct PortPlan {
   PortRole role;
   std::vector<int> peers;
   std::vector<std::size_t> turns;
+  /// Set on the ends of a sequenced pipe (sequencedPipes): every message carries its sequence number.
+  /// A writer numbers what it writes before it has read a sequenced message by its own turns: its j-th
+  /// message is (j / positions.size()) * cycle + positions[j mod positions.size()].
+  struct Sequence {
+    std::vector<long long> positions;
+    long long cycle = 1;
+  };
+  std::optional<Sequence> sequence;
 };
 
 /// Empty when the spec is consistent; otherwise what is wrong ("pipe 'x' names vnode 7 ...").
@@ -46,6 +54,13 @@ int readerInstance(const ProgramSpec& program, const PipeSpec& pipe, int replica
 /// The logical-stream rule of a pipe of a valid spec.
 lang::LogicalStream logicalStream(const ProgramSpec& program, const PipeSpec& pipe);
 
+/// Which pipes carry sequence numbers (docs/language.md, "Demand"), by pipe: those under split(demand),
+/// whose messages reach the reader replicas in an order decided at run time, and those written by a
+/// replicated VNODE that reads a sequenced pipe, whose replicas each saw part of that stream. Every
+/// message carries the number of the demand-dealt message it came from, so that a reader of several
+/// writer replicas merges them back into that order (order(rr)).
+std::vector<bool> sequencedPipes(const ProgramSpec& program);
+
 /// The instance rank `rank` runs; nullopt when no VNODE covers it.
 std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank);
 
@@ -59,9 +74,16 @@ inline constexpr unsigned kDefaultPipeWindow = 64;
 /// On bad text returns nullopt and sets `error`.
 std::optional<unsigned> parseWindowSetting(const char* text, std::string& error);
 
-/// The window of a pipe: its own when non-zero, else the program-wide one.
+/// The default window of a split(demand) pipe: a reader replica asks for the next message while it
+/// works on the current one, and no more, so that a slow replica holds few messages a fast one could
+/// take (docs/language.md, "Demand").
+inline constexpr unsigned kDefaultDemandWindow = 2;
+
+/// The window of a pipe: its own when non-zero, else under split(demand) kDefaultDemandWindow, else
+/// the program-wide one.
 inline unsigned effectiveWindow(const PipeSpec& pipe, unsigned programWindow) {
-  return pipe.window != 0 ? pipe.window : programWindow;
+  if (pipe.window != 0) return pipe.window;
+  return pipe.split == SplitMode::Demand ? kDefaultDemandWindow : programWindow;
 }
 
 /// Messages the reader consumes before it returns one credit to the writer: half the window, so the

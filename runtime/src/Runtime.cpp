@@ -227,9 +227,9 @@ class RankInstance final : public Instance {
       }
       auto& slot = ports_[static_cast<std::size_t>(plan.pipe)];
       if (plan.role == PortRole::Writer)
-        slot = std::make_unique<OutPortEnd>(pipe, window, owner, std::move(ends), plan.turns);
+        slot = std::make_unique<OutPortEnd>(pipe, window, owner, std::move(ends), plan.turns, plan.sequence);
       else
-        slot = std::make_unique<InPortEnd>(pipe, window, owner, std::move(ends), plan.turns);
+        slot = std::make_unique<InPortEnd>(pipe, window, owner, std::move(ends), plan.turns, plan.sequence.has_value());
     }
   }
 

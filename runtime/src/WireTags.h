@@ -12,6 +12,8 @@ inline constexpr int kCreditTag = 2;      // empty, reader to writer: creditBatc
 inline constexpr int kChunkedTag = 3;     // a ChunkHeader: a chunked message follows (ChunkedTransfer.h)
 inline constexpr int kChunkTag = 4;       // one chunk of it
 inline constexpr int kSizeChangeTag = 5;  // empty: the next message is not plain data of the last size
+inline constexpr int kSequenceTag = 6;    // a std::uint64_t: the next message's sequence number (sequenced pipes)
+inline constexpr int kReaderGoneTag = 7;  // empty, reader to writer under split(demand): its VNODE returned
 
 }  // namespace dispar::rt
 

@@ -86,6 +86,7 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
                                                   : "::dispar::rt::MergeOrder::RoundRobin")
           << ", " << static_cast<long long>(pipe.window) << "u, "
           << (pipe.split == lang::SplitMode::Duplicate ? "::dispar::rt::SplitMode::Duplicate"
+              : pipe.split == lang::SplitMode::Demand  ? "::dispar::rt::SplitMode::Demand"
                                                        : "::dispar::rt::SplitMode::RoundRobin")
           << ", " << weightNames[p].first << ", " << weightNames[p].second << ", " << readerNames[p] << ", "
           << static_cast<long long>(pipe.readers.size() > 1 ? pipe.readers.size() : 0) << ", "

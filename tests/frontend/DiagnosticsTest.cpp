@@ -83,8 +83,8 @@ const DiagnosticCase kCases[] = {
      "3:41: error: 'kHalf * 1' in clause 'replicas' is not a constant expression: its value 2.5 is not an integer"},
     {"TwoReadersWithoutSplit", "PIPE(int, a);\nVNODE(w, OUT(a)) {}\nVNODE(r1, IN(a)) {}\nVNODE(r2, IN(a)) {}\n",
      "5:1: error: pipe 'a' has two readers, vnodes 'r1' and 'r2'; several VNODEs read one pipe only as its "
-     "'communication(a)' directive says: split(duplicate) (each gets every message) or split(rr) / split(rr(w...)) "
-     "(the stream dealt across them)"},
+     "'communication(a)' directive says: split(duplicate) (each gets every message), split(rr) / split(rr(w...)) "
+     "(the stream dealt across them) or split(demand) (each message to one with room)"},
     {"InitialOffTheWritersTurns",
      "PIPE(int, p);\n#pragma streamap communication(p) initial(3)\n#pragma streamap resource(cpu) replicas(2)\n"
      "VNODE(a, OUT(p)) {}\nVNODE(b, IN(p)) {}\n",

@@ -95,6 +95,19 @@ TEST(LogicalStream, TheIssueExampleKeepsTheStreamsOrder) {
   EXPECT_EQ(q.writerPeers(0), (std::vector<int>{0}));
 }
 
+TEST(LogicalStream, DemandLinksEveryWriterToEveryReader) {
+  // The reader is chosen at run time: every pair is linked, each link once; the writers' own turns
+  // (join weights 2, 1) still number their messages.
+  const LogicalStream demand(2, 3, SplitMode::Demand, {}, {2, 1});
+  EXPECT_EQ(demand.check(), "");
+  EXPECT_EQ(demand.writerPeers(1), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(demand.readerPeers(2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(demand.linkCount(), 6);
+  EXPECT_EQ(demand.writerPositions(0), (std::vector<long long>{0, 1}));
+  EXPECT_EQ(demand.writerPositions(1), (std::vector<long long>{2}));
+  EXPECT_EQ(demand.joinCycle(), 3);
+}
+
 TEST(LogicalStream, CheckNamesWhatIsWrong) {
   EXPECT_EQ(LogicalStream(1, 2, SplitMode::RoundRobin, {2, 1, 1}).check(),
             "split(rr(...)) has 3 weights but the reader has 2 replicas");
@@ -103,6 +116,7 @@ TEST(LogicalStream, CheckNamesWhatIsWrong) {
   EXPECT_EQ(LogicalStream(1, 2, SplitMode::RoundRobin, {0, 1}).check(),
             "split(rr(...)) has weight 0 (at least 1 needed)");
   EXPECT_EQ(LogicalStream(1, 2, SplitMode::Duplicate, {1, 1}).check(), "split(duplicate) takes no weights");
+  EXPECT_EQ(LogicalStream(1, 2, SplitMode::Demand, {1, 1}).check(), "split(demand) takes no weights");
   EXPECT_EQ(LogicalStream(2, 2, SplitMode::RoundRobin, {300, 1}, {299, 1}).check(),
             "the weights make a cycle of 90300 messages (lcm of their sums; at most 65536)");
   // Unweighted counts of any size keep their closed form.

@@ -102,6 +102,38 @@ TEST(Program, DuplicateSplitSendsEveryMessageToEveryReader) {
   EXPECT_EQ(planPorts(program, {1, 2})[0].peers, (std::vector<int>{0, 1}));
 }
 
+TEST(Program, DemandLinksEveryPairAndNumbersItsStreamToTheMerge) {
+  // source -> p (split(demand)) -> work x3 -> q -> pair x3 -> r -> sink -> s -> tail: p, q and r carry
+  // numbers (q and r leave replicated VNODEs fed by numbered streams); s leaves the merge.
+  const VnodeSpec vnodes[] = {{"source", 0, 1, "d.dsp:1:1", false},
+                              {"work", 1, 3, "d.dsp:2:1", false},
+                              {"pair", 4, 3, "d.dsp:3:1", false},
+                              {"sink", 7, 1, "d.dsp:4:1", false},
+                              {"tail", 8, 1, "d.dsp:5:1", false}};
+  const PipeSpec pipes[] = {{"p", "int", sizeof(int), 0, 1, MergeOrder::RoundRobin, 0, SplitMode::Demand},
+                            {"q", "int", sizeof(int), 1, 2, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin},
+                            {"r", "int", sizeof(int), 2, 3, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin},
+                            {"s", "int", sizeof(int), 3, 4, MergeOrder::RoundRobin, 0, SplitMode::RoundRobin}};
+  const ProgramSpec program = {"d", vnodes, 5, pipes, 4, 9};
+  ASSERT_EQ(validateProgram(program), "");
+  EXPECT_EQ(sequencedPipes(program), (std::vector<bool>{true, true, true, false}));
+  const std::vector<PortPlan> source = planPorts(program, {0, 0});
+  EXPECT_EQ(source[0].peers, (std::vector<int>{1, 2, 3}));
+  ASSERT_TRUE(source[0].sequence.has_value());
+  EXPECT_EQ(source[0].sequence->positions, (std::vector<long long>{0}));
+  EXPECT_EQ(planPorts(program, {1, 1})[0].peers, (std::vector<int>{0}));
+  EXPECT_EQ(planPorts(program, {3, 0})[0].peers, (std::vector<int>{4, 5, 6}));
+  EXPECT_FALSE(planPorts(program, {3, 0})[1].sequence.has_value());
+  // Its window: its own, else a reader's next message and no more, whatever the program's default.
+  EXPECT_EQ(effectiveWindow(pipes[0], 64), kDefaultDemandWindow);
+  EXPECT_EQ(effectiveWindow(pipes[1], 64), 64u);
+  const int weights[] = {1, 2};
+  PipeSpec weighted = pipes[0];
+  weighted.splitWeights = weights;
+  const VnodeSpec two[] = {{"source", 0, 1, "d.dsp:1:1", false}, {"work", 1, 2, "d.dsp:2:1", false}};
+  EXPECT_EQ(validateProgram({"d", two, 2, &weighted, 1, 3}), "pipe 'p': split(demand) takes no weights");
+}
+
 TEST(Program, InconsistentSpecsAreRejectedWithTheReason) {
   const VnodeSpec gap[] = {{"a", 0, 1, "p.dsp:1:1", false}, {"b", 2, 1, "p.dsp:2:1", false}};
   EXPECT_EQ(validateProgram({"p", gap, 2, nullptr, 0, 3}), "vnode 'b' starts at rank 2 but rank 1 is next");

@@ -8,7 +8,9 @@
 // then v1 from writer 1, ..., then again (n mod V, V = sum of v). The split weights w0..w(M-1) say which
 // of the M reader replicas it goes to: w0 to reader 0, then w1 to reader 1, ... (n mod W), or with
 // split(duplicate) to every reader replica. No weights means all 1: message n from writer n mod K to
-// reader n mod M, writer replica r's j-th message being n = j*K + r.
+// reader n mod M, writer replica r's j-th message being n = j*K + r. Under split(demand) the reader is
+// decided at run time (each message to a reader replica with room), so every writer replica is linked
+// to every reader replica, as under split(duplicate), but each message goes to one of them.
 #ifndef DISPAR_LANG_LOGICALSTREAM_H
 #define DISPAR_LANG_LOGICALSTREAM_H
 
@@ -21,7 +23,7 @@
 
 namespace dispar::lang {
 
-enum class SplitMode { RoundRobin, Duplicate };
+enum class SplitMode { RoundRobin, Duplicate, Demand };
 
 /// The longest cycle of turns a pipe's weights may make (lcm of the two weight sums): beyond it the
 /// runtime's rotation tables would be larger than the program.
@@ -55,6 +57,7 @@ class LogicalStream {
     if (std::string problem = weightsProblem(joinWeights_, writers_, "join(rr(...))", "writer"); !problem.empty())
       return problem;
     if (split_ == SplitMode::Duplicate && !splitWeights_.empty()) return "split(duplicate) takes no weights";
+    if (split_ == SplitMode::Demand && !splitWeights_.empty()) return "split(demand) takes no weights";
     if (weighted() && period() > kMaxStreamPeriod)
       return "the weights make a cycle of " + std::to_string(period()) + " messages (lcm of their sums; at most " +
              std::to_string(kMaxStreamPeriod) + ")";
@@ -79,17 +82,30 @@ class LogicalStream {
            "): their outputs would take each other's turns";
   }
 
+  /// The logical numbers, within one round of the writer replicas' turns, of writer replica `writer`'s
+  /// messages: its j-th message is logical message (j / size()) * joinCycle() + element j mod size().
+  std::vector<long long> writerPositions(int writer) const {
+    std::vector<long long> positions;
+    for (long long n = 0; n < joinCycle(); ++n)
+      if (writerOf(n) == writer) positions.push_back(n);
+    return positions;
+  }
+
   /// The writer replica that produces logical message n.
   int writerOf(long long n) const { return turn(joinWeights_, writers_, n); }
+  /// Whether every writer replica is linked to every reader replica (split(duplicate), split(demand)).
+  bool linksEveryPair() const { return split_ != SplitMode::RoundRobin; }
+
   /// The reader replica logical message n goes to (under split(rr)).
   int readerOf(long long n) const { return turn(splitWeights_, readers_, n); }
 
   /// The reader replicas writer replica `writer` sends to, in the order its messages go to them: its
   /// j-th message goes to element j mod size() (a reader may appear several times). Under
-  /// split(duplicate), every reader replica, each once: each message goes to all of them.
+  /// split(duplicate), every reader replica, each once: each message goes to all of them; under
+  /// split(demand), every reader replica, each once: each message goes to one that has room.
   std::vector<int> writerPeers(int writer) const {
     std::vector<int> peers;
-    if (split_ == SplitMode::Duplicate) {
+    if (linksEveryPair()) {
       for (int r = 0; r < readers_; ++r) peers.push_back(r);
       return peers;
     }
@@ -100,9 +116,10 @@ class LogicalStream {
   }
 
   /// The writer replicas that reader replica `reader` receives from, in logical order: its i-th message
-  /// comes from element i mod size() (a writer may appear several times).
+  /// comes from element i mod size() (a writer may appear several times). Under split(demand), every
+  /// writer replica, each once: the turns are decided at run time.
   std::vector<int> readerPeers(int reader) const {
-    if (!weighted()) {
+    if (!weighted() || split_ == SplitMode::Demand) {
       if (split_ == SplitMode::RoundRobin) return everyStep(reader, readers_, writers_);
       std::vector<int> all;
       for (int w = 0; w < writers_; ++w) all.push_back(w);
@@ -117,7 +134,7 @@ class LogicalStream {
   /// How many (writer replica, reader replica) pairs are linked.
   long long linkCount() const {
     const long long all = static_cast<long long>(writers_) * readers_;
-    if (!weighted()) return split_ == SplitMode::Duplicate ? all : all / std::gcd(writers_, readers_);
+    if (!weighted() || split_ == SplitMode::Demand) return linksEveryPair() ? all : all / std::gcd(writers_, readers_);
     long long links = 0;
     for (int w = 0; w < writers_; ++w) {
       const std::vector<int> peers = writerPeers(w);
@@ -130,10 +147,10 @@ class LogicalStream {
   bool weighted() const { return !splitWeights_.empty() || !joinWeights_.empty(); }
 
   /// Messages after which the turns repeat: lcm of the weight sums (of the join's alone under
-  /// split(duplicate)).
+  /// split(duplicate) and split(demand)).
   long long period() const {
     const long long joinSum = sum(joinWeights_, writers_);
-    if (split_ == SplitMode::Duplicate) return joinSum;
+    if (linksEveryPair()) return joinSum;
     return std::lcm(joinSum, sum(splitWeights_, readers_));
   }
 

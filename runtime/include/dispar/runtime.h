@@ -18,9 +18,9 @@ namespace dispar::rt {
 /// The order a reader replica receives its messages in (`order(...)` clause): the logical order, or as
 /// they come.
 enum class MergeOrder : std::uint8_t { RoundRobin, Any };
-/// Where a message goes (`split(...)` clause): message n to reader replica n mod M, or to every reader
-/// replica. The rule is dispar_lang/LogicalStream.h's.
-enum class SplitMode : std::uint8_t { RoundRobin, Duplicate };
+/// Where a message goes (`split(...)` clause): message n to reader replica n mod M, to every reader
+/// replica, or to a reader replica that has room (split(demand)). The rule is dispar_lang/LogicalStream.h's.
+enum class SplitMode : std::uint8_t { RoundRobin, Duplicate, Demand };
 
 /// One pipe of the program, as StreamCC laid it out. Instances of a VNODE's replicas are numbered
 /// consecutively: replica r of a VNODE whose first instance is F is instance F + r. Without a grouping

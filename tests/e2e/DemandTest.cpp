@@ -1,0 +1,182 @@
+// Demand-driven distribution (docs/language.md, "Demand"): under `split(demand)` each message goes to a
+// reader replica that has room, and a reader of several replicas downstream merges their outputs back
+// into the stream's order by the numbers the messages carry. Each program is built with the real
+// disparcc and run one rank per instance (MPI links), all instances in one rank (in-memory links) and
+// on two ranks (both); the sink checks what it received against the stream the source wrote: every
+// message once, in order, whatever the replicas' speeds and however the messages were dealt.
+#include "GroupedRuns.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace dispar::testing {
+namespace {
+
+/// Busy work of `micros` microseconds: a replica's speed.
+constexpr const char* kSpin = R"(#include <chrono>
+static void spin(int micros) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+)";
+
+/// The sink of a stream of 10 * x + replica values: x must run 0, 1, 2, ... (`gaps`: or grow, when a
+/// replica that returned early dropped what it held).
+std::string sink(bool items, bool gaps) {
+  const std::string take =
+      items ? "while (q.wait_items(1)) {\n    const long y = q.pop();" : "long y;\n  while (q.read(y)) {";
+  return R"(
+VNODE(sink, IN(q)) {
+  long count = 0, last = -1, byReplica[2] = {0, 0};
+  bool ordered = true;
+  )" + take + R"(
+    ordered = ordered && )" +
+         (gaps ? "y / 10 > last" : "y / 10 == last + 1") + R"(;
+    last = y / 10;
+    ++count;
+    ++byReplica[y % 10];
+  }
+  std::printf("sink: count=%ld ordered=%d last=%ld both=%d\n", count, ordered ? 1 : 0, last,
+              byReplica[0] > 0 && byReplica[1] > 0 ? 1 : 0);
+}
+)";
+}
+
+/// source -> p (split(demand)) -> worker replicas(2) -> q -> sink; worker replica 1 is four times slower.
+std::string demandSplitJoin(long count, bool items) {
+  const std::string pass = items ? "while (p.wait_items(1)) {\n    const int x = p.pop();"
+                                 : "int x;\n  while (p.read(x)) {";
+  return std::string("#include <dispar/dispar.h>\n#include <cstdio>\n") + kSpin + R"(
+constexpr long kCount = )" + std::to_string(count) +
+         R"(;
+PIPE(int, p);
+PIPE(long, q);
+#pragma streamap communication(p) split(demand)
+VNODE(source, OUT(p)) {
+  for (int i = 0; i < kCount; ++i) p.)" +
+         (items ? "push" : "write") + R"((i);
+}
+#pragma streamap resource(cpu) replicas(2)
+VNODE(worker, IN(p), OUT(q)) {
+  )" + pass + R"(
+    spin(dispar::replica() == 1 ? 40 : 10);
+    q.)" + (items ? "push" : "write") +
+         R"((10L * x + dispar::replica());
+  }
+}
+)" + sink(items, false);
+}
+
+TEST(Demand, EveryMessageArrivesOnceInOrderFromUnequalReplicas) {
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(demandSplitJoin(2001, false), program));
+  // Each replica asks for its first messages before any is consumed, so both get some.
+  expectEveryGroupingPrints(program, "sink: count=2001 ordered=1 last=2000 both=1\n");
+}
+
+TEST(Demand, ItemsAreDealtByTheBatchAndMergedInOrder) {
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(demandSplitJoin(9000, true), program));
+  expectEveryGroupingPrints(program, "sink: count=9000 ordered=1 last=8999 both=1\n");
+}
+
+TEST(Demand, NumbersCarryThroughAReplicatedStageToTheMerge) {
+  // stage1's replica i feeds stage2's replica i (split(rr) between equal counts): each sees part of the
+  // stream, in the order of its own numbers; the sink merges stage2's replicas by them.
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(std::string("#include <dispar/dispar.h>\n#include <cstdio>\n") + kSpin + R"(
+PIPE(int, p);
+PIPE(int, mid);
+PIPE(long, q);
+#pragma streamap communication(p) split(demand)
+VNODE(source, OUT(p)) {
+  for (int i = 0; i < 1500; ++i) p.write(i);
+}
+#pragma streamap resource(cpu) replicas(2)
+VNODE(stage1, IN(p), OUT(mid)) {
+  int x;
+  while (p.read(x)) {
+    spin(dispar::replica() == 0 ? 30 : 5);
+    mid.write(x);
+  }
+}
+#pragma streamap resource(cpu) replicas(2)
+VNODE(stage2, IN(mid), OUT(q)) {
+  int x;
+  while (mid.read(x)) q.write(10L * x + dispar::replica());
+}
+)" + sink(false, false),
+                                       program));
+  expectEveryGroupingPrints(program, "sink: count=1500 ordered=1 last=1499 both=1\n");
+}
+
+TEST(Demand, ReplicatedWritersDealOnDemandAndTheirTurnsNumberTheStream) {
+  // Two source replicas (writer replica r's j-th message is logical message 2j + r) deal to three
+  // workers on demand; each worker merges the two sources by number, the sink the three workers.
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(std::string("#include <dispar/dispar.h>\n#include <cstdio>\n") + kSpin + R"(
+PIPE(int, p);
+PIPE(long, q);
+#pragma streamap communication(p) split(demand)
+#pragma streamap resource(cpu) replicas(2)
+VNODE(source, OUT(p)) {
+  for (int i = dispar::replica(); i < 1201; i += 2) p.write(i);
+}
+#pragma streamap resource(cpu) replicas(3)
+VNODE(worker, IN(p), OUT(q)) {
+  int x;
+  while (p.read(x)) {
+    spin(dispar::replica() == 2 ? 30 : 5);
+    q.write(10L * x + (dispar::replica() == 0 ? 0 : 1));
+  }
+}
+)" + sink(false, false),
+                                       program));
+  expectEveryGroupingPrints(program, "sink: count=1201 ordered=1 last=1200 both=1\n");
+}
+
+TEST(Demand, AReplicaThatReturnsEarlyIsDealtNoMore) {
+  // Worker replica 1 returns after 5 messages: what it held (at most the window, 2) is dropped, and the
+  // rest of the stream goes to replica 0, in order.
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(int, p);
+PIPE(long, q);
+#pragma streamap communication(p) split(demand)
+VNODE(source, OUT(p)) {
+  for (int i = 0; i < 3000; ++i) p.write(i);
+}
+#pragma streamap resource(cpu) replicas(2)
+VNODE(worker, IN(p), OUT(q)) {
+  int x, taken = 0;
+  while ((dispar::replica() == 0 || taken < 5) && p.read(x)) {
+    ++taken;
+    q.write(10L * x + dispar::replica());
+  }
+}
+)" + sink(false, true),
+                                       program));
+  for (const auto& grouping : threeGroupings(program.rtg)) {
+    const ProcessResult ran = runGrouped(program, grouping);
+    const std::string how = groupingName(grouping);
+    ASSERT_EQ(ran.status, 0) << how << "\n" << ran.output;
+    long count = 0, last = 0;
+    int ordered = 0, both = 0;
+    const std::size_t at = ran.output.find("sink: ");
+    ASSERT_NE(at, std::string::npos) << how << "\n" << ran.output;
+    ASSERT_EQ(std::sscanf(ran.output.c_str() + at, "sink: count=%ld ordered=%d last=%ld both=%d", &count, &ordered,
+                          &last, &both),
+              4)
+        << ran.output;
+    EXPECT_EQ(ordered, 1) << how;
+    EXPECT_EQ(last, 2999) << how << ": the stream's end reached replica 0";
+    EXPECT_GE(count, 3000 - 2) << how << ": replica 1 dropped more than its window";
+    EXPECT_EQ(both, 1) << how;
+  }
+}
+
+}  // namespace
+}  // namespace dispar::testing
