@@ -120,6 +120,12 @@ LocalLink::Delivery LocalLink::pop() {
   return Delivery(*this, std::move(message));
 }
 
+std::optional<std::uint64_t> LocalLink::peekSequence() const {
+  if (queued_.load(std::memory_order_acquire) == 0) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.front().end ? kEndOfSequence : queue_.front().sequence;
+}
+
 std::uint64_t LocalLink::nextSequence() {
   if (queued_.load(std::memory_order_acquire) == 0) PendingItems::flushBeforeWaiting();
   spinUntil([&] { return queued_.load(std::memory_order_acquire) != 0; });
@@ -164,6 +170,7 @@ bool LocalLink::ready() const {
 }
 
 LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int rank, unsigned programWindow) {
+  const std::vector<bool> sequenced = sequencedPipes(program);
   for (int p = 0; p < program.pipeCount; ++p) {
     const PipeSpec& pipe = program.pipes[p];
     const VnodeSpec& writer = program.vnodes[pipe.writerVnode];
@@ -195,9 +202,9 @@ LinkTable::LinkTable(const ProgramSpec& program, const RankGroups& groups, int r
             local->setRoomDoorbell(doorbell);
         roomDoorbells_[{p, writerInstance}] = std::move(doorbell);
       }
-    // A reader that merges several links as they come waits on all of them at once: its local links
-    // ring one doorbell.
-    if (pipe.order != MergeOrder::Any) continue;
+    // A reader that merges several links as they come, or by sequence number, waits on all of them at
+    // once: its local links ring one doorbell.
+    if (pipe.order != MergeOrder::Any && !sequenced[static_cast<std::size_t>(p)]) continue;
     for (int r = 0; r < stream.readers(); ++r) {
       const int readerInstance = rt::readerInstance(program, pipe, r);
       if (groups.rankOfInstance[static_cast<std::size_t>(readerInstance)] != rank) continue;

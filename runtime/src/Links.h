@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -100,6 +101,8 @@ class LocalLink {
   /// Waits for the next message and returns its sequence number without taking it (kEndOfSequence for
   /// the end of the stream).
   std::uint64_t nextSequence();
+  /// As nextSequence, without waiting: nullopt while the queue is empty.
+  std::optional<std::uint64_t> peekSequence() const;
   /// A vector of element type `type` to copy a message of `bytes` into, or nullptr (the writer makes
   /// one). A large copy waits for the vector the reader is about to give back rather than filling a new
   /// one: two vectors then alternate and stay in cache, as MPI's rendezvous keeps one large message in

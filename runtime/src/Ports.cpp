@@ -227,6 +227,18 @@ struct ElementBytes {
 // ---------------------------------------------------------------------------------------------
 // Writer
 
+namespace {
+/// Messages up to this size leave a blocking MPI_Send at once (MPI's eager protocol, in every MPI we
+/// build for); larger ones wait for the reader to take them.
+constexpr MPI_Count kLargestEagerBytes = 4096;
+int sendWaiting(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm);
+// Waiting without holding a core: see pollPatiently.
+constexpr std::chrono::microseconds kBusyWait{2000};
+constexpr std::chrono::microseconds kLongestSleep{500};
+template <class Ready>
+void pollPatiently(Ready ready, std::chrono::nanoseconds busy = kBusyWait);
+}  // namespace
+
 InstanceSequence& instanceSequence() {
   thread_local InstanceSequence sequence;  // each instance runs on its own thread
   return sequence;
@@ -432,7 +444,7 @@ void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::De
   } else {
     // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
     if (device != nullptr) device->synchronize();
-    DISPAR_MPI(mpi::sendBytes, data, static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm);
+    DISPAR_MPI(sendWaiting, data, static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm);
   }
 }
 
@@ -472,13 +484,11 @@ namespace {
 // These complete the same operations, polling busily for kBusyWait (as MPI would: a stream that flows
 // never gets further), then sleeping between polls, up to kLongestSleep. Under SMPI the blocking calls
 // wait in simulated time, and are used as they are.
-constexpr std::chrono::microseconds kBusyWait{2000};
-constexpr std::chrono::microseconds kLongestSleep{500};
 
 /// Polls `ready` (true when done) busily for `busy`, then with growing sleeps; the instance's pushed
 /// items go out first (PendingItems).
 template <class Ready>
-void pollPatiently(Ready ready, std::chrono::nanoseconds busy = kBusyWait) {
+void pollPatiently(Ready ready, std::chrono::nanoseconds busy) {
   if (ready()) return;
   PendingItems::flushBeforeWaiting();
   const auto start = std::chrono::steady_clock::now();
@@ -510,6 +520,30 @@ int receiveWaiting(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm 
       [&] {
         int done = 0;
         code = MPI_Test(&request, &done, status);
+        return done != 0 || code != MPI_SUCCESS;
+      },
+      kBusyWait + std::chrono::nanoseconds(bytes));
+  return code;
+#endif
+}
+
+/// MPI_Send of `bytes` from `buffer`, waiting as above once it is larger than MPI's eager messages: a
+/// blocking send of a large message polls inside MPI until the reader takes it, holding a core the reader
+/// may need where instances outnumber cores (milliseconds per message, for the scheduler's time slice).
+/// Smaller ones are sent at once, as MPI_Send does.
+int sendWaiting(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm comm) {
+#ifdef DISPAR_TARGET_SMPI
+  return mpi::sendBytes(buffer, bytes, dest, tag, comm);
+#else
+  if (bytes <= kLargestEagerBytes) return mpi::sendBytes(buffer, bytes, dest, tag, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int posted = mpi::isendBytes(buffer, bytes, dest, tag, comm, &request);
+  if (posted != MPI_SUCCESS) return posted;
+  int code = MPI_SUCCESS;
+  pollPatiently(
+      [&] {
+        int done = 0;
+        code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
         return done != 0 || code != MPI_SUCCESS;
       },
       kBusyWait + std::chrono::nanoseconds(bytes));
@@ -769,23 +803,16 @@ void InPortEnd::take(std::size_t index, std::uint64_t number) {
   sequence = {true, number};
 }
 
-std::uint64_t InPortEnd::headOf(std::size_t index) {
+std::optional<std::uint64_t> InPortEnd::tryHead(std::size_t index) {
   Link& link = links_[index];
-  waitingOn(link.end.peerInstance);
-  if (link.end.isLocal()) return link.end.local->nextSequence();
-  if (link.head) return *link.head;
+  if (link.end.isLocal()) return link.end.local->peekSequence();
+  if (link.head) return link.head;
   // The writer sends each message's number right before it and nothing before its end of stream.
   MPI_Status status;
-#ifdef DISPAR_TARGET_SMPI
-  DISPAR_MPI(MPI_Probe, link.end.peer, MPI_ANY_TAG, link.end.comm, &status);
-#else
-  pollPatiently([&] {
-    int found = 0;
-    DISPAR_MPI(MPI_Iprobe, link.end.peer, MPI_ANY_TAG, link.end.comm, &found, &status);
-    return found != 0;
-  });
-#endif
-  if (status.MPI_TAG == kEndTag) return *(link.head = kEndOfSequence);
+  int found = 0;
+  DISPAR_MPI(MPI_Iprobe, link.end.peer, MPI_ANY_TAG, link.end.comm, &found, &status);
+  if (!found) return std::nullopt;
+  if (status.MPI_TAG == kEndTag) return link.head = kEndOfSequence;
   MPI_Count bytes = 0;
   DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
   if (status.MPI_TAG != kSequenceTag || bytes != static_cast<MPI_Count>(sizeof(std::uint64_t)))
@@ -793,7 +820,98 @@ std::uint64_t InPortEnd::headOf(std::size_t index) {
                        "a message with tag " + std::to_string(status.MPI_TAG) + " where its sequence number was due");
   std::uint64_t number = 0;
   DISPAR_MPI(MPI_Recv, &number, 1, MPI_UINT64_T, link.end.peer, kSequenceTag, link.end.comm, MPI_STATUS_IGNORE);
-  return *(link.head = number);
+  return link.head = number;
+}
+
+std::uint64_t InPortEnd::headOf(std::size_t index) {
+  const Link& link = links_[index];
+  waitingOn(link.end.peerInstance);
+  if (link.end.isLocal()) return link.end.local->nextSequence();
+  std::optional<std::uint64_t> head = tryHead(index);
+#ifdef DISPAR_TARGET_SMPI
+  if (!head) {  // a blocking probe waits in simulated time
+    DISPAR_MPI(MPI_Probe, link.end.peer, MPI_ANY_TAG, link.end.comm, MPI_STATUS_IGNORE);
+    head = tryHead(index);
+  }
+#else
+  if (!head) pollPatiently([&] { return (head = tryHead(index)).has_value(); });
+#endif
+  return *head;
+}
+
+void InPortEnd::stashMessage(std::size_t index) {
+  Link& link = links_[index];
+  LocalLink::Message message;
+  for (;;) {
+    mpi::Message probed;
+    MPI_Status status;
+    probeWaiting(link.end, &probed, &status);
+    MPI_Count bytes = 0;
+    DISPAR_MPI(mpi::receivedBytes, &status, &bytes);
+    if (status.MPI_TAG == kSizeChangeTag) {  // empty: the message follows
+      DISPAR_MPI(mpi::mrecvBytes, nullptr, 0, &probed, MPI_STATUS_IGNORE);
+      applyControl(status.MPI_TAG, index);
+      continue;
+    }
+    if (status.MPI_TAG == kChunkedTag) {
+      link.lastBytes.reset();
+      const ChunkHeader header = receiveHeader(probed, status, index);
+      message.bytes.resize(static_cast<std::size_t>(header.totalBytes));
+      receiveChunks(message.bytes.data(), header, nullptr, link.end.peer, link.end.comm);
+    } else if (status.MPI_TAG == kDataTag) {
+      link.lastBytes = static_cast<std::size_t>(bytes);
+      message.bytes.resize(static_cast<std::size_t>(bytes));
+      DISPAR_MPI(mpi::mrecvBytes, message.bytes.data(), bytes, &probed, MPI_STATUS_IGNORE);
+    } else {
+      std::vector<unsigned char> discard(static_cast<std::size_t>(bytes));
+      DISPAR_MPI(mpi::mrecvBytes, discard.data(), bytes, &probed, MPI_STATUS_IGNORE);
+      throwProtocolError(link.end.peerRank,
+                         "a message with tag " + std::to_string(status.MPI_TAG) + " after its sequence number");
+    }
+    link.stash = std::move(message);
+    return;
+  }
+}
+
+std::size_t InPortEnd::awaitSmallestHead() {
+  // Each writer's numbers grow, so once every open link shows its next number the smallest is the next
+  // message of the merged stream; a link at its end goes first (it holds nothing back). While one link
+  // shows none, the writers of the others may be blocked in a send of a large message that this merge
+  // takes only later, and one of them may be what the silent link waits for (its writer deals the
+  // stream): after the busy phase of a wait, their messages are received ahead, into the link's stash.
+  const auto start = std::chrono::steady_clock::now();
+  bool stashed = false;
+  for (unsigned idle = 0;; ++idle) {
+    const std::uint64_t rings = doorbell_ ? doorbell_->rings() : 0;
+    std::size_t next = links_.size(), silent = links_.size();
+    std::uint64_t smallest = 0;
+    for (std::size_t index : open_) {
+      const std::optional<std::uint64_t> head = tryHead(index);
+      if (!head) {
+        silent = index;
+        continue;
+      }
+      if (*head == kEndOfSequence) return index;
+      if (next == links_.size() || *head < smallest) {
+        next = index;
+        smallest = *head;
+      }
+    }
+    if (silent == links_.size()) return next;
+    waitingOn(links_[silent].end.peerInstance);
+    if (idle == 0) PendingItems::flushBeforeWaiting();
+    if (!stashed && std::chrono::steady_clock::now() - start >= kBusyWait) {
+      for (std::size_t index : open_) {
+        const Link& link = links_[index];
+        if (!link.end.isLocal() && link.head && *link.head != kEndOfSequence && !link.stash) stashMessage(index);
+      }
+      stashed = true;
+    }
+    if (!hasMpiLinks_ && doorbell_)
+      doorbell_->wait(rings);
+    else
+      pauseBetweenPolls(idle < 64);
+  }
 }
 
 InPortEnd::Arrival InPortEnd::nextInSequence() {
@@ -821,27 +939,13 @@ InPortEnd::Arrival InPortEnd::nextInSequence() {
     return Arrival{arrival.link};
   }
   if (!due_) {
-    // Each writer's numbers grow, so the smallest next number among all of them is the next message
-    // of the merged stream; a link at its end goes first (it holds nothing back).
-    std::size_t next = links_.size();
-    std::uint64_t smallest = 0;
-    std::vector<bool> seen(links_.size(), false);
-    for (std::size_t index : open_) {
-      if (seen[index]) continue;
-      seen[index] = true;
-      const std::uint64_t number = headOf(index);
-      if (number == kEndOfSequence) {
-        next = index;
-        smallest = number;
-        break;
-      }
-      if (next == links_.size() || number < smallest) {
-        next = index;
-        smallest = number;
-      }
-    }
+    // One writer: its order. Several: the merge.
+    const bool several =
+        std::any_of(open_.begin(), open_.end(), [&](std::size_t index) { return index != open_.front(); });
+    const std::size_t next = several ? awaitSmallestHead() : open_.front();
+    const std::uint64_t number = several ? *tryHead(next) : headOf(next);
     links_[next].head.reset();  // taken: the message itself comes next (at the end, the end of stream)
-    take(next, smallest);
+    take(next, number);
   }
   arrival.link = *due_;
   waitingOn(links_[arrival.link].end.peerInstance);
@@ -1112,6 +1216,11 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     const LinkEnd& from = links_[index].end;
     // Items dealt turn by turn want this link's next message, not the next link's after its end.
     const bool oneLink = dealtItems_ && access_ == Access::Items;
+    if (std::optional<LocalLink::Message> stashed = std::exchange(links_[index].stash, std::nullopt)) {
+      consumed(index);
+      deliverLocal(*stashed, destination, ctx, expectation, device, adopt);
+      return true;
+    }
     if (from.isLocal()) {
       if (popLocal(index, [&](LocalLink::Message& message) {
             deliverLocal(message, destination, ctx, expectation, device, adopt);
@@ -1185,6 +1294,13 @@ bool InPortEnd::readElement(void* element) {
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     MPI_Status status;
+    if (std::optional<LocalLink::Message> stashed = std::exchange(links_[index].stash, std::nullopt)) {
+      consumed(index);
+      const std::size_t bytes = stashed->size(pipe_.elementBytes);
+      if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
+      std::memcpy(element, stashed->data(), bytes);
+      return true;
+    }
     if (from.isLocal()) {
       if (popLocal(index, [&](LocalLink::Message& message) {
             const std::size_t bytes = message.size(pipe_.elementBytes);
@@ -1271,6 +1387,11 @@ void InPortEnd::finish() {
     Arrival arrival = nextArrival();
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
+    if (links_[index].stash) {
+      links_[index].stash.reset();
+      consumed(index);
+      continue;
+    }
     if (from.isLocal()) {
       popLocal(index, [](LocalLink::Message&) {});
       continue;

@@ -247,6 +247,9 @@ class InPortEnd final : public detail::PortState {
     Request credit;
     Request gone;                       // split(demand): kReaderGoneTag
     std::optional<std::uint64_t> head;  // sequenced MPI link: its next message's number, received ahead
+    /// Sequenced MPI link: its next message, received ahead while the merge waited for another link,
+    /// so that its writer is not held in a send the merge would only take after that other link.
+    std::optional<LocalLink::Message> stash;
   };
   enum class SameSize { NotTried, Received, Ended, Changed };
   /// The link the next message comes from: in round-robin order the current one (not probed yet); in
@@ -265,6 +268,12 @@ class InPortEnd final : public detail::PortState {
   Arrival nextInSequence();
   /// The number of link `index`'s next message, waiting for it (kEndOfSequence at its end).
   std::uint64_t headOf(std::size_t index);
+  /// As headOf, without waiting: nullopt until it is known.
+  std::optional<std::uint64_t> tryHead(std::size_t index);
+  /// The merge of several links by number (nextInSequence): the link to take next, once known.
+  std::size_t awaitSmallestHead();
+  /// Receives MPI link `index`'s next message, whose number is known, into its stash.
+  void stashMessage(std::size_t index);
   /// Link `index`'s message numbered `number` is next: the instance's writes carry the number.
   void take(std::size_t index, std::uint64_t number);
   /// One message into the caller's destination; `device` non-null when it is device memory; `adopt`

@@ -189,6 +189,12 @@ TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
   const ProcessResult mapped = runProcess(
       {kStreammap, "map", "fir.smpi.rtg.json", "--cluster", "small.json", "-o", "grouped.machinefile"}, dir.path());
   ASSERT_EQ(mapped.status, 0) << mapped.output;
+  // The mapping of a simulated program is for simulate: map says how, and warns of no launcher.
+  EXPECT_EQ(mapped.output.find("warning"), std::string::npos) << mapped.output;
+  EXPECT_NE(
+      mapped.output.find("simulate: streammap simulate --cluster small.json --mapping grouped.map.json ./fir.smpi"),
+      std::string::npos)
+      << mapped.output;
   const ProcessResult grouped = runProcess(
       {kStreammap, "simulate", "--cluster", "small.json", "--mapping", "grouped.map.json", "./fir.smpi"}, dir.path());
   EXPECT_EQ(grouped.status, 1);
@@ -204,6 +210,43 @@ TEST(Simulate, RefusesProgramsNotBuiltForSmpiAndGroupedMappings) {
 }
 
 // disparcc's --target: one of two words, and not with what only a real MPI or a real GPU build takes.
+TEST(Simulate, ADemandPipeDealsAndMergesInOrder) {
+  // split(demand) on the SMPI target: the writer polls credits and the merge polls numbers in simulated
+  // time; every message arrives once, in order.
+  ScratchDir dir;
+  dir.write("demand.dsp", R"dsp(#include <dispar/dispar.h>
+#include <cstdio>
+PIPE(int, jobs);
+PIPE(long, results);
+#pragma streamap communication(jobs) split(demand)
+VNODE(source, OUT(jobs)) {
+  for (int i = 0; i < 500; ++i) jobs.write(i);
+}
+#pragma streamap resource(cpu) replicas(3)
+VNODE(worker, IN(jobs), OUT(results)) {
+  int job;
+  while (jobs.read(job)) {
+    volatile double x = 0;
+    for (int k = 0; k < (dispar::replica() + 1) * 2000; ++k) x = x + k;  // replicas of unequal speed
+    results.write(job);
+  }
+}
+VNODE(sink, IN(results)) {
+  long y, next = 0;
+  bool ordered = true;
+  while (results.read(y)) ordered = ordered && y == next++;
+  std::printf("sink: %ld results ordered %d\n", next, ordered ? 1 : 0);
+}
+)dsp");
+  const ProcessResult built =
+      runProcess({kDisparcc, "--target", "smpi", "demand.dsp", "-o", "demand.smpi"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const ProcessResult ran =
+      runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./demand.smpi"}, dir.path(), {}, 300);
+  ASSERT_EQ(ran.status, 0) << ran.output;
+  EXPECT_NE(ran.output.find("sink: 500 results ordered 1"), std::string::npos) << ran.output;
+}
+
 TEST(Simulate, DisparccRefusesTargetsItCannotBuild) {
   ScratchDir dir;
   dir.write("fir.dsp", readFile(kSourceDir + "/examples/fir/fir.dsp"));

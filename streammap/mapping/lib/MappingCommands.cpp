@@ -396,7 +396,9 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
   const Launcher format = m.format ? *m.format : rtg.mpi == "openmpi" ? Launcher::OpenMpi : Launcher::Mpich;
   // The files of another MPI's launcher: `run` refuses to start the program with them, so map says so.
   const std::string builtFor = rtg.mpi.empty() ? "mpich" : rtg.mpi;
-  if (format != Launcher::Slurm && info(format).name != builtFor)
+  // A simulated program's mapping is for `streammap simulate --mapping`, which reads no launcher file.
+  const bool simulated = builtFor == "smpi";
+  if (format != Launcher::Slurm && info(format).name != builtFor && !simulated)
     std::fprintf(stderr,
                  "streammap map: warning: %s was built for %s (its rtg says so) but --format %s writes %s's launcher "
                  "files; rebuild with disparcc --mpi=%s, or map with --format %s\n",
@@ -501,6 +503,15 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
           mapping + "SLURM_HOSTFILE=" + shellQuoted(output) + " " + joinedWords(srunArguments(record)) + " " + program;
       break;
     case Launcher::Mpich: line = mapping + "mpiexec -f " + shellQuoted(output) + " -n " + ranks + " " + program; break;
+  }
+  if (simulated) {
+    const std::string source = m.source.kind == ClusterSource::Kind::File ? "--cluster " + shellQuoted(m.source.path)
+                               : m.sourceGiven                            ? "--db " + shellQuoted(m.source.path)
+                                                                          : "";
+    line = "streammap simulate " + source + (source.empty() ? "" : " ") + "--mapping " + shellQuoted(mapPath) + " " +
+           program;
+    std::printf("simulate: %s\n", escapedForDisplay(line).c_str());
+    return 0;
   }
   std::printf("run: %s\n", escapedForDisplay(line).c_str());
   return 0;
