@@ -87,5 +87,50 @@ TEST(MapPlanner, AdvisesHostFallbackWhereItPays) {
   EXPECT_TRUE(quiet.warnings.empty());
 }
 
+// A remap for moved costs (streammap run, MapSettings::previous) keeps the mapping it would replace
+// unless the new one's predicted period is at least kRemapGain shorter: near-tied mappings no longer
+// flip between runs whose measured costs move a little.
+TEST(MapPlanner, AMappingForMovedCostsKeepsThePreviousUnlessItGainsFivePercent) {
+  const lang::Rtg rtg = rtgOf({vertex(0, "a", Requirement::CO, 1.0), vertex(1, "b", Requirement::CO, 1.02)}, {});
+  Cluster c;
+  c.nodes = {node("n1", 1), node("n2", 1)};
+  std::string error;
+  const auto hostsOf = [&](const MappingOutcome& o) {
+    std::string hosts;
+    for (const RankRecord& r : makeMapRecord(rtg, c, o, MapSettings{}).ranks) hosts += r.vnode + "@" + r.host + " ";
+    return hosts;
+  };
+  const auto previous = [](const char* hostOfA, const char* hostOfB) {
+    std::vector<lang::MapRank> ranks(2);
+    ranks[0].rank = 0, ranks[0].vnode = "a", ranks[0].host = hostOfA, ranks[0].mode = "cpu";
+    ranks[1].rank = 1, ranks[1].vnode = "b", ranks[1].host = hostOfB, ranks[1].mode = "cpu";
+    return ranks;
+  };
+  MappingOutcome fresh;
+  ASSERT_TRUE(planMapping(rtg, c, MapSettings{}, fresh, error)) << error;
+  const std::string freshHosts = hostsOf(fresh);
+  // The other way round is as good (each on a core of its own): kept.
+  const std::vector<lang::MapRank> swapped = freshHosts == "a@n1 b@n2 " ? previous("n2", "n1") : previous("n1", "n2");
+  MapSettings settings;
+  settings.previous = &swapped;
+  MappingOutcome kept;
+  ASSERT_TRUE(planMapping(rtg, c, settings, kept, error)) << error;
+  EXPECT_NE(hostsOf(kept), freshHosts);
+  EXPECT_EQ(kept.result.placements[0].rule, PlacementRule::PreviousKept);
+  EXPECT_DOUBLE_EQ(kept.evaluation.score.period, fresh.evaluation.score.period);
+  // Both on one core (period 2.02 against 1.02): replaced.
+  const std::vector<lang::MapRank> crowded = previous("n1", "n1");
+  settings.previous = &crowded;
+  MappingOutcome replaced;
+  ASSERT_TRUE(planMapping(rtg, c, settings, replaced, error)) << error;
+  EXPECT_EQ(hostsOf(replaced), freshHosts);
+  // A previous mapping of other instances or hosts is no mapping to keep.
+  const std::vector<lang::MapRank> elsewhere = previous("n1", "gone");
+  settings.previous = &elsewhere;
+  MappingOutcome remapped;
+  ASSERT_TRUE(planMapping(rtg, c, settings, remapped, error)) << error;
+  EXPECT_EQ(hostsOf(remapped), freshHosts);
+}
+
 }  // namespace
 }  // namespace dispar::streammap

@@ -245,6 +245,51 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
 
 }  // namespace
 
+namespace {
+
+/// MapSettings::previous: keeps its placement in `o` unless `o`'s predicted period is kRemapGain shorter
+/// under the same costs. False (nothing kept) also where it does not fit this problem: another set of
+/// instances, a host no longer usable, a rank over two nodes, a CG instance whose node cannot run it.
+bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previous, MappingOutcome& o) {
+  const MappingProblem& p = o.problem;
+  if (previous.size() != rtg.vertices.size()) return false;
+  std::map<std::string, int> nodeOfHost;
+  for (int n = 0; n < p.nodeCount(); ++n) nodeOfHost[p.nodes[n].host] = n;
+  std::map<std::pair<std::string, int>, const lang::MapRank*> entryOf;
+  for (const lang::MapRank& entry : previous) entryOf[{entry.vnode, entry.replica}] = &entry;
+  std::vector<int> nodeOf(p.vertexCount(), -1), device(p.vertexCount(), -1);
+  std::map<int, std::vector<int>> members;  // by the previous rank number
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    const auto entry = entryOf.find({rtg.vertices[v].vnode, rtg.vertices[v].replica});
+    if (entry == entryOf.end()) return false;
+    const auto node = nodeOfHost.find(entry->second->host);
+    if (node == nodeOfHost.end() || !p.allowed(v, node->second)) return false;
+    nodeOf[v] = node->second;
+    if (p.onGpu(v, node->second)) {
+      if (!entry->second->device) return false;
+      device[v] = *entry->second->device;
+    }
+    members[entry->second->rank].push_back(v);
+  }
+  std::vector<std::vector<int>> groups;
+  for (auto& [rank, vertices] : members) {
+    for (int v : vertices)
+      if (nodeOf[v] != nodeOf[vertices.front()]) return false;
+    groups.push_back(std::move(vertices));
+  }
+  RankLayout layout = rankLayoutOf(p, nodeOf, std::move(groups));
+  Evaluation kept = evaluate(p, nodeOf, layout);
+  if (o.evaluation.score.period < kept.score.period * (1 - kRemapGain)) return false;
+  o.result.nodeOf = std::move(nodeOf);
+  o.result.placements.assign(p.vertexCount(), Placement{PlacementRule::PreviousKept, -1, -1});
+  o.ranks = std::move(layout);
+  o.evaluation = std::move(kept);
+  o.device = std::move(device);
+  return true;
+}
+
+}  // namespace
+
 bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
                  std::string& error) {
   MappingOutcome o;
@@ -260,7 +305,8 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   o.evaluation = std::move(placed.evaluation);
   if (!placed.note.empty()) o.warnings.push_back(std::move(placed.note));
   if (!checkFinite(o, error)) return false;
-  o.device = assignDevices(o.problem, o.ranks);
+  if (settings.previous == nullptr || !keepPrevious(rtg, *settings.previous, o))
+    o.device = assignDevices(o.problem, o.ranks);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);
   if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine)

@@ -13,6 +13,7 @@ const char* placementRuleName(PlacementRule rule) {
     case PlacementRule::LeastLoadedAny: return "step 6: least-loaded node";
     case PlacementRule::LocalSearch: return "refine: local search";
     case PlacementRule::PaperKept: return "refine: paper's choice kept";
+    case PlacementRule::PreviousKept: return "previous mapping kept (the new one not 5% better)";
   }
   return "unknown";
 }

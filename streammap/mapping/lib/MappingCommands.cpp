@@ -772,7 +772,11 @@ int runCommand(const Args& args) {
     const bool costsOnly = reason == kCostsChanged;
     const std::vector<RankRecord> before = record.ranks;
     if (!costsOnly) std::fprintf(stderr, "streammap run: mapping %s (%s)\n", m.rtgPath.c_str(), reason.c_str());
-    if (const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr)) return status;
+    // Nor is a mapping barely better than the one it would replace (MapSettings::previous).
+    if (costsOnly) m.settings.previous = &before;
+    const int status = writeMapping(m, rtg, current, &record, costsLoaded ? &costData : nullptr);
+    m.settings.previous = nullptr;
+    if (status != 0) return status;
     const auto placed = [](const RankRecord& a, const RankRecord& b) {
       return a.rank == b.rank && a.vnode == b.vnode && a.replica == b.replica && a.host == b.host &&
              a.device == b.device && a.mode == b.mode;

@@ -32,7 +32,14 @@ struct MapSettings {
   /// Where the costs came from (measured, clause, predicted: MeasuredCosts.h); the RTG mapped must be its
   /// `costed`. Null: the RTG's own costs.
   const CostResolution* costs = nullptr;
+  /// A remap for moved costs: the mapping it replaces, kept unless the new one's predicted period is at
+  /// least kRemapGain shorter under the same costs (a run's measured costs move a little at every run,
+  /// and near-tied mappings would otherwise flip between runs). Null: none.
+  const std::vector<lang::MapRank>* previous = nullptr;
 };
+
+/// How much shorter a new mapping's predicted period must be to replace MapSettings::previous.
+inline constexpr double kRemapGain = 0.05;
 
 struct MappingOutcome {
   MappingProblem problem;

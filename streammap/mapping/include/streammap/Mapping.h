@@ -17,6 +17,7 @@ enum class PlacementRule {
   LeastLoadedAny,  // paper step 6: least-loaded node
   LocalSearch,     // refine: moved away from the paper's choice by the cost model
   PaperKept,       // refine: the paper's choice, which the cost model could not improve
+  PreviousKept,    // a remap for moved costs: the previous mapping's node, the new one not enough better
 };
 
 const char* placementRuleName(PlacementRule rule);
