@@ -249,7 +249,6 @@ OutPortEnd::OutPortEnd(const PipeSpec& pipe, unsigned window, std::string owner,
     : PortState(pipe, window, std::move(owner)), turns_(std::move(turns)),
       batchBytes_(std::max<std::size_t>(1, kItemBatchBytes / pipe.elementBytes) * pipe.elementBytes),
       sequence_(std::move(sequence)) {
-  if (sequence_ && sequence_->positions.empty()) sequence_->positions.push_back(0);
   isOutput_ = true;
   links_.reserve(links.size());
   for (LinkEnd& end : links) links_.emplace_back(std::move(end));
@@ -503,18 +502,11 @@ void pollPatiently(Ready ready, std::chrono::nanoseconds busy) {
   }
 }
 
-/// MPI_Recv of `bytes` into `buffer`, waiting as above; posted at once, so a message that comes later
-/// lands in `buffer` without an extra copy. Returns MPI's error code (MPI_ERR_TRUNCATE for a longer
-/// message, with `status` filled in as MPI_Recv's). The busy phase grows by the time the message takes
-/// at 1 GB/s: MPI moves a large message while it is polled, and a sleeping poll would slow the transfer
-/// itself (16 MiB messages at half speed).
-int receiveWaiting(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-#ifdef DISPAR_TARGET_SMPI
-  return mpi::recvBytes(buffer, bytes, source, tag, comm, status);
-#else
-  MPI_Request request = MPI_REQUEST_NULL;
-  const int posted = mpi::irecvBytes(buffer, bytes, source, tag, comm, &request);
-  if (posted != MPI_SUCCESS) return posted;
+#ifndef DISPAR_TARGET_SMPI
+/// Completes `request` (of a message of `bytes`), waiting as above; returns MPI's error code. The busy
+/// phase grows by the time the message takes at 1 GB/s: MPI moves a large message while it is polled,
+/// and a sleeping poll would slow the transfer itself (16 MiB messages at half speed).
+int completeWaiting(MPI_Request& request, MPI_Count bytes, MPI_Status* status) {
   int code = MPI_SUCCESS;
   pollPatiently(
       [&] {
@@ -524,6 +516,20 @@ int receiveWaiting(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm 
       },
       kBusyWait + std::chrono::nanoseconds(bytes));
   return code;
+}
+#endif
+
+/// MPI_Recv of `bytes` into `buffer`, waiting as above; posted at once, so a message that comes later
+/// lands in `buffer` without an extra copy. Returns MPI's error code (MPI_ERR_TRUNCATE for a longer
+/// message, with `status` filled in as MPI_Recv's).
+int receiveWaiting(void* buffer, MPI_Count bytes, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+#ifdef DISPAR_TARGET_SMPI
+  return mpi::recvBytes(buffer, bytes, source, tag, comm, status);
+#else
+  MPI_Request request = MPI_REQUEST_NULL;
+  const int posted = mpi::irecvBytes(buffer, bytes, source, tag, comm, &request);
+  if (posted != MPI_SUCCESS) return posted;
+  return completeWaiting(request, bytes, status);
 #endif
 }
 
@@ -539,15 +545,7 @@ int sendWaiting(const void* buffer, MPI_Count bytes, int dest, int tag, MPI_Comm
   MPI_Request request = MPI_REQUEST_NULL;
   const int posted = mpi::isendBytes(buffer, bytes, dest, tag, comm, &request);
   if (posted != MPI_SUCCESS) return posted;
-  int code = MPI_SUCCESS;
-  pollPatiently(
-      [&] {
-        int done = 0;
-        code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        return done != 0 || code != MPI_SUCCESS;
-      },
-      kBusyWait + std::chrono::nanoseconds(bytes));
-  return code;
+  return completeWaiting(request, bytes, MPI_STATUS_IGNORE);
 #endif
 }
 
@@ -654,11 +652,11 @@ OutPortEnd::Link& OutPortEnd::demandLink() {
   };
   if (!choose()) {
     waitingOn(-1);  // any of its readers
-    const bool allLocal =
-        std::all_of(links_.begin(), links_.end(), [](const Link& link) { return link.end.isLocal(); });
 #ifdef DISPAR_TARGET_SMPI
     for (unsigned idle = 0; !choose(); ++idle) pauseBetweenPolls(idle < 64);
 #else
+    const bool allLocal =
+        std::all_of(links_.begin(), links_.end(), [](const Link& link) { return link.end.isLocal(); });
     if (allLocal && links_.front().end.roomDoorbell) {
       Doorbell& room = *links_.front().end.roomDoorbell;
       PendingItems::flushBeforeWaiting();
@@ -667,7 +665,6 @@ OutPortEnd::Link& OutPortEnd::demandLink() {
       pollPatiently(choose);
     }
 #endif
-    (void)allLocal;
   }
   next_ = (chosen + 1) % links_.size();
   Link& link = links_[chosen];
