@@ -3,7 +3,7 @@
 # and builds into build/ what the main job needs: disparcc, streammap and the runtime libraries. Run as
 # root (or with sudo available).
 # Usage: scripts/setup.sh [--no-build] [--tests]
-#   --tests     also install what only the test suite needs (GoogleTest, PostgreSQL, Slurm, Open MPI,
+#   --tests     also install what only the test suite needs (GoogleTest, PostgreSQL, Slurm, Open MPI, StarPU,
 #               SimGrid, clangd, clang-format, lintian) and build everything: tests, benchmarks, the
 #               other runtimes. scripts/test.sh runs this before the suite.
 #   --no-build  install only.
@@ -36,6 +36,7 @@ test_packages=(
   libsimgrid-dev
   clangd-19 libclang-rt-19-dev clang-format-19
   lintian
+  libstarpu-dev libstarpumpi-1.3-3 starpu-tools
 )
 
 sudo_cmd=()

@@ -1,26 +1,13 @@
 #!/bin/bash
-# Fig. 6 of the paper: source lines of the three FIR versions, non-blank and non-comment (// and /* */
-# comments removed; a line with code and a trailing comment counts; '#' lines of a machinefile are
-# comments), and each version's ratio to DISPAR's. The baseline's `#ifdef FIR_SIMULATED_GPU` blocks (the
-# simulation's hook, not the programmer's code) are not counted. Usage: bench/paper/sloc.sh
+# Fig. 6 of the paper: source lines of the three FIR versions, as bench/sloc.py counts them ('#' lines of
+# a machinefile are comments), and each version's ratio to DISPAR's. Usage: bench/paper/sloc.sh
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 python3 - "$src" <<'PY'
-import re, sys
+import sys
 src = sys.argv[1]
-
-def code_lines(path, hash_comments=False):
-    text = re.sub(r"#ifdef FIR_SIMULATED_GPU\n.*?#endif\n", "", open(path).read(), flags=re.S)
-    if hash_comments:
-        return sum(1 for line in text.splitlines() if line.split("#", 1)[0].strip())
-    # Strings first so that comment markers inside them stay; then block and line comments.
-    pattern = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|/\*.*?\*/|//[^\n]*', re.S)
-    def strip(match):
-        token = match.group(0)
-        if token.startswith("/*"):
-            return "\n" * token.count("\n")
-        return "" if token.startswith("//") else token
-    return sum(1 for line in pattern.sub(strip, text).splitlines() if line.strip())
+sys.path.insert(0, src + "/bench")
+from sloc import code_lines  # bench/sloc.py, shared with bench/peers
 
 dsp = code_lines(f"{src}/examples/fir/fir.dsp")
 cu = code_lines(f"{src}/examples/fir/handwritten/fir_mpi_cuda.cu")

@@ -1,5 +1,7 @@
 #include "AnalysisState.h"
 
+#include <vector>
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -89,6 +91,30 @@ std::optional<long long> evaluateIndex(const clang::Expr* expr, const clang::Par
       case clang::UO_LNot: return !*v;
       default: return std::nullopt;
     }
+  }
+  if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr)) {
+    // An element of a constant array (kTarget[i][0]): the index from the member, the array's value from
+    // its constant initialiser.
+    std::vector<long long> indices;
+    const clang::Expr* base = subscript;
+    while (const auto* step = llvm::dyn_cast<clang::ArraySubscriptExpr>(base)) {
+      std::optional<long long> k = eval(step->getIdx());
+      if (!k) return std::nullopt;
+      indices.push_back(*k);
+      base = step->getBase()->IgnoreParenImpCasts();
+    }
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
+    const auto* array = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (!array || !array->getType().isConstQualified() || !array->hasInit()) return std::nullopt;
+    const clang::APValue* value = array->evaluateValue();
+    for (auto k = indices.rbegin(); value && k != indices.rend(); ++k) {
+      if (!value->isArray() || *k < 0 || *k >= static_cast<long long>(value->getArraySize())) return std::nullopt;
+      const unsigned position = static_cast<unsigned>(*k);
+      value = position < value->getArrayInitializedElts() ? &value->getArrayInitializedElt(position)
+                                                          : &value->getArrayFiller();
+    }
+    if (!value || !value->isInt()) return std::nullopt;
+    return value->getInt().getExtValue();
   }
   if (const auto* conditional = llvm::dyn_cast<clang::ConditionalOperator>(expr)) {
     std::optional<long long> c = eval(conditional->getCond());

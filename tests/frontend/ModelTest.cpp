@@ -128,6 +128,37 @@ TEST(Model, PerMemberResourceAndCost) {
   }
 }
 
+// Port indices from constant tables (edge[kTarget[i][1] * 2 + 1]): an element of a constant array, at
+// indices computed from the member, as the clauses' kWidth[i] is; a ring whose member i writes to the
+// table's target, read back where each element lands.
+TEST(Model, PortIndicesFromConstantTables) {
+  ParseOutcome outcome = parseSource(
+      "#include <dispar/dispar.h>\n"
+      "constexpr int kWidth = 3;\n"
+      "constexpr int kTarget[kWidth][2] = {{1, 2}, {2, 0}, {0, 1}};\n"
+      "PIPE_ARRAY(int, edge, kWidth * 2);\n"
+      "VNODE_ARRAY(column, kWidth, i, IN(edge[i * 2]), IN(edge[(i * 2) + 1]), OUT(edge[kTarget[i][0] * 2]),\n"
+      "            OUT(edge[kTarget[i][1] * 2 + 1])) {}\n");
+  ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
+  const lang::ProgramModel& p = outcome.result.program;
+  ASSERT_EQ(p.pipes.size(), 6u);
+  // edge[2t + k] is read by t and written by the member whose k-th target is t.
+  const int writer[] = {2, 1, 0, 2, 1, 0};
+  for (int e = 0; e < 6; ++e) {
+    EXPECT_EQ(p.pipes[e].writer, writer[e]) << p.pipes[e].name;
+    EXPECT_EQ(p.pipes[e].readers, (std::vector<int>{e / 2})) << p.pipes[e].name;
+  }
+  // An index past the table is not a constant: the diagnostic names the array and the index's name.
+  ParseOutcome past = parseSource("#include <dispar/dispar.h>\n"
+                                  "constexpr int kTarget[2] = {1, 0};\n"
+                                  "PIPE_ARRAY(int, edge, 3);\n"
+                                  "VNODE_ARRAY(column, 3, i, IN(edge[i]), OUT(edge[kTarget[i]])) {}\n");
+  EXPECT_FALSE(past.ok);
+  EXPECT_NE(past.diagnostics.find("index of pipe array 'edge' must be an integer constant expression in 'i'"),
+            std::string::npos)
+      << past.diagnostics;
+}
+
 TEST(Model, PipelineExample) {
   ParseOutcome outcome = parseSource(readExample("examples/pipeline/pipeline.dsp"));
   ASSERT_TRUE(outcome.ok) << outcome.diagnostics;
