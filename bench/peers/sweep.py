@@ -2,7 +2,7 @@
 """bench/peers' measurements (run by bench/peers/run.sh, which builds the programs first).
 
 For each Task Bench pattern and width W (the cores, and four columns per core), every system runs the same
-graph at grains from about 2 ms down, interleaved (A B C ... A B C ...) so a slow spell of a shared
+graph at grains from 2 ms down by thirds (each system until its efficiency falls below 50%), interleaved (A B C ... A B C ...) so a slow spell of a shared
 machine falls on all alike, the median of the rounds kept. Efficiency = useful compute (W x steps x grain,
 the grain from the kernel's calibrated speed on one core) / (wall x cores). METG(50%) is the grain at which
 a system's efficiency falls through 50%, interpolated in log(grain) between the two grains around it. Every
@@ -14,11 +14,12 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from sloc import code_lines  # noqa: E402  (bench/sloc.py, shared with bench/paper)
 
-PATTERNS = ["trivial", "stencil_1d", "fft", "nearest", "all_to_all"]
+PATTERNS = os.environ.get("PEERS_PATTERNS", "trivial stencil_1d fft nearest all_to_all").split()
 RESULT = re.compile(r"^taskbench (\S+) system=(\S+) width=(\d+) steps=(\d+) iterations=(\d+) "
                     r"checksum=(\d+) wall=([0-9.]+)$", re.M)
 
@@ -52,29 +53,48 @@ def dispar_program(pattern, width, mpi):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "taskbench_graph.h"), "w") as header:
         header.write(run([os.path.join(work, "taskbench_graph"), pattern, str(width)]))
+    program = "taskbench_%s_%d" % (pattern, width)  # its own name: the performance history is by program
     run([os.path.join(build, "bin", "disparcc"), os.path.join(options.sources, "taskbench", "taskbench.dsp"),
-         "-o", "taskbench", "-I" + os.path.join(options.sources, "taskbench"), "-I" + folder, "--mpi", mpi],
-        cwd=folder)
-    run([os.path.join(build, "bin", "streammap"), "map", "taskbench.rtg.json", "--history", "none"], cwd=folder)
-    return folder
-
-
-# Each system: how to run one graph. dispar and dispar_mpich as a user runs them (streammap map's default
-# grouping: no more ranks than cores); mpi a rank per column (oversubscribed at W > cores); StarPU-MPI a
-# rank per core, one CPU worker each, the columns dealt to ranks.
-def systems(pattern, width, folders):
-    starpu = ["mpirun.openmpi", "--oversubscribe", "-n", str(cores), os.path.join(work, "taskbench_starpu"),
-              pattern, str(width)]
+         "-o", program, "-I" + os.path.join(options.sources, "taskbench"), "-I" + folder, "--mpi", mpi], cwd=folder)
     streammap = os.path.join(build, "bin", "streammap")
+    run([streammap, "map", program + ".rtg.json"], cwd=folder)
+    # As a user's first run: measured, so that the timed runs are mapped from measured costs (a run
+    # remaps first where they moved, docs/streammap.md "streammap run").
+    launcher = ["--launcher", "fork"] if mpi == "mpich" else []
+    run([streammap, "run"] + launcher + ["./" + program, "20", "100000"], cwd=folder)
+    return folder, program
+
+
+# Each system: how to run one graph. dispar and dispar_mpich as a user runs them: streammap run, which
+# measures every run into the performance history and maps from the measured costs (no more ranks than
+# cores); mpi a rank per column (oversubscribed at W > cores). StarPU two ways:
+# one rank with a CPU worker per core (its best on one node: starpu, and starpu_dmda with its performance
+# model calibrated on each grain first), and StarPU-MPI's distributed form, a rank per core with one worker
+# each and the columns dealt to the ranks (starpu_mpi; each rank's MPI progression thread polls beside its
+# worker, so on a machine of few cores it competes with the workers: the price of that design here).
+STARPU_DMDA = {"STARPU_NCPU": str(cores), "STARPU_SCHED": "dmda"}
+
+
+def starpu_command(ranks, pattern, width):
+    return ["mpirun.openmpi", "--oversubscribe", "-n", str(ranks), os.path.join(work, "taskbench_starpu"), pattern,
+            str(width)]
+
+
+def systems(pattern, width, folders):
+    streammap = os.path.join(build, "bin", "streammap")
+    one, each = starpu_command(1, pattern, width), starpu_command(cores, pattern, width)
+    def dispar(mpi, launcher):
+        folder, program = folders[mpi]
+        return lambda s, g: run([streammap, "run"] + launcher + ["./" + program, s, g], cwd=folder)
+
     return {
-        "dispar": lambda s, g: run([streammap, "run", "--history", "none", "./taskbench", s, g],
-                                   cwd=folders["openmpi"]),
-        "starpu": lambda s, g: run(starpu + [s, g], extra={"STARPU_NCPU": "1"}),
-        "starpu_dmda": lambda s, g: run(starpu + [s, g], extra={"STARPU_NCPU": "1", "STARPU_SCHED": "dmda"}),
+        "dispar": dispar("openmpi", []),
+        "starpu": lambda s, g: run(one + [s, g], extra={"STARPU_NCPU": str(cores)}),
+        "starpu_dmda": lambda s, g: run(one + [s, g], extra=STARPU_DMDA),
+        "starpu_mpi": lambda s, g: run(each + [s, g], extra={"STARPU_NCPU": "1"}),
         "mpi": lambda s, g: run(["mpirun.openmpi", "--oversubscribe", "-n", str(width),
                                  os.path.join(work, "taskbench_mpi_openmpi"), pattern, s, g]),
-        "dispar_mpich": lambda s, g: run([streammap, "run", "--launcher", "fork", "--history", "none",
-                                          "./taskbench", s, g], cwd=folders["mpich"]),
+        "dispar_mpich": dispar("mpich", ["--launcher", "fork"]),
         "mpi_mpich": lambda s, g: run([options.mpiexec, "-launcher", "fork", "-n", str(width),
                                        os.path.join(work, "taskbench_mpi_mpich"), pattern, s, g]),
     }
@@ -83,10 +103,9 @@ def systems(pattern, width, folders):
 def measure(pattern, width, runners, steps, iterations, rounds):
     """Median wall of each system over the rounds, interleaved; checks every checksum against the first."""
     walls, checksum = {name: [] for name in runners}, None
-    # dmda's history-based model, calibrated on this grain before it is timed
-    run(["mpirun.openmpi", "--oversubscribe", "-n", str(cores), os.path.join(work, "taskbench_starpu"), pattern,
-         str(width), str(steps), str(iterations)],
-        extra={"STARPU_NCPU": "1", "STARPU_SCHED": "dmda", "STARPU_CALIBRATE": "1"})
+    if "starpu_dmda" in runners:  # dmda's history-based model, calibrated on this grain before it is timed
+        run(starpu_command(1, pattern, width) + [str(steps), str(iterations)],
+            extra=dict(STARPU_DMDA, STARPU_CALIBRATE="1"))
     for _ in range(rounds):
         for name, runner in runners.items():
             found = RESULT.findall(runner(str(steps), str(iterations)))
@@ -103,15 +122,16 @@ def measure(pattern, width, runners, steps, iterations, rounds):
 
 
 def metg(points):
-    """The grain (s) where efficiency falls through 0.5, interpolated in log(grain); points: (grain, eff)
-    from the largest grain down. None where it never reached 0.5; 0 where it never fell below."""
-    if not points or points[0][1] < 0.5:
-        return None
+    """(grain in s, bound): the grain where efficiency falls through 0.5, interpolated in log(grain), bound
+    "="; where it never reached 0.5, the largest grain tried and ">"; where it never fell below, the
+    smallest grain tried and "<". points: (grain, efficiency) from the largest grain down."""
+    if points[0][1] < 0.5:
+        return points[0][0], ">"
     for (g1, e1), (g2, e2) in zip(points, points[1:]):
         if e1 >= 0.5 > e2:
             f = (e1 - 0.5) / (e1 - e2)
-            return math.exp(math.log(g1) + f * (math.log(g2) - math.log(g1)))
-    return 0.0
+            return math.exp(math.log(g1) + f * (math.log(g2) - math.log(g1))), "="
+    return points[-1][0], "<"
 
 
 nanoseconds = float(run([os.path.join(work, "taskbench_calibrate")]))
@@ -134,7 +154,11 @@ for pattern in PATTERNS:
         while grain > 1e-6:
             iterations = max(1, int(round(grain / (nanoseconds * 1e-9))))
             steps = max(8, min(4000, int(0.15 * cores / (width * grain))))
-            walls, _ = measure(pattern, width, runners, steps, iterations, options.rounds)
+            # Only the systems still at 50% or more: one below has its crossing already.
+            running = {name: runner for name, runner in runners.items() if not curves[name] or curves[name][-1][1] >= 0.5}
+            if not running:
+                break
+            walls, _ = measure(pattern, width, running, steps, iterations, options.rounds)
             useful = width * steps * iterations * nanoseconds * 1e-9
             line = []
             for name, wall in walls.items():
@@ -142,9 +166,7 @@ for pattern in PATTERNS:
                 line.append("%s %.2f" % (name, curves[name][-1][1]))
             print("  %-10s W=%-2d grain %8.1f us, %4d steps: efficiency %s" % (
                 pattern, width, grain * 1e6, steps, ", ".join(line)), flush=True)
-            if all(curve[-1][1] < 0.3 for curve in curves.values()):
-                break
-            grain /= 2
+            grain /= 3
         results[(pattern, width)] = {name: metg(points) for name, points in curves.items()}
 
 sources = os.path.join(options.sources, "taskbench")
@@ -156,34 +178,93 @@ print("source lines (non-blank, non-comment; taskbench.h, shared by all three, n
       ", ".join("%s %d" % item for item in sizes.items()) +
       " (dispar: taskbench.dsp %d + taskbench_graph.cpp %d, the generator of its family's port list)" % (
           code_lines(os.path.join(sources, "taskbench.dsp")), code_lines(os.path.join(sources, "taskbench_graph.cpp"))))
+
+
+# The paper's FIR (examples/fir): DISPAR's fir.dsp (its filter a GPU VNODE, on the host path here), the
+# hand-written MPI + CUDA program built without nvcc (its filter a CPU loop of the same arithmetic,
+# examples/fir/handwritten) and fir/fir_starpu.cpp. Frames per second over the whole run, launch included
+# (what a user waits for); every version must print the same line (frames, max_error, checksum).
+def fir_programs():
+    programs = {}
+    for mpi in ("openmpi", "mpich"):
+        folder = os.path.join(work, "fir_" + mpi)
+        os.makedirs(folder, exist_ok=True)
+        run([os.path.join(build, "bin", "disparcc"), os.path.join(options.sources, "..", "..", "examples", "fir",
+                                                                  "fir.dsp"), "-o", "fir", "--mpi", mpi], cwd=folder)
+        streammap = os.path.join(build, "bin", "streammap")
+        run([streammap, "map", "fir.rtg.json"], cwd=folder)
+        launcher = ["--launcher", "fork"] if mpi == "mpich" else []
+        run([streammap, "run"] + launcher + ["./fir", "8"], cwd=folder)  # measured first, as a user's first run
+        programs["dispar" if mpi == "openmpi" else "dispar_mpich"] = (
+            lambda frames, folder=folder, launcher=launcher: run([streammap, "run"] + launcher + ["./fir", frames],
+                                                                 cwd=folder))
+    starpu = os.path.join(work, "fir_starpu")
+    programs["starpu"] = lambda frames: run(["mpirun.openmpi", "-n", "1", starpu, frames],
+                                            extra={"STARPU_NCPU": str(cores)})
+    programs["starpu_mpi"] = lambda frames: run(["mpirun.openmpi", "--oversubscribe", "-n", str(cores), starpu,
+                                                 frames], extra={"STARPU_NCPU": "1"})
+    programs["mpi"] = lambda frames: run(["mpirun.openmpi", "--oversubscribe", "-n", "4",
+                                          os.path.join(work, "fir_mpi_openmpi"), frames])
+    programs["mpi_mpich"] = lambda frames: run([options.mpiexec, "-launcher", "fork", "-n", "4",
+                                                os.path.join(work, "fir_mpi_mpich"), frames])
+    return programs
+
+
+FIR_LINE = re.compile(r"^frames=\d+ max_error=\S+ checksum=\S+$", re.M)
+fir_frames = "8" if options.quick else "256"
+fir_rates, fir_line = {}, None
+programs = fir_programs()
+for _ in range(1 if options.quick else options.rounds):
+    for name, program in programs.items():
+        start = time.monotonic()
+        found = FIR_LINE.findall(program(fir_frames))
+        seconds = time.monotonic() - start
+        if len(found) != 1 or (fir_line is not None and found[0] != fir_line):
+            sys.exit("peers: FIR: %s printed %s, not the other versions' '%s'" % (name, found, fir_line))
+        fir_line = found[0]
+        fir_rates.setdefault(name, []).append(int(fir_frames) / seconds)
+fir_sizes = {"dispar": code_lines(os.path.join(options.sources, "..", "..", "examples", "fir", "fir.dsp")),
+             "starpu": code_lines(os.path.join(options.sources, "fir", "fir_starpu.cpp")),
+             "mpi": code_lines(os.path.join(options.sources, "..", "..", "examples", "fir", "handwritten",
+                                            "fir_mpi_cuda.cu"))}
+print("FIR: %d versions print '%s'; source lines %s" % (
+    len(programs), fir_line, ", ".join("%s %d" % item for item in fir_sizes.items())))
 if options.quick:
     sys.exit(0)
+fir = {name: statistics.median(rates) for name, rates in fir_rates.items()}
 
 
-def spell(value):
-    if value is None:
-        return "> 2000"
-    if value == 0:
-        return "< 1"
-    return "%.1f" % (value * 1e6)
+def spell(result):
+    value, bound = result
+    return ("%.1f" if bound == "=" else bound + " %.1f") % (value * 1e6)
 
 
 names = list(next(iter(results.values())).keys())
-print("\nMETG(50%%) in microseconds (lower is better), %d cores, median of %d rounds" % (cores, options.rounds))
-print("%-11s %3s " % ("pattern", "W") + " ".join("%12s" % n for n in names) + "   dispar/mpi  dispar/best starpu")
+print("\nMETG(50%%) in microseconds (lower is better; '>': not 50%% efficient even at the largest grain, '<': "
+      "still 50%% efficient at the smallest), %d cores, median of %d rounds" % (cores, options.rounds))
+print("%-11s %3s " % ("pattern", "W") + " ".join("%13s" % n for n in names) + "  dispar/mpi  dispar/starpu")
 verdicts = []
 for (pattern, width), values in results.items():
-    def ratio(a, b):
-        if a is None or b is None or b == 0:
-            return float("nan") if a != b else 1.0
-        return a / b
-    best_starpu = min((v for v in (values["starpu"], values["starpu_dmda"]) if v is not None), default=None)
-    to_mpi, to_starpu = ratio(values["dispar"], values["mpi"]), ratio(values["dispar"], best_starpu)
-    print("%-11s %3d " % (pattern, width) + " ".join("%12s" % spell(values[n]) for n in names) +
-          "   %10.2f  %17.2f" % (to_mpi, to_starpu))
-    verdicts.append(("%s W=%d: DISPAR <= 1.2x MPI" % (pattern, width), to_mpi <= 1.2))
-    verdicts.append(("%s W=%d: DISPAR below StarPU-MPI" % (pattern, width), to_starpu < 1.0))
+    best_starpu = min((values[n] for n in ("starpu", "starpu_dmda", "starpu_mpi")), key=lambda r: r[0])
+    to_mpi, to_starpu = values["dispar"][0] / values["mpi"][0], values["dispar"][0] / best_starpu[0]
+    print("%-11s %3d " % (pattern, width) + " ".join("%13s" % spell(values[n]) for n in names) +
+          "  %10.2f  %13.2f" % (to_mpi, to_starpu))
+    verdicts.append(("%s W=%d: DISPAR's METG <= 1.2x hand-written MPI's" % (pattern, width), to_mpi <= 1.2))
+    verdicts.append(("%s W=%d: DISPAR's METG below the best StarPU's" % (pattern, width),
+                     to_starpu < 1.0 or (values["dispar"][1] == best_starpu[1] == "<")))
 print()
 for text, ok in verdicts:
     print("%s  %s" % ("PASS" if ok else "FAIL", text))
-print("%s  source: DISPAR's the smallest" % ("PASS" if sizes["dispar"] < min(sizes["starpu"], sizes["mpi"]) else "FAIL"))
+print("%s  Task Bench source: DISPAR's the smallest" % (
+    "PASS" if sizes["dispar"] < min(sizes["starpu"], sizes["mpi"]) else "FAIL"))
+
+print("\nFIR, %s frames of 65536 samples, frames per second over the whole run (median of %d rounds):" % (
+    fir_frames, options.rounds))
+print("  " + ", ".join("%s %.1f" % item for item in fir.items()))
+best_starpu_fir = max(fir["starpu"], fir["starpu_mpi"])
+print("%s  FIR: DISPAR >= the best StarPU's (%.2fx)" % ("PASS" if fir["dispar"] >= best_starpu_fir else "FAIL",
+                                                        fir["dispar"] / best_starpu_fir))
+print("%s  FIR: DISPAR >= 0.95x hand-written MPI's (%.2fx)" % ("PASS" if fir["dispar"] >= 0.95 * fir["mpi"] else "FAIL",
+                                                               fir["dispar"] / fir["mpi"]))
+print("%s  FIR source: DISPAR's the smallest" % (
+    "PASS" if fir_sizes["dispar"] < min(fir_sizes["starpu"], fir_sizes["mpi"]) else "FAIL"))

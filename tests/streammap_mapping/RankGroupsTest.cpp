@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -246,15 +248,44 @@ TEST(RankGroups, FeedbackLoopsAreFoundAndKeptInOneRank) {
   layout = grouped(p, std::vector<int>(6, 0), RankPolicy{RankPolicy::Kind::Exact, 2});
   ASSERT_EQ(layout.rankCount(), 2);
   EXPECT_EQ(layout.members[0].size(), 3u);
-  // Two loops, the second through x <-> y (a pair of arcs, no initial: one in flight).
+  // Two loops, the second through x -> y -> z -> x (a ring, no initial: one in flight).
   rtg.vertices.push_back(vertex(6, "x", Requirement::CO));
   rtg.vertices.push_back(vertex(7, "y", Requirement::CO));
+  rtg.vertices.push_back(vertex(8, "z", Requirement::CO));
   rtg.edges.push_back(edge(5, 6, 8));
   rtg.edges.push_back(edge(6, 7, 8));
-  rtg.edges.push_back(edge(7, 6, 8));
+  rtg.edges.push_back(edge(7, 8, 8));
+  rtg.edges.push_back(edge(8, 6, 8));
   p = problemOf(rtg, one);
-  EXPECT_EQ(p.loopOf, (std::vector<int>{-1, 0, 0, 0, 0, -1, 1, 1}));
+  EXPECT_EQ(p.loopOf, (std::vector<int>{-1, 0, 0, 0, 0, -1, 1, 1, 1}));
   EXPECT_EQ(p.loopTokens, (std::vector<double>{4, 1}));
+  // Every arc of x, y, z with its reverse: a symmetric exchange, whose members all compute at once.
+  rtg.edges.push_back(edge(7, 6, 8));
+  rtg.edges.push_back(edge(8, 7, 8));
+  rtg.edges.push_back(edge(6, 8, 8));
+  p = problemOf(rtg, one);
+  EXPECT_EQ(p.loopTokens, (std::vector<double>{4, 3}));
+}
+
+// A symmetric exchange (Task Bench's stencil: column i <-> i + 1, and the columns' results to a sink) is
+// not kept in one rank: its columns compute at once, so on two cores they are split 2 + 2, not 4 + sink
+// (which the Open MPI rankfile would bind to one core, at half the speed).
+TEST(RankGroups, ASymmetricExchangeIsBalancedLikeAChain) {
+  Cluster one;
+  one.nodes = {node("n1", 2)};
+  lang::Rtg rtg = rtgOf({vertex(0, "column", Requirement::CO), vertex(1, "column", Requirement::CO, 1, 1),
+                         vertex(2, "column", Requirement::CO, 1, 2), vertex(3, "column", Requirement::CO, 1, 3),
+                         vertex(4, "total", Requirement::CO)},
+                        {edge(0, 1, 8), edge(1, 0, 8), edge(1, 2, 8), edge(2, 1, 8), edge(2, 3, 8), edge(3, 2, 8),
+                         edge(0, 4, 24), edge(1, 4, 24), edge(2, 4, 24), edge(3, 4, 24)});
+  const MappingProblem p = problemOf(rtg, one);
+  EXPECT_EQ(p.loopTokens, (std::vector<double>{4}));
+  const RankLayout layout = grouped(p, std::vector<int>(5, 0));
+  ASSERT_EQ(layout.rankCount(), 2);
+  for (const std::vector<int>& members : layout.members) {
+    const auto columns = std::count_if(members.begin(), members.end(), [](int v) { return v < 4; });
+    EXPECT_EQ(columns, 2);
+  }
 }
 
 // The load caps keep a heavy pipe from piling the work into one rank when a balanced grouping exists.

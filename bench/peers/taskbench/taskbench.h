@@ -14,11 +14,11 @@
 #include <time.h>
 
 enum tb_pattern {
-  TB_TRIVIAL,     /* no dependences */
-  TB_STENCIL_1D,  /* i-1, i, i+1 (within the width) */
-  TB_FFT,         /* i and its butterfly partner i ^ 2^((t-1) mod log2 W) */
-  TB_NEAREST,     /* the 5 nearest: i-2 .. i+2 (within the width) */
-  TB_ALL_TO_ALL,  /* every column */
+  TB_TRIVIAL,    /* no dependences */
+  TB_STENCIL_1D, /* i-1, i, i+1 (within the width) */
+  TB_FFT,        /* i and its butterfly partner i ^ 2^((t-1) mod log2 W) */
+  TB_NEAREST,    /* the 5 nearest: i-2 .. i+2 (within the width) */
+  TB_ALL_TO_ALL, /* every column */
   TB_PATTERNS
 };
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 
 namespace dispar::streammap {
 
@@ -137,9 +138,23 @@ void findLoops(const lang::Rtg& rtg, MappingProblem& p) {
     }
     p.loopOf[v] = loopOfComponent[c];
   }
+  // A loop whose every arc has its reverse in the loop is a symmetric exchange (a halo, a stencil, an
+  // all-to-all among peers), not a ring: two neighbours that both read first would deadlock, so its
+  // instances write before they read and all compute at once, each a message in flight.
+  std::set<std::pair<int, int>> arcs;
+  std::vector<int> members(p.loopCount(), 0);
+  std::vector<char> symmetric(p.loopCount(), 1);
+  for (int v = 0; v < n; ++v)
+    if (p.loopOf[v] >= 0) ++members[p.loopOf[v]];
   for (const lang::RtgEdge& e : rtg.edges)
-    if (e.from != e.to && p.loopOf[e.from] >= 0 && p.loopOf[e.from] == p.loopOf[e.to])
+    if (e.from != e.to && p.loopOf[e.from] >= 0 && p.loopOf[e.from] == p.loopOf[e.to]) {
       p.loopTokens[p.loopOf[e.from]] = std::max(p.loopTokens[p.loopOf[e.from]], static_cast<double>(e.initial));
+      arcs.emplace(e.from, e.to);
+    }
+  for (const auto& [from, to] : arcs)
+    if (!arcs.count({to, from})) symmetric[p.loopOf[from]] = 0;
+  for (int loop = 0; loop < p.loopCount(); ++loop)
+    if (symmetric[loop]) p.loopTokens[loop] = std::max(p.loopTokens[loop], static_cast<double>(members[loop]));
 }
 
 }  // namespace

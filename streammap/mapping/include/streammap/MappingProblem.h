@@ -63,8 +63,10 @@ struct MappingProblem {
   std::vector<char> hasIncoming;  // by vertex: some arc (other than a self-loop) ends at it
   /// Feedback loops: per vertex the loop it is on (its strongly connected component, when that has two or
   /// more vertices), else -1; per loop the messages in flight around it (the largest initial(N) of its
-  /// arcs, at least 1). A loop's messages go around one after another: its period is at least the time
-  /// of all its vertices and hops over its tokens (RankGroups charges the hops its grouping cuts).
+  /// arcs, at least 1; its vertex count where every arc has its reverse, a symmetric exchange whose
+  /// members write before they read). A loop's messages go around one after another: its period is at
+  /// least the time of all its vertices and hops over its tokens (RankGroups charges the hops its
+  /// grouping cuts).
   std::vector<int> loopOf;
   std::vector<double> loopTokens;
   int loopCount() const { return static_cast<int>(loopTokens.size()); }
