@@ -4,7 +4,8 @@
 // same run. Prints both rates and the overhead (target <= 2%). Run with `mpiexec -n 2`.
 //
 // `profile_overhead --timer-cost` (no MPI): what profiling adds to one port call, in ns, without and with
-// the thread CPU clock (rt::PortWaitTimer, the timer every port call runs when profiling), and to one
+// the CPU time measured (rt::PortWaitTimer, the timer every port call runs when profiling; with the CPU
+// time, a call that waits, sampling the thread CPU clock in one wait of eight), and to one
 // host-path kernel launch (gpu::LaunchTimer recording into a launch log); run.sh multiplies them by the
 // port calls and launches of a profiled FIR run, the profile's direct cost there.
 #include "LaunchLog.h"
@@ -82,9 +83,16 @@ double nanosecondsPerCall(Timed timed) {
 }
 
 void printTimerCosts() {
-  std::atomic<double> wait{0}, cpu{0};
+  std::atomic<double> wait{0};
+  rt::PortWaits waits;
+  waits.measureCpu = true;
   const double port = nanosecondsPerCall([&] { const rt::PortWaitTimer timer(&wait, nullptr); });
-  const double portCpu = nanosecondsPerCall([&] { const rt::PortWaitTimer timer(&wait, &cpu); });
+  // Where the CPU time is measured, a call that waits (every one, here: the upper bound) reads the
+  // thread's CPU clock in one wait of PortWaits::kWaitSample.
+  const double portCpu = nanosecondsPerCall([&] {
+    const rt::PortWaitTimer timer(&wait, &waits);
+    rt::noteWait();
+  });
   dispar::gpu::detail::LaunchLog log;
   dispar::gpu::detail::setCurrentLaunchLog(&log);
   const double launch = nanosecondsPerCall([] { const dispar::gpu::LaunchTimer timer("firKernel", "fir.dsp:117:5"); });

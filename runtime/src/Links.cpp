@@ -1,6 +1,7 @@
 #include "Links.h"
 
 #include "Ports.h"
+#include "Profile.h"
 #include "Program.h"
 
 #include <atomic>
@@ -28,6 +29,7 @@ void pauseCpu() {
 std::atomic<bool> Waiting::crowded_{false};
 
 void Waiting::pause() {
+  noteWait();
   if (crowded())
     std::this_thread::yield();
   else
@@ -48,6 +50,7 @@ std::uint64_t Doorbell::rings() const {
 }
 
 void Doorbell::wait(std::uint64_t seen) {
+  noteWait();
   std::unique_lock<std::mutex> lock(mutex_);
   rung_.wait(lock, [&] { return rings_ != seen; });
 }
@@ -65,9 +68,11 @@ void LocalLink::push(Message message) {
     // End of stream never waits, as the MPI writer's end message does not.
     if (!message.end) {
       ++writersWaiting_;
-      changed_.wait(lock, [&] {
+      const auto room = [&] {
         return queue_.size() < window_ && (queue_.empty() || queuedBytes_ + bytes <= kQueuedBytesLimit);
-      });
+      };
+      if (!room()) noteWait();
+      changed_.wait(lock, room);
       --writersWaiting_;
     }
     queuedBytes_ += bytes;
@@ -106,6 +111,7 @@ LocalLink::Delivery LocalLink::pop() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     ++readersWaiting_;
+    if (queue_.empty()) noteWait();
     changed_.wait(lock, [&] { return !queue_.empty(); });
     --readersWaiting_;
     message = std::move(queue_.front());
@@ -131,6 +137,7 @@ std::uint64_t LocalLink::nextSequence() {
   spinUntil([&] { return queued_.load(std::memory_order_acquire) != 0; });
   std::unique_lock<std::mutex> lock(mutex_);
   ++readersWaiting_;
+  if (queue_.empty()) noteWait();
   changed_.wait(lock, [&] { return !queue_.empty(); });
   --readersWaiting_;
   return queue_.front().end ? kEndOfSequence : queue_.front().sequence;
@@ -154,6 +161,7 @@ std::unique_ptr<detail::MovedVector> LocalLink::takeSpare(const void* type, std:
   std::unique_lock<std::mutex> lock(mutex_);
   if (bytes >= kLargeCopyBytes && spares_.empty() && (!queue_.empty() || delivering_)) {
     ++writersWaiting_;
+    noteWait();
     changed_.wait(lock, [&] { return !spares_.empty() || (queue_.empty() && !delivering_); });
     --writersWaiting_;
   }

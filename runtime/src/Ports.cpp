@@ -489,6 +489,7 @@ namespace {
 template <class Ready>
 void pollPatiently(Ready ready, std::chrono::nanoseconds busy) {
   if (ready()) return;
+  noteWait();
   PendingItems::flushBeforeWaiting();
   const auto start = std::chrono::steady_clock::now();
   std::chrono::microseconds sleep{10};
@@ -584,6 +585,7 @@ namespace {
 
 // The pause of a reader polling MPI links: a yield while spinning, then a sleep of the poll interval.
 void pauseBetweenPolls(bool spinning) {
+  noteWait();
   constexpr std::chrono::microseconds kPollInterval{20};
 #ifdef DISPAR_TARGET_SMPI
   // SimGrid would time a real yield or sleep as a CPU burst of the rank: noise, and real time that every

@@ -76,7 +76,7 @@ struct PortState {
   /// a call on this port adds to (reads for an input port, writes for an output port).
   void profileInto(rt::PortWaits* waits) { waits_ = waits; }
   std::atomic<double>* waitSlot() { return waits_ == nullptr ? nullptr : isOutput_ ? &waits_->write : &waits_->read; }
-  std::atomic<double>* cpuSlot() { return waits_ == nullptr || !waits_->measureCpu ? nullptr : &waits_->cpu; }
+  rt::PortWaits* cpuSlot() { return waits_ == nullptr || !waits_->measureCpu ? nullptr : waits_; }
 
  protected:
   enum class Access { Unset, Messages, Items };

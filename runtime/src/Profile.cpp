@@ -23,6 +23,11 @@ double threadCpuSeconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+PortWaitTimer*& PortWaitTimer::active() {
+  thread_local PortWaitTimer* timer = nullptr;
+  return timer;
+}
+
 double profileClockSeconds() {
 #ifdef DISPAR_TARGET_SMPI
   return MPI_Wtime();

@@ -9,9 +9,11 @@
 
 #include "dispar_lang/RunProfile.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dispar::rt {
@@ -22,8 +24,22 @@ namespace dispar::rt {
 struct PortWaits {
   std::atomic<double> read{0};
   std::atomic<double> write{0};
-  std::atomic<double> cpu{0};
-  bool measureCpu = false;  // set before the body starts: `cpu` is measured (an oversubscribed node)
+  bool measureCpu = false;  // set before the body starts: the CPU time in ports is measured (an oversubscribed node)
+  // The CPU time in ports (PortWaitTimer): the calls' time on their core before they waited, and their
+  // waits, whose CPU time is read from the thread's clock in one wait of kWaitSample.
+  std::atomic<double> running{0};
+  std::atomic<double> waitWall{0};
+  std::atomic<double> sampledWaitWall{0};
+  std::atomic<double> sampledWaitCpu{0};
+  std::uint64_t waits = 0;
+  static constexpr std::uint64_t kWaitSample = 8;
+
+  /// The CPU time spent in ports: the waits' wall time at the CPU share the sampled waits had.
+  double cpuInPorts() const {
+    const double sampledWall = sampledWaitWall.load();
+    const double share = sampledWall > 0 ? std::min(1.0, sampledWaitCpu.load() / sampledWall) : 1.0;
+    return running.load() + waitWall.load() * share;
+  }
 };
 
 /// One instance's line of the profile, and one call site's split_for rates: the file's own records
@@ -83,31 +99,63 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);
 
 /// Adds the time from its construction to its destruction to `slot` (read or write) when profiling, and
-/// the thread's CPU time meanwhile to `cpuSlot` when that is measured too.
+/// the thread's CPU time meanwhile to `cpu` when that is measured too. The thread's CPU clock is a system
+/// call (about 0.5 µs, two per call: as much as a fine-grained port call itself), so it is read only in
+/// calls that wait (noteWait(), from the runtime's waiting primitives), and there in one wait of
+/// PortWaits::kWaitSample: until its first wait a call runs on its core (its wall time is its CPU time),
+/// and the waits' CPU share is the sampled waits' (PortWaits::cpuInPorts).
 class PortWaitTimer {
  public:
-  PortWaitTimer(std::atomic<double>* slot, std::atomic<double>* cpuSlot) : slot_(slot), cpuSlot_(cpuSlot) {
+  PortWaitTimer(std::atomic<double>* slot, PortWaits* cpu) : slot_(slot), cpu_(cpu) {
     if (slot_ == nullptr) return;
     start_ = profileClockSeconds();
-    if (cpuSlot_ != nullptr) cpuStart_ = threadCpuSeconds();
+    if (cpu_ != nullptr) enclosing_ = std::exchange(active(), this);
   }
   ~PortWaitTimer() {
     if (slot_ == nullptr) return;
-    const double seconds = profileClockSeconds() - start_;
-    slot_->store(slot_->load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
-    if (cpuSlot_ == nullptr) return;
-    const double cpu = threadCpuSeconds() - cpuStart_;
-    cpuSlot_->store(cpuSlot_->load(std::memory_order_relaxed) + cpu, std::memory_order_relaxed);
+    const double end = profileClockSeconds();
+    slot_->store(slot_->load(std::memory_order_relaxed) + (end - start_), std::memory_order_relaxed);
+    if (cpu_ == nullptr) return;
+    active() = enclosing_;
+    const auto add = [](std::atomic<double>& to, double seconds) {
+      to.store(to.load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+    };
+    if (waitStart_ < 0) {
+      add(cpu_->running, end - start_);
+      return;
+    }
+    add(cpu_->running, waitStart_ - start_);
+    add(cpu_->waitWall, end - waitStart_);
+    if (waitCpuStart_ >= 0) {
+      add(cpu_->sampledWaitWall, end - waitStart_);
+      add(cpu_->sampledWaitCpu, threadCpuSeconds() - waitCpuStart_);
+    }
   }
   PortWaitTimer(const PortWaitTimer&) = delete;
   PortWaitTimer& operator=(const PortWaitTimer&) = delete;
 
+  /// The call is about to wait (the first time counts).
+  void waits() {
+    if (waitStart_ >= 0) return;
+    waitStart_ = profileClockSeconds();
+    if (cpu_->waits++ % PortWaits::kWaitSample == 0) waitCpuStart_ = threadCpuSeconds();
+  }
+  /// The timer measuring CPU time in the port call this thread is in, if any.
+  static PortWaitTimer*& active();
+
  private:
   std::atomic<double>* slot_;
-  std::atomic<double>* cpuSlot_;
+  PortWaits* cpu_;
+  PortWaitTimer* enclosing_ = nullptr;
   double start_ = 0;
-  double cpuStart_ = 0;
+  double waitStart_ = -1;
+  double waitCpuStart_ = -1;
 };
+
+/// Called by the runtime's waiting primitives before they yield, sleep or block (see PortWaitTimer).
+inline void noteWait() {
+  if (PortWaitTimer* timer = PortWaitTimer::active()) timer->waits();
+}
 
 }  // namespace dispar::rt
 

@@ -523,7 +523,7 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       recordBodyTimes(measure->line, ports->waits(), bodyStart);
       measure->line.cpuSeconds = kRankOwnsThreadCpuClock ? threadCpuSeconds() - cpuStart : measure->line.computeSeconds;
       if (ports->waits().measureCpu)
-        measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpu.load());
+        measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpuInPorts());
     }
     ports->finish();
     if (measure != nullptr) {

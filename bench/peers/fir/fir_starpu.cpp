@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   starpu_codelet make = codelet(makeFrame, 1, "make_frame"), filter = codelet(filterFrame, 2, "filter"),
-                check = codelet(checkFrame, 2, "check");
+                 check = codelet(checkFrame, 2, "check");
   make.modes[0] = STARPU_W;
   filter.modes[0] = STARPU_R;
   filter.modes[1] = STARPU_W;
@@ -144,8 +144,7 @@ int main(int argc, char** argv) {
   for (starpu_data_handle_t out : handles) starpu_data_unregister(out);
   starpu_data_unregister(stateHandle);
   starpu_mpi_shutdown();
-  if (rank == 0)
-    std::printf("frames=%ld max_error=%.3g checksum=%.6f\n", state.frames, state.maxError, state.checksum);
+  if (rank == 0) std::printf("frames=%ld max_error=%.3g checksum=%.6f\n", state.frames, state.maxError, state.checksum);
   MPI_Finalize();
   return 0;
 }
