@@ -168,6 +168,8 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
         error = std::string("waitpid: ") + std::strerror(errno);
         return -1;
       }
+      // Nothing left to read (the outputs go to a file, or have ended): no quiet second to wait for.
+      if (exited && !outputsOpen()) break;
     }
     // (poll skips the closed outputs, whose descriptors are -1.)
     pollfd fds[3] = {{signals.fd(), POLLIN, 0}, {stdoutRead.get(), POLLIN, 0}, {stderrRead.get(), POLLIN, 0}};
