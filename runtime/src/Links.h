@@ -50,8 +50,9 @@ class Waiting {
  public:
   static void setCrowded(bool crowded) { crowded_.store(crowded, std::memory_order_relaxed); }
   static bool crowded() { return crowded_.load(std::memory_order_relaxed); }
-  /// One poll's pause.
+  /// One poll's pause: a CPU pause, and where crowded a yield every kPollsPerYield polls.
   static void pause();
+  static constexpr unsigned kPollsPerYield = 8;
 
  private:
   static std::atomic<bool> crowded_;
