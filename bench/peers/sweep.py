@@ -2,9 +2,10 @@
 """bench/peers' measurements (run by bench/peers/run.sh, which builds the programs first).
 
 For each Task Bench pattern and width W (the cores, and four columns per core), every system runs the same
-graph at grains from 2 ms down by thirds (each system until its efficiency falls below 50%), interleaved (A B C ... A B C ...) so a slow spell of a shared
-machine falls on all alike, the median of the rounds kept. Efficiency = useful compute (W x steps x grain,
-the grain from the kernel's calibrated speed on one core) / (wall x cores). METG(50%) is the grain at which
+graph at grains from 2 ms down by thirds (each system until its efficiency falls below 50%), interleaved
+(A B C ... A B C ...) so a slow spell of a shared machine falls on all alike, the median of the rounds kept.
+Efficiency = useful compute (W x steps x grain, the grain from the kernel's calibrated speed on one core)
+/ (wall x cores). METG(50%) is the grain at which
 a system's efficiency falls through 50%, interpolated in log(grain) between the two grains around it. Every
 run's checksum must equal every other system's for the same graph: a mismatch stops the benchmark."""
 import argparse
@@ -155,7 +156,8 @@ for pattern in PATTERNS:
             iterations = max(1, int(round(grain / (nanoseconds * 1e-9))))
             steps = max(8, min(4000, int(0.15 * cores / (width * grain))))
             # Only the systems still at 50% or more: one below has its crossing already.
-            running = {name: runner for name, runner in runners.items() if not curves[name] or curves[name][-1][1] >= 0.5}
+            running = {name: runner for name, runner in runners.items()
+                       if not curves[name] or curves[name][-1][1] >= 0.5}
             if not running:
                 break
             walls, _ = measure(pattern, width, running, steps, iterations, options.rounds)
