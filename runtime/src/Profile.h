@@ -32,6 +32,9 @@ struct PortWaits {
   std::atomic<double> sampledWaitWall{0};
   std::atomic<double> sampledWaitCpu{0};
   std::uint64_t waits = 0;
+  // Every one of the first kExactWaits waits is measured (a short run's few waits are too few to sample),
+  // then one in kWaitSample.
+  static constexpr std::uint64_t kExactWaits = 256;
   static constexpr std::uint64_t kWaitSample = 8;
 
   /// The CPU time spent in ports: the waits' wall time at the CPU share the sampled waits had.
@@ -138,7 +141,8 @@ class PortWaitTimer {
   void waits() {
     if (waitStart_ >= 0) return;
     waitStart_ = profileClockSeconds();
-    if (cpu_->waits++ % PortWaits::kWaitSample == 0) waitCpuStart_ = threadCpuSeconds();
+    const std::uint64_t wait = cpu_->waits++;
+    if (wait < PortWaits::kExactWaits || wait % PortWaits::kWaitSample == 0) waitCpuStart_ = threadCpuSeconds();
   }
   /// The timer measuring CPU time in the port call this thread is in, if any.
   static PortWaitTimer*& active();
