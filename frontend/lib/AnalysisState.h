@@ -95,6 +95,7 @@ struct AnalysisState {
   std::vector<const clang::CUDAKernelCallExpr*> launches;
   std::vector<HostUnsupported> hostUnsupported;
   std::vector<clang::SourceLocation> hostlessArchConditionals;  // `#if __CUDA_ARCH__` with no host branch
+  std::vector<clang::SourceLocation> archComparisons;           // `__CUDA_ARCH__` compared in an #if / #elif
 };
 
 /// `dispar::Pipe<T>` or `dispar::PipeArray<T, N>` → T; null type otherwise.

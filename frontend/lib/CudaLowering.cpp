@@ -2,6 +2,7 @@
 
 #include "CudaConstructs.h"
 #include "ThreadLoops.h"
+#include "WarpLockstep.h"
 
 #include <dispar/hostk/Builtins.h>
 
@@ -175,6 +176,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
       for (const clang::CXXCtorInitializer* init : ctor->inits())
         if (init->isWritten()) TraverseStmt(init->getInit());
     TraverseStmt(fn->getBody());
+    lowerLockstepStores(fn);
     std::string declarations;
     for (const hostk::Builtin* builtin : macroBuiltins_) {
       const std::string name(builtin->cudaName);
@@ -305,6 +307,32 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   }
 
  private:
+  /// Legacy warp-synchronous stores become lock-step stores (WarpLockstep.h): `L op= R` becomes
+  /// `::dispar::hostk::lockstepStore<::dispar::hostk::LockstepOp::Op>(L, R)`, edited around the other
+  /// rewrites of L and R.
+  void lowerLockstepStores(const clang::FunctionDecl* fn) {
+    const WarpSynchronousCode code = findWarpSynchronousCode(fn);
+    for (const clang::Expr* store : code.refused)
+      unsupported(store->getExprLoc(),
+                  "a volatile store inside a larger expression, in code whose lanes read each other's volatile "
+                  "memory without a barrier (legacy warp-synchronous code),",
+                  "write the store as a statement of its own, or synchronise the lanes with __syncwarp()");
+    for (const LockstepStore& store : code.stores) {
+      const clang::SourceLocation begin = store.target->getBeginLoc(), op = store.operatorLoc,
+                                  end = store.value->getEndLoc();
+      if (!begin.isFileID() || !op.isFileID() || !end.isFileID()) {
+        unsupported(store.operatorLoc.isFileID() ? store.operatorLoc : sm_.getExpansionLoc(store.operatorLoc),
+                    "a store of legacy warp-synchronous code written through a macro",
+                    "write the store in the function, or synchronise the lanes with __syncwarp()");
+        continue;
+      }
+      rewriter_.InsertTextBefore(
+          begin, "::dispar::hostk::lockstepStore<::dispar::hostk::LockstepOp::" + store.operation + ">(");
+      rewriter_.ReplaceText(op, clang::Lexer::MeasureTokenLength(op, sm_, context_.getLangOpts()), ",");
+      rewriter_.InsertTextAfterToken(end, ")");
+    }
+  }
+
   void unsupported(clang::SourceLocation loc, const std::string& construct, const std::string& advice) {
     diags_.report(loc, Diag::UnsupportedOnHost) << construct << advice;
     diags_.report(loc, Diag::NoteHostPath);
@@ -587,6 +615,7 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
              address(original) + ", " + address(clone) +
              ", ::dispar::hostk::detail::CloneForm::" + (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
   }
+  if (kernel) block += deducer(fn, clones);
   block += "}  // namespace dispar_host\n";
   // Without a GPU build the clone is the kernel: code that names it (`void (*k)(int*) = fill;`) gets it.
   if (hostOnly && kernel) block += "using dispar_host::" + fn->getNameAsString() + ";\n";
@@ -599,6 +628,40 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   const unsigned beginOffset = sm_.getFileOffset(begin);
   const unsigned end = declarationEnd(range);
   add(result, begin, end - beginOffset, "\n" + block + lineDirective(fileLoc(end)));
+}
+
+std::string CudaLowering::deducer(const clang::FunctionDecl* fn, clang::Rewriter& clones) {
+  const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
+  // Once per template (a default argument may not be repeated), with its first declaration.
+  if (!tmpl || tmpl->getPreviousDecl() || deducibleKernels_.count(tmpl->getCanonicalDecl())) return "";
+  const clang::TemplateParameterList* parameters = tmpl->getTemplateParameters();
+  std::string arguments;
+  for (const clang::NamedDecl* parameter : *parameters) {
+    if (parameter->getName().empty()) return "";
+    if (!arguments.empty()) arguments += ", ";
+    arguments += parameter->getNameAsString() + (parameter->isParameterPack() ? "..." : "");
+  }
+  const clang::SourceRange header = parameters->getSourceRange();
+  if (!header.getBegin().isFileID() || !header.getEnd().isFileID()) return "";
+  std::string functionParameters;
+  if (fn->getNumParams() > 0) {
+    const clang::SourceRange written(fn->getParamDecl(0)->getSourceRange().getBegin(),
+                                     fn->parameters().back()->getSourceRange().getEnd());
+    if (!written.getBegin().isFileID() || !written.getEnd().isFileID()) return "";
+    functionParameters = clones.getRewrittenText(written);  // cooperative-groups types as the clone has them
+  }
+  deducibleKernels_.insert(tmpl->getCanonicalDecl());
+  const std::string name = fn->getNameAsString();
+  const std::string specialization = "&" + name + "<" + arguments + ">";
+  return text(header) + " auto dispar_deduce_" + name + "(" + functionParameters +
+         ") -> ::dispar::hostk::detail::KernelOf<decltype(" + specialization + "), " + specialization + ">;\n";
+}
+
+const clang::FunctionTemplateDecl* CudaLowering::deducibleTemplate(const clang::FunctionDecl* kernel) const {
+  if (!kernel) return nullptr;
+  const clang::FunctionTemplateDecl* tmpl = kernel->getPrimaryTemplate();
+  if (!tmpl) tmpl = kernel->getDescribedFunctionTemplate();
+  return tmpl && deducibleKernels_.count(tmpl->getCanonicalDecl()) ? tmpl : nullptr;
 }
 
 std::string CudaLowering::withSemicolon(const std::string& clone, const clang::FunctionDecl* fn) {
@@ -774,15 +837,40 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
   // The template arguments as written (`kernel<BLOCK_SIZE>` in a template), else as deduced.
   const clang::Expr* callee = launch->getCallee()->IgnoreParenImpCasts();
   clang::SourceLocation lAngle, rAngle;
+  unsigned writtenArguments = 0;
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(callee); ref && ref->hasExplicitTemplateArgs()) {
     lAngle = ref->getLAngleLoc();
     rAngle = ref->getRAngleLoc();
+    writtenArguments = ref->getNumTemplateArgs();
   } else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee);
              lookup && lookup->hasExplicitTemplateArgs()) {
     lAngle = lookup->getLAngleLoc();
     rAngle = lookup->getRAngleLoc();
+    writtenArguments = lookup->getNumTemplateArgs();
   }
-  if (kernel && lAngle.isValid()) {
+  // Deduction is needed where the launch leaves template arguments to it: in a template (`k<<<g, b>>>(x)`
+  // with a dependent x), or after some written ones (`k<256><<<g, b>>>(x)`).
+  const clang::FunctionTemplateDecl* deducible = deducibleTemplate(kernel);
+  if (deducible) {
+    const clang::TemplateParameterList* parameters = deducible->getTemplateParameters();
+    const bool allWritten =
+        lAngle.isValid() && !parameters->hasParameterPack() && writtenArguments == parameters->size();
+    const bool deducedHere = lAngle.isInvalid() && kernel->getTemplateSpecializationArgs() != nullptr;
+    if (allWritten || deducedHere) deducible = nullptr;
+  }
+  if (const clang::FunctionTemplateDecl* tmpl = deducible) {
+    // The specialization a call with these arguments deduces (the written template arguments first),
+    // in an unevaluated operand: each argument is still evaluated once, by the launch.
+    host = "decltype(" + hostNamespace(tmpl) + "dispar_deduce_" + tmpl->getNameAsString() +
+           (lAngle.isValid() ? text(clang::SourceRange(lAngle, rAngle)) : "") + "(";
+    bool first = true;
+    for (const clang::Expr* arg : launch->arguments()) {
+      if (llvm::isa<clang::CXXDefaultArgExpr>(arg)) continue;  // the deducer has the same defaults
+      host += (first ? "" : ", ") + text(arg->getSourceRange());
+      first = false;
+    }
+    host += "))::value";
+  } else if (kernel && lAngle.isValid()) {
     host += text(clang::SourceRange(lAngle, rAngle));
   } else if (const clang::TemplateArgumentList* args = kernel ? kernel->getTemplateSpecializationArgs() : nullptr) {
     std::string printed;
@@ -802,6 +890,10 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     else
       hostLaunch += ", " + text(arg->getSourceRange());
   }
+  // In a template the call leaves defaults out: they are spelt where the kernel declares them.
+  for (unsigned i = launch->getNumArgs(); kernel && i < kernel->getNumParams(); ++i)
+    if (const clang::ParmVarDecl* param = kernel->getParamDecl(i); param->hasDefaultArg())
+      hostLaunch += ", " + text(param->getDefaultArgRange());
   hostLaunch += ")";
   // A failed launch aborts the job naming the VNODE, the kernel and where it was launched.
   clang::PresumedLoc where = sm_.getPresumedLoc(writtenRange(launch->getSourceRange()).getBegin());
@@ -929,6 +1021,10 @@ void CudaLowering::lower(FrontendResult& result) {
     }
     const clang::SourceRange code = sm_.getExpansionRange(fn->getSourceRange()).getAsRange();
     deviceCode.push_back(code);
+    for (clang::SourceLocation compared : state_.archComparisons)
+      if (!sm_.isBeforeInTranslationUnit(compared, code.getBegin()) &&
+          sm_.isBeforeInTranslationUnit(compared, code.getEnd()))
+        result.archComparisons.push_back(sm_.getFileOffset(compared));
     for (clang::SourceLocation conditional : state_.hostlessArchConditionals)
       if (!sm_.isBeforeInTranslationUnit(conditional, code.getBegin()) &&
           sm_.isBeforeInTranslationUnit(conditional, code.getEnd())) {

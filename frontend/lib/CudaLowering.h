@@ -21,6 +21,10 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 namespace dispar::frontend {
 
 class ThreadLoopPlanner;
@@ -39,6 +43,13 @@ class CudaLowering {
   void lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
                   FrontendResult& result);
   bool isClonedTemplate(const clang::FunctionDecl* fn) const;
+  /// Beside a template kernel's clone: `template <...> auto dispar_deduce_k(<its parameters>) ->
+  /// ::dispar::hostk::detail::KernelOf<decltype(&k<...>), &k<...>>;`, through which a launch finds the
+  /// specialization CUDA would deduce from its arguments (Launch.h). Empty when it cannot be spelt (an unnamed template
+  /// parameter).
+  std::string deducer(const clang::FunctionDecl* fn, clang::Rewriter& clones);
+  /// The template kernel of a launch, when its clone has a deducer.
+  const clang::FunctionTemplateDecl* deducibleTemplate(const clang::FunctionDecl* kernel) const;
   void removeExplicitInstantiations(FrontendResult& result);
   void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
   void lowerDeviceVariables(FrontendResult& result);
@@ -76,6 +87,7 @@ class CudaLowering {
   DisparDiagnostics& diags_;
   const FrontendOptions& options_;
   std::vector<const clang::FunctionTemplateDecl*> clonedTemplates_;  // canonical declarations
+  std::set<const clang::FunctionTemplateDecl*> deducibleKernels_;    // canonical declarations
 };
 
 }  // namespace dispar::frontend

@@ -9,6 +9,8 @@
 #include "StreamapPragmaHandler.h"
 #include "fusion/LibraryFusion.h"
 
+#include <dispar/hostk/Arch.h>
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -16,6 +18,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
@@ -72,15 +75,24 @@ class DisparConsumer : public clang::ASTConsumer {
 
 class DisparAction : public clang::ASTFrontendAction {
  public:
-  DisparAction(FrontendResult& result, const FrontendOptions& options) : result_(result), options_(options) {}
+  /// `mainFileText`: when not empty, what the main file is parsed as instead of its contents.
+  DisparAction(FrontendResult& result, const FrontendOptions& options, std::string mainFileText = "")
+      : result_(result), options_(options), mainFileText_(std::move(mainFileText)) {}
 
  protected:
+  bool BeginInvocation(clang::CompilerInstance& ci) override {
+    if (!mainFileText_.empty())
+      ci.getPreprocessorOpts().addRemappedFile(
+          options_.sourceFile, llvm::MemoryBuffer::getMemBufferCopy(mainFileText_, options_.sourceFile).release());
+    return true;
+  }
+
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     diags_ = std::make_unique<DisparDiagnostics>(ci.getDiagnostics());
     ci.getPreprocessor().AddPragmaHandler(new StreamapPragmaHandler(state_.directives, *diags_));
     recordMainFileTokens(ci.getPreprocessor(), state_.tokens);
-    ci.getPreprocessor().addPPCallbacks(
-        std::make_unique<CudaArchConditionals>(ci.getSourceManager(), state_.hostlessArchConditionals));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<CudaArchConditionals>(
+        ci.getSourceManager(), state_.hostlessArchConditionals, state_.archComparisons));
     const clang::SourceManager& sm = ci.getSourceManager();
     result_.sourceText = sm.getBufferData(sm.getMainFileID()).str();
     return std::make_unique<DisparConsumer>(state_, *diags_, result_, options_);
@@ -89,6 +101,7 @@ class DisparAction : public clang::ASTFrontendAction {
  private:
   FrontendResult& result_;
   const FrontendOptions& options_;
+  std::string mainFileText_;
   AnalysisState state_;
   std::unique_ptr<DisparDiagnostics> diags_;
 };
@@ -209,6 +222,9 @@ std::vector<std::string> parseArguments(const FrontendOptions& options, bool cud
       // CUDA 13 removed a header Clang 19's CUDA wrapper still includes: an empty stand-in fills in.
       args.push_back("-isystem");
       args.push_back(options.cudaStubIncludeDir);
+      // What nvcc declares and Clang 19's wrapper does not (the cache-hinted loads and stores).
+      args.push_back("-include");
+      args.push_back(options.cudaStubIncludeDir + "/dispar_cuda_toolkit_parse.h");
     } else {
       // No toolkit: nothing declares the CUDA qualifiers, builtins or runtime API. The parse-only prelude
       // declares them from DISPAR's own tables, and stand-ins answer `#include <cuda_runtime.h>`.
@@ -246,6 +262,36 @@ bool looksLikeCuda(const std::string& sourceText) {
   return std::regex_search(sourceText, kCudaMarkers);
 }
 
+namespace {
+
+/// One parse of the main file (as `mainFileText` when that is not empty), diagnostics to `diagnostics`.
+bool parseOnce(const FrontendOptions& options, const llvm::MemoryBuffer& source, bool cuda,
+               const std::vector<std::string>& extraArguments, std::string mainFileText, FrontendResult& result,
+               llvm::raw_ostream& diagnostics) {
+  // A ToolInvocation (rather than a ClangTool) keeps the file name as the user gave it, so
+  // diagnostics and the RTG say "app.dsp:12:1", not an absolute path.
+  std::vector<std::string> commandLine = {"disparcc-frontend"};
+  for (std::string& arg : parseArguments(options, cuda)) commandLine.push_back(std::move(arg));
+  commandLine.insert(commandLine.end(), extraArguments.begin(), extraArguments.end());
+  commandLine.push_back(options.sourceFile);
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
+  auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  diagOptions->ShowColors = options.colorDiagnostics;
+  diagOptions->ShowCarets = caretSnippetsAreSafe(source.getBuffer());
+  // Spelling suggestions compare each unknown name with every name in scope (edit distance, quadratic in
+  // their lengths): 30 unknown 20,000-character names took two minutes. Sources with such names get none.
+  if (longestWord(source.getBuffer()) > kLongestNameForSpelling)
+    commandLine.insert(commandLine.end() - 1, "-fno-spell-checking");
+  BoundedDiagnosticPrinter printer(diagnostics, diagOptions.get());
+  clang::tooling::ToolInvocation invocation(
+      std::move(commandLine), std::make_unique<DisparAction>(result, options, std::move(mainFileText)), files.get());
+  invocation.setDiagnosticConsumer(&printer);
+  bool ok = invocation.run();
+  return ok && printer.getNumErrors() == 0;
+}
+
+}  // namespace
+
 bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::raw_ostream& diagnostics) {
   auto buffer = llvm::MemoryBuffer::getFile(options.sourceFile);
   if (!buffer) {
@@ -256,25 +302,28 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   result.program.isCuda = cuda;
   result.program.sourceFile = options.sourceFile;
 
-  // A ToolInvocation (rather than a ClangTool) keeps the file name as the user gave it, so
-  // diagnostics and the RTG say "app.dsp:12:1", not an absolute path.
-  std::vector<std::string> commandLine = {"disparcc-frontend"};
-  for (std::string& arg : parseArguments(options, cuda)) commandLine.push_back(std::move(arg));
-  commandLine.push_back(options.sourceFile);
-  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions());
-  auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  diagOptions->ShowColors = options.colorDiagnostics;
-  diagOptions->ShowCarets = caretSnippetsAreSafe((*buffer)->getBuffer());
-  // Spelling suggestions compare each unknown name with every name in scope (edit distance, quadratic in
-  // their lengths): 30 unknown 20,000-character names took two minutes. Sources with such names get none.
-  if (longestWord((*buffer)->getBuffer()) > kLongestNameForSpelling)
-    commandLine.insert(commandLine.end() - 1, "-fno-spell-checking");
-  BoundedDiagnosticPrinter printer(diagnostics, diagOptions.get());
-  clang::tooling::ToolInvocation invocation(std::move(commandLine), std::make_unique<DisparAction>(result, options),
-                                            files.get());
-  invocation.setDiagnosticConsumer(&printer);
-  bool ok = invocation.run();
-  return ok && printer.getNumErrors() == 0;
+  // Device code that compares __CUDA_ARCH__ (`#if __CUDA_ARCH__ >= 700`) is parsed a second time, those
+  // tokens spelt DISPAR_CUARCH and that defined as the host path's architecture, so that its host versions
+  // are made from the branches such a GPU compiles (dispar/hostk/Arch.h). The first parse's diagnostics
+  // are kept until it is known whether the second one replaces them.
+  const FrontendResult unparsed = result;  // what the caller set (the program's name), for the second parse
+  std::string firstDiagnostics;
+  llvm::raw_string_ostream first(firstDiagnostics);
+  bool ok = parseOnce(options, **buffer, cuda, {}, "", result, first);
+  if (result.archComparisons.empty()) {
+    diagnostics << firstDiagnostics;
+    return ok;
+  }
+  std::string respelt = (*buffer)->getBuffer().str();
+  constexpr llvm::StringLiteral kArch = "__CUDA_ARCH__", kRespelt = "DISPAR_CUARCH";
+  static_assert(kArch.size() == kRespelt.size(), "offsets and columns must not move");
+  for (const unsigned offset : result.archComparisons) respelt.replace(offset, kRespelt.size(), kRespelt.str());
+  FrontendResult second = unparsed;
+  ok = parseOnce(options, **buffer, cuda, {"-DDISPAR_CUARCH=" + std::to_string(hostk::kHostCudaArch)}, respelt, second,
+                 diagnostics);
+  second.sourceText = (*buffer)->getBuffer().str();  // code outside the host versions stays as written
+  result = std::move(second);
+  return ok;
 }
 
 }  // namespace dispar::frontend

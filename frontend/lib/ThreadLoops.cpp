@@ -1,5 +1,7 @@
 #include "ThreadLoops.h"
 
+#include "WarpLockstep.h"
+
 #include "CudaConstructs.h"
 
 #include "clang/AST/QualTypeNames.h"
@@ -105,7 +107,9 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
     if (!fn->doesThisDeclarationHaveABody() || fn->hasAttr<clang::CUDAGlobalAttr>()) continue;
     StatementScan scan;
     scan.TraverseStmt(fn->getBody());
-    if ((!scan.barriers.empty() || !scan.shared.empty() || !scan.warpLevel.empty()) && !contains(fn))
+    if ((!scan.barriers.empty() || !scan.shared.empty() || !scan.warpLevel.empty() ||
+         findWarpSynchronousCode(fn).any()) &&
+        !contains(fn))
       found.push_back(fn->getCanonicalDecl());
   }
   for (bool grew = true; grew;) {
@@ -209,6 +213,9 @@ class ThreadLoopPlanner::Builder {
     whole.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
     if (!whole.warpLevel.empty())
       return fail("it uses the warp-level '" + whole.warpLevel + "' (the lanes of a warp meet there)");
+    if (findWarpSynchronousCode(kernel).any())
+      return fail("its lanes read each other's volatile memory without a barrier (legacy warp-synchronous code, "
+                  "run in lock step)");
     if (whole.threadIndexInLambda) return fail("threadIdx is used inside a lambda");
     plan_.needsContext = whole.readsContext || whole.threadIndexInMacro;
     if (!checkParameters(body)) return false;

@@ -3,6 +3,7 @@
 
 #include "HostDevice.h"
 
+#include <dispar/hostk/Arch.h>
 #include <dispar/hostk/FlagMacros.h>
 #include <dispar/hostk/Launch.h>
 
@@ -208,10 +209,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->maxGridSize[axis] = static_cast<int>(LaunchLimits::kMaxGridDim[axis]);
   }
   prop->totalConstMem = 64 * 1024;  // CUDA's __constant__ limit, which programs size their tables by
-  // 8.0: the newest compute capability whose device features the host path has in full (__reduce_*_sync
-  // are 8.0; 9.0 adds clusters, which it does not run).
-  prop->major = 8;
-  prop->minor = 0;
+  // 8.0 (Arch.h): the newest compute capability whose device features the host path has in full
+  // (__reduce_*_sync are 8.0; 9.0 adds clusters, which it does not run).
+  prop->major = kHostCudaArch / 100;
+  prop->minor = kHostCudaArch % 100 / 10;
   prop->multiProcessorCount = static_cast<int>(detail::HostDevice::instance().config().threads);
   prop->maxBlocksPerMultiProcessor = 1;
   prop->integrated = 1;  // device memory is the host's

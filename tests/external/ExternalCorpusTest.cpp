@@ -49,6 +49,7 @@ const std::vector<std::string> kCorpus = {
     "threadfence_reduction",
     "atomics",
     "streams",
+    "legacy_warp",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.

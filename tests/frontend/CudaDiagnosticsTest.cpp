@@ -77,12 +77,34 @@ const UnsupportedCase kCases[] = {
      "code (a macro argument is fine)"},
     {"ArchGuardWithoutHostBranch",
      "__global__ void kernel(float* x) {\n"
-     "#if __CUDA_ARCH__ >= 700\n"
+     "#ifdef __CUDA_ARCH__\n"
      "  x[threadIdx.x] = 1;\n"
      "#endif\n"
      "}\n",
      "3:2: error: code under '#if __CUDA_ARCH__' with no host branch cannot run on the host path; add an #else that "
      "computes the same on the host, or compile with --no-host-path"},
+    // Compared, the architecture is the host path's (8.0): `defined` still asks for a GPU compilation.
+    {"DefinedArchGuardWithoutHostBranch",
+     "__global__ void kernel(float* x) {\n"
+     "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"
+     "  x[threadIdx.x] = 1;\n"
+     "#endif\n"
+     "}\n",
+     "3:2: error: code under '#if __CUDA_ARCH__' with no host branch cannot run on the host path"},
+    {"LegacyWarpSynchronousStoreInsideAnExpression",
+     "__global__ void kernel(float* x) {\n"
+     "  __shared__ float s[64];\n"
+     "  s[threadIdx.x] = x[threadIdx.x];\n"
+     "  __syncthreads();\n"
+     "  if (threadIdx.x < 32) {\n"
+     "    volatile float* v = s;\n"
+     "    v[threadIdx.x] += v[threadIdx.x + 32];\n"
+     "    x[threadIdx.x] = v[threadIdx.x] = v[threadIdx.x] + 1;\n"
+     "  }\n"
+     "}\n",
+     "9:37: error: a volatile store inside a larger expression, in code whose lanes read each other's volatile "
+     "memory without a barrier (legacy warp-synchronous code), cannot run on the host path; write the store as a "
+     "statement of its own, or synchronise the lanes with __syncwarp()"},
     {"DeviceFunctionWithoutHostVersion",
      "#include <curand_kernel.h>\n"
      "__global__ void kernel(float* x) {\n"

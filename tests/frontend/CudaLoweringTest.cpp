@@ -189,5 +189,91 @@ TEST(CudaLowering, WithoutAGpuBuildTheHostVersionsReplaceTheOriginals) {
   EXPECT_FALSE(contains(out, "dispar_host::scale")) << out;
 }
 
+TEST(CudaLowering, TemplateKernelLaunchedInATemplateDeducesItsArgumentsLikeCuda) {
+  const std::string out = emitted("template <class T> __global__ void scale(const T* in, T* out, int n = 2) {\n"
+                                  "  out[threadIdx.x] = in[threadIdx.x] * n;\n"
+                                  "}\n"
+                                  "template <class T> void run(const T* in, T* out) { scale<<<1, 32>>>(in, out); }\n"
+                                  "__global__ void kernel(float* x) {}\n");
+  // Beside the clone, a declaration whose deduction is the kernel's: the launch names the specialization
+  // through it without evaluating its arguments.
+  EXPECT_TRUE(contains(out, "template <class T> auto dispar_deduce_scale(const T* in, T* out, int n = 2) -> "
+                            "::dispar::hostk::detail::KernelOf<decltype(&scale<T>), &scale<T>>;"))
+      << out;
+  EXPECT_TRUE(contains(out, "::dispar::hostk::launch(1, 32, 0, decltype(::dispar_host::dispar_deduce_scale(in, "
+                            "out))::value, in, out, 2)"))
+      << out;
+}
+
+TEST(CudaLowering, LegacyWarpSynchronousStoresRunInLockStep) {
+  const std::string out = emitted("__global__ void kernel(float* x) {\n"
+                                  "  __shared__ float s[64];\n"
+                                  "  s[threadIdx.x] = x[threadIdx.x];\n"
+                                  "  __syncthreads();\n"
+                                  "  if (threadIdx.x < 32) {\n"
+                                  "    volatile float* v = s;\n"
+                                  "    v[threadIdx.x] += v[threadIdx.x + 32];\n"
+                                  "    v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 16];\n"
+                                  "  }\n"
+                                  "  if (threadIdx.x == 0) x[0] = s[0];\n"
+                                  "}\n");
+  EXPECT_TRUE(contains(out, "::dispar::hostk::lockstepStore<::dispar::hostk::LockstepOp::Add>(v[::dispar::hostk::"
+                            "threadIdx().x] , v[::dispar::hostk::threadIdx().x + 32]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "::dispar::hostk::lockstepStore<::dispar::hostk::LockstepOp::Assign>(v[::dispar::hostk::"
+                            "threadIdx().x] , v[::dispar::hostk::threadIdx().x] + v[::dispar::hostk::threadIdx().x + "
+                            "16]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "kernel 'kernel': fibers, because its lanes read each other's volatile memory")) << out;
+  // Stores to memory that is not volatile, and the GPU's kernel, stay as written.
+  EXPECT_TRUE(contains(out, "if (::dispar::hostk::threadIdx().x == 0) x[0] = s[0];")) << out;
+  EXPECT_TRUE(contains(out, "    v[threadIdx.x] += v[threadIdx.x + 32];\n")) << out;
+}
+
+TEST(CudaLowering, VolatileStoresAloneAreNotWarpSynchronous) {
+  // A flag written through a volatile pointer, never read back: no lock step, thread loops as before.
+  const std::string out = emitted("__global__ void kernel(float* x) {\n"
+                                  "  volatile int* flag = (volatile int*)x;\n"
+                                  "  __syncthreads();\n"
+                                  "  if (threadIdx.x == 0) *flag = 1;\n"
+                                  "}\n");
+  EXPECT_FALSE(contains(out, "lockstepStore")) << out;
+  EXPECT_TRUE(contains(out, "kernel 'kernel': thread loops")) << out;
+}
+
+TEST(CudaLowering, ArchComparisonsInDeviceCodeTakeTheHostArchitecturesBranch) {
+  const std::string source = "__device__ float widen(float v) {\n"
+                             "#if __CUDA_ARCH__ <= 130\n"
+                             "  return v;\n"
+                             "#else\n"
+                             "  return v + threadIdx.x;\n"
+                             "#endif\n"
+                             "}\n"
+                             "__global__ void kernel(float* x) {\n"
+                             "#if __CUDA_ARCH__ < 700\n"
+                             "  x[0] = 0;\n"
+                             "#elif __CUDA_ARCH__ >= 700\n"
+                             "  x[threadIdx.x] = widen(1);\n"
+                             "#endif\n"
+                             "#ifdef __CUDA_ARCH__\n"
+                             "  x[1] = 1;\n"
+                             "#else\n"
+                             "  x[1] = 2;\n"
+                             "#endif\n"
+                             "}\n";
+  const std::string out = emitted(source);
+  // The host versions are made from the branches an 8.0 GPU compiles, with DISPAR_CUARCH in the
+  // comparisons (dispar/hostk/Arch.h); `defined` keeps asking whether the code is compiled for a GPU.
+  EXPECT_TRUE(contains(out, "  return v + ::dispar::hostk::threadIdx().x;\n#endif\n}\n#endif\n")) << out;
+  EXPECT_TRUE(contains(out, "#if DISPAR_CUARCH < 700\n  x[0] = 0;\n#elif DISPAR_CUARCH >= 700\n")) << out;
+  EXPECT_TRUE(contains(out, "  x[::dispar::hostk::threadIdx().x] = widen(1);\n")) << out;
+  EXPECT_TRUE(contains(out, "#ifdef __CUDA_ARCH__\n  x[1] = 1;\n#else\n  x[1] = 2;\n")) << out;
+  // The GPU's kernel stays as written.
+  EXPECT_TRUE(contains(out, "__global__ void kernel(float* x) {\n#if __CUDA_ARCH__ < 700\n")) << out;
+  // Host-only builds too.
+  const std::string hostOnly = emitted(source, frontend::CudaTarget::HostOnly);
+  EXPECT_TRUE(contains(hostOnly, "  x[::dispar::hostk::threadIdx().x] = widen(1);\n")) << hostOnly;
+}
+
 }  // namespace
 }  // namespace dispar::testing

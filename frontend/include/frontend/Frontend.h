@@ -52,6 +52,8 @@ struct FrontendResult {
                                                    // into sourceText); other rewrites leave it alone
   std::vector<std::string> gpuLibraries;           // "cublas", "cufft": GPU libraries the program calls (sorted)
   std::vector<FusedCall> fusedCalls;               // every loop library-call fusion replaced, in source order
+  std::vector<unsigned> archComparisons;           // offsets of the `__CUDA_ARCH__` tokens that #if / #elif
+                                                   // conditions in device code compare (CudaArchConditionals.h)
 };
 
 /// True when the source uses CUDA syntax or headers, so it must be parsed as CUDA.

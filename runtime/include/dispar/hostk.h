@@ -4,6 +4,7 @@
 #ifndef DISPAR_HOSTK_H
 #define DISPAR_HOSTK_H
 
+#include <dispar/hostk/Arch.h>
 #include <dispar/hostk/Atomics.h>
 #include <dispar/hostk/Builtins.h>
 #include <dispar/hostk/CooperativeGroups.h>

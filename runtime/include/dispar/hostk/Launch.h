@@ -69,6 +69,16 @@ cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicS
   return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
 }
 
+/// A kernel template's specialization as a type: StreamCC declares, beside each template kernel's clone,
+/// `template <class T> auto dispar_deduce_k(const T* in, T* out) -> KernelOf<decltype(&k<T>), &k<T>>;`
+/// (the kernel's own parameters), so that `decltype(dispar_deduce_k(a, b))::value` is the specialization
+/// a call `k(a, b)` deduces, as CUDA deduces it at `k<<<g, b>>>(a, b)`, without evaluating the launch's
+/// arguments twice. (The type is spelt out: nvcc's front end does not deduce a `template <auto>`.)
+template <class Pointer, Pointer Kernel>
+struct KernelOf {
+  static constexpr Pointer value = Kernel;
+};
+
 /// A kernel launched through a pointer: the host path finds its clone (and the clone's form) by the
 /// kernel's address. StreamCC registers every kernel that is not a template, at start-up.
 struct RegisteredKernel {

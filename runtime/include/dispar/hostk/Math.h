@@ -133,6 +133,44 @@ inline T __ldg(const T* address) {
   return *address;
 }
 
+// The cache-hinted loads and stores: the hints are for the GPU's caches; on the host, plain accesses.
+template <class T>
+inline T __ldca(const T* address) {
+  return *address;
+}
+template <class T>
+inline T __ldcg(const T* address) {
+  return *address;
+}
+template <class T>
+inline T __ldcs(const T* address) {
+  return *address;
+}
+template <class T>
+inline T __ldlu(const T* address) {
+  return *address;
+}
+template <class T>
+inline T __ldcv(const T* address) {
+  return *address;
+}
+template <class T>
+inline void __stwb(T* address, T value) {
+  *address = value;
+}
+template <class T>
+inline void __stcg(T* address, T value) {
+  *address = value;
+}
+template <class T>
+inline void __stcs(T* address, T value) {
+  *address = value;
+}
+template <class T>
+inline void __stwt(T* address, T value) {
+  *address = value;
+}
+
 // Bit reinterpretation.
 inline int __float_as_int(float x) {
   int r;

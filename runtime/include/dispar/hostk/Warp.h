@@ -130,6 +130,38 @@ inline void syncwarp(unsigned mask = 0xffffffffu) { (void)detail::warpExchange(m
 /// that is exactly the lanes that took the branch, as on the GPU.
 inline unsigned activemask() { return detail::activeLanes(); }
 
+/// The assignments of a lock-step store.
+enum class LockstepOp { Assign, Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr };
+
+/// A store of legacy warp-synchronous code (`smem[tid] += smem[tid + 16];` in `volatile` shared memory,
+/// no barrier), which StreamCC rewrites into `lockstepStore<LockstepOp::Add>(smem[tid], smem[tid + 16])`
+/// (frontend/lib/WarpLockstep.h). The lanes of a warp ran such code in lock step: every lane read before
+/// any lane wrote. Here the lane computes its value, waits until every other lane of its warp is held
+/// (at this store, another warp-level point or a barrier) or has returned, stores, and waits again so
+/// that no lane reads on before every lane has stored.
+template <LockstepOp Op, class T, class V>
+void lockstepStore(volatile T& target, const V& value) {
+  T stored;
+  if constexpr (Op == LockstepOp::Assign) {
+    stored = value;
+  } else {
+    const T old = target;
+    if constexpr (Op == LockstepOp::Add) stored = old + value;
+    if constexpr (Op == LockstepOp::Sub) stored = old - value;
+    if constexpr (Op == LockstepOp::Mul) stored = old * value;
+    if constexpr (Op == LockstepOp::Div) stored = old / value;
+    if constexpr (Op == LockstepOp::Rem) stored = old % value;
+    if constexpr (Op == LockstepOp::And) stored = old & value;
+    if constexpr (Op == LockstepOp::Or) stored = old | value;
+    if constexpr (Op == LockstepOp::Xor) stored = old ^ value;
+    if constexpr (Op == LockstepOp::Shl) stored = old << value;
+    if constexpr (Op == LockstepOp::Shr) stored = old >> value;
+  }
+  (void)detail::activeLanes();
+  target = stored;
+  (void)detail::activeLanes();
+}
+
 namespace detail {
 /// Folds the values of the lanes of `mask` that took part, in lane order.
 template <class T, class Op>
