@@ -13,9 +13,9 @@
 
 #include <dispar/hostk/Math.h>
 
-#define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary)   \
-  template <class... Args>                                        \
-  __attribute__((host, device)) auto CudaName(Args&&... args)     \
+#define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary)                                                        \
+  template <class... Args>                                                                                             \
+  __attribute__((host, device)) auto CudaName(Args&&... args)                                                          \
       -> decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
 #include <dispar/hostk/CacheHints.def>
 #undef DISPAR_HOSTK_BUILTIN

@@ -296,6 +296,28 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     return true;
   }
 
+  // An atomic on a __shared__ variable's address runs as a plain read-modify-write (Atomics.h,
+  // block_shared): only the block's own OS thread touches that memory.
+  bool VisitCallExpr(clang::CallExpr* call) {
+    if (call->getNumArgs() == 0 || !addressesSharedMemory(call->getArg(0))) return true;
+    const clang::Expr* callee = call->getCallee()->IgnoreParenImpCasts();
+    const clang::Decl* decl = nullptr;
+    clang::SourceLocation name;
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(callee)) {
+      decl = ref->getDecl();
+      name = ref->getLocation();
+    } else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee);
+               lookup && lookup->getNumDecls() > 0 && !lookup->getQualifier()) {
+      decl = (*lookup->decls_begin())->getUnderlyingDecl();
+      name = lookup->getNameLoc();
+    }
+    const hostk::Builtin* builtin = decl ? cudaBuiltin(decl) : nullptr;
+    if (builtin && builtin->kind == hostk::BuiltinKind::Function &&
+        llvm::StringRef(builtin->cudaName.data(), builtin->cudaName.size()).starts_with("atomic"))
+      sharedAtomics_.insert(name.getRawEncoding());
+    return true;
+  }
+
   bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* launch) {
     unsupported(launch->getBeginLoc(), "dynamic parallelism", "launch kernels from host code");
     return true;
@@ -331,6 +353,28 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
       rewriter_.ReplaceText(op, clang::Lexer::MeasureTokenLength(op, sm_, context_.getLangOpts()), ",");
       rewriter_.InsertTextAfterToken(end, ")");
     }
+  }
+
+  /// `&s[i]`, `&s.field`, `s + i`, `&s` where `s` is a __shared__ variable.
+  static bool addressesSharedMemory(const clang::Expr* address) {
+    const clang::Expr* e = address->IgnoreParenCasts();
+    if (const auto* op = llvm::dyn_cast<clang::UnaryOperator>(e); op && op->getOpcode() == clang::UO_AddrOf) {
+      e = op->getSubExpr()->IgnoreParenCasts();
+      for (;;) {
+        if (const auto* subscript = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+          e = subscript->getBase()->IgnoreParenCasts();
+        else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(e); member && !member->isArrow())
+          e = member->getBase()->IgnoreParenCasts();
+        else
+          break;
+      }
+    } else if (const auto* sum = llvm::dyn_cast<clang::BinaryOperator>(e);
+               sum && sum->isAdditiveOp() && sum->getLHS()->getType()->isPointerType()) {
+      e = sum->getLHS()->IgnoreParenCasts();
+    }
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    const auto* var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    return var && var->hasAttr<clang::CUDASharedAttr>();
   }
 
   void unsupported(clang::SourceLocation loc, const std::string& construct, const std::string& advice) {
@@ -403,6 +447,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   }
 
   void useBuiltin(clang::SourceLocation loc, const hostk::Builtin& builtin) {
+    const bool sharedAtomic = sharedAtomics_.count(loc.getRawEncoding()) > 0;
     if (loc.isMacroID()) {
       // A macro argument written in the kernel is rewritten where it is spelt. A use inside a macro's
       // definition is shared with the kernel compiled for the GPU: the host version declares the name
@@ -414,9 +459,15 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
         return;
       }
     }
-    const bool threadIndex = !threadIndex_.empty() && builtin.cudaName == "threadIdx";
-    rewriter_.ReplaceText(loc, static_cast<unsigned>(builtin.cudaName.size()),
-                          threadIndex ? threadIndex_ : hostk::rewrittenUse(builtin));
+    // In a thread-loop clone the thread's index is its segment loop's, and the block's are a local.
+    std::string use = hostk::rewrittenUse(builtin);
+    if (sharedAtomic)
+      use = "::dispar::hostk::block_shared::" + std::string(builtin.cudaName);
+    else if (!threadIndex_.empty() && builtin.cudaName == "threadIdx")
+      use = threadIndex_;
+    else if (!threadIndex_.empty() && builtin.kind == hostk::BuiltinKind::Index)
+      use = std::string(ThreadLoopPlanner::kBlockShape) + "." + std::string(builtin.cudaName);
+    rewriter_.ReplaceText(loc, static_cast<unsigned>(builtin.cudaName.size()), use);
   }
 
   void rewriteSharedDeclarations(clang::DeclStmt* stmt) {
@@ -472,6 +523,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
   std::string threadIndex_;
   std::set<const hostk::Builtin*, ByName> macroBuiltins_;  // ordered: deterministic output
   std::set<unsigned> reportedCooperativeGroups_;           // one report per use
+  std::set<clang::SourceLocation::UIntTy> sharedAtomics_;  // the names of atomics on __shared__ memory
 };
 
 // How the clone runs its CUDA threads, for whoever reads the generated code (--emit-cpp).

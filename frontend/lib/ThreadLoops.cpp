@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace dispar::frontend {
 
@@ -96,12 +97,18 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   int lambdaDepth_ = 0;
 };
 
+/// The function as written: a template's instantiations are judged by their template.
+const clang::FunctionDecl* asWritten(const clang::FunctionDecl* fn) {
+  if (const clang::FunctionDecl* pattern = fn->getTemplateInstantiationPattern()) fn = pattern;
+  return fn->getCanonicalDecl();
+}
+
 /// Whether a device function, or one it calls, has a barrier or declares __shared__ memory: calling it
 /// from a segment would need the per-thread state that thread loops do not keep.
 std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState& state) {
   std::vector<const clang::FunctionDecl*> found;
   auto contains = [&found](const clang::FunctionDecl* fn) {
-    return std::find(found.begin(), found.end(), fn->getCanonicalDecl()) != found.end();
+    return std::find(found.begin(), found.end(), asWritten(fn)) != found.end();
   };
   for (const clang::FunctionDecl* fn : state.deviceFunctions) {
     if (!fn->doesThisDeclarationHaveABody() || fn->hasAttr<clang::CUDAGlobalAttr>()) continue;
@@ -110,13 +117,13 @@ std::vector<const clang::FunctionDecl*> blockStateFunctions(const AnalysisState&
     if ((!scan.barriers.empty() || !scan.shared.empty() || !scan.warpLevel.empty() ||
          findWarpSynchronousCode(fn).any()) &&
         !contains(fn))
-      found.push_back(fn->getCanonicalDecl());
+      found.push_back(asWritten(fn));
   }
   for (bool grew = true; grew;) {
     grew = false;
     for (const CallEdge& call : state.calls)
       if (contains(call.callee) && !contains(call.caller)) {
-        found.push_back(call.caller->getCanonicalDecl());
+        found.push_back(asWritten(call.caller));
         grew = true;
       }
   }
@@ -188,8 +195,8 @@ ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisS
     Plan result = plan(fn);
     if (result.fiberReason.empty())
       for (const CallEdge& call : state.calls)
-        if (call.caller->getCanonicalDecl() == result.kernel &&
-            std::find(blocking.begin(), blocking.end(), call.callee) != blocking.end()) {
+        if (asWritten(call.caller) == result.kernel &&
+            std::find(blocking.begin(), blocking.end(), asWritten(call.callee)) != blocking.end()) {
           result.fiberReason = "it calls '" + call.callee->getNameAsString() +
                                "', which has a barrier, __shared__ memory or a warp-level operation";
           break;
@@ -220,7 +227,6 @@ class ThreadLoopPlanner::Builder {
     plan_.needsContext = whole.readsContext || whole.threadIndexInMacro;
     if (!checkParameters(body)) return false;
     if (!walk(body, body)) return false;
-    if (segment_ == 0) return fail("it has no barrier (fibers run it as one loop already)");
     plan_.segments = segment_ + 1;
     if (!checkShared() || !findCarried() || !findReturns()) return false;
     plan_.segmentHasCode.assign(plan_.segments, false);
@@ -610,21 +616,44 @@ class ThreadLoopPlanner::Builder {
   }
 
   bool checkShared() {
-    // Every __shared__ declaration must be a top-level statement, to be hoisted out of the loops.
+    // Every __shared__ declaration must be a statement of a block-level region (the body, or a uniform
+    // loop or branch: the samples' matrixMul declares its tiles in the loop over them), to be hoisted to
+    // the clone's start: a block has one instance of it wherever it is written.
     std::size_t hoistable = 0;
     std::size_t all = 0;
+    std::vector<const clang::DeclStmt*> shared;
     for (const ThreadStatement& statement : statements_) {
       all += statement.scan.shared.size();
       const auto* decl = llvm::dyn_cast<clang::DeclStmt>(statement.stmt);
-      if (statement.topLevel && decl && std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* d) {
+      if (decl && std::all_of(decl->decl_begin(), decl->decl_end(), [](const clang::Decl* d) {
             const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
             return var && var->hasAttr<clang::CUDASharedAttr>();
           })) {
         hoistable += statement.scan.shared.size();
-        plan_.hoisted.push_back(decl);
+        shared.push_back(decl);
       }
     }
-    if (hoistable != all) return fail("a __shared__ declaration is not at the top level of its body");
+    if (hoistable != all) return fail("a __shared__ declaration is not a statement of the body or of a uniform block");
+    // Hoisted out of its block, the name must not meet another local of the kernel.
+    class Locals : public clang::RecursiveASTVisitor<Locals> {
+     public:
+      bool VisitVarDecl(clang::VarDecl* var) {
+        names.push_back(var->getName());
+        return true;
+      }
+      std::vector<llvm::StringRef> names;
+    } locals;
+    locals.TraverseStmt(const_cast<clang::Stmt*>(kernel_->getBody()));
+    for (const clang::DeclStmt* decl : shared) {
+      for (const clang::Decl* d : decl->decls()) {
+        const llvm::StringRef name = llvm::cast<clang::VarDecl>(d)->getName();
+        const bool parameter = std::any_of(kernel_->param_begin(), kernel_->param_end(),
+                                           [name](const clang::ParmVarDecl* p) { return p->getName() == name; });
+        if (parameter || std::count(locals.names.begin(), locals.names.end(), name) > 1)
+          return fail("__shared__ '" + name.str() + "' shares its name with another variable of the kernel");
+      }
+      plan_.hoisted.push_back(decl);
+    }
     return true;
   }
 
@@ -649,6 +678,10 @@ class ThreadLoopPlanner::Builder {
           if (statements_[j].segment != statements_[i].segment && statements_[j].scan.used.contains(var))
             usedIn[statements_[j].segment] = usedElsewhere = true;
         if (!usedElsewhere) continue;
+        if (const std::optional<unsigned> segment = localizable(i, var, usedIn)) {
+          plan_.localized.push_back(Localized{var, hostTypeName(var->getType(), context_), *segment});
+          continue;
+        }
         if (rematerializable(decl, var)) {
           plan_.rematerialized.push_back(Rematerialized{var, hostTypeName(var->getType(), context_), usedIn});
           rematerialized_.push_back(var);
@@ -677,6 +710,27 @@ class ThreadLoopPlanner::Builder {
       if (!inFile(sm_.getExpansionLoc(decl->getBeginLoc())) || !inFile(decl->getEndLoc()))
         return fail("a hoisted declaration comes from a macro");
     return true;
+  }
+
+  /// The one later segment a local without a value is used in, when that segment runs once per block
+  /// (all its uses are statements of the kernel's body, not of a loop) and the local can be declared there
+  /// alone by its type's name: no value can reach that segment from the declaration.
+  std::optional<unsigned> localizable(std::size_t declaration, const clang::VarDecl* var,
+                                      const std::vector<bool>& usedIn) const {
+    if (var->getInit() || !var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var)) return std::nullopt;
+    const clang::QualType type = var->getType();
+    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType()) ||
+        type->isDependentType() || !isNameableOutsideFunction(type))
+      return std::nullopt;
+    if (std::count(usedIn.begin(), usedIn.end(), true) != 1) return std::nullopt;
+    const unsigned segment = static_cast<unsigned>(std::find(usedIn.begin(), usedIn.end(), true) - usedIn.begin());
+    for (std::size_t j = 0; j < statements_.size(); ++j)
+      if (statements_[j].scan.used.contains(var) &&
+          (j == declaration ? false
+                            : statements_[j].segment == statements_[declaration].segment || !statements_[j].topLevel))
+        return std::nullopt;
+    if (!statements_[declaration].topLevel) return std::nullopt;
+    return segment;
   }
 
   /// A local whose value depends only on the thread's index and on uniform values (and other such
@@ -711,7 +765,19 @@ class ThreadLoopPlanner::Builder {
     clang::QualType type = var->getType();
     if (type->getContainedAutoType() && type->isDependentType())
       return fail("'" + name + "' is used across a barrier and its type is deduced from a template parameter");
-    if (!decl->isSingleDecl()) return fail("'" + name + "' is used across a barrier and declared with others");
+    // `float n, w, e, s, jc;` (Rodinia's srad): the statement becomes one declaration per variable, so
+    // each of the others must be declarable alone by its type's name.
+    if (!decl->isSingleDecl())
+      for (const clang::Decl* other : decl->decls()) {
+        const auto* otherVar = llvm::dyn_cast<clang::VarDecl>(other);
+        const clang::QualType otherType = otherVar ? otherVar->getType() : clang::QualType();
+        if (!otherVar || otherType->isArrayType() || otherType->isReferenceType() ||
+            otherType->isFunctionPointerType() || otherType->isMemberPointerType() ||
+            otherType->getContainedAutoType() || otherType->isDependentType() ||
+            !isNameableOutsideFunction(otherType) ||
+            (otherVar->getInit() && otherVar->getInitStyle() != clang::VarDecl::CInit))
+          return fail("'" + name + "' is used across a barrier and declared with others that cannot be declared alone");
+      }
     if (!var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var))
       return fail("'" + name + "' is used across a barrier and is not a plain local");
     if (type->isReferenceType() || type->isArrayType())
@@ -838,6 +904,9 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     for (const Carried& carried : plan->carried)
       if (carried.usedInSegment[segment])
         text += "auto& " + carried.var->getNameAsString() + " = " + carried.storage + "[dispar_thread]; ";
+    for (const Localized& local : plan->localized)
+      if (local.segment == static_cast<unsigned>(segment))
+        text += local.type + " " + local.var->getNameAsString() + "; ";
     return text;
   };
   // The statement's text up to and including its semicolon.
@@ -856,7 +925,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   };
 
   // No edit adds a line, so the clone's #line stays exact.
-  std::string prologue = " ";
+  std::string prologue =
+      std::string(" const ::dispar::hostk::LoopBlockShape ") + kBlockShape + " = ::dispar::hostk::loopBlockShape(); ";
   for (const clang::DeclStmt* decl : plan->hoisted) prologue += take(decl);
   for (const Carried& carried : plan->carried)
     prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + carried.storage + "; ";
@@ -878,7 +948,50 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   }
   clone.InsertTextBefore(body->getRBracLoc(), std::string(" ") + endSegment(static_cast<int>(plan->segments) - 1));
 
+  // A statement declaring several variables, some carried: one declaration per variable, in order (a
+  // later initialiser may read an earlier variable), on as many lines as the statement had.
+  auto isLocalized = [&](const clang::VarDecl* var) {
+    return std::any_of(plan->localized.begin(), plan->localized.end(),
+                       [var](const Localized& local) { return local.var == var; });
+  };
+  std::vector<const clang::DeclStmt*> grouped;
+  auto regroup = [&](const clang::Stmt* stmt) {
+    const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt);
+    if (decl && std::find(grouped.begin(), grouped.end(), decl) == grouped.end()) grouped.push_back(decl);
+  };
+  for (const Carried& carried : plan->carried)
+    if (!carried.stmt->isSingleDecl()) regroup(carried.stmt);
+  // A localized variable is declared where it is used: its declaration goes (from a group: its part).
+  for (const Localized& local : plan->localized)
+    for (const clang::Stmt* stmt : body->body())
+      if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt))
+        if (std::find(decl->decl_begin(), decl->decl_end(), local.var) != decl->decl_end()) regroup(decl);
+  for (const clang::DeclStmt* stmt : grouped) {
+    std::string declarations;
+    for (const clang::Decl* d : stmt->decls()) {
+      const auto* var = llvm::cast<clang::VarDecl>(d);
+      const std::string name = var->getNameAsString();
+      const clang::Expr* init = var->getInit();
+      const std::string initText =
+          init ? clone.getRewrittenText(sm.getExpansionRange(init->getSourceRange())) : std::string();
+      const auto carried =
+          std::find_if(plan->carried.begin(), plan->carried.end(), [var](const Carried& c) { return c.var == var; });
+      if (isLocalized(var)) continue;
+      if (carried == plan->carried.end())
+        declarations += hostTypeName(var->getType(), context_) + " " + name + (init ? " = " + initText : "") + "; ";
+      else if (init)
+        declarations += "auto& " + name + " = " + carried->storage + ".set(dispar_thread, " + initText + "); ";
+      else
+        declarations += "auto& " + name + " = " + carried->storage + "[dispar_thread]; ";
+    }
+    const clang::CharSourceRange range = withSemicolon(stmt);
+    const std::string original = clone.getRewrittenText(range);
+    declarations += std::string(std::count(original.begin(), original.end(), '\n'), '\n');
+    clone.ReplaceText(range, declarations);
+  }
+
   for (const Carried& carried : plan->carried) {
+    if (std::find(grouped.begin(), grouped.end(), carried.stmt) != grouped.end()) continue;
     const std::string name = carried.var->getNameAsString();
     const clang::Expr* init = carried.var->getInit();
     if (!init) {

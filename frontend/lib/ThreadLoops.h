@@ -48,6 +48,9 @@ class ThreadLoopPlanner {
 
   /// What `threadIdx` becomes in the clone of a thread-loop kernel: the index of the segment's loop.
   static constexpr const char* kThreadIndex = "dispar_thread.idx";
+  /// What `blockIdx`, `blockDim` and `gridDim` become in such a clone: members of a local read once per
+  /// block (hostk::LoopBlockShape), e.g. `dispar_block.blockIdx`.
+  static constexpr const char* kBlockShape = "dispar_block";
 
  private:
   /// A local that another segment reads: one slot per thread.
@@ -64,6 +67,14 @@ class ThreadLoopPlanner {
     const clang::VarDecl* var;
     std::string type;
     std::vector<bool> usedInSegment;  ///< indexed by segment
+  };
+  /// A local declared without a value and used in one later segment only, which runs once per block
+  /// (Rodinia's srad declares `float g2, l, num, den;` at the top and uses them after its last barrier):
+  /// declared at the start of that segment, a plain local, instead of kept in a slot.
+  struct Localized {
+    const clang::VarDecl* var;
+    std::string type;
+    unsigned segment;
   };
   /// A segment that is `if (threadIdx.x < bound) ...` alone: its loop stops at `bound`.
   struct Bound {
@@ -99,6 +110,7 @@ class ThreadLoopPlanner {
     std::vector<std::pair<const clang::CompoundStmt*, const clang::DeclStmt*>> regionHoisted;
     std::vector<Carried> carried;
     std::vector<Rematerialized> rematerialized;
+    std::vector<Localized> localized;
     std::vector<Bound> bounds;
     bool needsContext = false;                           ///< segments call code that reads the running thread's context
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last

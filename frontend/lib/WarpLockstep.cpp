@@ -16,11 +16,16 @@ struct CompoundOperation {
   const char* name;
 };
 constexpr CompoundOperation kOperations[] = {
-    {clang::BO_Assign, clang::OO_Equal, "Assign"},         {clang::BO_AddAssign, clang::OO_PlusEqual, "Add"},
-    {clang::BO_SubAssign, clang::OO_MinusEqual, "Sub"},    {clang::BO_MulAssign, clang::OO_StarEqual, "Mul"},
-    {clang::BO_DivAssign, clang::OO_SlashEqual, "Div"},    {clang::BO_RemAssign, clang::OO_PercentEqual, "Rem"},
-    {clang::BO_AndAssign, clang::OO_AmpEqual, "And"},      {clang::BO_OrAssign, clang::OO_PipeEqual, "Or"},
-    {clang::BO_XorAssign, clang::OO_CaretEqual, "Xor"},    {clang::BO_ShlAssign, clang::OO_LessLessEqual, "Shl"},
+    {clang::BO_Assign, clang::OO_Equal, "Assign"},
+    {clang::BO_AddAssign, clang::OO_PlusEqual, "Add"},
+    {clang::BO_SubAssign, clang::OO_MinusEqual, "Sub"},
+    {clang::BO_MulAssign, clang::OO_StarEqual, "Mul"},
+    {clang::BO_DivAssign, clang::OO_SlashEqual, "Div"},
+    {clang::BO_RemAssign, clang::OO_PercentEqual, "Rem"},
+    {clang::BO_AndAssign, clang::OO_AmpEqual, "And"},
+    {clang::BO_OrAssign, clang::OO_PipeEqual, "Or"},
+    {clang::BO_XorAssign, clang::OO_CaretEqual, "Xor"},
+    {clang::BO_ShlAssign, clang::OO_LessLessEqual, "Shl"},
     {clang::BO_ShrAssign, clang::OO_GreaterGreaterEqual, "Shr"},
 };
 
@@ -114,7 +119,8 @@ WarpSynchronousCode findWarpSynchronousCode(const clang::FunctionDecl* fn) {
       code.refused.push_back(store);
       continue;
     }
-    code.stores.push_back(LockstepStore{assignment.target, assignment.value, assignment.operatorLoc, assignment.operation});
+    code.stores.push_back(
+        LockstepStore{assignment.target, assignment.value, assignment.operatorLoc, assignment.operation});
   }
   return code;
 }

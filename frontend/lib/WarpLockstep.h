@@ -26,7 +26,7 @@ struct LockstepStore {
   const clang::Expr* target;
   const clang::Expr* value;
   clang::SourceLocation operatorLoc;  ///< the `=` or `op=` token
-  std::string operation;  ///< hostk::LockstepOp's enumerator: "Assign", "Add", ...
+  std::string operation;              ///< hostk::LockstepOp's enumerator: "Assign", "Add", ...
 };
 
 struct WarpSynchronousCode {

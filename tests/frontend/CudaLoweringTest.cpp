@@ -38,7 +38,10 @@ TEST(CudaLowering, DeviceFunctionInANamespaceBecomesHostDeviceWhereItIs) {
   EXPECT_TRUE(contains(out, "{ return 2 * x + threadIdx.x * 0; }\n#else\n#line 2 \"")) << out;
   EXPECT_TRUE(contains(out, "{ return 2 * x + ::dispar::hostk::threadIdx().x * 0; }\n#endif\n")) << out;
   // The kernel's clone calls it as written: no dispar_host copy of it exists to call instead.
-  EXPECT_TRUE(contains(out, "void kernel(float* x) { x[::dispar::hostk::threadIdx().x] = mathx::twice(")) << out;
+  // A kernel without a barrier is one thread loop per block; the device function reads the thread's context.
+  EXPECT_TRUE(contains(out, "::dispar::hostk::forEachThread<true>([&](const ::dispar::hostk::LoopThread dispar_thread) "
+                            "{  x[dispar_thread.idx.x] = mathx::twice(x[dispar_thread.idx.x]);"))
+      << out;
   EXPECT_FALSE(contains(out, "mathx::dispar_host")) << out;
 }
 
@@ -85,7 +88,8 @@ TEST(CudaLowering, BuiltinsInsideMacroDefinitionsAreDeclaredAtTheTopOfTheHostVer
   // threadIdx is then the thread's context, which the thread loops keep up to date.
   EXPECT_TRUE(contains(out,
                        "void kernel(unsigned* x) { using ::dispar::hostk::cuda_names::__umul24; "
-                       "const auto& threadIdx = ::dispar::hostk::threadIdx(); ::dispar::hostk::forEachThread<true>("))
+                       "const auto& threadIdx = ::dispar::hostk::threadIdx(); const ::dispar::hostk::LoopBlockShape "
+                       "dispar_block = ::dispar::hostk::loopBlockShape(); ::dispar::hostk::forEachThread<true>("))
       << out;
   EXPECT_TRUE(contains(out, "x[TID] = UMUL(TID, 3u); });")) << out;
 }
@@ -97,7 +101,7 @@ TEST(CudaLowering, ConstantVariableGetsAHostCopyThatCloneAndSymbolCallsUse) {
               "void load(const float* h) { cudaMemcpyToSymbol(filt::taps, h, 4 * sizeof(float)); }\n");
   EXPECT_TRUE(contains(out, "namespace dispar_host {\n#line 2 \"")) << out;
   EXPECT_TRUE(contains(out, " float taps[4] = {1, 2, 3, 4};\n}  // namespace dispar_host\n")) << out;
-  EXPECT_TRUE(contains(out, "x[::dispar::hostk::threadIdx().x] *= ::filt::dispar_host::taps[")) << out;
+  EXPECT_TRUE(contains(out, "x[dispar_thread.idx.x] *= ::filt::dispar_host::taps[dispar_thread.idx.x % 4];")) << out;
   EXPECT_TRUE(contains(
       out, "::dispar::gpu::cudaMemcpyToSymbol(::dispar::gpu::symbol(filt::taps, ::filt::dispar_host::taps), h,"))
       << out;
@@ -200,8 +204,8 @@ TEST(CudaLowering, TemplateKernelLaunchedInATemplateDeducesItsArgumentsLikeCuda)
   EXPECT_TRUE(contains(out, "template <class T> auto dispar_deduce_scale(const T* in, T* out, int n = 2) -> "
                             "::dispar::hostk::detail::KernelOf<decltype(&scale<T>), &scale<T>>;"))
       << out;
-  EXPECT_TRUE(contains(out, "::dispar::hostk::launch(1, 32, 0, decltype(::dispar_host::dispar_deduce_scale(in, "
-                            "out))::value, in, out, 2)"))
+  EXPECT_TRUE(contains(out, "::dispar::hostk::launchThreadLoops(1, 32, 0, decltype(::dispar_host::dispar_deduce_scale("
+                            "in, out))::value, in, out, 2)"))
       << out;
 }
 
@@ -266,13 +270,13 @@ TEST(CudaLowering, ArchComparisonsInDeviceCodeTakeTheHostArchitecturesBranch) {
   // comparisons (dispar/hostk/Arch.h); `defined` keeps asking whether the code is compiled for a GPU.
   EXPECT_TRUE(contains(out, "  return v + ::dispar::hostk::threadIdx().x;\n#endif\n}\n#endif\n")) << out;
   EXPECT_TRUE(contains(out, "#if DISPAR_CUARCH < 700\n  x[0] = 0;\n#elif DISPAR_CUARCH >= 700\n")) << out;
-  EXPECT_TRUE(contains(out, "  x[::dispar::hostk::threadIdx().x] = widen(1);\n")) << out;
+  EXPECT_TRUE(contains(out, "  x[dispar_thread.idx.x] = widen(1);\n")) << out;
   EXPECT_TRUE(contains(out, "#ifdef __CUDA_ARCH__\n  x[1] = 1;\n#else\n  x[1] = 2;\n")) << out;
   // The GPU's kernel stays as written.
   EXPECT_TRUE(contains(out, "__global__ void kernel(float* x) {\n#if __CUDA_ARCH__ < 700\n")) << out;
   // Host-only builds too.
   const std::string hostOnly = emitted(source, frontend::CudaTarget::HostOnly);
-  EXPECT_TRUE(contains(hostOnly, "  x[::dispar::hostk::threadIdx().x] = widen(1);\n")) << hostOnly;
+  EXPECT_TRUE(contains(hostOnly, "  x[dispar_thread.idx.x] = widen(1);\n")) << hostOnly;
 }
 
 }  // namespace

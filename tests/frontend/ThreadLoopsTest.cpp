@@ -56,15 +56,15 @@ TEST(ThreadLoops, KernelWithTopLevelBarrierIsEmittedAsSegments) {
   // get a slot per thread, the barrier becomes a segment boundary and the early return an exit.
   // threadIdx is the segment loop's index; nothing in the segments reads the thread's context.
   EXPECT_NE(
-      host.find(
-          "{ ::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
-          "constexpr int kHalf = kTaps / 2; "
-          "::dispar::hostk::PerThread<int> dispar_carried_i; "
-          "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {"),
+      host.find("{ const ::dispar::hostk::LoopBlockShape dispar_block = ::dispar::hostk::loopBlockShape(); "
+                "::dispar::hostk::SharedRef<float[16]> sharedTaps = ::dispar::hostk::sharedVariable<float[16]>([] {}); "
+                "constexpr int kHalf = kTaps / 2; "
+                "::dispar::hostk::PerThread<int> dispar_carried_i; "
+                "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) {"),
       std::string::npos)
       << host;
-  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(dispar_thread, ::dispar::hostk::blockIdx().x * "
-                      "::dispar::hostk::blockDim().x + t);"),
+  EXPECT_NE(host.find("auto& i = dispar_carried_i.set(dispar_thread, dispar_block.blockIdx.x * "
+                      "dispar_block.blockDim.x + t);"),
             std::string::npos)
       << host;
   EXPECT_NE(host.find("int t = dispar_thread.idx.x;"), std::string::npos) << "t is not used after the barrier";
@@ -113,7 +113,7 @@ TEST(ThreadLoops, UniformLoopHoldingABarrierRunsOncePerBlockAroundItsSegments) {
   // `if (t < half) ...` alone: it loops over the first `half` threads only.
   EXPECT_NE(emitted.find(
                 "  }); \n"
-                "  for (unsigned half = ::dispar::hostk::blockDim().x / 2; half > 0; half >>= 1) { "
+                "  for (unsigned half = dispar_block.blockDim.x / 2; half > 0; half >>= 1) { "
                 "::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned int>(half), "
                 "[&](const ::dispar::hostk::LoopThread dispar_thread) { const unsigned int t = dispar_thread.idx.x; \n"
                 "    if (t < half) sums[t] += sums[t + half];\n"
@@ -194,6 +194,99 @@ TEST(ThreadLoops, UniformLocalsAreComputedOncePerBlockUnlessTheyCouldTrap) {
       << emitted;
 }
 
+TEST(ThreadLoops, KernelWithoutBarrierIsOneThreadLoopPerBlock) {
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void axpy(float* y, const float* x, float a, int n) {\n"
+                                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                            "  if (i < n) y[i] += a * x[i];\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { axpy<<<4, 256>>>(nullptr, nullptr, 2.0f, 0); }\n");
+  EXPECT_NE(emitted.find("// kernel 'axpy': thread loops"), std::string::npos) << emitted;
+  // The block's index and shape are a local read once per block; the thread's index is the loop's.
+  EXPECT_NE(emitted.find("{ const ::dispar::hostk::LoopBlockShape dispar_block = ::dispar::hostk::loopBlockShape(); "
+                         "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
+                         "\n  int i = dispar_block.blockIdx.x * dispar_block.blockDim.x + dispar_thread.idx.x;\n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::axpy"), std::string::npos)
+      << emitted;
+}
+
+TEST(ThreadLoops, LocalsDeclaredTogetherAreSplitAndTheCarriedOnesKeptPerThread) {
+  // Rodinia's srad declares its locals in one statement and reads some after the last barrier.
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(float* out, const float* in) {\n"
+                                            "  __shared__ float tile[64];\n"
+                                            "  float n, s = 1.0f, g2;\n"
+                                            "  tile[threadIdx.x] = in[threadIdx.x];\n"
+                                            "  __syncthreads();\n"
+                                            "  n = tile[(threadIdx.x + 63) % 64];\n"
+                                            "  g2 = n * s;\n"
+                                            "  tile[threadIdx.x] = g2;\n"
+                                            "  __syncthreads();\n"
+                                            "  out[threadIdx.x] = n + tile[threadIdx.x];\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<1, 64>>>(nullptr, nullptr); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<float> dispar_carried_n; "), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("  auto& n = dispar_carried_n[dispar_thread]; auto& s = dispar_carried_s.set(dispar_thread, "
+                         "1.0f); \n"),
+            std::string::npos)
+      << emitted;
+  // g2 is given a value and read in the second segment only: a plain local of it.
+  EXPECT_NE(emitted.find("auto& s = dispar_carried_s[dispar_thread]; float g2; \n  n = tile[(dispar_thread.idx.x + 63) "
+                         "% 64];\n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_EQ(emitted.find("dispar_carried_g2"), std::string::npos) << emitted;
+}
+
+TEST(ThreadLoops, SharedTilesDeclaredInAUniformLoopAreHoisted) {
+  // The CUDA samples' matrixMul declares its tiles inside the loop over them.
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(float* c, const float* a, int tiles) {\n"
+                                            "  float sum = 0;\n"
+                                            "  for (int t = 0; t < tiles; ++t) {\n"
+                                            "    __shared__ float As[16];\n"
+                                            "    As[threadIdx.x] = a[t * 16 + threadIdx.x];\n"
+                                            "    __syncthreads();\n"
+                                            "    for (int k = 0; k < 16; ++k) sum += As[k];\n"
+                                            "    __syncthreads();\n"
+                                            "  }\n"
+                                            "  c[threadIdx.x] = sum;\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<1, 16>>>(nullptr, nullptr, 0); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("loopBlockShape(); ::dispar::hostk::SharedRef<float[16]> As = "), std::string::npos)
+      << emitted;
+}
+
+TEST(ThreadLoops, AtomicsOnSharedMemoryArePlainUpdates) {
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(unsigned* bins, const unsigned char* data) {\n"
+                                            "  __shared__ unsigned hist[256];\n"
+                                            "  hist[threadIdx.x] = 0;\n"
+                                            "  __syncthreads();\n"
+                                            "  atomicAdd(&hist[data[threadIdx.x]], 1u);\n"
+                                            "  atomicMax(hist + 1, 2u);\n"
+                                            "  __syncthreads();\n"
+                                            "  atomicAdd(&bins[threadIdx.x], hist[threadIdx.x]);\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<1, 256>>>(nullptr, nullptr); }\n");
+  // One OS thread runs a block: its shared memory needs no atomic instruction; global memory does.
+  EXPECT_NE(emitted.find("::dispar::hostk::block_shared::atomicAdd(&hist[data[dispar_thread.idx.x]], 1u);"),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::block_shared::atomicMax(hist + 1, 2u);"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::atomicAdd(&bins[dispar_thread.idx.x], hist[dispar_thread.idx.x]);"),
+            std::string::npos)
+      << emitted;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`
@@ -271,11 +364,12 @@ const FiberCase kFiberCases[] = {
      "kernel<<<1, 32>>>(nullptr, 0)", "'a' is a reference or array used across a barrier"},
     {"SeveralDeclaratorsAcrossBarrier",
      "__global__ void kernel(int* x, int n) {\n"
-     "  int a = n, b = 2;\n"
+     "  int a = n, b[2] = {1, 2};\n"
      "  __syncthreads();\n"
-     "  x[threadIdx.x] = a + b;\n"
+     "  x[threadIdx.x] = a + b[0];\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "'a' is used across a barrier and declared with others"},
+     "kernel<<<1, 32>>>(nullptr, 0)",
+     "'a' is used across a barrier and declared with others that cannot be declared alone"},
     {"HelperWithBarrier",
      "__device__ void helper() { __syncthreads(); }\n"
      "__global__ void kernel(int* x, int n) {\n"
@@ -290,7 +384,7 @@ const FiberCase kFiberCases[] = {
      "  if (n) { __shared__ int s; s = n; x[0] = s; }\n"
      "  __syncthreads();\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "a __shared__ declaration is not at the top level of its body"},
+     "kernel<<<1, 32>>>(nullptr, 0)", "a __shared__ declaration is not a statement of the body or of a uniform block"},
     {"Goto",
      "__global__ void kernel(int* x, int n) {\n"
      "  if (n) goto done;\n"
@@ -308,8 +402,6 @@ const FiberCase kFiberCases[] = {
      "}\n",
      "kernel<int><<<1, 32>>>(nullptr, 0)",
      "'v' is used across a barrier and its type is deduced from a template parameter"},
-    {"NoBarrier", "__global__ void kernel(int* x, int n) { x[threadIdx.x] = n; }\n", "kernel<<<1, 32>>>(nullptr, 0)",
-     "it has no barrier (fibers run it as one loop already)"},
 };
 
 class FiberFormTest : public ::testing::TestWithParam<FiberCase> {};

@@ -140,6 +140,70 @@ DISPAR_HOSTK_SCOPED(atomicOr)
 DISPAR_HOSTK_SCOPED(atomicXor)
 DISPAR_HOSTK_SCOPED(atomicInc)
 DISPAR_HOSTK_SCOPED(atomicDec)
+
+// The atomics on a block's __shared__ memory. One OS thread runs a block from its start to its end (its
+// fibers, or its thread loops), and no other block sees its shared memory: no other thread can touch the
+// memory meanwhile, so a plain read-modify-write gives the atomic's result without the cost of a locked
+// instruction (a shared-memory histogram counted 16x slower than a plain loop with them). StreamCC calls
+// these where the address is a __shared__ variable's (`atomicAdd(&bins[v], 1)`, `__shared__ unsigned bins[]`).
+namespace block_shared {
+namespace detail {
+template <class T, class Update>
+inline T update(T* address, Update update) {
+  const T old = *address;
+  *address = update(old);
+  return old;
+}
+}  // namespace detail
+
+#define DISPAR_HOSTK_SHARED(T, operation, expression)                                                                  \
+  inline T operation(T* address, T val) {                                                                              \
+    return detail::update(address, [val](T old) { return expression; });                                               \
+  }
+#define DISPAR_HOSTK_SHARED_ARITHMETIC(T)                                                                              \
+  DISPAR_HOSTK_SHARED(T, atomicAdd, old + val)                                                                         \
+  DISPAR_HOSTK_SHARED(T, atomicExch, ((void)old, val))                                                                 \
+  DISPAR_HOSTK_SHARED(T, atomicMin, val < old ? val : old)                                                             \
+  DISPAR_HOSTK_SHARED(T, atomicMax, old < val ? val : old)
+#define DISPAR_HOSTK_SHARED_INTEGER(T)                                                                                 \
+  DISPAR_HOSTK_SHARED(T, atomicSub, old - val)                                                                         \
+  DISPAR_HOSTK_SHARED(T, atomicAnd, old& val)                                                                          \
+  DISPAR_HOSTK_SHARED(T, atomicOr, old | val)                                                                          \
+  DISPAR_HOSTK_SHARED(T, atomicXor, old ^ val)                                                                         \
+  inline T atomicCAS(T* address, T compare, T val) {                                                                   \
+    return detail::update(address, [compare, val](T old) { return old == compare ? val : old; });                      \
+  }
+DISPAR_HOSTK_SHARED_ARITHMETIC(int)
+DISPAR_HOSTK_SHARED_ARITHMETIC(unsigned)
+DISPAR_HOSTK_SHARED_ARITHMETIC(unsigned long long)
+DISPAR_HOSTK_SHARED_ARITHMETIC(float)
+DISPAR_HOSTK_SHARED_ARITHMETIC(double)
+DISPAR_HOSTK_SHARED(long long, atomicMin, val < old ? val : old)
+DISPAR_HOSTK_SHARED(long long, atomicMax, old < val ? val : old)
+DISPAR_HOSTK_SHARED_INTEGER(int)
+DISPAR_HOSTK_SHARED_INTEGER(unsigned)
+DISPAR_HOSTK_SHARED_INTEGER(unsigned long long)
+inline unsigned short atomicCAS(unsigned short* address, unsigned short compare, unsigned short val) {
+  return detail::update(address, [compare, val](unsigned short old) { return old == compare ? val : old; });
+}
+DISPAR_HOSTK_SHARED(unsigned, atomicInc, old >= val ? 0u : old + 1u)
+DISPAR_HOSTK_SHARED(unsigned, atomicDec, (old == 0u || old > val) ? val : old - 1u)
+#undef DISPAR_HOSTK_SHARED_INTEGER
+#undef DISPAR_HOSTK_SHARED_ARITHMETIC
+#undef DISPAR_HOSTK_SHARED
+
+DISPAR_HOSTK_SCOPED(atomicAdd)
+DISPAR_HOSTK_SCOPED(atomicSub)
+DISPAR_HOSTK_SCOPED(atomicExch)
+DISPAR_HOSTK_SCOPED(atomicMin)
+DISPAR_HOSTK_SCOPED(atomicMax)
+DISPAR_HOSTK_SCOPED(atomicCAS)
+DISPAR_HOSTK_SCOPED(atomicAnd)
+DISPAR_HOSTK_SCOPED(atomicOr)
+DISPAR_HOSTK_SCOPED(atomicXor)
+DISPAR_HOSTK_SCOPED(atomicInc)
+DISPAR_HOSTK_SCOPED(atomicDec)
+}  // namespace block_shared
 #undef DISPAR_HOSTK_SCOPED
 
 }  // namespace dispar::hostk

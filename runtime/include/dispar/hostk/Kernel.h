@@ -134,6 +134,15 @@ struct LoopThread {
   unsigned linear;  ///< x + y * blockDim.x + z * blockDim.x * blockDim.y
 };
 
+/// The block a thread-loop clone runs: the frontend rewrites `blockIdx`, `blockDim` and `gridDim` in such
+/// a clone to `dispar_block.blockIdx`, ..., a local read once per block, so that the compiler sees them
+/// constant across the segments' loops (a store through an `unsigned*` could otherwise be the context's).
+struct LoopBlockShape {
+  uint3 blockIdx;
+  dim3 blockDim;
+  dim3 gridDim;
+};
+
 namespace detail {
 /// Runs `segment` for the threads of the block with threadIdx.x < xEnd that have not returned, in
 /// threadIdx order (x fastest). With `UpdatesContext` the running thread's context follows, for
@@ -156,6 +165,20 @@ inline void runSegment(unsigned xEnd, Segment& segment) {
         current = LoopThread{uint3{x, 0, 0}, x};
         segment(current);
       }
+    } else if (block.exitedCount == 0) {
+      // Every thread live (the 2-D tiles of stencils and matrix products): no per-thread check.
+      for (unsigned z = 0; z < shape.z; ++z)
+        for (unsigned y = 0; y < shape.y; ++y) {
+          const unsigned row = (z * shape.y + y) * shape.x;
+          for (unsigned x = 0; x < xEnd; ++x) {
+            current = LoopThread{uint3{x, y, z}, row + x};
+            if constexpr (UpdatesContext) {
+              context.threadIdx = current.idx;
+              context.linearIndex = current.linear;
+            }
+            segment(current);
+          }
+        }
     } else {
       const unsigned char* const exited = block.exited;
       for (unsigned z = 0; z < shape.z; ++z)
@@ -180,6 +203,12 @@ inline void runSegment(unsigned xEnd, Segment& segment) {
   context.linearIndex = 0;
 }
 }  // namespace detail
+
+/// The running thread-loop block's index and shape (LoopBlockShape).
+inline LoopBlockShape loopBlockShape() {
+  const detail::ThreadContext& thread = *detail::currentLoopBlock->thread;
+  return LoopBlockShape{thread.blockIdx, thread.blockDim, thread.gridDim};
+}
 
 /// One segment of a thread-loop clone: runs `segment(LoopThread)` for every thread of the block that
 /// has not returned. Replaces the fibers of a kernel whose barriers all sit between segments: the loop
