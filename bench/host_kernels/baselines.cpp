@@ -34,7 +34,7 @@ void fdtd2d(Form form, float* ex, float* ey, float* hz, float fict, int nx, int 
   rows(form, nx - 1, [&](int i) {
     for (int j = 0; j < ny - 1; ++j)
       hz[i * ny + j] = hz[i * ny + j] - 0.7f * (ex[i * (ny + 1) + (j + 1)] - ex[i * (ny + 1) + j] +
-                                                 ey[(i + 1) * ny + j] - ey[i * ny + j]);
+                                                ey[(i + 1) * ny + j] - ey[i * ny + j]);
   });
 }
 

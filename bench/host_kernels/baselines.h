@@ -13,8 +13,7 @@ enum class Form { Serial, OpenMP };
 /// PolyBench's fdtd-2d, one time step: ey, then ex, then hz (nx rows, ny columns; ex has ny + 1).
 void fdtd2d(Form form, float* ex, float* ey, float* hz, float fict, int nx, int ny);
 /// Rodinia's srad, its first kernel: the diffusion coefficient and the four derivatives of every pixel.
-void srad(Form form, const float* J, float* C, float* N, float* S, float* W, float* E, int rows, int cols,
-          float q0sqr);
+void srad(Form form, const float* J, float* C, float* N, float* S, float* W, float* E, int rows, int cols, float q0sqr);
 /// C = A B, n x n, row-major.
 void matmul(Form form, const float* A, const float* B, float* C, int n);
 /// 256-bin histogram of bytes.

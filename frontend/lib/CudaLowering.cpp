@@ -645,6 +645,10 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
     if (kernel) loops.rewrite(fn, clones);  // only kernels planned as thread loops change
   }
   dropCudaQualifiers(range, clones);
+  if (kernel && fn->doesThisDeclarationHaveABody() && options_.remarkHostPath)
+    diags_.report(fn->getLocation(), Diag::HostPathForm)
+        << fn->getNameAsString()
+        << (loops.usesThreadLoops(fn) ? std::string("thread loops") : "fibers, because " + loops.fiberReason(fn));
 
   const clang::SourceLocation begin = range.getBegin();
   std::string block = "namespace dispar_host {" +

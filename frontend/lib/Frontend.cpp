@@ -309,6 +309,7 @@ bool runFrontend(const FrontendOptions& options, FrontendResult& result, llvm::r
   const FrontendResult unparsed = result;  // what the caller set (the program's name), for the second parse
   std::string firstDiagnostics;
   llvm::raw_string_ostream first(firstDiagnostics);
+  first.enable_colors(diagnostics.colors_enabled());  // kept as they would have been printed
   bool ok = parseOnce(options, **buffer, cuda, {}, "", result, first);
   if (result.archComparisons.empty()) {
     diagnostics << firstDiagnostics;

@@ -804,8 +804,51 @@ class ThreadLoopPlanner::Builder {
                                      [&storage](const Carried& c) { return c.storage == storage; });
          ++suffix)
       storage = "dispar_carried_" + name + "_" + std::to_string(suffix);
-    plan_.carried.push_back(Carried{var, decl, hostTypeName(type, context_), storage, usedIn});
+    const bool scalar = type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType();
+    plan_.carried.push_back(
+        Carried{var, decl, hostTypeName(type, context_), storage, usedIn, scalar && !addressEscapes(var)});
     return true;
+  }
+
+  /// Whether `var`'s address is taken, bound to a reference or captured by one anywhere in the kernel.
+  bool addressEscapes(const clang::VarDecl* var) const {
+    class Escapes : public clang::RecursiveASTVisitor<Escapes> {
+     public:
+      explicit Escapes(const clang::VarDecl* var) : var_(var) {}
+      bool names(const clang::Expr* expr) const {
+        const auto* ref = expr ? llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParens()) : nullptr;
+        return ref && ref->getDecl() == var_;
+      }
+      bool VisitUnaryOperator(clang::UnaryOperator* op) {
+        if (op->getOpcode() == clang::UO_AddrOf && names(op->getSubExpr())) escapes = true;
+        return !escapes;
+      }
+      bool VisitCallExpr(clang::CallExpr* call) {
+        const clang::FunctionDecl* callee = call->getDirectCallee();
+        for (unsigned i = 0; i < call->getNumArgs(); ++i)
+          if (names(call->getArg(i)) &&
+              (!callee || i >= callee->getNumParams() || callee->getParamDecl(i)->getType()->isReferenceType()))
+            escapes = true;
+        return !escapes;
+      }
+      bool VisitVarDecl(clang::VarDecl* other) {
+        if (other->getType()->isReferenceType() && names(other->getInit())) escapes = true;
+        return !escapes;
+      }
+      bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
+        for (const clang::LambdaCapture& capture : lambda->captures())
+          if (capture.capturesVariable() && capture.getCaptureKind() == clang::LCK_ByRef &&
+              capture.getCapturedVar() == var_)
+            escapes = true;
+        return !escapes;
+      }
+      bool escapes = false;
+
+     private:
+      const clang::VarDecl* var_;
+    } scan(var);
+    scan.TraverseStmt(const_cast<clang::Stmt*>(kernel_->getBody()));
+    return scan.escapes;
   }
 
   /// A thread that returns before the last segment takes no part in the later ones.
@@ -887,7 +930,12 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
 
   const std::string context = plan->needsContext ? "true" : "false";
   auto endSegment = [&](int segment) {
-    return segment != SegmentEdit::kNone && plan->segmentHasCode[segment] ? "}); " : "";
+    if (segment == SegmentEdit::kNone || !plan->segmentHasCode[segment]) return std::string();
+    std::string text;
+    for (const Carried& carried : plan->carried)
+      if (carried.copied && carried.usedInSegment[segment])
+        text += carried.storage + "[dispar_thread] = " + carried.var->getNameAsString() + "; ";
+    return text + "}); ";
   };
   auto startSegment = [&](int segment) {
     if (segment == SegmentEdit::kNone || !plan->segmentHasCode[segment]) return std::string();
@@ -903,7 +951,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
                 rematerializedInit[r] + "; ";
     for (const Carried& carried : plan->carried)
       if (carried.usedInSegment[segment])
-        text += "auto& " + carried.var->getNameAsString() + " = " + carried.storage + "[dispar_thread]; ";
+        text += (carried.copied ? "auto " : "auto& ") + carried.var->getNameAsString() + " = " + carried.storage +
+                "[dispar_thread]; ";
     for (const Localized& local : plan->localized)
       if (local.segment == static_cast<unsigned>(segment))
         text += local.type + " " + local.var->getNameAsString() + "; ";

@@ -201,6 +201,7 @@ class Disparcc {
     frontendOptions.fusion = options_.fusion;
     frontendOptions.remarkFusion = options_.remarkFusion;
     frontendOptions.remarkFusionMissed = options_.remarkFusionMissed;
+    frontendOptions.remarkHostPath = options_.remarkHostPath;
     frontendOptions.cudaTarget = options_.noHostPath                      ? frontend::CudaTarget::GpuOnly
                                  : paths_.cudaPath.empty() || simulated() ? frontend::CudaTarget::HostOnly
                                                                           : frontend::CudaTarget::GpuAndHost;

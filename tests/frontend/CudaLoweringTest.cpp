@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace dispar::testing {
 namespace {
 
@@ -277,6 +279,36 @@ TEST(CudaLowering, ArchComparisonsInDeviceCodeTakeTheHostArchitecturesBranch) {
   // Host-only builds too.
   const std::string hostOnly = emitted(source, frontend::CudaTarget::HostOnly);
   EXPECT_TRUE(contains(hostOnly, "  x[dispar_thread.idx.x] = widen(1);\n")) << hostOnly;
+}
+
+TEST(CudaLowering, HostPathRemarksNameEachKernelsForm) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("dispar-host-path-remarks", dir));
+  const std::string path = std::string(dir) + "/app.dsp";
+  std::ofstream(path) << "#include <dispar/dispar.h>\n"
+                         "__global__ void scale(float* x) { x[threadIdx.x] *= 2; }\n"
+                         "__global__ void sum(float* x) {\n"
+                         "  float v = x[threadIdx.x];\n"
+                         "  v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+                         "  x[threadIdx.x] = v;\n"
+                         "}\n"
+                         "#pragma streamap resource(gpu)\n"
+                         "VNODE(worker) { scale<<<1, 32>>>(nullptr); sum<<<1, 32>>>(nullptr); }\n";
+  frontend::FrontendOptions options = streamcc::ToolchainPaths::detect().frontendOptions(path);
+  options.remarkHostPath = true;
+  frontend::FrontendResult result;
+  std::string diagnostics;
+  llvm::raw_string_ostream out(diagnostics);
+  EXPECT_TRUE(frontend::runFrontend(options, result, out)) << diagnostics;
+  out.flush();
+  llvm::sys::fs::remove_directories(dir);
+  EXPECT_TRUE(contains(diagnostics, "app.dsp:2:17: remark: kernel 'scale' runs on the host path as thread loops "
+                                    "[-Rhost-path]"))
+      << diagnostics;
+  EXPECT_TRUE(contains(diagnostics, "app.dsp:3:17: remark: kernel 'sum' runs on the host path as fibers, because it "
+                                    "uses the warp-level '__shfl_down_sync' (the lanes of a warp meet there) "
+                                    "[-Rhost-path]"))
+      << diagnostics;
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ struct FrontendOptions {
   bool fusion = true;               // library-call fusion (disparcc -fno-fusion turns it off)
   bool remarkFusion = false;        // -Rfusion: a remark for every fused loop
   bool remarkFusionMissed = false;  // -Rfusion-missed: a remark for every loop fusion had to leave
+  bool remarkHostPath = false;      // -Rhost-path: a remark for every kernel's host form
 };
 
 /// A loop of library calls that fusion turned into one call the user never wrote: where, and which calls.

@@ -30,6 +30,7 @@ struct DriverOptions {
   bool noHostPath = false;               // --no-host-path: GPU VNODEs require a GPU
   bool fusion = true;                    // -ffusion / -fno-fusion: library-call fusion
   bool remarkFusion = false;             // -Rfusion: remark on every fused loop
+  bool remarkHostPath = false;           // -Rhost-path: remark on every kernel's host form
   bool remarkFusionMissed = false;       // -Rfusion-missed: remark on every loop left unfused, and why
   /// -fcolor-diagnostics / -fno-color-diagnostics / -fdiagnostics-color=always|never|auto, as clang takes
   /// them. Auto (the default): colours when standard error is a terminal and NO_COLOR is not set.
