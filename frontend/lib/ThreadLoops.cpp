@@ -229,6 +229,7 @@ class ThreadLoopPlanner::Builder {
     if (!walk(body, body)) return false;
     plan_.segments = segment_ + 1;
     if (!checkShared() || !findCarried() || !findReturns()) return false;
+    carryParameters();
     plan_.segmentHasCode.assign(plan_.segments, false);
     for (const ThreadStatement& statement : statements_)
       if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), statement.stmt) == plan_.hoisted.end())
@@ -543,7 +544,8 @@ class ThreadLoopPlanner::Builder {
           return ok = name == "blockIdx" || name == "blockDim" || name == "gridDim" || name == "warpSize" ||
                       (rules_.threadIndex && name == "threadIdx");
         ok = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_) ||
-             llvm::isa<clang::ParmVarDecl>(var) || has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
+             (llvm::isa<clang::ParmVarDecl>(var) && !has(builder_.mutatedParameters_)) ||
+             has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
              (rules_.threadIndex && has(builder_.rematerialized_));
         return ok;
       }
@@ -658,10 +660,31 @@ class ThreadLoopPlanner::Builder {
   }
 
   bool checkParameters(const clang::CompoundStmt* body) {
-    // Parameters are shared by all threads of the block in thread loops: none may change.
-    for (const clang::ParmVarDecl* param : kernel_->parameters())
-      if (mutatedIn(body, param)) return fail("it assigns to parameter '" + param->getNameAsString() + "'");
+    // Parameters are shared by all threads of the block in thread loops. One a thread changes (the
+    // samples' `d_Dst += baseY * pitch + baseX;`) is kept per thread, from the launch's value; it is no
+    // longer a uniform value.
+    for (const clang::ParmVarDecl* param : kernel_->parameters()) {
+      if (!mutatedIn(body, param)) continue;
+      const clang::QualType type = param->getType();
+      if (!(type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType()) ||
+          !isNameableOutsideFunction(type))
+        return fail("it assigns to parameter '" + param->getNameAsString() + "', which cannot be kept per thread");
+      mutatedParameters_.push_back(param);
+    }
     return true;
+  }
+
+  /// The changed parameters, kept per thread: slots filled with the launch's value before the segments.
+  void carryParameters() {
+    for (const clang::VarDecl* param : mutatedParameters_) {
+      std::vector<bool> usedIn(plan_.segments, false);
+      for (const ThreadStatement& statement : statements_)
+        if (statement.scan.used.contains(param)) usedIn[statement.segment] = true;
+      Carried carried{param, nullptr, hostTypeName(param->getType(), context_),
+                      "dispar_carried_" + param->getNameAsString(), usedIn, !addressEscapes(param)};
+      carried.parameter = true;
+      plan_.carried.push_back(std::move(carried));
+    }
   }
 
   /// Locals another segment uses live across a barrier: a slot per thread, or hoisted when constexpr.
@@ -873,6 +896,7 @@ class ThreadLoopPlanner::Builder {
   std::vector<const clang::VarDecl*> loopVariables_;  // of the enclosing uniform loops
   std::vector<const clang::VarDecl*> uniformLocals_;  // block-level values, in declaration order
   std::vector<const clang::VarDecl*> rematerialized_;
+  std::vector<const clang::VarDecl*> mutatedParameters_;  // kept per thread; not uniform
   std::vector<Bound> boundCandidates_;  // parallel to boundStatements_
   std::vector<const clang::Stmt*> boundStatements_;
   int loopDepth_ = 0;  // block-level loops around the statement walked
@@ -978,7 +1002,8 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
       std::string(" const ::dispar::hostk::LoopBlockShape ") + kBlockShape + " = ::dispar::hostk::loopBlockShape(); ";
   for (const clang::DeclStmt* decl : plan->hoisted) prologue += take(decl);
   for (const Carried& carried : plan->carried)
-    prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + carried.storage + "; ";
+    prologue += "::dispar::hostk::PerThread<" + carried.storageType + "> " + carried.storage +
+                (carried.parameter ? "(" + carried.var->getNameAsString() + ")" : "") + "; ";
   prologue += startSegment(0);
   clone.InsertTextAfterToken(body->getLBracLoc(), prologue);
 
@@ -1009,7 +1034,7 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     if (decl && std::find(grouped.begin(), grouped.end(), decl) == grouped.end()) grouped.push_back(decl);
   };
   for (const Carried& carried : plan->carried)
-    if (!carried.stmt->isSingleDecl()) regroup(carried.stmt);
+    if (!carried.parameter && !carried.stmt->isSingleDecl()) regroup(carried.stmt);
   // A localized variable is declared where it is used: its declaration goes (from a group: its part).
   for (const Localized& local : plan->localized)
     for (const clang::Stmt* stmt : body->body())
@@ -1040,7 +1065,7 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   }
 
   for (const Carried& carried : plan->carried) {
-    if (std::find(grouped.begin(), grouped.end(), carried.stmt) != grouped.end()) continue;
+    if (carried.parameter || std::find(grouped.begin(), grouped.end(), carried.stmt) != grouped.end()) continue;
     const std::string name = carried.var->getNameAsString();
     const clang::Expr* init = carried.var->getInit();
     if (!init) {

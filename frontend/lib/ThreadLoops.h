@@ -64,6 +64,7 @@ class ThreadLoopPlanner {
     /// stores it back at its end, so that the compiler keeps it in a register (a store through a `float*`
     /// could otherwise be the slot's: the samples' matrixMul ran 2x slower).
     bool copied = false;
+    bool parameter = false;  ///< a parameter the kernel changes (stmt is null): slots start at its value
   };
   /// A local another segment reads whose value is a function of the thread's index and of uniform
   /// values only: recomputed at the start of each such segment instead of kept in a slot.

@@ -291,6 +291,28 @@ TEST(ThreadLoops, AtomicsOnSharedMemoryArePlainUpdates) {
       << emitted;
 }
 
+TEST(ThreadLoops, ParametersThreadsChangeAreKeptPerThread) {
+  // The CUDA samples' convolution moves its pointers to the thread's element first.
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(float* dst, const float* src, int pitch) {\n"
+                                            "  __shared__ float tile[64];\n"
+                                            "  src += blockIdx.x * pitch + threadIdx.x;\n"
+                                            "  dst += blockIdx.x * pitch + threadIdx.x;\n"
+                                            "  tile[threadIdx.x] = src[0];\n"
+                                            "  __syncthreads();\n"
+                                            "  dst[0] = tile[63 - threadIdx.x] + pitch;\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<2, 64>>>(nullptr, nullptr, 64); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<float *> dispar_carried_dst(dst); "), std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("{ auto dst = dispar_carried_dst[dispar_thread]; \n  dst[0] = tile[63 - dispar_thread.idx.x] + "
+                         "pitch;\n dispar_carried_dst[dispar_thread] = dst; }); }"),
+            std::string::npos)
+      << emitted;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`
@@ -352,13 +374,14 @@ const FiberCase kFiberCases[] = {
      "  __syncthreads_count(x[threadIdx.x] > n);\n"
      "}\n",
      "kernel<<<1, 32>>>(nullptr, 0)", "it uses __syncthreads_count"},
-    {"AssignsParameter",
-     "__global__ void kernel(int* x, int n) {\n"
-     "  n += threadIdx.x;\n"
+    {"AssignsStructParameter",
+     "struct Pair { int a, b; };\n"
+     "__global__ void kernel(int* x, Pair p) {\n"
+     "  p.a += threadIdx.x;\n"
      "  __syncthreads();\n"
-     "  x[threadIdx.x] = n;\n"
+     "  x[threadIdx.x] = p.a;\n"
      "}\n",
-     "kernel<<<1, 32>>>(nullptr, 0)", "it assigns to parameter 'n'"},
+     "kernel<<<1, 32>>>(nullptr, Pair{})", "it assigns to parameter 'p', which cannot be kept per thread"},
     {"ArrayAcrossBarrier",
      "__global__ void kernel(int* x, int n) {\n"
      "  int a[2] = {n, n};\n"

@@ -248,6 +248,10 @@ class PerThread {
 
  public:
   PerThread() : slots_(static_cast<T*>(detail::blockScratch(detail::currentLoopBlock->count, sizeof(T), alignof(T)))) {}
+  /// Every thread's slot holding `initial`: a kernel parameter that threads change.
+  explicit PerThread(const T& initial) : PerThread() {
+    for (unsigned i = 0; i < detail::currentLoopBlock->count; ++i) slots_[i] = initial;
+  }
   T& operator[](const LoopThread& thread) const { return slots_[thread.linear]; }
   T& set(const LoopThread& thread, const T& value) const { return slots_[thread.linear] = value; }
 
