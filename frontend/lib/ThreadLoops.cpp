@@ -680,8 +680,12 @@ class ThreadLoopPlanner::Builder {
       std::vector<bool> usedIn(plan_.segments, false);
       for (const ThreadStatement& statement : statements_)
         if (statement.scan.used.contains(param)) usedIn[statement.segment] = true;
-      Carried carried{param, nullptr, hostTypeName(param->getType(), context_),
-                      "dispar_carried_" + param->getNameAsString(), usedIn, !addressEscapes(param)};
+      Carried carried{param,
+                      nullptr,
+                      hostTypeName(param->getType(), context_),
+                      "dispar_carried_" + param->getNameAsString(),
+                      usedIn,
+                      !addressEscapes(param)};
       carried.parameter = true;
       plan_.carried.push_back(std::move(carried));
     }
@@ -897,7 +901,7 @@ class ThreadLoopPlanner::Builder {
   std::vector<const clang::VarDecl*> uniformLocals_;  // block-level values, in declaration order
   std::vector<const clang::VarDecl*> rematerialized_;
   std::vector<const clang::VarDecl*> mutatedParameters_;  // kept per thread; not uniform
-  std::vector<Bound> boundCandidates_;  // parallel to boundStatements_
+  std::vector<Bound> boundCandidates_;                    // parallel to boundStatements_
   std::vector<const clang::Stmt*> boundStatements_;
   int loopDepth_ = 0;  // block-level loops around the statement walked
 };

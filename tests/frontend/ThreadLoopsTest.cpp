@@ -307,9 +307,10 @@ TEST(ThreadLoops, ParametersThreadsChangeAreKeptPerThread) {
   EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
   EXPECT_NE(emitted.find("::dispar::hostk::PerThread<float *> dispar_carried_dst(dst); "), std::string::npos)
       << emitted;
-  EXPECT_NE(emitted.find("{ auto dst = dispar_carried_dst[dispar_thread]; \n  dst[0] = tile[63 - dispar_thread.idx.x] + "
-                         "pitch;\n dispar_carried_dst[dispar_thread] = dst; }); }"),
-            std::string::npos)
+  EXPECT_NE(
+      emitted.find("{ auto dst = dispar_carried_dst[dispar_thread]; \n  dst[0] = tile[63 - dispar_thread.idx.x] + "
+                   "pitch;\n dispar_carried_dst[dispar_thread] = dst; }); }"),
+      std::string::npos)
       << emitted;
 }
 
