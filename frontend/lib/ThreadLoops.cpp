@@ -235,6 +235,7 @@ class ThreadLoopPlanner::Builder {
       if (std::find(plan_.hoisted.begin(), plan_.hoisted.end(), statement.stmt) == plan_.hoisted.end())
         plan_.segmentHasCode[statement.segment] = true;
     findBounds();
+    findStridedLoops();
     return true;
   }
 
@@ -378,6 +379,54 @@ class ThreadLoopPlanner::Builder {
       bound.segment = segment;
       plan_.bounds.push_back(bound);
     }
+  }
+
+  /// The segments that are a grid-stride loop alone (Plan::Strided).
+  void findStridedLoops() {
+    for (const ThreadStatement& statement : statements_) {
+      const auto* loop = llvm::dyn_cast<clang::ForStmt>(statement.stmt);
+      if (!loop || !statement.topLevel || !inFile(loop->getForLoc()) || !inFile(loop->getRParenLoc())) continue;
+      unsigned inSegment = 0;
+      for (const ThreadStatement& other : statements_)
+        if (other.segment == statement.segment &&
+            std::find(plan_.hoisted.begin(), plan_.hoisted.end(), other.stmt) == plan_.hoisted.end())
+          ++inSegment;
+      if (inSegment != 1) continue;
+      const auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+      const auto* var = init && init->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()) : nullptr;
+      if (!var || !var->getInit() || !var->getType()->isIntegerType() || var->getType()->isDependentType()) continue;
+      auto namesVar = [var](const clang::Expr* expr) {
+        const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts());
+        return ref && ref->getDecl() == var;
+      };
+      const auto* cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(loop->getCond());
+      const auto* inc = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(loop->getInc());
+      if (!cond || cond->getOpcode() != clang::BO_LT || !namesVar(cond->getLHS()) || !uniform(cond->getRHS()) || !inc ||
+          inc->getOpcode() != clang::BO_AddAssign || !namesVar(inc->getLHS()) || !uniform(inc->getRHS()))
+        continue;
+      // The start is evaluated again for each iteration: it may read the thread's index, not memory.
+      if (!readsOnly(var->getInit(), ValueRules{/*threadIndex=*/true, /*memory=*/false, /*assignments=*/false}))
+        continue;
+      if (mutatedIn(loop->getBody(), var) || leavesEarly(loop->getBody())) continue;
+      plan_.strided.push_back(Strided{statement.segment, loop, var, var->getInit(), cond->getRHS(), inc->getRHS(),
+                                      hostTypeName(var->getType(), context_)});
+    }
+  }
+
+  /// Whether a loop body may leave the loop (or its iteration) other than by finishing it.
+  static bool leavesEarly(const clang::Stmt* body) {
+    class Jumps : public clang::RecursiveASTVisitor<Jumps> {
+     public:
+      bool VisitBreakStmt(clang::BreakStmt*) { return !(found = true); }
+      bool VisitContinueStmt(clang::ContinueStmt*) { return !(found = true); }
+      bool VisitReturnStmt(clang::ReturnStmt*) { return !(found = true); }
+      bool VisitGotoStmt(clang::GotoStmt*) { return !(found = true); }
+      bool VisitIndirectGotoStmt(clang::IndirectGotoStmt*) { return !(found = true); }
+      bool TraverseLambdaExpr(clang::LambdaExpr*) { return true; }
+      bool found = false;
+    } jumps;
+    jumps.TraverseStmt(const_cast<clang::Stmt*>(body));
+    return jumps.found;
   }
 
   /// `if (uniform) break;` or `continue;` (braced or not, no else).
@@ -955,6 +1004,19 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
     rematerializedInit.push_back(rewritten(value.var->getInit()));
   std::vector<std::string> boundText;
   for (const Bound& bound : plan->bounds) boundText.push_back(rewritten(bound.bound));
+  // A grid-stride loop's header, from its rewritten parts (threadIdx is the segment loop's by now).
+  std::vector<std::string> stridedHeader;
+  for (const Strided& loop : plan->strided) {
+    const clang::CharSourceRange header =
+        clang::CharSourceRange::getTokenRange(loop.loop->getForLoc(), loop.loop->getRParenLoc());
+    const std::string original = clone.getRewrittenText(header);
+    const std::string name = loop.var->getNameAsString();
+    stridedHeader.push_back(loop.type + " " + name + " = static_cast<" + loop.type + ">(" + rewritten(loop.start) +
+                            ") + static_cast<" + loop.type + ">(dispar_iteration) * static_cast<" + loop.type + ">(" +
+                            rewritten(loop.stride) + "); if (!(" + name + " < " + rewritten(loop.bound) +
+                            ")) dispar_more = false; else" +
+                            std::string(std::count(original.begin(), original.end(), '\n'), '\n'));
+  }
 
   const std::string context = plan->needsContext ? "true" : "false";
   auto endSegment = [&](int segment) {
@@ -968,11 +1030,17 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   auto startSegment = [&](int segment) {
     if (segment == SegmentEdit::kNone || !plan->segmentHasCode[segment]) return std::string();
     std::string text = "::dispar::hostk::forEachThread<" + context + ">(";
+    std::string parameters = "const ::dispar::hostk::LoopThread dispar_thread";
     for (std::size_t b = 0; b < plan->bounds.size(); ++b)
       if (plan->bounds[b].segment == static_cast<unsigned>(segment))
         text = "::dispar::hostk::forEachThreadBelow<" + context + ">(static_cast<" + plan->bounds[b].type + ">(" +
                boundText[b] + "), ";
-    text += "[&](const ::dispar::hostk::LoopThread dispar_thread) { ";
+    for (const Strided& loop : plan->strided)
+      if (loop.segment == static_cast<unsigned>(segment)) {
+        text = "::dispar::hostk::forEachThreadStrided<" + context + ">(";
+        parameters += ", const long long dispar_iteration, bool& dispar_more";
+      }
+    text += "[&](" + parameters + ") { ";
     for (std::size_t r = 0; r < plan->rematerialized.size(); ++r)
       if (plan->rematerialized[r].usedInSegment[segment])
         text += "const " + plan->rematerialized[r].type + " " + plan->rematerialized[r].var->getNameAsString() + " = " +
@@ -1087,6 +1155,11 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
 
   for (const clang::ReturnStmt* ret : plan->earlyReturns)
     clone.ReplaceText(ret->getReturnLoc(), 6, "return ::dispar::hostk::exitThread(dispar_thread)");
+
+  for (std::size_t i = 0; i < plan->strided.size(); ++i)
+    clone.ReplaceText(clang::CharSourceRange::getTokenRange(plan->strided[i].loop->getForLoc(),
+                                                            plan->strided[i].loop->getRParenLoc()),
+                      stridedHeader[i]);
 }
 
 }  // namespace dispar::frontend

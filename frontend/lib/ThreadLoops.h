@@ -87,6 +87,19 @@ class ThreadLoopPlanner {
     const clang::Expr* bound;
     std::string type;  ///< the comparison's type
   };
+  /// A segment that is a grid-stride loop alone, `for (T v = start; v < bound; v += stride) body` with
+  /// `bound` and `stride` uniform, `start` a pure function of the thread, a body that never leaves the
+  /// loop early and never changes `v`: run iteration by iteration across the block's threads
+  /// (hostk::forEachThreadStrided), its header becoming `T v = start + k * stride; if (!(v < bound)) ...`.
+  struct Strided {
+    unsigned segment;
+    const clang::ForStmt* loop;
+    const clang::VarDecl* var;
+    const clang::Expr* start;
+    const clang::Expr* bound;
+    const clang::Expr* stride;
+    std::string type;
+  };
   /// Where a segment ends or begins in the clone's text. A segment with no code of its own (two
   /// barriers in a row, a barrier before a loop holding barriers) is left out: it would only loop.
   struct SegmentEdit {
@@ -117,6 +130,7 @@ class ThreadLoopPlanner {
     std::vector<Rematerialized> rematerialized;
     std::vector<Localized> localized;
     std::vector<Bound> bounds;
+    std::vector<Strided> strided;
     bool needsContext = false;                           ///< segments call code that reads the running thread's context
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last
   };

@@ -219,7 +219,9 @@ TEST_F(HostOnly, CudaProgramBuildsWithOneWarningAndRunsItsKernelsOnTheHost) {
   EXPECT_EQ(generated.find("<<<"), std::string::npos);
   EXPECT_EQ(generated.find("__syncthreads"), std::string::npos);
   EXPECT_EQ(generated.find("__shared__"), std::string::npos);
-  EXPECT_NE(generated.find("::dispar::hostk::launch(grid, kThreads, 0, &::dispar_host::reduce"), std::string::npos);
+  EXPECT_NE(generated.find("::dispar::hostk::launchThreadLoops(grid, kThreads, 0, &::dispar_host::reduce"),
+            std::string::npos)
+      << generated;
   EXPECT_NE(generated.find("&::dispar_host::reverseBlocks<int>"), std::string::npos);
   EXPECT_NE(generated.find("::dispar::hostk::atomicAdd(&bins"), std::string::npos);
   EXPECT_NE(generated.find("::dispar::hostk::dynamicShared<T>()"), std::string::npos);

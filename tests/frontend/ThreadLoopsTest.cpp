@@ -314,6 +314,42 @@ TEST(ThreadLoops, ParametersThreadsChangeAreKeptPerThread) {
       << emitted;
 }
 
+TEST(ThreadLoops, GridStrideLoopsRunIterationByIterationAcrossTheBlock) {
+  const std::string emitted =
+      emittedSource("#include <dispar/dispar.h>\n"
+                    "__global__ void count(unsigned* bins, const unsigned char* data, int n) {\n"
+                    "  __shared__ unsigned hist[256];\n"
+                    "  hist[threadIdx.x] = 0;\n"
+                    "  __syncthreads();\n"
+                    "  for (int pos = blockIdx.x * blockDim.x + threadIdx.x; pos < n; pos += blockDim.x * gridDim.x)\n"
+                    "    atomicAdd(&hist[data[pos]], 1u);\n"
+                    "  __syncthreads();\n"
+                    "  atomicAdd(&bins[threadIdx.x], hist[threadIdx.x]);\n"
+                    "}\n"
+                    "#pragma streamap resource(gpu)\n"
+                    "VNODE(worker) { count<<<4, 256>>>(nullptr, nullptr, 0); }\n");
+  EXPECT_NE(emitted.find("::dispar::hostk::forEachThreadStrided<false>([&](const ::dispar::hostk::LoopThread "
+                         "dispar_thread, const long long dispar_iteration, bool& dispar_more) { \n"
+                         "  int pos = static_cast<int>(dispar_block.blockIdx.x * dispar_block.blockDim.x + "
+                         "dispar_thread.idx.x) + static_cast<int>(dispar_iteration) * static_cast<int>("
+                         "dispar_block.blockDim.x * dispar_block.gridDim.x); if (!(pos < n)) dispar_more = false; "
+                         "else\n"
+                         "    ::dispar::hostk::block_shared::atomicAdd(&hist[data[pos]], 1u);\n"),
+            std::string::npos)
+      << emitted;
+  // A loop that may leave early, or whose start reads memory, runs thread after thread as written.
+  const std::string early =
+      emittedSource("#include <dispar/dispar.h>\n"
+                    "__global__ void find(int* out, const int* data, int n) {\n"
+                    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                    "    if (data[i] == 7) { out[0] = i; break; }\n"
+                    "}\n"
+                    "#pragma streamap resource(gpu)\n"
+                    "VNODE(worker) { find<<<4, 256>>>(nullptr, nullptr, 0); }\n");
+  EXPECT_EQ(early.find("forEachThreadStrided"), std::string::npos) << early;
+  EXPECT_NE(early.find("// kernel 'find': thread loops"), std::string::npos) << early;
+}
+
 struct FiberCase {
   const char* name;
   const char* kernel;  // declares `kernel`, launched as `launch`

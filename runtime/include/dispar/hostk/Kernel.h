@@ -232,6 +232,33 @@ inline void forEachThreadBelow(Bound bound, Segment&& segment) {
   detail::runSegment<UpdatesContext>(end, segment);
 }
 
+/// A segment that is a grid-stride loop alone, `for (int i = start; i < bound; i += stride) body`, with
+/// `bound` and `stride` uniform (the CUDA idiom for any grid size). Run thread after thread, each thread
+/// would sweep the whole range `stride` apart, a page or more between reads; here every thread of the
+/// block runs its k-th iteration before any runs its (k+1)-th, so the block reads consecutive elements,
+/// as a warp does. Any order of the threads is a schedule CUDA allows: there is no barrier in a segment.
+/// `segment(thread, k, more)` runs iteration k of `thread`, and clears `more` when the loop has ended.
+template <bool UpdatesContext = true, class Segment>
+inline void forEachThreadStrided(Segment&& segment) {
+  detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
+  auto* running = static_cast<unsigned char*>(detail::blockScratch(block.count, 1, 1));
+  for (unsigned i = 0; i < block.count; ++i) running[i] = 1;
+  for (long long iteration = 0;; ++iteration) {
+    bool any = false;
+    auto step = [&](const LoopThread thread) {
+      if (!running[thread.linear]) return;
+      bool more = true;
+      segment(thread, iteration, more);
+      if (more)
+        any = true;
+      else
+        running[thread.linear] = 0;
+    };
+    detail::runSegment<UpdatesContext>(block.thread->blockDim.x, step);
+    if (!any || block.failed) return;
+  }
+}
+
 /// `return;` inside a segment before the last barrier: the thread takes no part in later segments.
 inline void exitThread(const LoopThread& thread) {
   detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
