@@ -184,6 +184,12 @@ bool isNameableOutsideFunction(clang::QualType type) {
   }
 }
 
+/// A value a thread-loop clone may hold in a plain local of its own (a slot's copy, a parameter's or a
+/// localized variable's declaration): a number, an enumerator or an object pointer.
+bool isScalar(clang::QualType type) {
+  return type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType();
+}
+
 }  // namespace
 
 ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisState& state)
@@ -715,8 +721,7 @@ class ThreadLoopPlanner::Builder {
     for (const clang::ParmVarDecl* param : kernel_->parameters()) {
       if (!mutatedIn(body, param)) continue;
       const clang::QualType type = param->getType();
-      if (!(type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType()) ||
-          !isNameableOutsideFunction(type))
+      if (!isScalar(type) || !isNameableOutsideFunction(type))
         return fail("it assigns to parameter '" + param->getNameAsString() + "', which cannot be kept per thread");
       mutatedParameters_.push_back(param);
     }
@@ -795,15 +800,12 @@ class ThreadLoopPlanner::Builder {
                                       const std::vector<bool>& usedIn) const {
     if (var->getInit() || !var->hasLocalStorage() || llvm::isa<clang::DecompositionDecl>(var)) return std::nullopt;
     const clang::QualType type = var->getType();
-    if (!(type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType()) ||
-        type->isDependentType() || !isNameableOutsideFunction(type))
-      return std::nullopt;
+    if (!isScalar(type) || type->isDependentType() || !isNameableOutsideFunction(type)) return std::nullopt;
     if (std::count(usedIn.begin(), usedIn.end(), true) != 1) return std::nullopt;
     const unsigned segment = static_cast<unsigned>(std::find(usedIn.begin(), usedIn.end(), true) - usedIn.begin());
     for (std::size_t j = 0; j < statements_.size(); ++j)
-      if (statements_[j].scan.used.contains(var) &&
-          (j == declaration ? false
-                            : statements_[j].segment == statements_[declaration].segment || !statements_[j].topLevel))
+      if (j != declaration && statements_[j].scan.used.contains(var) &&
+          (statements_[j].segment == statements_[declaration].segment || !statements_[j].topLevel))
         return std::nullopt;
     if (!statements_[declaration].topLevel) return std::nullopt;
     return segment;
@@ -874,16 +876,19 @@ class ThreadLoopPlanner::Builder {
         (init && (!inFile(sm_.getExpansionRange(init->getSourceRange()).getBegin()) ||
                   !inFile(sm_.getExpansionRange(init->getSourceRange()).getEnd()))))
       return fail("'" + name + "' is declared through a macro");
-    // Two locals of one name in different scopes each get a slot of their own.
+    plan_.carried.push_back(Carried{var, decl, hostTypeName(type, context_), slotName(name), usedIn,
+                                    isScalar(type) && !addressEscapes(var)});
+    return true;
+  }
+
+  /// The PerThread slot of a carried variable: two of one name (in different scopes) get one each.
+  std::string slotName(const std::string& name) const {
     std::string storage = "dispar_carried_" + name;
     for (int suffix = 2; std::any_of(plan_.carried.begin(), plan_.carried.end(),
                                      [&storage](const Carried& c) { return c.storage == storage; });
          ++suffix)
       storage = "dispar_carried_" + name + "_" + std::to_string(suffix);
-    const bool scalar = type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType();
-    plan_.carried.push_back(
-        Carried{var, decl, hostTypeName(type, context_), storage, usedIn, scalar && !addressEscapes(var)});
-    return true;
+    return storage;
   }
 
   /// Whether `var`'s address is taken, bound to a reference or captured by one anywhere in the kernel.

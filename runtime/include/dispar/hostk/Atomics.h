@@ -118,6 +118,13 @@ inline unsigned atomicDec(unsigned* address, unsigned val) {
   return detail::atomicUpdate(address, [val](unsigned old) { return (old == 0u || old > val) ? val : old - 1u; });
 }
 
+// CUDA's atomic operations, for the definitions made once per operation.
+// clang-format off
+#define DISPAR_HOSTK_ATOMIC_OPERATIONS(X) \
+  X(atomicAdd) X(atomicSub) X(atomicExch) X(atomicMin) X(atomicMax) X(atomicCAS) \
+  X(atomicAnd) X(atomicOr) X(atomicXor) X(atomicInc) X(atomicDec)
+// clang-format on
+
 // Scoped atomics (atomicAdd_block, atomicAdd_system, ...): on the host every thread of a launch shares
 // one coherent memory with the host program, so each scope is the device-wide operation.
 #define DISPAR_HOSTK_SCOPED(operation)                                                                                 \
@@ -129,17 +136,7 @@ inline unsigned atomicDec(unsigned* address, unsigned val) {
   inline auto operation##_system(T* address, Values... values)->decltype(operation(address, values...)) {              \
     return operation(address, values...);                                                                              \
   }
-DISPAR_HOSTK_SCOPED(atomicAdd)
-DISPAR_HOSTK_SCOPED(atomicSub)
-DISPAR_HOSTK_SCOPED(atomicExch)
-DISPAR_HOSTK_SCOPED(atomicMin)
-DISPAR_HOSTK_SCOPED(atomicMax)
-DISPAR_HOSTK_SCOPED(atomicCAS)
-DISPAR_HOSTK_SCOPED(atomicAnd)
-DISPAR_HOSTK_SCOPED(atomicOr)
-DISPAR_HOSTK_SCOPED(atomicXor)
-DISPAR_HOSTK_SCOPED(atomicInc)
-DISPAR_HOSTK_SCOPED(atomicDec)
+DISPAR_HOSTK_ATOMIC_OPERATIONS(DISPAR_HOSTK_SCOPED)
 
 // The atomics on a block's __shared__ memory. One OS thread runs a block from its start to its end (its
 // fibers, or its thread loops), and no other block sees its shared memory: no other thread can touch the
@@ -192,19 +189,10 @@ DISPAR_HOSTK_SHARED(unsigned, atomicDec, (old == 0u || old > val) ? val : old - 
 #undef DISPAR_HOSTK_SHARED_ARITHMETIC
 #undef DISPAR_HOSTK_SHARED
 
-DISPAR_HOSTK_SCOPED(atomicAdd)
-DISPAR_HOSTK_SCOPED(atomicSub)
-DISPAR_HOSTK_SCOPED(atomicExch)
-DISPAR_HOSTK_SCOPED(atomicMin)
-DISPAR_HOSTK_SCOPED(atomicMax)
-DISPAR_HOSTK_SCOPED(atomicCAS)
-DISPAR_HOSTK_SCOPED(atomicAnd)
-DISPAR_HOSTK_SCOPED(atomicOr)
-DISPAR_HOSTK_SCOPED(atomicXor)
-DISPAR_HOSTK_SCOPED(atomicInc)
-DISPAR_HOSTK_SCOPED(atomicDec)
+DISPAR_HOSTK_ATOMIC_OPERATIONS(DISPAR_HOSTK_SCOPED)
 }  // namespace block_shared
 #undef DISPAR_HOSTK_SCOPED
+#undef DISPAR_HOSTK_ATOMIC_OPERATIONS
 
 }  // namespace dispar::hostk
 

@@ -133,43 +133,29 @@ inline T __ldg(const T* address) {
   return *address;
 }
 
-// The cache-hinted loads and stores: the hints are for the GPU's caches; on the host, plain accesses.
-template <class T>
-inline T __ldca(const T* address) {
-  return *address;
-}
-template <class T>
-inline T __ldcg(const T* address) {
-  return *address;
-}
-template <class T>
-inline T __ldcs(const T* address) {
-  return *address;
-}
-template <class T>
-inline T __ldlu(const T* address) {
-  return *address;
-}
-template <class T>
-inline T __ldcv(const T* address) {
-  return *address;
-}
-template <class T>
-inline void __stwb(T* address, T value) {
-  *address = value;
-}
-template <class T>
-inline void __stcg(T* address, T value) {
-  *address = value;
-}
-template <class T>
-inline void __stcs(T* address, T value) {
-  *address = value;
-}
-template <class T>
-inline void __stwt(T* address, T value) {
-  *address = value;
-}
+// The cache-hinted loads and stores (CacheHints.def): the hints are for the GPU's caches; on the host,
+// plain accesses.
+#define DISPAR_HOSTK_PLAIN_LOAD(name)                                                                                  \
+  template <class T>                                                                                                   \
+  inline T name(const T* address) {                                                                                    \
+    return *address;                                                                                                   \
+  }
+#define DISPAR_HOSTK_PLAIN_STORE(name)                                                                                 \
+  template <class T>                                                                                                   \
+  inline void name(T* address, T value) {                                                                              \
+    *address = value;                                                                                                  \
+  }
+DISPAR_HOSTK_PLAIN_LOAD(__ldca)
+DISPAR_HOSTK_PLAIN_LOAD(__ldcg)
+DISPAR_HOSTK_PLAIN_LOAD(__ldcs)
+DISPAR_HOSTK_PLAIN_LOAD(__ldlu)
+DISPAR_HOSTK_PLAIN_LOAD(__ldcv)
+DISPAR_HOSTK_PLAIN_STORE(__stwb)
+DISPAR_HOSTK_PLAIN_STORE(__stcg)
+DISPAR_HOSTK_PLAIN_STORE(__stcs)
+DISPAR_HOSTK_PLAIN_STORE(__stwt)
+#undef DISPAR_HOSTK_PLAIN_STORE
+#undef DISPAR_HOSTK_PLAIN_LOAD
 
 // Bit reinterpretation.
 inline int __float_as_int(float x) {
