@@ -737,7 +737,7 @@ class ThreadLoopPlanner::Builder {
       Carried carried{param,
                       nullptr,
                       hostTypeName(param->getType(), context_),
-                      "dispar_carried_" + param->getNameAsString(),
+                      slotName(param->getNameAsString()),
                       usedIn,
                       !addressEscapes(param)};
       carried.parameter = true;

@@ -314,6 +314,25 @@ TEST(ThreadLoops, ParametersThreadsChangeAreKeptPerThread) {
       << emitted;
 }
 
+TEST(ThreadLoops, AChangedParameterAndACarriedLocalOfItsNameGetSlotsOfTheirOwn) {
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__global__ void kernel(int* out, int n) {\n"
+                                            "  n += threadIdx.x;\n"
+                                            "  if (blockIdx.x == 0) {\n"
+                                            "    int n = 2 * threadIdx.x + out[0];\n"
+                                            "    __syncthreads();\n"
+                                            "    out[threadIdx.x] = n;\n"
+                                            "  }\n"
+                                            "  __syncthreads();\n"
+                                            "  out[threadIdx.x] += n;\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<1, 32>>>(nullptr, 0); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<int> dispar_carried_n; "), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<int> dispar_carried_n_2(n); "), std::string::npos) << emitted;
+}
+
 TEST(ThreadLoops, GridStrideLoopsRunIterationByIterationAcrossTheBlock) {
   const std::string emitted =
       emittedSource("#include <dispar/dispar.h>\n"
