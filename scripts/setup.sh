@@ -37,6 +37,7 @@ test_packages=(
   clangd-19 libclang-rt-19-dev clang-format-19
   lintian
   libstarpu-dev libstarpumpi-1.3-3 starpu-tools
+  chromium
 )
 
 sudo_cmd=()
@@ -60,7 +61,9 @@ install_missing() {
 # The system's `mpiexec`/`mpicc` are Debian alternatives. Installing Open MPI beside MPICH would take them
 # over (its priority is higher) and the README's `mpiexec -f` would then start Open MPI: whatever they
 # were before the install, they are set back, and this says so. Nothing else changes them.
-alternative() { readlink -f "/etc/alternatives/$1" 2>/dev/null || true; }
+# One level: the alternative registered (/usr/bin/mpirun.mpich), not the file it names in turn (mpiexec.hydra),
+# which update-alternatives --set refuses.
+alternative() { readlink "/etc/alternatives/$1" 2>/dev/null || true; }
 install_keeping_mpi_alternatives() {
   local -A before=([mpi]=$(alternative mpi) [mpirun]=$(alternative mpirun))
   install_missing "$@"

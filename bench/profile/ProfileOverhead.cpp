@@ -1,7 +1,9 @@
-// What run profiles cost (docs/runtime.md, "Run profiles"): 64 KiB messages from rank 0 to rank 1 through
-// a DISPAR pipe, timed inside the reader as bench/pipe_bandwidth does, alternately with DISPAR_PROFILE set
-// (every port call timed, the profile gathered and written at the end) and unset, best of 9 each in the
-// same run. Prints both rates and the overhead (target <= 2%). Run with `mpiexec -n 2`.
+// What run profiles and run traces cost (docs/runtime.md, "Run profiles", "Run traces"): 64 KiB messages
+// from rank 0 to rank 1 through a DISPAR pipe, timed inside the reader as bench/pipe_bandwidth does, in
+// turn with neither, with DISPAR_PROFILE set (every port call timed, the profile gathered and written at
+// the end) and with DISPAR_TRACE set (every port call and message end recorded, the trace gathered and
+// written), best of 9 each in the same run. Prints the rates and the overheads (targets: profile <= 2%,
+// trace <= 5%). Run with `mpiexec -n 2`.
 //
 // `profile_overhead --timer-cost` (no MPI): what profiling adds to one port call, in ns, without and with
 // the CPU time measured (rt::PortWaitTimer, the timer every port call runs when profiling; with the CPU
@@ -52,16 +54,18 @@ void dispatch(rt::Instance& instance) {
   readerSeconds = MPI_Wtime() - start;
 }
 
-double runOnce(int argc, char** argv, bool profiled, const std::string& path) {
+enum class Mode { Plain, Profiled, Traced };
+
+double runOnce(int argc, char** argv, Mode mode, const std::string& path) {
   static const rt::VnodeSpec vnodes[] = {{"writer", 0, 1, "profile.dsp:1:1", false},
                                          {"reader", 1, 1, "profile.dsp:2:1", false}};
   static const rt::PipeSpec pipes[] = {
       {"bytes", "unsigned char", 1, 0, 1, rt::MergeOrder::RoundRobin, 0, rt::SplitMode::RoundRobin}};
   static const rt::ProgramSpec program = {"profile_overhead", vnodes, 2, pipes, 1, 2};
-  if (profiled)
-    setenv("DISPAR_PROFILE", path.c_str(), 1);
-  else
-    unsetenv("DISPAR_PROFILE");
+  unsetenv("DISPAR_PROFILE");
+  unsetenv("DISPAR_TRACE");
+  if (mode == Mode::Profiled) setenv("DISPAR_PROFILE", path.c_str(), 1);
+  if (mode == Mode::Traced) setenv("DISPAR_TRACE", path.c_str(), 1);
   if (rt::run(argc, argv, program, dispatch) != 0) std::fprintf(stderr, "profile_overhead: run failed\n");
   double seconds = readerSeconds;
   MPI_Bcast(&seconds, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
@@ -111,18 +115,21 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const std::string path = "/tmp/dispar_profile_overhead." + std::to_string(getpid()) + ".json";
-  double plain = 1e9, profiled = 1e9;
+  double plain = 1e9, profiled = 1e9, traced = 1e9;
   for (int r = 0; r < kRepetitions; ++r) {
-    plain = std::min(plain, runOnce(argc, argv, false, path));
-    profiled = std::min(profiled, runOnce(argc, argv, true, path));
+    plain = std::min(plain, runOnce(argc, argv, Mode::Plain, path));
+    profiled = std::min(profiled, runOnce(argc, argv, Mode::Profiled, path));
+    traced = std::min(traced, runOnce(argc, argv, Mode::Traced, path));
   }
   if (rank == 0) {
     const double bytes = static_cast<double>(kMessages * kBytes);
-    std::printf("run profiles: %zu messages of 64 KiB, rank 0 -> rank 1, best of %d, same run\n", kMessages,
+    std::printf("run profiles and traces: %zu messages of 64 KiB, rank 0 -> rank 1, best of %d, same run\n", kMessages,
                 kRepetitions);
-    std::printf("  without DISPAR_PROFILE: %8.1f MB/s\n", bytes / plain / 1e6);
-    std::printf("  with DISPAR_PROFILE:    %8.1f MB/s\n", bytes / profiled / 1e6);
-    std::printf("  overhead: %+.2f%% (target <= 2%%)\n", (profiled / plain - 1) * 100);
+    std::printf("  with neither:        %8.1f MB/s\n", bytes / plain / 1e6);
+    std::printf("  with DISPAR_PROFILE: %8.1f MB/s, overhead %+.2f%% (target <= 2%%)\n", bytes / profiled / 1e6,
+                (profiled / plain - 1) * 100);
+    std::printf("  with DISPAR_TRACE:   %8.1f MB/s, overhead %+.2f%% (target <= 5%%)\n", bytes / traced / 1e6,
+                (traced / plain - 1) * 100);
     std::remove(path.c_str());
   }
   MPI_Finalize();

@@ -2,7 +2,8 @@
 # Run profiles, measured (bench/profile/README.md): (1) how well a profile sees known work: known_work.dsp,
 # four worker instances of relative work 1:2:4:8, all instances in one rank, the profile's per-instance
 # times against the true ratios; (2) what profiling costs on the FIR example: best of 7 runs with and
-# without DISPAR_PROFILE, alternating, same run (256 frames); (3) what it costs on a 64 KiB pipe (profile_overhead).
+# without DISPAR_PROFILE and with DISPAR_TRACE (run traces), alternating, same run (256 frames); (3) what each
+# costs on a 64 KiB pipe (profile_overhead).
 # Usage: bench/profile/run.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,25 +43,23 @@ PY
 # (2) The FIR example, with and without profiling.
 cp "$here/../../examples/fir/fir.dsp" .
 "$build/bin/disparcc" fir.dsp -o fir >/dev/null
-best_plain= best_profiled=
+best_plain= best_profiled= best_traced=
 for _ in 1 2 3 4 5 6 7; do
-  for mode in plain profiled; do
+  for mode in plain profiled traced; do
     start=$(date +%s.%N)
-    if [ $mode = profiled ]; then
-      DISPAR_PROFILE=fir.json "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null
-    else
-      "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null
-    fi
+    case $mode in
+      profiled) DISPAR_PROFILE=fir.json "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null ;;
+      traced) DISPAR_TRACE=fir.trace.json "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null ;;
+      *) "$mpiexec" -launcher fork -n 4 ./fir 256 >/dev/null ;;
+    esac
     end=$(date +%s.%N)
     t=$(python3 -c "print($end - $start)")
-    if [ $mode = profiled ]; then
-      best_profiled=$(python3 -c "b='$best_profiled'; print($t if not b else min($t, float(b)))")
-    else
-      best_plain=$(python3 -c "b='$best_plain'; print($t if not b else min($t, float(b)))")
-    fi
+    best=best_$mode
+    printf -v "$best" '%s' "$(python3 -c "b='${!best}'; print($t if not b else min($t, float(b)))")"
   done
 done
 python3 -c "print('FIR example (4 ranks, 256 frames), best of 7: %.3f s without, %.3f s with DISPAR_PROFILE: overhead %+.1f%% (target <= 2%%)' % ($best_plain, $best_profiled, ($best_profiled / $best_plain - 1) * 100))"
+python3 -c "print('  %.3f s with DISPAR_TRACE: overhead %+.1f%% (target <= 5%%)' % ($best_traced, ($best_traced / $best_plain - 1) * 100))"
 # The same question through the VM's noise: what profiling adds to each port call and each kernel launch,
 # times the port calls (each message written once and read once; item ports' inline fast paths run no
 # timer, so this counts too many) and launches of the run, against the run's time.

@@ -1,5 +1,9 @@
 #include "LaunchLog.h"
 
+#include "Trace.h"
+
+#include <algorithm>
+
 namespace dispar::gpu::detail {
 
 namespace {
@@ -39,18 +43,29 @@ void LaunchLog::addHost(const char* kernel, const char* where, double seconds) {
   Site& s = site(kernel, where, "host-path");
   ++s.launches;
   s.seconds += seconds;
+  if (trace_ != nullptr) trace_->kernel(kernel, rt::profileClockSeconds() - seconds, seconds);
 }
 
 void LaunchLog::addDevice(const char* kernel, const char* where, void* start, void* stop, EventSecondsFn seconds) {
   std::size_t index = 0;
   ++site(kernel, where, "gpu", &index).launches;
-  pending_.push_back(Pending{index, start, stop, seconds});
+  // The GPU's time of the launch starts, on the trace, when the host queued it (no GPU clock is read).
+  pending_.push_back(Pending{index, start, stop, seconds, kernel, trace_ != nullptr ? rt::profileClockSeconds() : 0});
   if (pending_.size() > kMostPending) resolve(pending_.size() - kMostPending / 2);
 }
 
 void LaunchLog::resolve(std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i)
-    sites_[pending_[i].site].seconds += pending_[i].seconds(pending_[i].start, pending_[i].stop);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double seconds = pending_[i].seconds(pending_[i].start, pending_[i].stop);
+    sites_[pending_[i].site].seconds += seconds;
+    if (trace_ != nullptr) {
+      // The default stream runs launches one after another: one starts when queued or when the one
+      // before it ended, whichever is later.
+      const double start = std::max(pending_[i].hostStart, streamFree_);
+      streamFree_ = start + seconds;
+      trace_->kernel(pending_[i].kernel, start, seconds);
+    }
+  }
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(count));
 }
 

@@ -10,6 +10,10 @@
 #include <tuple>
 #include <vector>
 
+namespace dispar::rt {
+class InstanceTrace;
+}
+
 namespace dispar::gpu::detail {
 
 class LaunchLog {
@@ -29,6 +33,8 @@ class LaunchLog {
   void addDevice(const char* kernel, const char* site, void* start, void* stop, EventSecondsFn seconds);
   /// Waits for the GPU launches still timing; the sites in the order of their first launch.
   std::vector<Site> finish();
+  /// Run traces: every launch becomes a kernel span of `trace` as well (nullptr: not tracing).
+  void traceInto(rt::InstanceTrace* trace) { trace_ = trace; }
 
  private:
   struct Pending {
@@ -36,6 +42,8 @@ class LaunchLog {
     void* start;
     void* stop;
     EventSecondsFn seconds;
+    const char* kernel;  // for the trace
+    double hostStart;    // when the launch was recorded on the host (the trace's clock)
   };
   /// Pending GPU launches beyond this many are resolved oldest first (their events freed).
   static constexpr std::size_t kMostPending = 256;
@@ -45,6 +53,8 @@ class LaunchLog {
   std::vector<Site> sites_;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index_;
   std::vector<Pending> pending_;
+  rt::InstanceTrace* trace_ = nullptr;
+  double streamFree_ = 0;  // the trace's estimate of when the GPU's default stream ends its last launch
 };
 
 /// Makes `log` the calling thread's launch log (null: not profiling).

@@ -107,16 +107,18 @@ void unbindPipes() {
 namespace {
 /// What every entry point from VNODE code does around the call: its time counts as the instance's
 /// waiting in its ports when profiling (rt::PortWaitTimer; the inline item fast paths never get here),
-/// and the instance is in a pipe operation for stall detection (Stall.h): an output port's waits are
-/// for room, an input port's for data.
+/// it is a read or write span when tracing (rt::TraceSpanTimer), and the instance is in a pipe operation
+/// for stall detection (Stall.h): an output port's waits are for room, an input port's for data.
 class PortCall {
  public:
   explicit PortCall(PortState& port)
       : timer_(port.waitSlot(), port.cpuSlot()),
+        span_(port.trace(), port.isOutput() ? lang::TraceSpanKind::Write : lang::TraceSpanKind::Read, port.pipeIndex()),
         operation_(port.spec(), port.isOutput() ? rt::PipeWait::Credit : rt::PipeWait::Data) {}
 
  private:
   rt::PortWaitTimer timer_;
+  rt::TraceSpanTimer span_;
   rt::InPipeOperation operation_;
 };
 }  // namespace
@@ -421,6 +423,7 @@ void OutPortEnd::send(const void* data, std::size_t count, gpu::Device* device) 
 // `link.sent` already counts this message.
 void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::Device* device) {
   const std::size_t bytes = count * pipe_.elementBytes;
+  if (trace_ != nullptr) trace_->sent(pipeIndex_, link.end.peerInstance, link.sent);
   if (link.end.isLocal()) {
     // The queue waits for room itself. Device memory leaves the device here, as it would for MPI.
     LocalLink::Message message;
@@ -954,6 +957,7 @@ InPortEnd::Arrival InPortEnd::nextInSequence() {
 void InPortEnd::consumed(std::size_t index) {
   Link& link = links_[index];
   due_.reset();
+  if (trace_ != nullptr) trace_->taken(pipeIndex_, link.end.peerInstance, link.received + 1);
   if (++link.received % batch_ == 0 && !link.end.isLocal()) {
     link.credit.wait();  // the previous credit: an empty eager message, long delivered
     DISPAR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, link.end.peer, kCreditTag, link.end.comm, link.credit.slot());

@@ -16,6 +16,7 @@
 #include "MpiHandles.h"
 #include "Profile.h"
 #include "Program.h"
+#include "Trace.h"
 #include "WireTags.h"
 
 #include <dispar/gpu/Device.h>
@@ -77,6 +78,10 @@ struct PortState {
   void profileInto(rt::PortWaits* waits) { waits_ = waits; }
   std::atomic<double>* waitSlot() { return waits_ == nullptr ? nullptr : isOutput_ ? &waits_->write : &waits_->read; }
   rt::PortWaits* cpuSlot() { return waits_ == nullptr || !waits_->measureCpu ? nullptr : waits_; }
+  /// Run traces: the owner's record (nullptr: not tracing), and this port's pipe, by index.
+  void traceInto(rt::InstanceTrace* trace, int pipe) { trace_ = trace, pipeIndex_ = pipe; }
+  rt::InstanceTrace* trace() const { return trace_; }
+  int pipeIndex() const { return pipeIndex_; }
 
  protected:
   enum class Access { Unset, Messages, Items };
@@ -95,6 +100,8 @@ struct PortState {
   detail::ItemWindow itemWindow_;
   detail::ItemWindow noItems_;
   rt::PortWaits* waits_ = nullptr;
+  rt::InstanceTrace* trace_ = nullptr;
+  int pipeIndex_ = -1;
 };
 
 /// Forgets the calling thread's pipe bindings (an instance has finished; the next run binds afresh).

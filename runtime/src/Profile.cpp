@@ -105,9 +105,14 @@ std::string profileJson(const ProgramSpec& program, const std::vector<InstancePr
 }
 
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error) {
+  return writeResultFile("DISPAR_PROFILE", "profile", path, text, error);
+}
+
+bool writeResultFile(const char* variable, const char* what, const std::string& path, const std::string& text,
+                     std::string& error) {
   lang::OutputTarget target;
   if (!lang::resolveOutputTarget(path, target, error)) {
-    error = "DISPAR_PROFILE=" + error;
+    error = std::string(variable) + "=" + error;
     return false;
   }
   const std::string temporary = target.path + ".tmp." + std::to_string(::getpid());
@@ -116,13 +121,13 @@ bool writeProfileFile(const std::string& path, const std::string& text, std::str
     out << text;
     out.flush();
     if (!out) {
-      error = "cannot write the profile '" + temporary + "'";
+      error = std::string("cannot write the ") + what + " '" + temporary + "'";
       std::remove(temporary.c_str());
       return false;
     }
   }
   if (!lang::keepTargetMode(temporary, target, error) || std::rename(temporary.c_str(), target.path.c_str()) != 0) {
-    if (error.empty()) error = "cannot rename the profile to '" + target.path + "'";
+    if (error.empty()) error = std::string("cannot rename the ") + what + " to '" + target.path + "'";
     std::remove(temporary.c_str());
     return false;
   }

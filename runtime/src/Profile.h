@@ -100,6 +100,10 @@ bool gatherProfile(const std::string& path, const ProgramSpec& program, const st
 
 /// Writes `text` to `path` through a temporary beside it.
 bool writeProfileFile(const std::string& path, const std::string& text, std::string& error);
+/// As writeProfileFile, for the file `variable` (DISPAR_PROFILE, DISPAR_TRACE) names; `what` ("profile")
+/// for its errors.
+bool writeResultFile(const char* variable, const char* what, const std::string& path, const std::string& text,
+                     std::string& error);
 
 /// Adds the time from its construction to its destruction to `slot` (read or write) when profiling, and
 /// the thread's CPU time meanwhile to `cpu` when that is measured too. The thread's CPU clock is a system

@@ -10,6 +10,7 @@
 #include "Profile.h"
 #include "Program.h"
 #include "Stall.h"
+#include "Trace.h"
 
 #include <dispar/gpu/MapFile.h>
 #ifdef DISPAR_TARGET_SMPI
@@ -236,6 +237,11 @@ class RankInstance final : public Instance {
   int vnode() const override { return id_.vnode; }
   int replica() const override { return id_.replica; }
 
+  /// Run traces: every port records its calls and messages in `trace`.
+  void trace(InstanceTrace* trace) {
+    for (std::size_t p = 0; p < ports_.size(); ++p)
+      if (ports_[p]) ports_[p]->traceInto(trace, static_cast<int>(p));
+  }
   /// Run profiles: every port adds the time its calls take to this instance's waits.
   void profile(bool measureCpu) {
     waits_.measureCpu = measureCpu;
@@ -460,9 +466,11 @@ std::string launchMismatch(const ProgramSpec& program, const RankGroups& groups,
 /// streams. Failures abort the whole job, naming the instance.
 /// `measure`: non-null when profiling, where its run-profile line goes.
 /// `activity`: where it says what it does for stall detection (nullptr: detection off).
+/// `trace`: non-null when tracing, its record; `traced`: its description in the trace.
 void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options,
                  int instance, int rank, const LinkTable& links, unsigned window, std::pair<int, int> local,
-                 InstanceMeasure* measure, InstanceActivity* activity) {
+                 InstanceMeasure* measure, InstanceActivity* activity, InstanceTrace* trace,
+                 lang::TracedInstance* traced) {
   const ScopedActivity scopedActivity(activity);
   const InstanceId id = *instanceOfRank(program, instance);
   const VnodeSpec& vnode = program.vnodes[id.vnode];
@@ -486,6 +494,11 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
   const std::string who = std::string("vnode '") + vnode.name + "' (replica " + std::to_string(id.replica) + ", rank " +
                           std::to_string(rank) + ")";
   const PendingItems pendingItems([&ports] { ports->flushItems(); });
+  if (trace != nullptr) {
+    ports->trace(trace);
+    *traced = {instance,   rank,       node_name(),
+               vnode.name, id.replica, device ? "gpu" : vnode.usesGpu ? "host-path" : "cpu"};
+  }
   if (measure != nullptr) {
     ports->profile(measure->portCpu);
     measure->line.rank = rank;
@@ -510,10 +523,16 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
     const double cpuStart = measure != nullptr && kRankOwnsThreadCpuClock ? threadCpuSeconds() : 0;
     if (measure != nullptr) liveProfile.add({&measure->line, &ports->waits(), bodyStart});
     gpu::detail::LaunchLog launches;
-    if (measure != nullptr) gpu::detail::setCurrentLaunchLog(&launches);
+    launches.traceInto(trace);
+    if (measure != nullptr || trace != nullptr) gpu::detail::setCurrentLaunchLog(&launches);
+    if (trace != nullptr) trace->bodyStarts();
     ports->prime();
     dispatch(*ports);
     gpu::detail::setCurrentLaunchLog(nullptr);
+    if (trace != nullptr) {
+      trace->bodyEnds();
+      launches.finish();  // the last GPU launches' spans
+    }
     if (measure != nullptr) {
       // While the instance's device is open: its last GPU launches' events are waited for here.
       for (const gpu::detail::LaunchLog::Site& site : launches.finish())
@@ -562,6 +581,9 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   std::string stallError;
   std::optional<StallSettings> stall = readStallSettings(stallError);
   if (problem.empty() && !stall) problem = stallError;
+  std::string traceError;
+  const std::optional<TraceSettings> traceSettings = readTraceSettings(traceError);
+  if (problem.empty() && !traceSettings) problem = traceError;
 #ifdef DISPAR_TARGET_SMPI
   stall = StallSettings{0, false};  // a simulated job's time is SimGrid's; a watch thread cannot run there
 #endif
@@ -630,6 +652,15 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 #else
   const bool nodeCrowded = false;  // simulated ranks wait in simulated time
 #endif
+  // Run traces: one clock for all ranks (collective), a record per instance.
+  const bool tracing = !traceSettings->path.empty();
+  const auto [clockOffset, clock] = tracing ? alignTraceClock(rank) : std::pair<double, std::string>{};
+  std::vector<InstanceTrace> traces;
+  std::vector<lang::TracedInstance> traced(tracing ? instances.size() : 0);
+  if (tracing)
+    for (const int instance : instances) traces.emplace_back(instance, traceSettings->eventsPerInstance);
+  const auto traceOf = [&](std::size_t i) { return traces.empty() ? nullptr : &traces[i]; };
+  const auto tracedOf = [&](std::size_t i) { return traced.empty() ? nullptr : &traced[i]; };
   const std::string profile = profilePath();
   std::vector<InstanceMeasure> measures(profile.empty() ? 0 : instances.size());
   const auto measureOf = [&](std::size_t i) { return measures.empty() ? nullptr : &measures[i]; };
@@ -638,19 +669,30 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   for (InstanceMeasure& measure : measures) measure.portCpu = measurePortCpu;
   if (instances.size() == 1) {
     runInstance(argc, argv, program, dispatch, options, instances.front(), rank, *links, window, local, measureOf(0),
-                activityOf(0));
+                activityOf(0), traceOf(0), tracedOf(0));
   } else {
     std::vector<std::thread> threads;
     threads.reserve(instances.size());
     for (std::size_t i = 0; i < instances.size(); ++i)
       threads.emplace_back([&, i] {
         runInstance(argc, argv, program, dispatch, options, instances[i], rank, *links, window, local, measureOf(i),
-                    activityOf(i));
+                    activityOf(i), traceOf(i), tracedOf(i));
       });
     for (std::thread& thread : threads) thread.join();
   }
   stallWatch.reset();  // returns once every rank's instances have finished
   links.reset();
+  if (tracing) {
+    std::vector<InstanceTrace*> mine;
+    for (InstanceTrace& trace : traces) mine.push_back(&trace);
+    std::string error;
+    try {
+      if (!gatherTrace(*traceSettings, program, mine, traced, rank, runStart, clockOffset, clock, error))
+        report("warning: no run trace: " + error);
+    } catch (const std::exception& failure) {
+      report(std::string("warning: no run trace: ") + failure.what());
+    }
+  }
   if (profile.empty()) return 0;
   liveProfile.end();
   std::vector<InstanceProfile> lines;

@@ -33,6 +33,8 @@ constexpr Subcommand kSubcommands[] = {
     {"sbatch", dispar::streammap::sbatchCommand, "map for a Slurm batch job and write its script"},
     {"profile", dispar::streammap::profileCommand,
      "record a run profile in the performance history, or show the measured costs"},
+    {"report", dispar::streammap::reportCommand,
+     "what a run did: each VNODE's share, the bottleneck and what would help (HTML or text)"},
 };
 
 void printUsage(std::FILE* out) {

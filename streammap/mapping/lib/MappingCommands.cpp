@@ -104,7 +104,7 @@ const CommandSpec kRunSpec = {
     "streammap run [--launcher mpich|fork|openmpi|slurm] [--db PATH | --cluster FILE.json] [--ttl SECONDS]\n"
     "                     [--algorithm refine|paper|round-robin] [--seed N] [--allow-host-fallback] [--passes N]\n"
     "                     [--ranks N | --rank-per-instance] [--history PATH|none] [--profile FILE] [--no-history]\n"
-    "                     ./APP [ARGS...]",
+    "                     [--trace FILE] ./APP [ARGS...]",
     "Maps ./APP when needed (no mapping, older than the RTG, other resources, launcher, rank count or measured\n"
     "costs), checks the mapping, and launches the program with its arguments. The run is profiled and its\n"
     "profile added to the performance history (unless --no-history or --history none, or there is no\n"
@@ -114,7 +114,10 @@ const CommandSpec kRunSpec = {
           {"--profile", "FILE",
            "the run writes its profile to FILE (DISPAR_PROFILE; rank 0 writes it); default: APP.profile.json "
            "where the run's profile goes into the performance history"},
-          {"--no-history", nullptr, "the run's profile is not added to the performance history"}},
+          {"--no-history", nullptr, "the run's profile is not added to the performance history"},
+          {"--trace", "FILE",
+           "the run writes a timeline of every instance and message to FILE (DISPAR_TRACE; Trace Event Format, "
+           "for Perfetto's UI or chrome://tracing)"}},
          kSourceOptions,
          kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
@@ -817,6 +820,18 @@ int runCommand(const Args& args) {
     environment.push_back("DISPAR_PROFILE=" + profilePath);
     if (!cl.has("--profile")) std::filesystem::remove(profilePath, ignored);  // a previous run's is not this one's
   }
+  std::string tracePath;
+  if (cl.has("--trace")) {
+    std::error_code ignored;
+    tracePath = std::filesystem::absolute(cl.value("--trace"), ignored).string();
+    lang::OutputTarget target;
+    if (!lang::resolveOutputTarget(tracePath, target, error)) return fail("run", "--trace " + error);
+    // The option wins over a DISPAR_TRACE of streammap's own environment (getenv takes the first).
+    environment.erase(std::remove_if(environment.begin(), environment.end(),
+                                     [](const std::string& e) { return e.rfind("DISPAR_TRACE=", 0) == 0; }),
+                      environment.end());
+    environment.push_back("DISPAR_TRACE=" + tracePath);
+  }
   if (launcher == Launcher::Slurm) {
     argv = srunArguments(record);
     const char* srun = std::getenv("DISPAR_SRUN");
@@ -843,6 +858,7 @@ int runCommand(const Args& args) {
     // Open MPI passes the environment to remote ranks only when told.
     argv.insert(argv.end(), {"-x", lang::kRankRegistryVariable});
     if (!profilePath.empty()) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
+    if (!tracePath.empty()) argv.insert(argv.end(), {"-x", "DISPAR_TRACE"});
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};

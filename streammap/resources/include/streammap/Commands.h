@@ -24,6 +24,7 @@ int runCommand(const Args& args);       // streammap run ./app [args]
 int simulateCommand(const Args& args);  // streammap simulate ./app.smpi --cluster FILE.json [args]
 int sbatchCommand(const Args& args);    // streammap sbatch app.rtg.json -o app.sbatch
 int profileCommand(const Args& args);   // streammap profile add FILE | show [PROGRAM]
+int reportCommand(const Args& args);    // streammap report ./app [--trace FILE]
 
 /// Process set-up for the commands that read or write large files, called by main before them (not
 /// before the daemon: this reserves 512 MiB of address space for the heap up front). Large inputs (a

@@ -1,0 +1,279 @@
+#include "Trace.h"
+
+#include "MpiCheck.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#ifdef DISPAR_TARGET_SMPI
+#include <dispar/smpi/SimulatedGpu.h>
+#endif
+
+namespace dispar::rt {
+
+namespace {
+
+/// A positive integer setting, or nullopt with `error`.
+template <class Integer>
+std::optional<Integer> positiveSetting(const char* variable, Integer fallback, std::string& error) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*text == '-' || end == text || *end != '\0' || errno != 0 || value == 0 ||
+      value > static_cast<unsigned long long>(std::numeric_limits<Integer>::max())) {
+    error = std::string(variable) + "='" + text + "': not a positive integer";
+    return std::nullopt;
+  }
+  return static_cast<Integer>(value);
+}
+
+// The trace's own work (gathering, formatting, writing) is left out of a simulated run's time, as the
+// profile's is (Profile.cpp).
+#ifdef DISPAR_TARGET_SMPI
+using TraceWorkUntimed = smpi::UntimedSection;
+#else
+struct TraceWorkUntimed {};
+#endif
+
+/// One rank's records as bytes: a header of counts, the spans and message ends as they are in memory
+/// (every rank runs the same binary), then a JSON text of the instances and kernel names.
+struct PartHeader {
+  std::uint64_t spans = 0, sends = 0, receipts = 0, text = 0, dropped = 0;
+};
+
+template <class Record>
+void appendRecords(std::string& bytes, const std::vector<Record>& records) {
+  bytes.append(reinterpret_cast<const char*>(records.data()), records.size() * sizeof(Record));
+}
+
+template <class Record>
+void readRecords(const char*& at, std::uint64_t count, std::vector<Record>& into) {
+  const std::size_t first = into.size();
+  into.resize(first + count);
+  std::memcpy(static_cast<void*>(into.data() + first), at, count * sizeof(Record));
+  at += count * sizeof(Record);
+}
+
+}  // namespace
+
+std::optional<TraceSettings> readTraceSettings(std::string& error) {
+  TraceSettings settings;
+  if (const char* path = std::getenv("DISPAR_TRACE")) settings.path = path;
+  const auto events = positiveSetting<std::size_t>("DISPAR_TRACE_EVENTS", TraceSettings::kDefaultEventsPerInstance, error);
+  if (!events) return std::nullopt;
+  const auto flows = positiveSetting<std::uint64_t>("DISPAR_TRACE_FLOWS", TraceSettings::kDefaultFlowLimit, error);
+  if (!flows) return std::nullopt;
+  settings.eventsPerInstance = *events;
+  settings.flowLimit = *flows;
+  return settings;
+}
+
+void InstanceTrace::span(lang::TraceSpanKind kind, std::int32_t what, double start, double end) noexcept {
+  if (!room(spans_, start)) return;
+  try {
+    spans_.push_back({start, end, instance_, kind, what});
+  } catch (...) {
+    ++dropped_;  // out of memory: the trace loses the span, never the run
+  }
+}
+
+void InstanceTrace::sent(std::int32_t pipe, std::int32_t reader, std::uint64_t index) noexcept {
+  const double now = profileClockSeconds();
+  if (!room(sends_, now)) return;
+  try {
+    sends_.push_back({now, pipe, instance_, reader, index});
+  } catch (...) {
+    ++dropped_;
+  }
+}
+
+void InstanceTrace::taken(std::int32_t pipe, std::int32_t writer, std::uint64_t index) noexcept {
+  const double now = profileClockSeconds();
+  if (!room(receipts_, now)) return;
+  try {
+    receipts_.push_back({now, pipe, writer, instance_, index});
+  } catch (...) {
+    ++dropped_;
+  }
+}
+
+void InstanceTrace::kernel(const char* name, double start, double seconds) noexcept {
+  if (!room(spans_, start)) return;
+  try {
+    auto [it, added] = kernelIndex_.try_emplace(name, static_cast<std::int32_t>(kernels_.size()));
+    if (added) kernels_.emplace_back(name != nullptr ? name : "kernel");
+    spans_.push_back({start, start + seconds, instance_, lang::TraceSpanKind::Kernel, it->second});
+  } catch (...) {
+    ++dropped_;
+  }
+}
+
+std::pair<double, std::string> alignTraceClock(int rank) {
+#ifdef DISPAR_TARGET_SMPI
+  (void)rank;
+  return {0.0, "the simulated cluster's clock (SMPI)"};
+#else
+  // The ranks of one node read one steady clock; a node's first rank measures it against rank 0's.
+  MPI_Comm node = MPI_COMM_NULL;
+  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int nodeRank = 0;
+  MPI_Comm_rank(node, &nodeRank);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int leader = nodeRank == 0 ? 1 : 0;
+  std::vector<int> leaders(static_cast<std::size_t>(size));
+  DISPAR_MPI(MPI_Allgather, &leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  constexpr int kRounds = 8;
+  constexpr int kTag = 0x7ace;
+  double offset = 0;
+  int nodes = 0;
+  for (int other = 0; other < size; ++other) {
+    if (leaders[static_cast<std::size_t>(other)] == 0) continue;
+    ++nodes;
+    if (other == 0) continue;  // rank 0's node: offset 0
+    if (rank == 0) {
+      double best = std::numeric_limits<double>::infinity(), bestOffset = 0;
+      for (int round = 0; round < kRounds; ++round) {
+        const double before = profileClockSeconds();
+        DISPAR_MPI(MPI_Send, &before, 1, MPI_DOUBLE, other, kTag, MPI_COMM_WORLD);
+        double theirs = 0;
+        DISPAR_MPI(MPI_Recv, &theirs, 1, MPI_DOUBLE, other, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const double after = profileClockSeconds();
+        if (after - before < best) best = after - before, bestOffset = theirs - (before + after) / 2;
+      }
+      DISPAR_MPI(MPI_Send, &bestOffset, 1, MPI_DOUBLE, other, kTag, MPI_COMM_WORLD);
+    } else if (rank == other) {
+      for (int round = 0; round < kRounds; ++round) {
+        double theirs = 0;
+        DISPAR_MPI(MPI_Recv, &theirs, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const double mine = profileClockSeconds();
+        DISPAR_MPI(MPI_Send, &mine, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD);
+      }
+      DISPAR_MPI(MPI_Recv, &offset, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  DISPAR_MPI(MPI_Bcast, &offset, 1, MPI_DOUBLE, 0, node);
+  MPI_Comm_free(&node);
+  return {offset, nodes == 1 ? "one node's steady clock"
+                             : "each node's steady clock, offset to rank 0's by ping-pong at start-up (" +
+                                   std::to_string(nodes) + " nodes)"};
+#endif
+}
+
+bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, const std::vector<InstanceTrace*>& mine,
+                 const std::vector<lang::TracedInstance>& described, int rank, double origin, double offset,
+                 const std::string& clock, std::string& error) {
+  DISPAR_MPI(MPI_Bcast, &origin, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::string bytes;
+  {
+    [[maybe_unused]] const TraceWorkUntimed untimed;
+    // This rank's part, on rank 0's clock from its origin.
+    const auto shift = [&](double time) { return time - offset - origin; };
+    lang::RunTrace part;
+    nlohmann::json text = {{"instances", nlohmann::json::array()}, {"kernels", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const InstanceTrace& trace = *mine[i];
+      const auto kernelBase = static_cast<std::int32_t>(part.kernels.size());
+      part.kernels.insert(part.kernels.end(), trace.kernels().begin(), trace.kernels().end());
+      for (lang::TraceSpan span : trace.spans()) {
+        span.start = shift(span.start), span.end = shift(span.end);
+        if (span.kind == lang::TraceSpanKind::Kernel) span.what += kernelBase;
+        part.spans.push_back(span);
+      }
+      for (lang::TraceMessageEnd end : trace.sends()) end.time = shift(end.time), part.sends.push_back(end);
+      for (lang::TraceMessageEnd end : trace.receipts()) end.time = shift(end.time), part.receipts.push_back(end);
+      part.droppedEvents += trace.dropped();
+      const lang::TracedInstance& about = described[i];
+      text["instances"].push_back({{"instance", about.instance},
+                                   {"rank", about.rank},
+                                   {"host", about.host},
+                                   {"vnode", about.vnode},
+                                   {"replica", about.replica},
+                                   {"device", about.device},
+                                   {"body", {shift(trace.body().first), shift(trace.body().second)}},
+                                   {"recorded_until", shift(trace.recordedUntil())}});
+    }
+    text["kernels"] = part.kernels;
+    const std::string json = text.dump();
+    const PartHeader header{part.spans.size(), part.sends.size(), part.receipts.size(), json.size(), part.droppedEvents};
+    bytes.append(reinterpret_cast<const char*>(&header), sizeof header);
+    appendRecords(bytes, part.spans);
+    appendRecords(bytes, part.sends);
+    appendRecords(bytes, part.receipts);
+    bytes += json;
+  }
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Every rank learns every part's size, so all of them give up together when the whole is too large for
+  // one gather (int counts).
+  const long long length = static_cast<long long>(bytes.size());
+  std::vector<long long> lengths(static_cast<std::size_t>(size));
+  DISPAR_MPI(MPI_Allgather, &length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+  long long total = 0;
+  for (const long long each : lengths) total += each;
+  if (total > INT_MAX) {
+    error = "the trace's records (" + std::to_string(total / (1 << 20)) +
+            " MiB) are too large to gather; lower DISPAR_TRACE_EVENTS (now " + std::to_string(settings.eventsPerInstance) +
+            " per instance)";
+    return false;
+  }
+  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  for (int r = 0, at = 0; r < size; ++r) {
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(lengths[static_cast<std::size_t>(r)]);
+    offsets[static_cast<std::size_t>(r)] = at;
+    at += counts[static_cast<std::size_t>(r)];
+  }
+  std::string all(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
+  DISPAR_MPI(MPI_Gatherv, bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, all.data(), counts.data(),
+             offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank != 0) return true;
+
+  [[maybe_unused]] const TraceWorkUntimed untimed;
+  lang::RunTrace trace;
+  trace.program = program.program != nullptr ? program.program : "";
+#ifdef DISPAR_TARGET_SMPI
+  trace.simulated = true;
+#endif
+  trace.clock = clock;
+  trace.flowLimit = settings.flowLimit;
+  for (int p = 0; p < program.pipeCount; ++p) trace.pipes.emplace_back(program.pipes[p].name);
+  for (int r = 0; r < size; ++r) {
+    const char* at = all.data() + offsets[static_cast<std::size_t>(r)];
+    PartHeader header;
+    std::memcpy(&header, at, sizeof header);
+    at += sizeof header;
+    const auto kernelBase = static_cast<std::int32_t>(trace.kernels.size());
+    const std::size_t firstSpan = trace.spans.size();
+    readRecords(at, header.spans, trace.spans);
+    readRecords(at, header.sends, trace.sends);
+    readRecords(at, header.receipts, trace.receipts);
+    trace.droppedEvents += header.dropped;
+    const nlohmann::json text = nlohmann::json::parse(std::string(at, header.text));
+    for (const auto& name : text["kernels"]) trace.kernels.push_back(name.get<std::string>());
+    for (std::size_t s = firstSpan; s < trace.spans.size(); ++s)
+      if (trace.spans[s].kind == lang::TraceSpanKind::Kernel) trace.spans[s].what += kernelBase;
+    for (const auto& about : text["instances"]) {
+      lang::TracedInstance instance;
+      instance.instance = about["instance"].get<int>();
+      instance.rank = about["rank"].get<int>();
+      instance.host = about["host"].get<std::string>();
+      instance.vnode = about["vnode"].get<std::string>();
+      instance.replica = about["replica"].get<int>();
+      instance.device = about["device"].get<std::string>();
+      instance.bodyStart = about["body"][0].get<double>();
+      instance.bodyEnd = about["body"][1].get<double>();
+      instance.recordedUntil = about["recorded_until"].get<double>();
+      trace.instances.push_back(std::move(instance));
+    }
+  }
+  return writeResultFile("DISPAR_TRACE", "trace", settings.path, lang::writeRunTraceJson(trace), error);
+}
+
+}  // namespace dispar::rt
