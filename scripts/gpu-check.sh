@@ -304,6 +304,31 @@ PY
     { echo "==== fir_profile"; echo "$verdict"; } >>"$log"
     echo "==== FIR run profile on the GPU"; echo "$verdict"
 
+    # A run trace on the GPU (docs/runtime.md, "Run traces"): FIR traced, the trace checked for a GPU kernel
+    # track per GPU instance with its launches on it (it comes back in $OUT: `streammap report --trace`
+    # and tests/lang's checker read it here).
+    local trace="${OUT:-$here}/fir-gpu-trace.json"
+    DISPAR_TRACE="$trace" check fir_traced 4 "^frames=64 max_error" "$here/programs/fir"
+    if verdict=$(python3 - "$trace" 2>&1 <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+gpu_tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+              if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].endswith("GPU kernels")}
+kernels = [e for e in events if e["ph"] == "X" and e.get("cat") == "kernel" and (e["pid"], e["tid"]) in gpu_tracks]
+for key, name in sorted(gpu_tracks.items()):
+    mine = [e["dur"] for e in kernels if (e["pid"], e["tid"]) == key]
+    print("  %s: %d launches, %.1f us each on average" % (name, len(mine), sum(mine) / max(len(mine), 1)))
+if not gpu_tracks or not kernels:
+    sys.exit("trace: %d GPU kernel tracks, %d kernel spans on them" % (len(gpu_tracks), len(kernels)))
+PY
+    ); then
+      note "PASS  fir_trace  ($(head -1 <<<"$verdict" | sed 's/^ *//'))"
+    else
+      failures=$((failures + 1))
+      note "FAIL  fir_trace  ($verdict)"
+    fi
+    { echo "==== fir_trace"; echo "$verdict"; } >>"$log"
+
     # split_for's rates as a profile records them (docs/split.md, "Carry-over"): hotspot's site, with
     # the GPU's rate measured on the GPU.
     local split="${OUT:-$here}/hotspot-gpu-profile.json"

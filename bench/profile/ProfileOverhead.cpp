@@ -8,10 +8,12 @@
 // `profile_overhead --timer-cost` (no MPI): what profiling adds to one port call, in ns, without and with
 // the CPU time measured (rt::PortWaitTimer, the timer every port call runs when profiling; with the CPU
 // time, a call that waits, sampling the thread CPU clock in one wait of eight), and to one
-// host-path kernel launch (gpu::LaunchTimer recording into a launch log); run.sh multiplies them by the
-// port calls and launches of a profiled FIR run, the profile's direct cost there.
+// host-path kernel launch (gpu::LaunchTimer recording into a launch log), then what tracing adds to one port
+// call (rt::TraceSpanTimer) and to one message end (InstanceTrace::sent); run.sh multiplies them by the
+// port calls, messages and launches of a profiled FIR run, the direct cost there.
 #include "LaunchLog.h"
 #include "Profile.h"
+#include "Trace.h"
 
 #include <dispar/runtime.h>
 
@@ -101,7 +103,14 @@ void printTimerCosts() {
   dispar::gpu::detail::setCurrentLaunchLog(&log);
   const double launch = nanosecondsPerCall([] { const dispar::gpu::LaunchTimer timer("firKernel", "fir.dsp:117:5"); });
   dispar::gpu::detail::setCurrentLaunchLog(nullptr);
-  std::printf("%.1f %.1f %.1f\n", port, portCpu, launch);
+  // Tracing: a port call's span (two clock reads and a record) and one message end (a clock read and a
+  // record), into a buffer that never fills.
+  rt::InstanceTrace trace(0, std::size_t{1} << 24);
+  const double span =
+      nanosecondsPerCall([&] { const rt::TraceSpanTimer timer(&trace, dispar::lang::TraceSpanKind::Write, 0); });
+  std::uint64_t index = 0;
+  const double messageEnd = nanosecondsPerCall([&] { trace.sent(0, 1, ++index); });
+  std::printf("%.1f %.1f %.1f %.1f %.1f\n", port, portCpu, launch, span, messageEnd);
 }
 
 }  // namespace

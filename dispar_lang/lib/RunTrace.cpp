@@ -80,7 +80,8 @@ struct MessageKeyHash {
 void addComputeSpans(const TracedInstance& instance, std::vector<TrackEvent>& events) {
   std::vector<std::pair<double, double>> ports;
   for (const TrackEvent& event : events)
-    if (event.type == TrackEvent::Read || event.type == TrackEvent::Write) ports.emplace_back(event.ts, event.ts + event.dur);
+    if (event.type == TrackEvent::Read || event.type == TrackEvent::Write)
+      ports.emplace_back(event.ts, event.ts + event.dur);
   std::sort(ports.begin(), ports.end());
   const double until = std::min(instance.bodyEnd, instance.recordedUntil);
   double cursor = instance.bodyStart;
@@ -95,7 +96,8 @@ void addComputeSpans(const TracedInstance& instance, std::vector<TrackEvent>& ev
   }
   compute(cursor, until);
   if (until < instance.bodyEnd)
-    events.push_back({std::max(until, cursor), instance.bodyEnd - std::max(until, cursor), TrackEvent::Unrecorded, -1, 0});
+    events.push_back(
+        {std::max(until, cursor), instance.bodyEnd - std::max(until, cursor), TrackEvent::Unrecorded, -1, 0});
 }
 
 }  // namespace
@@ -109,7 +111,9 @@ std::string writeRunTraceJson(const RunTrace& trace) {
     if (instances.count(span.instance) == 0) continue;
     const double dur = std::max(0.0, span.end - span.start);
     switch (span.kind) {
-      case TraceSpanKind::Read: tracks[span.instance].push_back({span.start, dur, TrackEvent::Read, span.what, 0}); break;
+      case TraceSpanKind::Read:
+        tracks[span.instance].push_back({span.start, dur, TrackEvent::Read, span.what, 0});
+        break;
       case TraceSpanKind::Write:
         tracks[span.instance].push_back({span.start, dur, TrackEvent::Write, span.what, 0});
         break;
@@ -123,7 +127,8 @@ std::string writeRunTraceJson(const RunTrace& trace) {
   // Messages: each send matched with its taking; drawn as flows, every k-th beyond the limit.
   std::unordered_map<MessageKey, double, MessageKeyHash> sent;
   sent.reserve(trace.sends.size());
-  for (const TraceMessageEnd& end : trace.sends) sent.emplace(MessageKey{end.pipe, end.writer, end.reader, end.index}, end.time);
+  for (const TraceMessageEnd& end : trace.sends)
+    sent.emplace(MessageKey{end.pipe, end.writer, end.reader, end.index}, end.time);
   struct Matched {
     double sent, taken;
     const TraceMessageEnd* end;
@@ -196,11 +201,13 @@ std::string writeRunTraceJson(const RunTrace& trace) {
   }
 
   const auto pipeName = [&](std::int32_t pipe) {
-    return pipe >= 0 && static_cast<std::size_t>(pipe) < trace.pipes.size() ? trace.pipes[static_cast<std::size_t>(pipe)]
-                                                                             : "pipe " + std::to_string(pipe);
+    return pipe >= 0 && static_cast<std::size_t>(pipe) < trace.pipes.size()
+               ? trace.pipes[static_cast<std::size_t>(pipe)]
+               : "pipe " + std::to_string(pipe);
   };
   const auto writeTrack = [&](const TracedInstance& instance, int tid, std::vector<TrackEvent>& events) {
-    std::stable_sort(events.begin(), events.end(), [](const TrackEvent& a, const TrackEvent& b) { return a.ts < b.ts; });
+    std::stable_sort(events.begin(), events.end(),
+                     [](const TrackEvent& a, const TrackEvent& b) { return a.ts < b.ts; });
     for (const TrackEvent& event : events) {
       std::string name;
       const char* category = "";
@@ -215,7 +222,9 @@ std::string writeRunTraceJson(const RunTrace& trace) {
                      : "kernel";
           category = "kernel";
           break;
-        case TrackEvent::Unrecorded: name = "not recorded (DISPAR_TRACE_EVENTS reached)", category = "unrecorded"; break;
+        case TrackEvent::Unrecorded:
+          name = "not recorded (DISPAR_TRACE_EVENTS reached)", category = "unrecorded";
+          break;
         case TrackEvent::FlowStart: name = pipeName(event.what), category = "message", ph = "s"; break;
         case TrackEvent::FlowEnd: name = pipeName(event.what), category = "message", ph = "f"; break;
       }
@@ -315,8 +324,8 @@ TraceCheck checkTraceEventJson(const std::string& text) {
       continue;
     }
     const auto tid = event.find("tid");
-    const bool processMetadata = phase == "M" && name != event.end() && name->is_string() &&
-                                 name->get<std::string>().rfind("process_", 0) == 0;
+    const bool processMetadata =
+        phase == "M" && name != event.end() && name->is_string() && name->get<std::string>().rfind("process_", 0) == 0;
     if (!processMetadata && (tid == event.end() || !isInteger(*tid))) {
       problem(at + ": no integer \"tid\"");
       continue;
@@ -362,8 +371,8 @@ TraceCheck checkTraceEventJson(const std::string& text) {
         continue;
       }
       const auto category = event.find("cat");
-      Flow& flow = flows[(category != event.end() && category->is_string() ? category->get<std::string>() : "") + "\x1f" +
-                         id->dump()];
+      Flow& flow = flows[(category != event.end() && category->is_string() ? category->get<std::string>() : "") +
+                         "\x1f" + id->dump()];
       if (phase == "s") {
         ++flow.starts;
         flow.start = time;

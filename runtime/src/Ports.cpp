@@ -284,7 +284,9 @@ void OutPortEnd::writeVector(std::unique_ptr<detail::MovedVector> message) {
   LocalLink::Message moved;
   moved.moved = std::move(message);
   if (sequence_) moved.sequence = takeSequence();
-  nextLink().end.local->push(std::move(moved));
+  Link& link = nextLink();
+  if (trace_ != nullptr) trace_->sent(pipeIndex_, link.end.peerInstance, link.sent);
+  link.end.local->push(std::move(moved));
 }
 
 std::unique_ptr<detail::MovedVector> OutPortEnd::spareVector(const void* type, std::size_t bytes) {

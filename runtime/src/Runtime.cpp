@@ -372,6 +372,8 @@ std::pair<int, int> localRankAndSize() {
 /// Collective: whether this rank's node runs more instances than it has processors. Run profiles then
 /// also measure the CPU time inside port calls (docs/runtime.md, "Run profiles"): wall time outside the
 /// ports counts the time a thread waited for a core, but a thread CPU clock costs a system call per read.
+/// (Not on the SMPI target, whose ranks wait in simulated time.)
+#ifndef DISPAR_TARGET_SMPI
 bool nodeOversubscribed(std::size_t instancesOfThisRank) {
   const Communicator node = Communicator::ofNode(MPI_COMM_WORLD);
   long mine = static_cast<long>(instancesOfThisRank), onNode = 0;
@@ -379,6 +381,7 @@ bool nodeOversubscribed(std::size_t instancesOfThisRank) {
   const long processors = ::sysconf(_SC_NPROCESSORS_ONLN);
   return processors <= 0 || onNode > processors;
 }
+#endif
 
 bool verbose() {
   const char* text = std::getenv("DISPAR_VERBOSE");

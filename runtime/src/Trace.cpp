@@ -66,7 +66,8 @@ void readRecords(const char*& at, std::uint64_t count, std::vector<Record>& into
 std::optional<TraceSettings> readTraceSettings(std::string& error) {
   TraceSettings settings;
   if (const char* path = std::getenv("DISPAR_TRACE")) settings.path = path;
-  const auto events = positiveSetting<std::size_t>("DISPAR_TRACE_EVENTS", TraceSettings::kDefaultEventsPerInstance, error);
+  const auto events =
+      positiveSetting<std::size_t>("DISPAR_TRACE_EVENTS", TraceSettings::kDefaultEventsPerInstance, error);
   if (!events) return std::nullopt;
   const auto flows = positiveSetting<std::uint64_t>("DISPAR_TRACE_FLOWS", TraceSettings::kDefaultFlowLimit, error);
   if (!flows) return std::nullopt;
@@ -202,7 +203,8 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
     }
     text["kernels"] = part.kernels;
     const std::string json = text.dump();
-    const PartHeader header{part.spans.size(), part.sends.size(), part.receipts.size(), json.size(), part.droppedEvents};
+    const PartHeader header{part.spans.size(), part.sends.size(), part.receipts.size(), json.size(),
+                            part.droppedEvents};
     bytes.append(reinterpret_cast<const char*>(&header), sizeof header);
     appendRecords(bytes, part.spans);
     appendRecords(bytes, part.sends);
@@ -220,8 +222,8 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
   for (const long long each : lengths) total += each;
   if (total > INT_MAX) {
     error = "the trace's records (" + std::to_string(total / (1 << 20)) +
-            " MiB) are too large to gather; lower DISPAR_TRACE_EVENTS (now " + std::to_string(settings.eventsPerInstance) +
-            " per instance)";
+            " MiB) are too large to gather; lower DISPAR_TRACE_EVENTS (now " +
+            std::to_string(settings.eventsPerInstance) + " per instance)";
     return false;
   }
   std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));

@@ -21,9 +21,9 @@ namespace dispar::rt {
 
 /// DISPAR_TRACE and its bounds, as read once at start-up.
 struct TraceSettings {
-  std::string path;                    // empty: tracing off
-  std::size_t eventsPerInstance = 0;   // DISPAR_TRACE_EVENTS: spans, and message ends, each
-  std::uint64_t flowLimit = 0;         // DISPAR_TRACE_FLOWS: messages drawn as arrows before sampling
+  std::string path;                   // empty: tracing off
+  std::size_t eventsPerInstance = 0;  // DISPAR_TRACE_EVENTS: spans, and message ends, each
+  std::uint64_t flowLimit = 0;        // DISPAR_TRACE_FLOWS: messages drawn as arrows before sampling
   static constexpr std::size_t kDefaultEventsPerInstance = 200000;
   static constexpr std::uint64_t kDefaultFlowLimit = 10000;
 };

@@ -21,8 +21,10 @@ RunTrace twoInstances() {
   trace.kernels = {"scale"};
   trace.instances = {{0, 0, "node1", "source", 0, "cpu", 0.0, 1.0, 1.0},
                      {1, 1, "node2", "sink", 0, "host-path", 0.0, 1.2, 1.2}};
-  trace.spans = {{0.2, 0.3, 0, TraceSpanKind::Write, 0},  {0.5, 0.6, 0, TraceSpanKind::Write, 0},
-                 {0.0, 0.4, 1, TraceSpanKind::Read, 0},   {0.4, 0.7, 1, TraceSpanKind::Read, 0},
+  trace.spans = {{0.2, 0.3, 0, TraceSpanKind::Write, 0},
+                 {0.5, 0.6, 0, TraceSpanKind::Write, 0},
+                 {0.0, 0.4, 1, TraceSpanKind::Read, 0},
+                 {0.4, 0.7, 1, TraceSpanKind::Read, 0},
                  {0.8, 0.9, 1, TraceSpanKind::Kernel, 0}};
   trace.sends = {{0.25, 0, 0, 1, 1}, {0.55, 0, 0, 1, 2}};
   trace.receipts = {{0.35, 0, 0, 1, 1}, {0.65, 0, 0, 1, 2}};
@@ -42,8 +44,8 @@ TEST(RunTrace, WrittenTracePassesTheCheckWithItsTracksAndFlows) {
   EXPECT_TRUE(check.problems.empty()) << check.problems.front();
   EXPECT_EQ(check.tracks, 3u);  // two instances, one kernel track
   EXPECT_EQ(check.flows, 2u);
-  EXPECT_EQ(check.trackNames, (std::vector<std::string>{"source[0] (cpu)", "sink[0] (host-path)",
-                                                        "sink[0] kernels on the host path"}));
+  EXPECT_EQ(check.trackNames,
+            (std::vector<std::string>{"source[0] (cpu)", "sink[0] (host-path)", "sink[0] kernels on the host path"}));
   const nlohmann::json file = nlohmann::json::parse(text);
   EXPECT_EQ(file["otherData"]["format"], "dispar-trace");
   EXPECT_EQ(file["otherData"]["messages"], 2);

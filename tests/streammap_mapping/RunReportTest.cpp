@@ -27,7 +27,8 @@ lang::Rtg chain(int replicas, bool workUsesGpu) {
     rtg.vertices.push_back(v);
   };
   vertex("source", 0, 1, lang::Requirement::CO);
-  for (int r = 0; r < replicas; ++r) vertex("work", r, replicas, workUsesGpu ? lang::Requirement::CG : lang::Requirement::CO);
+  for (int r = 0; r < replicas; ++r)
+    vertex("work", r, replicas, workUsesGpu ? lang::Requirement::CG : lang::Requirement::CO);
   vertex("sink", 0, 1, lang::Requirement::CO);
   for (int r = 0; r < replicas; ++r) {
     rtg.edges.push_back({0, 1 + r, "in", "float", 4, std::nullopt, 0});
@@ -60,10 +61,11 @@ lang::RunProfile profileOf(std::vector<lang::ProfiledInstance> instances) {
 TEST(RunReport, NamesTheBusiestInstanceAndTheHostPathAdvice) {
   RunReport report;
   std::string error;
-  ASSERT_TRUE(analyseRun(chain(1, true),
-                         profileOf({line("source", 0, 0, "cpu", 0.1, 0, 1.9), line("work", 0, 1, "host-path", 1.8, 0.1, 0.1),
-                                    line("sink", 0, 2, "cpu", 0.05, 1.95, 0)}),
-                         nullptr, "", report, error))
+  ASSERT_TRUE(
+      analyseRun(chain(1, true),
+                 profileOf({line("source", 0, 0, "cpu", 0.1, 0, 1.9), line("work", 0, 1, "host-path", 1.8, 0.1, 0.1),
+                            line("sink", 0, 2, "cpu", 0.05, 1.95, 0)}),
+                 nullptr, "", report, error))
       << error;
   EXPECT_NEAR(report.wall, 2.0, 1e-9);
   EXPECT_NEAR(report.instances[1].share, 0.9, 1e-9);
@@ -86,8 +88,9 @@ TEST(RunReport, UnequalReplicasGetSplitDemand) {
                          nullptr, "", report, error))
       << error;
   bool demand = false;
-  for (const std::string& advice : report.advice) demand |= advice.find("compute 3.0x apart") != std::string::npos &&
-                                                            advice.find("split(demand)") != std::string::npos;
+  for (const std::string& advice : report.advice)
+    demand |=
+        advice.find("compute 3.0x apart") != std::string::npos && advice.find("split(demand)") != std::string::npos;
   EXPECT_TRUE(demand);
   EXPECT_NEAR(report.vnodes[1].share, 0.6, 1e-9);  // the replicas' mean
 }
@@ -109,8 +112,11 @@ TEST(RunReport, TheHtmlDrawsOneBoxPerVnodeAndOneRowPerTracedInstance) {
   trace.program = "chain";
   trace.pipes = {"in", "out"};
   for (int i = 0; i < 3; ++i)
-    trace.instances.push_back({i, i, i < 2 ? "node1" : "node2", i == 0 ? "source" : i == 1 ? "work" : "sink", 0, "cpu",
-                               0.0, 2.0, 2.0});
+    trace.instances.push_back({i, i, i < 2 ? "node1" : "node2",
+                               i == 0   ? "source"
+                               : i == 1 ? "work"
+                                        : "sink",
+                               0, "cpu", 0.0, 2.0, 2.0});
   trace.spans = {{0.0, 1.0, 1, lang::TraceSpanKind::Read, 0}};
   RunReport report;
   std::string error;
@@ -137,11 +143,34 @@ TEST(RunReport, TheHtmlDrawsOneBoxPerVnodeAndOneRowPerTracedInstance) {
   EXPECT_NE(text.find("bottleneck: work[0] on node1"), std::string::npos) << text;
 }
 
+TEST(RunReport, ALoopIsDrawnBackwardAndTheChainStaysInColumns) {
+  // FHR's shape: transmitter -> rf -> detect -> sink, and detect -> rf closing a loop.
+  lang::Rtg rtg;
+  rtg.program = "loop";
+  for (const char* name : {"transmitter", "rf", "detect", "sink"}) {
+    lang::RtgVertex v;
+    v.id = v.rank = static_cast<int>(rtg.vertices.size());
+    v.vnode = name;
+    rtg.vertices.push_back(v);
+  }
+  rtg.edges = {{0, 1, "antenna", "float", 4, std::nullopt, 0},
+               {1, 2, "mixed", "float", 4, std::nullopt, 0},
+               {2, 3, "out", "float", 4, std::nullopt, 0},
+               {2, 1, "hop", "int", 4, std::nullopt, 1}};
+  RunReport report;
+  std::string error;
+  ASSERT_TRUE(analyseRun(rtg, profileOf({line("transmitter", 0, 0, "cpu", 1, 0, 0)}), nullptr, "", report, error));
+  ASSERT_EQ(report.vnodes.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(report.vnodes[static_cast<std::size_t>(i)].level, i) << report.vnodes[i].name;
+  EXPECT_NE(renderReportHtml(report).find("<path class=\"pipe\""), std::string::npos);  // hop, dashed
+}
+
 TEST(RunReport, ABrokenTraceIsRefusedWithItsFirstProblem) {
   RunReport report;
   std::string error;
   EXPECT_FALSE(analyseRun(chain(1, false), profileOf({line("source", 0, 0, "cpu", 0.1, 0, 1.9)}), nullptr,
-                          R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 1}]})", report, error));
+                          R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 1}]})", report,
+                          error));
   EXPECT_NE(error.find("not a valid trace: traceEvents[0] (ph X): complete event without a \"dur\""), std::string::npos)
       << error;
 }

@@ -44,7 +44,7 @@ struct TracedInstance {
   int rank = 0;
   std::string host, vnode;
   int replica = 0;
-  std::string device;  // "cpu", "gpu" or "host-path"
+  std::string device;                 // "cpu", "gpu" or "host-path"
   double bodyStart = 0, bodyEnd = 0;  // the VNODE body, from its first line to its return
   /// Where its record ends: its buffer filled here (later spans were dropped), or bodyEnd. Compute is
   /// derived only up to it; the rest of the body is marked "not recorded".

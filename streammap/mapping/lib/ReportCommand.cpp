@@ -44,8 +44,9 @@ int reportCommand(const Args& args) {
   lang::RunProfile profile;
   const std::string profilePath = cl.value("--profile", program + ".profile.json");
   if (!readRunProfile(profilePath, profile, error))
-    return reportError("report: " + error +
-                       (cl.has("--profile") ? "" : " (run the program with streammap run, which profiles it, or give --profile)"));
+    return reportError(
+        "report: " + error +
+        (cl.has("--profile") ? "" : " (run the program with streammap run, which profiles it, or give --profile)"));
   MapRecord map;
   const std::string mapPath = cl.value("--map", program + ".map.json");
   bool haveMap = false;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace dispar::streammap {
 
@@ -142,11 +143,13 @@ void judge(RunReport& report) {
                                           "would run them there (streammap map places it on one when the resources "
                                           "have one)");
   if (vnode->replicas == 1)
-    report.advice.push_back("more replicas of " + vnode->name + " (`replicas(2)` in its `#pragma streamap resource(...)`"
+    report.advice.push_back("more replicas of " + vnode->name +
+                            " (`replicas(2)` in its `#pragma streamap resource(...)`"
                             "), if its messages can be processed independently: the stream is then shared among them");
   double fastest = INFINITY, slowest = 0;
   for (const RunReport::Instance& instance : report.instances)
-    if (instance.vnode == vnode->name) fastest = std::min(fastest, instance.compute), slowest = std::max(slowest, instance.compute);
+    if (instance.vnode == vnode->name)
+      fastest = std::min(fastest, instance.compute), slowest = std::max(slowest, instance.compute);
   if (vnode->replicas > 1 && fastest > 0 && slowest / fastest > 1.5) {
     char ratio[16];
     std::snprintf(ratio, sizeof ratio, "%.1fx", slowest / fastest);
@@ -185,6 +188,59 @@ std::string number(double value) {
   return text;
 }
 
+/// Each VNODE's column in the graph: the longest chain of pipes reaching it from a source, loops left out
+/// (a pipe back to a VNODE on the depth-first path to it, searched from the VNODEs nothing feeds, in
+/// order). Iterative and linear: an RTG may have 100,000 vertices.
+std::map<std::string, int> columnsOf(const std::vector<RunReport::Pipe>& pipes,
+                                     const std::vector<RunReport::Vnode>& vnodes) {
+  std::map<std::string, std::vector<std::string>> next;
+  std::set<std::string> fed;
+  for (const RunReport::Pipe& pipe : pipes) next[pipe.from].push_back(pipe.to), fed.insert(pipe.to);
+  std::set<std::pair<std::string, std::string>> back;
+  std::map<std::string, int> state;  // 1 on the path, 2 done
+  const auto visit = [&](const std::string& root) {
+    std::vector<std::pair<std::string, std::size_t>> path{{root, 0}};
+    state[root] = 1;
+    while (!path.empty()) {
+      auto& [from, edge] = path.back();
+      const std::vector<std::string>& targets = next[from];
+      if (edge == targets.size()) {
+        state[from] = 2;
+        path.pop_back();
+        continue;
+      }
+      const std::string to = targets[edge++];
+      if (state[to] == 1) {
+        back.insert({from, to});
+      } else if (state[to] == 0) {
+        state[to] = 1;
+        path.push_back({to, 0});
+      }
+    }
+  };
+  for (const RunReport::Vnode& vnode : vnodes)
+    if (fed.count(vnode.name) == 0 && state[vnode.name] == 0) visit(vnode.name);
+  for (const RunReport::Vnode& vnode : vnodes)
+    if (state[vnode.name] == 0) visit(vnode.name);
+  // Longest path over what is left, a DAG, in topological order (Kahn).
+  std::map<std::string, int> waiting, column;
+  for (const RunReport::Pipe& pipe : pipes)
+    if (back.count({pipe.from, pipe.to}) == 0) ++waiting[pipe.to];
+  std::vector<std::string> ready;
+  for (const RunReport::Vnode& vnode : vnodes)
+    if (waiting[vnode.name] == 0) ready.push_back(vnode.name);
+  while (!ready.empty()) {
+    const std::string from = ready.back();
+    ready.pop_back();
+    for (const std::string& to : next[from]) {
+      if (back.count({from, to}) != 0) continue;
+      column[to] = std::max(column[to], column[from] + 1);
+      if (--waiting[to] == 0) ready.push_back(to);
+    }
+  }
+  return column;
+}
+
 }  // namespace
 
 bool analyseRun(const lang::Rtg& rtg, const lang::RunProfile& profile, const MapRecord* map,
@@ -221,19 +277,16 @@ bool analyseRun(const lang::Rtg& rtg, const lang::RunProfile& profile, const Map
     vnode.share = count > 0 ? sum / count : 0;
   }
   std::map<std::string, std::uint64_t> messages, bytes;
-  for (const lang::ProfiledPipe& pipe : profile.pipes) messages[pipe.pipe] = pipe.messages, bytes[pipe.pipe] = pipe.bytes;
-  std::set<std::string> seen;
+  for (const lang::ProfiledPipe& pipe : profile.pipes)
+    messages[pipe.pipe] = pipe.messages, bytes[pipe.pipe] = pipe.bytes;
+  // One line per pipe and pair of VNODEs: a pipe read by several VNODEs has one to each.
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
   for (const lang::RtgEdge& edge : rtg.edges)
-    if (seen.insert(edge.pipe).second)
+    if (seen.insert({edge.pipe, vnodeOfVertex[edge.from], vnodeOfVertex[edge.to]}).second)
       out.pipes.push_back(
           {edge.pipe, vnodeOfVertex[edge.from], vnodeOfVertex[edge.to], messages[edge.pipe], bytes[edge.pipe]});
-  std::map<std::string, int> level;
-  for (std::size_t pass = 0; pass < out.vnodes.size(); ++pass)  // longest chain; a loop stops growing after |V|
-    for (const RunReport::Pipe& pipe : out.pipes)
-      if (pipe.from != pipe.to && level[pipe.to] < level[pipe.from] + 1 &&
-          level[pipe.from] + 1 < static_cast<int>(out.vnodes.size()))
-        level[pipe.to] = level[pipe.from] + 1;
-  for (RunReport::Vnode& vnode : out.vnodes) vnode.level = level[vnode.name];
+  std::map<std::string, int> columns = columnsOf(out.pipes, out.vnodes);
+  for (RunReport::Vnode& vnode : out.vnodes) vnode.level = columns[vnode.name];
 
   // Nodes: the mapping's prediction against the busiest instance's compute per message.
   std::map<std::string, double> measured;
@@ -255,9 +308,8 @@ bool analyseRun(const lang::Rtg& rtg, const lang::RunProfile& profile, const Map
 }
 
 std::string renderReportText(const RunReport& report) {
-  std::string out = "run report: " + report.program + " (" + std::to_string(report.instances.size()) +
-                    " instances; " + seconds(report.runWall) + " on rank 0, " + seconds(report.wall) +
-                    " in the longest VNODE body)\n\n";
+  std::string out = "run report: " + report.program + " (" + std::to_string(report.instances.size()) + " instances; " +
+                    seconds(report.runWall) + " on rank 0, " + seconds(report.wall) + " in the longest VNODE body)\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-20s %-12s %5s %-10s %10s %10s %10s %8s\n", "instance", "node", "rank", "device",
                 "compute", "read wait", "write wait", "compute");
@@ -324,14 +376,15 @@ std::string renderReportHtml(const RunReport& report) {
   std::uint64_t most = 1;
   for (const RunReport::Pipe& pipe : report.pipes) most = std::max(most, pipe.bytes);
   html += "<h2>Graph</h2>\n<p>Each VNODE coloured by its replicas' mean compute share of the run (green idle, red "
-          "always computing); each pipe as thick as its bytes.</p>\n<svg id=\"graph\" width=\"" +
-          number(60 + columns * 210.0) + "\" height=\"" + number(40 + rows * 80.0 + 40) + "\">\n";
+          "always computing); each pipe as thick as its bytes.</p>\n<svg id=\"graph\" viewBox=\"0 0 " +
+          number(60 + columns * 210.0) + " " + number(40 + rows * 80.0 + 40) +
+          "\" style=\"width:100%;max-width:" + number(60 + columns * 210.0) + "px\">\n";
   for (const RunReport::Pipe& pipe : report.pipes) {
     const auto [x1, y1] = at[pipe.from];
     const auto [x2, y2] = at[pipe.to];
     const double width = 1 + 6 * static_cast<double>(pipe.bytes) / static_cast<double>(most);
-    const std::string title = "<title>" + escapeHtml(pipe.name) + ": " + std::to_string(pipe.messages) +
-                              " messages, " + bytesText(pipe.bytes) + "</title>";
+    const std::string title = "<title>" + escapeHtml(pipe.name) + ": " + std::to_string(pipe.messages) + " messages, " +
+                              bytesText(pipe.bytes) + "</title>";
     if (x2 > x1)
       html += "<line class=\"pipe\" x1=\"" + number(x1 + 150) + "\" y1=\"" + number(y1 + 22) + "\" x2=\"" + number(x2) +
               "\" y2=\"" + number(y2 + 22) + "\" stroke=\"#557\" stroke-width=\"" + number(width) + "\">" + title +
@@ -344,10 +397,11 @@ std::string renderReportHtml(const RunReport& report) {
   }
   for (const RunReport::Vnode& vnode : report.vnodes) {
     const auto [x, y] = at[vnode.name];
-    html += "<g class=\"vnode\"><title>" + escapeHtml(vnode.name) + ": " + percent(vnode.share) + " of the run</title>" +
-            "<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"150\" height=\"44\" rx=\"6\" fill=\"" +
-            shareColour(vnode.share) + "\" stroke=\"#333\"/><text x=\"" + number(x + 8) + "\" y=\"" + number(y + 18) +
-            "\">" + escapeHtml(vnode.name) + (vnode.replicas > 1 ? " x" + std::to_string(vnode.replicas) : "") +
+    html += "<g class=\"vnode\"><title>" + escapeHtml(vnode.name) + ": " + percent(vnode.share) +
+            " of the run</title>" + "<rect x=\"" + number(x) + "\" y=\"" + number(y) +
+            "\" width=\"150\" height=\"44\" rx=\"6\" fill=\"" + shareColour(vnode.share) +
+            "\" stroke=\"#333\"/><text x=\"" + number(x + 8) + "\" y=\"" + number(y + 18) + "\">" +
+            escapeHtml(vnode.name) + (vnode.replicas > 1 ? " x" + std::to_string(vnode.replicas) : "") +
             "</text><text x=\"" + number(x + 8) + "\" y=\"" + number(y + 36) + "\">" + percent(vnode.share) +
             (vnode.gpuCode ? " (CUDA)" : "") + "</text></g>\n";
   }
@@ -356,15 +410,16 @@ std::string renderReportHtml(const RunReport& report) {
   html += "<h2>Mapping and time</h2>\n<table><tr><th>instance</th><th>node</th><th>rank</th><th>device</th>"
           "<th>compute</th><th>read wait</th><th>write wait</th><th>compute share</th></tr>\n";
   for (const RunReport::Instance& instance : report.instances)
-    html += "<tr><td>" + escapeHtml(label(instance)) + "</td><td>" + escapeHtml(instance.host) + "</td><td class=\"n\">" +
-            std::to_string(instance.rank) + "</td><td>" + escapeHtml(instance.device) + "</td><td class=\"n\">" +
-            seconds(instance.compute) + "</td><td class=\"n\">" + seconds(instance.readWait) + "</td><td class=\"n\">" +
-            seconds(instance.writeWait) + "</td><td class=\"n\">" + percent(instance.share) + "</td></tr>\n";
+    html += "<tr><td>" + escapeHtml(label(instance)) + "</td><td>" + escapeHtml(instance.host) +
+            "</td><td class=\"n\">" + std::to_string(instance.rank) + "</td><td>" + escapeHtml(instance.device) +
+            "</td><td class=\"n\">" + seconds(instance.compute) + "</td><td class=\"n\">" + seconds(instance.readWait) +
+            "</td><td class=\"n\">" + seconds(instance.writeWait) + "</td><td class=\"n\">" + percent(instance.share) +
+            "</td></tr>\n";
   html += "</table>\n<h2>Period</h2>\n<p>Measured: " + seconds(report.measuredPeriod) + " per message (" +
           std::to_string(report.periodMessages) + " messages).";
   if (report.predictedPeriod)
-    html += " The mapping predicted <span title=\"" + escapeHtml(report.costModel) + "\">" + number(*report.predictedPeriod) +
-            "</span> (in its cost model's units).";
+    html += " The mapping predicted <span title=\"" + escapeHtml(report.costModel) + "\">" +
+            number(*report.predictedPeriod) + "</span> (in its cost model's units).";
   html += "</p>\n<table><tr><th>node</th><th>busiest instance, per message</th><th>predicted load</th></tr>\n";
   for (const RunReport::Node& node : report.nodes)
     html += "<tr><td>" + escapeHtml(node.host) + "</td><td class=\"n\">" + seconds(node.measured) +
@@ -386,7 +441,8 @@ std::string renderReportHtml(const RunReport& report) {
             svg += "<rect x=\"" + number(170 + static_cast<double>(b) * cell) + "\" y=\"" + number(y) + "\" width=\"" +
                    number(cell + 0.3) + "\" height=\"15\" fill=\"" + fill + "\" fill-opacity=\"" +
                    number(tracks[t].busy[b]).substr(0, 4) + "\"/>";
-        svg += "<rect x=\"170\" y=\"" + number(y) + "\" width=\"900\" height=\"15\" fill=\"none\" stroke=\"#ccc\"/></g>\n";
+        svg +=
+            "<rect x=\"170\" y=\"" + number(y) + "\" width=\"900\" height=\"15\" fill=\"none\" stroke=\"#ccc\"/></g>\n";
       }
       return svg;
     };
@@ -395,14 +451,14 @@ std::string renderReportHtml(const RunReport& report) {
             " (from the run trace), per instance and per node: the darker, the busier.</p>\n<svg id=\"timeline\" "
             "width=\"1080\" height=\"" +
             number(nodesTop + static_cast<double>(report.nodeTracks.size()) * 18 + 10) + "\">\n" +
-            rowsOf(report.tracks, "track", "#2a6fb0", 10) + rowsOf(report.nodeTracks, "node-track", "#b0452a", nodesTop) +
-            "</svg>\n";
+            rowsOf(report.tracks, "track", "#2a6fb0", 10) +
+            rowsOf(report.nodeTracks, "node-track", "#b0452a", nodesTop) + "</svg>\n";
   }
   html += "<h2>Pipes</h2>\n<table><tr><th>pipe</th><th>from</th><th>to</th><th>messages</th><th>bytes</th></tr>\n";
   for (const RunReport::Pipe& pipe : report.pipes)
-    html += "<tr><td>" + escapeHtml(pipe.name) + "</td><td>" + escapeHtml(pipe.from) + "</td><td>" + escapeHtml(pipe.to) +
-            "</td><td class=\"n\">" + std::to_string(pipe.messages) + "</td><td class=\"n\">" + bytesText(pipe.bytes) +
-            "</td></tr>\n";
+    html += "<tr><td>" + escapeHtml(pipe.name) + "</td><td>" + escapeHtml(pipe.from) + "</td><td>" +
+            escapeHtml(pipe.to) + "</td><td class=\"n\">" + std::to_string(pipe.messages) + "</td><td class=\"n\">" +
+            bytesText(pipe.bytes) + "</td></tr>\n";
   html += "</table>\n"
           "<script>\n"
           "window.addEventListener('error', function (e) { document.body.dataset.errors = String(e.message); });\n"
