@@ -23,12 +23,6 @@ void throwMpiFailure(int code, const char* call, const char* file, int line) {
   throw MpiError(describeMpiFailure(code, call, file, line));
 }
 
-Communicator Communicator::ofNode(MPI_Comm parent) {
-  Communicator result;
-  DISPAR_MPI(MPI_Comm_split_type, parent, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &result.comm_);
-  return result;
-}
-
 Communicator Communicator::ofPair(MPI_Comm parent, int first, int second) {
   MPI_Group parentGroup = MPI_GROUP_NULL;
   MPI_Group pair = MPI_GROUP_NULL;

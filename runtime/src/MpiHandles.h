@@ -15,8 +15,6 @@ class Communicator {
   /// A communicator of exactly `first` (its rank 0) and `second` (rank 1) of `parent`. Collective over
   /// those two only (MPI_Comm_create_group): both must make their pairs in the same order.
   static Communicator ofPair(MPI_Comm parent, int first, int second);
-  /// The ranks of `parent` on this rank's node (MPI_Comm_split_type, shared memory). Collective.
-  static Communicator ofNode(MPI_Comm parent);
   ~Communicator();
   Communicator(Communicator&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
   Communicator& operator=(Communicator&& other) noexcept;

@@ -5,6 +5,7 @@
 #include "Grouping.h"
 #include "LaunchLog.h"
 #include "Links.h"
+#include "Machines.h"
 #include "MpiHandles.h"
 #include "Ports.h"
 #include "Profile.h"
@@ -359,14 +360,18 @@ StallSettings agreedStallSettings(int rank, const StallSettings& mine, int threa
   return settings;
 }
 
-/// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
+/// This rank's position among the job's ranks on its machine (collective over MPI_COMM_WORLD).
 std::pair<int, int> localRankAndSize() {
-  const Communicator node = Communicator::ofNode(MPI_COMM_WORLD);
+  const std::vector<int> leaders = machineLeaders();
   int rank = 0;
-  int size = 1;
-  MPI_Comm_rank(node.get(), &rank);
-  MPI_Comm_size(node.get(), &size);
-  return {rank, size};
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int position = 0, size = 0;
+  for (std::size_t r = 0; r < leaders.size(); ++r)
+    if (leaders[r] == leaders[static_cast<std::size_t>(rank)]) {
+      if (static_cast<int>(r) < rank) ++position;
+      ++size;
+    }
+  return {position, size};
 }
 
 /// Collective: whether this rank's node runs more instances than it has processors. Run profiles then
@@ -375,9 +380,15 @@ std::pair<int, int> localRankAndSize() {
 /// (Not on the SMPI target, whose ranks wait in simulated time.)
 #ifndef DISPAR_TARGET_SMPI
 bool nodeOversubscribed(std::size_t instancesOfThisRank) {
-  const Communicator node = Communicator::ofNode(MPI_COMM_WORLD);
-  long mine = static_cast<long>(instancesOfThisRank), onNode = 0;
-  DISPAR_MPI(MPI_Allreduce, &mine, &onNode, 1, MPI_LONG, MPI_SUM, node.get());
+  const std::vector<int> leaders = machineLeaders();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const long mine = static_cast<long>(instancesOfThisRank);
+  std::vector<long> instances(leaders.size());
+  DISPAR_MPI(MPI_Allgather, &mine, 1, MPI_LONG, instances.data(), 1, MPI_LONG, MPI_COMM_WORLD);
+  long onNode = 0;
+  for (std::size_t r = 0; r < leaders.size(); ++r)
+    if (leaders[r] == leaders[static_cast<std::size_t>(rank)]) onNode += instances[r];
   const long processors = ::sysconf(_SC_NPROCESSORS_ONLN);
   return processors <= 0 || onNode > processors;
 }

@@ -1,5 +1,6 @@
 #include "Trace.h"
 
+#include "Machines.h"
 #include "MpiCheck.h"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,7 @@ struct TraceWorkUntimed {};
 /// (every rank runs the same binary), then a JSON text of the instances and kernel names.
 struct PartHeader {
   std::uint64_t spans = 0, sends = 0, receipts = 0, text = 0, dropped = 0;
+  std::uint64_t tooLarge = 0;  // the part's bytes, when it is too large to gather: sent alone
 };
 
 template <class Record>
@@ -121,22 +123,16 @@ std::pair<double, std::string> alignTraceClock(int rank) {
   (void)rank;
   return {0.0, "the simulated cluster's clock (SMPI)"};
 #else
-  // The ranks of one node read one steady clock; a node's first rank measures it against rank 0's.
-  MPI_Comm node = MPI_COMM_NULL;
-  DISPAR_MPI(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int nodeRank = 0;
-  MPI_Comm_rank(node, &nodeRank);
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int leader = nodeRank == 0 ? 1 : 0;
-  std::vector<int> leaders(static_cast<std::size_t>(size));
-  DISPAR_MPI(MPI_Allgather, &leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  // The ranks of one machine read one steady clock; a machine's first rank measures it against rank 0's.
+  const std::vector<int> leaders = machineLeaders();
+  const int size = static_cast<int>(leaders.size());
+  const auto leaderOf = [&](int r) { return leaders[static_cast<std::size_t>(r)]; };
   constexpr int kRounds = 8;
   constexpr int kTag = 0x7ace;
   double offset = 0;
   int nodes = 0;
   for (int other = 0; other < size; ++other) {
-    if (leaders[static_cast<std::size_t>(other)] == 0) continue;
+    if (leaderOf(other) != other) continue;
     ++nodes;
     if (other == 0) continue;  // rank 0's node: offset 0
     if (rank == 0) {
@@ -154,29 +150,33 @@ std::pair<double, std::string> alignTraceClock(int rank) {
       for (int round = 0; round < kRounds; ++round) {
         double theirs = 0;
         DISPAR_MPI(MPI_Recv, &theirs, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        const double mine = profileClockSeconds();
-        DISPAR_MPI(MPI_Send, &mine, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD);
+        const double now = profileClockSeconds();
+        DISPAR_MPI(MPI_Send, &now, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD);
       }
       DISPAR_MPI(MPI_Recv, &offset, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   }
-  DISPAR_MPI(MPI_Bcast, &offset, 1, MPI_DOUBLE, 0, node);
-  MPI_Comm_free(&node);
-  return {offset, nodes == 1 ? "one node's steady clock"
-                             : "each node's steady clock, offset to rank 0's by ping-pong at start-up (" +
-                                   std::to_string(nodes) + " nodes)"};
+  if (nodes > 1) {  // every rank takes its node leader's offset
+    std::vector<double> offsets(static_cast<std::size_t>(size));
+    DISPAR_MPI(MPI_Allgather, &offset, 1, MPI_DOUBLE, offsets.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    offset = offsets[static_cast<std::size_t>(leaderOf(rank))];
+  }
+  return {offset, nodes == 1 ? "one machine's steady clock"
+                             : "each machine's steady clock, offset to rank 0's by ping-pong at start-up (" +
+                                   std::to_string(nodes) + " machines)"};
 #endif
 }
 
 bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, const std::vector<InstanceTrace*>& mine,
                  const std::vector<lang::TracedInstance>& described, int rank, double origin, double offset,
                  const std::string& clock, std::string& error) {
-  DISPAR_MPI(MPI_Bcast, &origin, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::string bytes;
   {
     [[maybe_unused]] const TraceWorkUntimed untimed;
-    // This rank's part, on rank 0's clock from its origin.
-    const auto shift = [&](double time) { return time - offset - origin; };
+    // This rank's part, on rank 0's clock (rank 0 makes it relative to its origin).
+    const auto shift = [&](double time) { return time - offset; };
     lang::RunTrace part;
     nlohmann::json text = {{"instances", nlohmann::json::array()}, {"kernels", nlohmann::json::array()}};
     for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -210,31 +210,28 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
     appendRecords(bytes, part.sends);
     appendRecords(bytes, part.receipts);
     bytes += json;
+    // One gather counts bytes in an int: a part beyond its share of that goes as its header alone, marked,
+    // and rank 0 refuses the trace.
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX / size)) {
+      PartHeader tooLarge;
+      tooLarge.tooLarge = bytes.size();
+      bytes.assign(reinterpret_cast<const char*>(&tooLarge), sizeof tooLarge);
+    }
   }
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  // Every rank learns every part's size, so all of them give up together when the whole is too large for
-  // one gather (int counts).
-  const long long length = static_cast<long long>(bytes.size());
-  std::vector<long long> lengths(static_cast<std::size_t>(size));
-  DISPAR_MPI(MPI_Allgather, &length, 1, MPI_LONG_LONG, lengths.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-  long long total = 0;
-  for (const long long each : lengths) total += each;
-  if (total > INT_MAX) {
-    error = "the trace's records (" + std::to_string(total / (1 << 20)) +
-            " MiB) are too large to gather; lower DISPAR_TRACE_EVENTS (now " +
-            std::to_string(settings.eventsPerInstance) + " per instance)";
-    return false;
+  // Two collectives: at the end of a run every one costs its slowest rank's arrival, and more under
+  // oversubscription.
+  const int length = static_cast<int>(bytes.size());
+  std::vector<int> counts(rank == 0 ? static_cast<std::size_t>(size) : 0);
+  DISPAR_MPI(MPI_Gather, &length, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(counts.size());
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    offsets[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(counts[r]);
   }
-  std::vector<int> counts(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  for (int r = 0, at = 0; r < size; ++r) {
-    counts[static_cast<std::size_t>(r)] = static_cast<int>(lengths[static_cast<std::size_t>(r)]);
-    offsets[static_cast<std::size_t>(r)] = at;
-    at += counts[static_cast<std::size_t>(r)];
-  }
-  std::string all(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
-  DISPAR_MPI(MPI_Gatherv, bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, all.data(), counts.data(),
-             offsets.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  std::string all(total, '\0');
+  DISPAR_MPI(MPI_Gatherv, bytes.data(), length, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0,
+             MPI_COMM_WORLD);
   if (rank != 0) return true;
 
   [[maybe_unused]] const TraceWorkUntimed untimed;
@@ -251,6 +248,12 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
     PartHeader header;
     std::memcpy(&header, at, sizeof header);
     at += sizeof header;
+    if (header.tooLarge != 0) {
+      error = "rank " + std::to_string(r) + "'s trace records (" + std::to_string(header.tooLarge >> 20) +
+              " MiB) are too large to gather; lower DISPAR_TRACE_EVENTS (now " +
+              std::to_string(settings.eventsPerInstance) + " per instance)";
+      return false;
+    }
     const auto kernelBase = static_cast<std::int32_t>(trace.kernels.size());
     const std::size_t firstSpan = trace.spans.size();
     readRecords(at, header.spans, trace.spans);
@@ -275,6 +278,12 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
       trace.instances.push_back(std::move(instance));
     }
   }
+  // From rank 0's origin.
+  for (lang::TraceSpan& span : trace.spans) span.start -= origin, span.end -= origin;
+  for (lang::TraceMessageEnd& end : trace.sends) end.time -= origin;
+  for (lang::TraceMessageEnd& end : trace.receipts) end.time -= origin;
+  for (lang::TracedInstance& instance : trace.instances)
+    instance.bodyStart -= origin, instance.bodyEnd -= origin, instance.recordedUntil -= origin;
   return writeResultFile("DISPAR_TRACE", "trace", settings.path, lang::writeRunTraceJson(trace), error);
 }
 

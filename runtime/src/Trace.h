@@ -103,8 +103,9 @@ class TraceSpanTimer {
 std::pair<double, std::string> alignTraceClock(int rank);
 
 /// Collective over MPI_COMM_WORLD at the end: gathers every rank's instance records on rank 0, which
-/// writes `settings.path` (through a temporary beside it, renamed). Times are made relative to rank 0's
-/// `origin` with `offset` (alignTraceClock). False with `error` (on rank 0) when it cannot.
+/// writes `settings.path` (through a temporary beside it, renamed). Each rank puts its times on rank 0's
+/// clock with `offset` (alignTraceClock); rank 0 makes them relative to its `origin`. False with `error`
+/// (on rank 0) when it cannot.
 bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, const std::vector<InstanceTrace*>& mine,
                  const std::vector<lang::TracedInstance>& described, int rank, double origin, double offset,
                  const std::string& clock, std::string& error);

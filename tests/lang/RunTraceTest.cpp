@@ -16,7 +16,7 @@ namespace {
 RunTrace twoInstances() {
   RunTrace trace;
   trace.program = "pair";
-  trace.clock = "one node's steady clock";
+  trace.clock = "one machine's steady clock";
   trace.pipes = {"numbers"};
   trace.kernels = {"scale"};
   trace.instances = {{0, 0, "node1", "source", 0, "cpu", 0.0, 1.0, 1.0},
