@@ -313,7 +313,7 @@ PY
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
 gpu_tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-              if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].endswith("GPU kernels")}
+              if e["ph"] == "M" and e["name"] == "thread_name" and e["args"]["name"].endswith("kernels and library calls (GPU)")}
 kernels = [e for e in events if e["ph"] == "X" and e.get("cat") == "kernel" and (e["pid"], e["tid"]) in gpu_tracks]
 for key, name in sorted(gpu_tracks.items()):
     mine = [e["dur"] for e in kernels if (e["pid"], e["tid"]) == key]

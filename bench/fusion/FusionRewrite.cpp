@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   // calls are spelt by their own names, not through the GPU dispatcher.
   options.cudaPath.clear();
   options.cudaTarget = dispar::frontend::CudaTarget::HostOnly;
+  options.timeLibraryCalls = false;  // the benchmark links no runtime
   options.remarkFusion = true;
   options.remarkFusionMissed = true;
   dispar::frontend::FrontendResult result;

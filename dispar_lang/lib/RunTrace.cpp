@@ -52,7 +52,7 @@ void appendMicros(std::string& out, double seconds) {
 
 /// One event of one track before it is written: tracks are written in time order.
 struct TrackEvent {
-  enum Type : std::uint8_t { Compute, Read, Write, Kernel, Unrecorded, FlowStart, FlowEnd };
+  enum Type : std::uint8_t { Compute, Read, Write, Kernel, Library, Unrecorded, FlowStart, FlowEnd };
   double ts = 0, dur = 0;
   Type type = Compute;
   std::int32_t what = -1;  // pipe or kernel
@@ -119,6 +119,9 @@ std::string writeRunTraceJson(const RunTrace& trace) {
         break;
       case TraceSpanKind::Kernel:
         kernelTracks[span.instance].push_back({span.start, dur, TrackEvent::Kernel, span.what, 0});
+        break;
+      case TraceSpanKind::Library:
+        kernelTracks[span.instance].push_back({span.start, dur, TrackEvent::Library, span.what, 0});
         break;
     }
   }
@@ -195,7 +198,7 @@ std::string writeRunTraceJson(const RunTrace& trace) {
     if (kernelTracks.count(number) != 0) {
       tid = kernelTrack(number);
       metadata("thread_name", instance->rank, &tid, "name",
-               label + (instance->device == "gpu" ? " GPU kernels" : " kernels on the host path"), nullptr);
+               label + " kernels and library calls" + (instance->device == "gpu" ? " (GPU)" : " (host path)"), nullptr);
       metadata("thread_sort_index", instance->rank, &tid, "sort_index", "", &tid);
     }
   }
@@ -217,10 +220,11 @@ std::string writeRunTraceJson(const RunTrace& trace) {
         case TrackEvent::Read: name = "read " + pipeName(event.what), category = "read"; break;
         case TrackEvent::Write: name = "write " + pipeName(event.what), category = "write"; break;
         case TrackEvent::Kernel:
+        case TrackEvent::Library:
           name = event.what >= 0 && static_cast<std::size_t>(event.what) < trace.kernels.size()
                      ? trace.kernels[static_cast<std::size_t>(event.what)]
                      : "kernel";
-          category = "kernel";
+          category = event.type == TrackEvent::Kernel ? "kernel" : "library";
           break;
         case TrackEvent::Unrecorded:
           name = "not recorded (DISPAR_TRACE_EVENTS reached)", category = "unrecorded";

@@ -969,6 +969,33 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
          std::string(std::count(original.begin(), original.end(), '\n'), '\n') + ")";
 }
 
+std::string CudaLowering::timedLibraryCall(llvm::StringRef function, const std::string& callee,
+                                           clang::SourceLocation loc) const {
+  const clang::PresumedLoc where = sm_.getPresumedLoc(loc);
+  return "((void)::dispar::gpu::LibraryCallTimer(\"" + function.str() + "\", \"" + where.getFilename() + ":" +
+         std::to_string(where.getLine()) + ":" + std::to_string(where.getColumn()) + "\"), " + callee + ")";
+}
+
+void CudaLowering::timeLibraryCalls(FrontendResult& result) {
+  std::set<unsigned> timed;  // file offsets of the names already rewritten
+  for (const clang::CallExpr* call : state_.runtimeCalls) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (!callee || libraryCall(callee->getName()) == nullptr) continue;
+    const clang::SourceLocation loc = writtenCalleeLocation(call->getCallee()->getBeginLoc());
+    const llvm::StringRef written = writtenName(callee->getName());
+    const unsigned length = clang::Lexer::MeasureTokenLength(loc, sm_, context_.getLangOpts());
+    // A call a header's macro makes is not timed: its name is not written here.
+    if (!sm_.isInMainFile(loc) || llvm::StringRef(sm_.getCharacterData(loc), length) != written) continue;
+    const unsigned offset = sm_.getFileOffset(loc);
+    if (std::any_of(result.fusedRanges.begin(), result.fusedRanges.end(), [&](const clang::tooling::Range& range) {
+          return offset >= range.getOffset() && offset < range.getOffset() + range.getLength();
+        }))
+      continue;
+    if (timed.insert(offset).second)
+      add(result, loc, static_cast<unsigned>(written.size()), timedLibraryCall(written, written.str(), loc));
+  }
+}
+
 clang::SourceLocation CudaLowering::writtenCalleeLocation(clang::SourceLocation loc) const {
   while (loc.isMacroID()) {
     if (sm_.isMacroArgExpansion(loc)) {
@@ -1021,7 +1048,11 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
           return offset >= range.getOffset() && offset < range.getOffset() + range.getLength();
         }))
       continue;
-    add(result, loc, static_cast<unsigned>(written.size()), ("::dispar::gpu::" + written).str());
+    const std::string dispatched = ("::dispar::gpu::" + written).str();
+    add(result, loc, static_cast<unsigned>(written.size()),
+        libraryCall(callee->getName()) != nullptr && options_.timeLibraryCalls
+            ? timedLibraryCall(written, dispatched, loc)
+            : dispatched);
     const SymbolCall* symbol = symbolCall(callee->getName());
     if (!symbol) continue;
     const clang::Expr* argument =
@@ -1139,7 +1170,10 @@ void CudaLowering::lower(FrontendResult& result) {
     diags_.report(sm_.getExpansionLoc(call->getBeginLoc()), Diag::NoteHostPath);
   }
 
-  if (options_.cudaTarget == CudaTarget::GpuAndHost) rewriteRuntimeCalls(result);
+  if (options_.cudaTarget == CudaTarget::GpuAndHost)
+    rewriteRuntimeCalls(result);
+  else if (options_.cudaTarget == CudaTarget::HostOnly && options_.timeLibraryCalls)
+    timeLibraryCalls(result);
 }
 
 }  // namespace dispar::frontend

@@ -54,6 +54,11 @@ class CudaLowering {
   void lowerDeviceFunction(const clang::FunctionDecl* fn, clang::Rewriter& hostCode, FrontendResult& result);
   void lowerDeviceVariables(FrontendResult& result);
   void rewriteRuntimeCalls(FrontendResult& result);
+  /// Host-only builds: every cuBLAS / cuFFT call written in the file gets a LibraryCallTimer (run traces).
+  void timeLibraryCalls(FrontendResult& result);
+  /// `((void)::dispar::gpu::LibraryCallTimer("cublasSgemm", "app.dsp:41:3"), CALLEE)`: the callee of a
+  /// library call written at `loc`, timed for run traces (LaunchTimer.h) while the call runs.
+  std::string timedLibraryCall(llvm::StringRef function, const std::string& callee, clang::SourceLocation loc) const;
   /// Where a called function's name is written (through macro arguments, this file's macros and
   /// headers' alias macros), for the rewrite of its name.
   clang::SourceLocation writtenCalleeLocation(clang::SourceLocation loc) const;

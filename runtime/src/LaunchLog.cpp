@@ -30,7 +30,15 @@ void recordDeviceLaunch(LaunchLog* log, const char* kernel, const char* site, vo
   }
 }
 
+void recordLibraryCall(LaunchLog* log, const char* function, double seconds) noexcept {
+  log->addLibraryCall(function, seconds);
+}
+
 LaunchLog::~LaunchLog() { resolve(pending_.size()); }
+
+void LaunchLog::addLibraryCall(const char* function, double seconds) noexcept {
+  if (trace_ != nullptr) trace_->libraryCall(function, rt::profileClockSeconds() - seconds, seconds);
+}
 
 LaunchLog::Site& LaunchLog::site(const char* kernel, const char* where, const char* device, std::size_t* index) {
   const auto [it, added] = index_.try_emplace({where, kernel, device}, sites_.size());

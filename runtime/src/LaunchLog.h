@@ -30,6 +30,8 @@ class LaunchLog {
   LaunchLog& operator=(const LaunchLog&) = delete;
 
   void addHost(const char* kernel, const char* site, double seconds);
+  /// A cuBLAS or cuFFT call of `seconds` that ended now: traced only (profiles time kernels, not calls).
+  void addLibraryCall(const char* function, double seconds) noexcept;
   void addDevice(const char* kernel, const char* site, void* start, void* stop, EventSecondsFn seconds);
   /// Waits for the GPU launches still timing; the sites in the order of their first launch.
   std::vector<Site> finish();

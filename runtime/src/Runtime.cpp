@@ -5,8 +5,8 @@
 #include "Grouping.h"
 #include "LaunchLog.h"
 #include "Links.h"
-#include "Machines.h"
 #include "MpiHandles.h"
+#include "NodeLeaders.h"
 #include "Ports.h"
 #include "Profile.h"
 #include "Program.h"
@@ -360,9 +360,9 @@ StallSettings agreedStallSettings(int rank, const StallSettings& mine, int threa
   return settings;
 }
 
-/// This rank's position among the job's ranks on its machine (collective over MPI_COMM_WORLD).
+/// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
 std::pair<int, int> localRankAndSize() {
-  const std::vector<int> leaders = machineLeaders();
+  const std::vector<int> leaders = nodeLeaders();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int position = 0, size = 0;
@@ -380,7 +380,7 @@ std::pair<int, int> localRankAndSize() {
 /// (Not on the SMPI target, whose ranks wait in simulated time.)
 #ifndef DISPAR_TARGET_SMPI
 bool nodeOversubscribed(std::size_t instancesOfThisRank) {
-  const std::vector<int> leaders = machineLeaders();
+  const std::vector<int> leaders = nodeLeaders();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long mine = static_cast<long>(instancesOfThisRank);

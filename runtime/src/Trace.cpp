@@ -1,7 +1,7 @@
 #include "Trace.h"
 
-#include "Machines.h"
 #include "MpiCheck.h"
+#include "NodeLeaders.h"
 
 #include <nlohmann/json.hpp>
 
@@ -108,11 +108,19 @@ void InstanceTrace::taken(std::int32_t pipe, std::int32_t writer, std::uint64_t 
 }
 
 void InstanceTrace::kernel(const char* name, double start, double seconds) noexcept {
+  deviceWork(lang::TraceSpanKind::Kernel, name, start, seconds);
+}
+
+void InstanceTrace::libraryCall(const char* function, double start, double seconds) noexcept {
+  deviceWork(lang::TraceSpanKind::Library, function, start, seconds);
+}
+
+void InstanceTrace::deviceWork(lang::TraceSpanKind kind, const char* name, double start, double seconds) noexcept {
   if (!room(spans_, start)) return;
   try {
     auto [it, added] = kernelIndex_.try_emplace(name, static_cast<std::int32_t>(kernels_.size()));
     if (added) kernels_.emplace_back(name != nullptr ? name : "kernel");
-    spans_.push_back({start, start + seconds, instance_, lang::TraceSpanKind::Kernel, it->second});
+    spans_.push_back({start, start + seconds, instance_, kind, it->second});
   } catch (...) {
     ++dropped_;
   }
@@ -123,8 +131,8 @@ std::pair<double, std::string> alignTraceClock(int rank) {
   (void)rank;
   return {0.0, "the simulated cluster's clock (SMPI)"};
 #else
-  // The ranks of one machine read one steady clock; a machine's first rank measures it against rank 0's.
-  const std::vector<int> leaders = machineLeaders();
+  // The ranks of one node read one steady clock; a node's first rank measures it against rank 0's.
+  const std::vector<int> leaders = nodeLeaders();
   const int size = static_cast<int>(leaders.size());
   const auto leaderOf = [&](int r) { return leaders[static_cast<std::size_t>(r)]; };
   constexpr int kRounds = 8;
@@ -161,9 +169,9 @@ std::pair<double, std::string> alignTraceClock(int rank) {
     DISPAR_MPI(MPI_Allgather, &offset, 1, MPI_DOUBLE, offsets.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
     offset = offsets[static_cast<std::size_t>(leaderOf(rank))];
   }
-  return {offset, nodes == 1 ? "one machine's steady clock"
-                             : "each machine's steady clock, offset to rank 0's by ping-pong at start-up (" +
-                                   std::to_string(nodes) + " machines)"};
+  return {offset, nodes == 1 ? "one node's steady clock"
+                             : "each node's steady clock, offset to rank 0's by ping-pong at start-up (" +
+                                   std::to_string(nodes) + " nodes)"};
 #endif
 }
 
@@ -185,7 +193,8 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
       part.kernels.insert(part.kernels.end(), trace.kernels().begin(), trace.kernels().end());
       for (lang::TraceSpan span : trace.spans()) {
         span.start = shift(span.start), span.end = shift(span.end);
-        if (span.kind == lang::TraceSpanKind::Kernel) span.what += kernelBase;
+        if (span.kind == lang::TraceSpanKind::Kernel || span.kind == lang::TraceSpanKind::Library)
+          span.what += kernelBase;
         part.spans.push_back(span);
       }
       for (lang::TraceMessageEnd end : trace.sends()) end.time = shift(end.time), part.sends.push_back(end);
@@ -263,7 +272,8 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
     const nlohmann::json text = nlohmann::json::parse(std::string(at, header.text));
     for (const auto& name : text["kernels"]) trace.kernels.push_back(name.get<std::string>());
     for (std::size_t s = firstSpan; s < trace.spans.size(); ++s)
-      if (trace.spans[s].kind == lang::TraceSpanKind::Kernel) trace.spans[s].what += kernelBase;
+      if (trace.spans[s].kind == lang::TraceSpanKind::Kernel || trace.spans[s].kind == lang::TraceSpanKind::Library)
+        trace.spans[s].what += kernelBase;
     for (const auto& about : text["instances"]) {
       lang::TracedInstance instance;
       instance.instance = about["instance"].get<int>();

@@ -42,9 +42,10 @@ class InstanceTrace {
   void sent(std::int32_t pipe, std::int32_t reader, std::uint64_t index) noexcept;
   /// This instance took the `index`-th message of pipe `pipe` from instance `writer`, now.
   void taken(std::int32_t pipe, std::int32_t writer, std::uint64_t index) noexcept;
-  /// A kernel launch of `seconds` that ended now (the host path), or that began on the host at
-  /// `hostStart` (a GPU: its events' time).
+  /// A kernel launch from `start` of `seconds` (the host path: the launch; a GPU: its events' time).
   void kernel(const char* name, double start, double seconds) noexcept;
+  /// A cuBLAS or cuFFT call from `start` on the host, of `seconds`.
+  void libraryCall(const char* function, double start, double seconds) noexcept;
   void bodyStarts() noexcept { body_.first = profileClockSeconds(); }
   void bodyEnds() noexcept { body_.second = profileClockSeconds(); }
 
@@ -72,6 +73,8 @@ class InstanceTrace {
   std::vector<lang::TraceSpan> spans_;
   std::vector<lang::TraceMessageEnd> sends_, receipts_;
   std::vector<std::string> kernels_;
+  /// Adds a span of `kind` (Kernel, Library) named `name` to the device track.
+  void deviceWork(lang::TraceSpanKind kind, const char* name, double start, double seconds) noexcept;
   std::map<const char*, std::int32_t> kernelIndex_;  // by the name's address: launch sites pass literals
   std::pair<double, double> body_{0, 0};
   std::uint64_t dropped_ = 0;

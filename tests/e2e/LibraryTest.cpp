@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <complex>
 #include <map>
@@ -99,8 +101,23 @@ ProcessResult build(const ScratchDir& dir, const std::vector<std::string>& env) 
   return runProcess(args, dir.path(), env, 300);
 }
 
+// Traced (docs/runtime.md, "Run traces"): every cuBLAS and cuFFT call is a span on its instance's
+// device track.
 ProcessResult run(const ScratchDir& dir) {
-  return runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./libraries"}, dir.path());
+  return runProcess({kMpiexec, "-launcher", "fork", "-n", "3", "./libraries"}, dir.path(),
+                    {"DISPAR_TRACE=" + dir.file("trace.json")});
+}
+
+void expectLibraryCallsTraced(const ScratchDir& dir) {
+  const nlohmann::json trace = nlohmann::json::parse(readFile(dir.file("trace.json")));
+  std::map<std::string, int> calls;
+  for (const auto& event : trace["traceEvents"])
+    if (event["ph"] == "X" && event.value("cat", "") == "library") ++calls[event["name"].get<std::string>()];
+  // Per frame: one gemm, one Z2Z and one D2Z execution (kFrames frames).
+  EXPECT_EQ(calls["cublasDgemm"], kFrames);
+  EXPECT_EQ(calls["cufftExecZ2Z"], kFrames);
+  EXPECT_EQ(calls["cufftExecD2Z"], kFrames);
+  EXPECT_EQ(calls["cublasCreate"], 1);
 }
 
 TEST(LibraryEndToEnd, CublasAndCufftOnTheHostPathMatchTheReference) {
@@ -110,6 +127,7 @@ TEST(LibraryEndToEnd, CublasAndCufftOnTheHostPathMatchTheReference) {
   ProcessResult result = run(dir);
   ASSERT_EQ(result.status, 0) << result.output;
   expectProgramOutput(result.output);
+  expectLibraryCallsTraced(dir);
 }
 
 TEST(LibraryEndToEnd, HostOnlyBuildWithoutToolkitMatchesTheReference) {
@@ -119,6 +137,7 @@ TEST(LibraryEndToEnd, HostOnlyBuildWithoutToolkitMatchesTheReference) {
   ProcessResult result = run(dir);
   ASSERT_EQ(result.status, 0) << result.output;
   expectProgramOutput(result.output);
+  expectLibraryCallsTraced(dir);
 }
 
 // A call the stand-ins do not cover stays a compile-time error naming it, where it is written (with the

@@ -16,7 +16,7 @@ namespace {
 RunTrace twoInstances() {
   RunTrace trace;
   trace.program = "pair";
-  trace.clock = "one machine's steady clock";
+  trace.clock = "one node's steady clock";
   trace.pipes = {"numbers"};
   trace.kernels = {"scale"};
   trace.instances = {{0, 0, "node1", "source", 0, "cpu", 0.0, 1.0, 1.0},
@@ -44,8 +44,8 @@ TEST(RunTrace, WrittenTracePassesTheCheckWithItsTracksAndFlows) {
   EXPECT_TRUE(check.problems.empty()) << check.problems.front();
   EXPECT_EQ(check.tracks, 3u);  // two instances, one kernel track
   EXPECT_EQ(check.flows, 2u);
-  EXPECT_EQ(check.trackNames,
-            (std::vector<std::string>{"source[0] (cpu)", "sink[0] (host-path)", "sink[0] kernels on the host path"}));
+  EXPECT_EQ(check.trackNames, (std::vector<std::string>{"source[0] (cpu)", "sink[0] (host-path)",
+                                                        "sink[0] kernels and library calls (host path)"}));
   const nlohmann::json file = nlohmann::json::parse(text);
   EXPECT_EQ(file["otherData"]["format"], "dispar-trace");
   EXPECT_EQ(file["otherData"]["messages"], 2);

@@ -18,9 +18,10 @@ inline constexpr int kRunTraceVersion = 1;
 /// What a recorded span is. Compute is not recorded: it is the body's time outside its port calls,
 /// derived when the file is written (a span per gap), so that a port call costs two clock reads.
 enum class TraceSpanKind : std::uint8_t {
-  Read,    // a read-side port call (waiting for data included); `what` is the pipe
-  Write,   // a write-side port call (waiting for credit included); `what` is the pipe
-  Kernel,  // a kernel launch (the kernel's time on a GPU; the launch, which runs it, on the host path)
+  Read,     // a read-side port call (waiting for data included); `what` is the pipe
+  Write,    // a write-side port call (waiting for credit included); `what` is the pipe
+  Kernel,   // a kernel launch (the kernel's time on a GPU; the launch, which runs it, on the host path)
+  Library,  // a cuBLAS or cuFFT call, timed on the host (on a GPU: its queuing)
 };
 
 /// A recorded span, in seconds from the trace's origin (rank 0's start, clocks aligned).
@@ -28,7 +29,7 @@ struct TraceSpan {
   double start = 0, end = 0;
   std::int32_t instance = 0;  // the program's instance number (VnodeSpec::firstRank + replica)
   TraceSpanKind kind = TraceSpanKind::Read;
-  std::int32_t what = -1;  // the pipe (Read, Write) or the kernel's name in RunTrace::kernels (Kernel)
+  std::int32_t what = -1;  // the pipe (Read, Write), or the name in RunTrace::kernels (Kernel, Library)
 };
 
 /// One end of one message on one link: the writer's send or the reader's taking it. The n-th message
@@ -57,7 +58,7 @@ struct RunTrace {
   std::string clock;       // how the ranks' clocks were aligned, in words
   std::vector<TracedInstance> instances;
   std::vector<std::string> pipes;    // by pipe index
-  std::vector<std::string> kernels;  // kernel names, TraceSpan::what of Kernel spans
+  std::vector<std::string> kernels;  // kernel and library function names, TraceSpan::what of their spans
   std::vector<TraceSpan> spans;
   std::vector<TraceMessageEnd> sends, receipts;
   /// Spans and message ends not recorded because an instance's buffer was full (DISPAR_TRACE_EVENTS).
@@ -67,8 +68,9 @@ struct RunTrace {
 };
 
 /// The trace as a Trace Event Format JSON object: one process per rank ("rank 0 on node1"), one thread
-/// track per instance ("square[1]"), one more per instance that launched kernels; complete ("X") events
-/// for compute, read and write spans and kernels, flow ("s"/"f") events from each drawn message's send to
+/// track per instance ("square[1]"), one more per instance that launched kernels or called libraries;
+/// complete ("X") events for compute, read and write spans, kernels and library calls, flow ("s"/"f")
+/// events from each drawn message's send to
 /// its taking; "otherData" says the format, the clock, the message and flow counts and the sampling.
 /// Events of a track are in time order.
 std::string writeRunTraceJson(const RunTrace& trace);

@@ -34,6 +34,9 @@ struct FrontendOptions {
   bool remarkFusion = false;        // -Rfusion: a remark for every fused loop
   bool remarkFusionMissed = false;  // -Rfusion-missed: a remark for every loop fusion had to leave
   bool remarkHostPath = false;      // -Rhost-path: a remark for every kernel's host form
+  /// cuBLAS / cuFFT calls get a LibraryCallTimer for run traces (<dispar/gpu/LaunchTimer.h>, the runtime's);
+  /// off for code compiled without the runtime (bench/fusion's rewritten kernels).
+  bool timeLibraryCalls = true;
 };
 
 /// A loop of library calls that fusion turned into one call the user never wrote: where, and which calls.

@@ -73,7 +73,7 @@ bool readTimeline(const std::string& text, RunReport& report, std::string& error
       if (name == "process_name") {
         const std::size_t on = value.find(" on ");
         hostOfProcess[pid] = on == std::string::npos ? value : value.substr(on + 4);
-      } else if (name == "thread_name" && value.find(" kernels") == std::string::npos) {
+      } else if (name == "thread_name" && value.find(" kernels and library calls") == std::string::npos) {
         trackLabel[{pid, event["tid"].get<std::int64_t>()}] = value.substr(0, value.find(' '));
       }
       continue;

@@ -30,6 +30,7 @@ void recordHostLaunch(LaunchLog* log, const char* kernel, const char* site, doub
 using EventSecondsFn = double (*)(void* start, void* stop);
 void recordDeviceLaunch(LaunchLog* log, const char* kernel, const char* site, void* start, void* stop,
                         EventSecondsFn seconds) noexcept;
+void recordLibraryCall(LaunchLog* log, const char* function, double seconds) noexcept;
 
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
 inline double eventSeconds(void* start, void* stop) {
@@ -88,6 +89,31 @@ class LaunchTimer {
   // spans the whole launch (the timer's own bookkeeping included, a few microseconds).
   smpi::SimulatedKernel simulated_;
 #endif
+};
+
+/// A cuBLAS or cuFFT call in a run trace (docs/runtime.md, "Run traces"): StreamCC puts one in front of
+/// every such call of a CG VNODE (`((void)LibraryCallTimer("cublasSgemm", "app.dsp:41:3"), cublasSgemm)(...)`),
+/// a temporary that lives until the call is done. It times the call on the host: on the host path the
+/// library's work, on a GPU its queuing (the work runs after). Without DISPAR_PROFILE or DISPAR_TRACE it
+/// costs one thread-local read.
+class LibraryCallTimer {
+ public:
+  LibraryCallTimer(const char* function, const char* /*site*/) noexcept
+      : log_(detail::currentLaunchLog()), function_(function) {
+    if (log_ != nullptr) start_ = std::chrono::steady_clock::now();
+  }
+  ~LibraryCallTimer() {
+    if (log_ != nullptr)
+      detail::recordLibraryCall(log_, function_,
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  }
+  LibraryCallTimer(const LibraryCallTimer&) = delete;
+  LibraryCallTimer& operator=(const LibraryCallTimer&) = delete;
+
+ private:
+  detail::LaunchLog* log_;
+  const char* function_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace dispar::gpu

@@ -1,4 +1,4 @@
-#include "Machines.h"
+#include "NodeLeaders.h"
 
 #include "MpiCheck.h"
 
@@ -7,19 +7,13 @@
 #include <climits>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
 namespace dispar::rt {
 
-std::vector<int> machineLeaders() {
+std::vector<int> nodeLeaders() {
   constexpr std::size_t kName = HOST_NAME_MAX + 1;
   char mine[kName] = {};
-#ifdef DISPAR_TARGET_SMPI
-  // A simulated rank's machine is its host in the simulated platform.
   std::strncpy(mine, node_name().c_str(), kName - 1);
-#else
-  if (::gethostname(mine, kName - 1) != 0) std::strcpy(mine, "unknown");
-#endif
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<char> names(static_cast<std::size_t>(size) * kName);
