@@ -157,8 +157,9 @@ TEST(CudaLowering, WarpPrimitivesAreRewrittenAndTheKernelRunsAsFibers) {
 }
 
 // cuBLAS and cuFFT calls go through ::dispar::gpu like runtime calls, named as written (cublas_v2.h makes
-// cublasSgemm a macro for cublasSgemm_v2), also inside a checking macro's argument; the program records
-// which libraries it calls.
+// cublasSgemm a macro for cublasSgemm_v2), also inside a checking macro's argument, each timed for run
+// traces by a LibraryCallTimer naming the function and where it is called; the program records which
+// libraries it calls.
 TEST(CudaLowering, LibraryCallsAreDispatchedAndRecorded) {
   const std::string kernels =
       "#include <cublas_v2.h>\n#include <cufft.h>\n"
@@ -171,9 +172,21 @@ TEST(CudaLowering, LibraryCallsAreDispatchedAndRecorded) {
       "  cufftHandle p; cufftPlan1d(&p, 8, CUFFT_C2C, 1); cufftExecC2C(p, f, f, CUFFT_FORWARD);\n"
       "}\n";
   const std::string out = emitted(kernels);
-  EXPECT_TRUE(contains(out, "CHECK(::dispar::gpu::cublasCreate(&h));")) << out;
-  EXPECT_TRUE(contains(out, "  ::dispar::gpu::cublasSgemm(h, CUBLAS_OP_N,")) << out;
-  EXPECT_TRUE(contains(out, "::dispar::gpu::cufftPlan1d(&p, 8, CUFFT_C2C, 1); ::dispar::gpu::cufftExecC2C(p,")) << out;
+  // ((void)::dispar::gpu::LibraryCallTimer("F", "FILE:LINE:COLUMN"), ::dispar::gpu::F)(...), emitted()'s
+  // first line being its include of dispar.h.
+  const auto timerOf = [](const std::string& function) {
+    return "((void)::dispar::gpu::LibraryCallTimer(\"" + function + "\", \"";
+  };
+  const auto timedAt = [](const std::string& function, const std::string& at) {
+    return ".dsp:" + at + "\"), ::dispar::gpu::" + function + ")";
+  };
+  EXPECT_TRUE(contains(out, "CHECK(" + timerOf("cublasCreate"))) << out;
+  EXPECT_TRUE(contains(out, timedAt("cublasCreate", "7:27") + "(&h));")) << out;
+  EXPECT_TRUE(contains(out, "  " + timerOf("cublasSgemm"))) << out;
+  EXPECT_TRUE(contains(out, timedAt("cublasSgemm", "9:3") + "(h, CUBLAS_OP_N,")) << out;
+  EXPECT_TRUE(contains(out, timedAt("cufftPlan1d", "10:18") + "(&p, 8, CUFFT_C2C, 1); " + timerOf("cufftExecC2C")))
+      << out;
+  EXPECT_TRUE(contains(out, timedAt("cufftExecC2C", "10:52") + "(p,")) << out;
   const std::string source = "#include <dispar/dispar.h>\n" + kernels +
                              "#pragma streamap resource(gpu)\nVNODE(worker) { kernel<<<1, 32>>>(nullptr); }\n";
   ParseOutcome outcome = parseSource(source, "test.dsp", frontend::CudaTarget::GpuAndHost);

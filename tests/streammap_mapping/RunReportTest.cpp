@@ -2,6 +2,8 @@
 // what would help where each rule applies, the graph and timeline drawn with one box per VNODE and one
 // row per instance, and a broken trace refused.
 #include "streammap/RunReport.h"
+#include "TestSupport.h"
+#include "streammap/Commands.h"
 
 #include "dispar_lang/RunTrace.h"
 
@@ -173,6 +175,33 @@ TEST(RunReport, ABrokenTraceIsRefusedWithItsFirstProblem) {
                           error));
   EXPECT_NE(error.find("not a valid trace: traceEvents[0] (ph X): complete event without a \"dur\""), std::string::npos)
       << error;
+}
+
+// The command: the report written whole where -o says, and every bad input an error before anything is.
+class ReportCommand : public testing::ScratchDirTest {};
+
+TEST_F(ReportCommand, WritesTheReportAndRefusesWhatItCannotRead) {
+  write("chain.rtg.json", lang::writeRtgJson(chain(1, false)));
+  const std::string app = path("chain");
+  EXPECT_EQ(reportCommand({app, "--format", "text", "-o", path("none.txt")}), 1);  // no profile yet
+  EXPECT_FALSE(exists("none.txt"));
+  write("chain.profile.json", lang::writeRunProfileJson(profileOf({line("source", 0, 0, "cpu", 0.1, 0, 1.9),
+                                                                   line("work", 0, 1, "cpu", 1.8, 0.1, 0.1),
+                                                                   line("sink", 0, 2, "cpu", 0.05, 1.95, 0)})));
+  EXPECT_EQ(reportCommand({app}), 0);
+  EXPECT_NE(read("chain.report.html").find("<g class=\"vnode\">"), std::string::npos);
+  EXPECT_EQ(reportCommand({app, "--format", "text", "-o", path("report.txt")}), 0);
+  EXPECT_NE(read("report.txt").find("bottleneck: work[0] on node1 (rank 1) computes 90% of the run"),
+            std::string::npos);
+  EXPECT_EQ(reportCommand({app, "--format", "pdf"}), 2);
+  write("broken.json", "{\"traceEvents\": [{\"ph\": \"X\"}]}");
+  EXPECT_EQ(reportCommand({app, "--trace", path("broken.json"), "-o", path("broken.html")}), 1);
+  EXPECT_FALSE(exists("broken.html"));
+  lang::RunProfile other = profileOf({line("source", 0, 0, "cpu", 0.1, 0, 1.9)});
+  other.program = "other";
+  write("other.json", lang::writeRunProfileJson(other));
+  EXPECT_EQ(reportCommand({app, "--profile", path("other.json"), "-o", path("other.html")}), 1);
+  EXPECT_FALSE(exists("other.html"));
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ int reportCommand(const Args& args) {
     return reportError(
         "report: " + error +
         (cl.has("--profile") ? "" : " (run the program with streammap run, which profiles it, or give --profile)"));
+  if (profile.program != rtg.program)
+    return reportError("report: " + profilePath + " is a profile of '" + escapedForDisplay(profile.program) +
+                       "', but " + program + ".rtg.json describes '" + escapedForDisplay(rtg.program) + "'");
   MapRecord map;
   const std::string mapPath = cl.value("--map", program + ".map.json");
   bool haveMap = false;

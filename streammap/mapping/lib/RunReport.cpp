@@ -117,7 +117,10 @@ bool readTimeline(const std::string& text, RunReport& report, std::string& error
 }
 
 void judge(RunReport& report) {
-  if (report.instances.empty()) return;
+  if (report.instances.empty()) {
+    report.bottleneck = "none known: the profile has no instances";
+    return;
+  }
   const auto busiest = std::max_element(report.instances.begin(), report.instances.end(),
                                         [](const auto& a, const auto& b) { return a.share < b.share; });
   double othersWait = 0;
