@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +45,7 @@ struct TraceWorkUntimed {};
 #endif
 
 /// One rank's records as bytes: a header of counts, the spans and message ends as they are in memory
-/// (every rank runs the same binary), then a JSON text of the instances and kernel names.
+/// (every rank runs the same binary), then a JSON text of the instances and kernel and library names.
 struct PartHeader {
   std::uint64_t spans = 0, sends = 0, receipts = 0, text = 0, dropped = 0;
   std::uint64_t tooLarge = 0;  // the part's bytes, when it is too large to gather: sent alone
