@@ -1,5 +1,6 @@
 #include "dispar_lang/RunTrace.h"
 
+#include "dispar_lang/JsonLayout.h"
 #include "dispar_lang/JsonRead.h"
 
 #include <algorithm>
@@ -22,27 +23,6 @@ namespace {
 int instanceTrack(int instance) { return instance + 1; }
 int kernelTrack(int instance) { return 1000000 + instance; }
 
-void appendEscaped(std::string& out, const std::string& text) {
-  out += '"';
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char code[8];
-          std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += code;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
 /// Microseconds with nanosecond resolution, as the format's "ts" and "dur".
 void appendMicros(std::string& out, double seconds) {
   char number[40];
@@ -58,6 +38,16 @@ struct TrackEvent {
   std::int32_t what = -1;  // pipe or kernel
   std::uint64_t flow = 0;
 };
+
+TrackEvent::Type trackEventType(TraceSpanKind kind) {
+  switch (kind) {
+    case TraceSpanKind::Read: return TrackEvent::Read;
+    case TraceSpanKind::Write: return TrackEvent::Write;
+    case TraceSpanKind::Kernel: return TrackEvent::Kernel;
+    case TraceSpanKind::Library: return TrackEvent::Library;
+  }
+  return TrackEvent::Compute;
+}
 
 struct MessageKey {
   std::int32_t pipe, writer, reader;
@@ -109,21 +99,8 @@ std::string writeRunTraceJson(const RunTrace& trace) {
   for (const TracedInstance& instance : trace.instances) tracks[instance.instance];
   for (const TraceSpan& span : trace.spans) {
     if (instances.count(span.instance) == 0) continue;
-    const double dur = std::max(0.0, span.end - span.start);
-    switch (span.kind) {
-      case TraceSpanKind::Read:
-        tracks[span.instance].push_back({span.start, dur, TrackEvent::Read, span.what, 0});
-        break;
-      case TraceSpanKind::Write:
-        tracks[span.instance].push_back({span.start, dur, TrackEvent::Write, span.what, 0});
-        break;
-      case TraceSpanKind::Kernel:
-        kernelTracks[span.instance].push_back({span.start, dur, TrackEvent::Kernel, span.what, 0});
-        break;
-      case TraceSpanKind::Library:
-        kernelTracks[span.instance].push_back({span.start, dur, TrackEvent::Library, span.what, 0});
-        break;
-    }
+    (isDeviceWork(span.kind) ? kernelTracks : tracks)[span.instance].push_back(
+        {span.start, std::max(0.0, span.end - span.start), trackEventType(span.kind), span.what, 0});
   }
   for (auto& [number, events] : tracks) addComputeSpans(*instances[number], events);
 
@@ -166,7 +143,7 @@ std::string writeRunTraceJson(const RunTrace& trace) {
     out += "\"ph\": \"";
     out += ph;
     out += "\", \"name\": ";
-    appendEscaped(out, name);
+    appendJsonString(out, name);
     out += ", \"pid\": " + std::to_string(pid);
   };
   const auto metadata = [&](const char* name, int pid, const int* tid, const std::string& key, const std::string& text,
@@ -174,12 +151,12 @@ std::string writeRunTraceJson(const RunTrace& trace) {
     begin("M", name, pid);
     if (tid != nullptr) out += ", \"tid\": " + std::to_string(*tid);
     out += ", \"args\": {";
-    appendEscaped(out, key);
+    appendJsonString(out, key);
     out += ": ";
     if (number != nullptr)
       out += std::to_string(*number);
     else
-      appendEscaped(out, text);
+      appendJsonString(out, text);
     out += "}}";
   };
 
@@ -240,7 +217,7 @@ std::string writeRunTraceJson(const RunTrace& trace) {
         appendMicros(out, event.dur);
         if (event.type == TrackEvent::Read || event.type == TrackEvent::Write) {
           out += ", \"args\": {\"pipe\": ";
-          appendEscaped(out, pipeName(event.what));
+          appendJsonString(out, pipeName(event.what));
           out += "}";
         }
       } else {
@@ -253,11 +230,11 @@ std::string writeRunTraceJson(const RunTrace& trace) {
   for (auto& [number, events] : tracks) writeTrack(*instances[number], instanceTrack(number), events);
   for (auto& [number, events] : kernelTracks) writeTrack(*instances[number], kernelTrack(number), events);
   out += "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"format\": ";
-  appendEscaped(out, kRunTraceFormat);
+  appendJsonString(out, kRunTraceFormat);
   out += ", \"version\": " + std::to_string(kRunTraceVersion) + ", \"program\": ";
-  appendEscaped(out, trace.program);
+  appendJsonString(out, trace.program);
   out += std::string(", \"simulated\": ") + (trace.simulated ? "true" : "false") + ", \"clock\": ";
-  appendEscaped(out, trace.clock);
+  appendJsonString(out, trace.clock);
   out += ", \"instances\": " + std::to_string(trace.instances.size());
   out += ", \"messages\": " + std::to_string(matched.size());
   out += ", \"flows\": " + std::to_string(flows);
@@ -268,12 +245,13 @@ std::string writeRunTraceJson(const RunTrace& trace) {
   return out;
 }
 
-TraceCheck checkTraceEventJson(const std::string& text) {
+TraceCheck checkTraceEventJson(const std::string& text, nlohmann::json* parsed) {
   TraceCheck check;
   const auto problem = [&](std::string what) {
     if (check.problems.size() < TraceCheck::kMostProblems) check.problems.push_back(std::move(what));
   };
-  nlohmann::json document;
+  nlohmann::json own;
+  nlohmann::json& document = parsed != nullptr ? *parsed : own;
   std::string error;
   if (!parseJson(text, document, error)) {
     problem("not JSON: " + error);

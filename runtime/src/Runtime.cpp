@@ -360,9 +360,8 @@ StallSettings agreedStallSettings(int rank, const StallSettings& mine, int threa
   return settings;
 }
 
-/// This rank's position among the job's ranks on its node (collective over MPI_COMM_WORLD).
-std::pair<int, int> localRankAndSize() {
-  const std::vector<int> leaders = nodeLeaders();
+/// This rank's position among the job's ranks on its node (`leaders`: nodeLeaders()).
+std::pair<int, int> localRankAndSize(const std::vector<int>& leaders) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int position = 0, size = 0;
@@ -374,13 +373,12 @@ std::pair<int, int> localRankAndSize() {
   return {position, size};
 }
 
-/// Collective: whether this rank's node runs more instances than it has processors. Run profiles then
-/// also measure the CPU time inside port calls (docs/runtime.md, "Run profiles"): wall time outside the
+/// Collective: whether this rank's node (`leaders`: nodeLeaders()) runs more instances than it has processors. Run
+/// profiles then also measure the CPU time inside port calls (docs/runtime.md, "Run profiles"): wall time outside the
 /// ports counts the time a thread waited for a core, but a thread CPU clock costs a system call per read.
 /// (Not on the SMPI target, whose ranks wait in simulated time.)
 #ifndef DISPAR_TARGET_SMPI
-bool nodeOversubscribed(std::size_t instancesOfThisRank) {
-  const std::vector<int> leaders = nodeLeaders();
+bool nodeOversubscribed(const std::vector<int>& leaders, std::size_t instancesOfThisRank) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long mine = static_cast<long>(instancesOfThisRank);
@@ -629,7 +627,15 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   if (window == 0) return kLaunchErrorExit;
   const StallSettings stallSettings = agreedStallSettings(rank, *stall, session.threadLevel(), session.ownsMpi());
   // Where the instance's GPU is chosen: its rank's position on the node (collective).
-  const std::pair<int, int> local = options.devices != nullptr ? localRankAndSize() : std::pair<int, int>{0, 1};
+  // Which ranks share a node, gathered once when first needed (a collective; every rank needs it at the
+  // same points, for the GPU choice, the oversubscription test and the trace's clock).
+  std::optional<std::vector<int>> gatheredLeaders;
+  const auto leaders = [&]() -> const std::vector<int>& {
+    if (!gatheredLeaders) gatheredLeaders = nodeLeaders();
+    return *gatheredLeaders;
+  };
+  const std::pair<int, int> local =
+      options.devices != nullptr ? localRankAndSize(leaders()) : std::pair<int, int>{0, 1};
 
   std::unique_ptr<LinkTable> links;
   try {
@@ -661,14 +667,19 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   if (instances.size() > 1) makeLibrariesThreadSafe();
   LocalLink::setSpin(instances.size() <= availableCores() ? LocalLink::kSpinWithCores : LocalLink::kSpinWithoutCores);
 #ifndef DISPAR_TARGET_SMPI
-  const bool nodeCrowded = nodeOversubscribed(instances.size());  // collective, on every rank
+  const bool nodeCrowded = nodeOversubscribed(leaders(), instances.size());  // collective, on every rank
   Waiting::setCrowded(nodeCrowded || instances.size() > availableCores());
 #else
   const bool nodeCrowded = false;  // simulated ranks wait in simulated time
 #endif
   // Run traces: one clock for all ranks (collective), a record per instance.
   const bool tracing = !traceSettings->path.empty();
-  const auto [clockOffset, clock] = tracing ? alignTraceClock(rank) : std::pair<double, std::string>{};
+#ifdef DISPAR_TARGET_SMPI
+  const std::vector<int> clockNodes;  // the simulated clock is one for all: no nodes to align
+#else
+  const std::vector<int>& clockNodes = tracing ? leaders() : std::vector<int>{};
+#endif
+  const auto [clockOffset, clock] = tracing ? alignTraceClock(rank, clockNodes) : std::pair<double, std::string>{};
   std::vector<InstanceTrace> traces;
   std::vector<lang::TracedInstance> traced(tracing ? instances.size() : 0);
   if (tracing)

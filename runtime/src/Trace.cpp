@@ -1,7 +1,6 @@
 #include "Trace.h"
 
 #include "MpiCheck.h"
-#include "NodeLeaders.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,32 +79,17 @@ std::optional<TraceSettings> readTraceSettings(std::string& error) {
 }
 
 void InstanceTrace::span(lang::TraceSpanKind kind, std::int32_t what, double start, double end) noexcept {
-  if (!room(spans_, start)) return;
-  try {
-    spans_.push_back({start, end, instance_, kind, what});
-  } catch (...) {
-    ++dropped_;  // out of memory: the trace loses the span, never the run
-  }
+  record(spans_, {start, end, instance_, kind, what}, start);
 }
 
 void InstanceTrace::sent(std::int32_t pipe, std::int32_t reader, std::uint64_t index) noexcept {
   const double now = profileClockSeconds();
-  if (!room(sends_, now)) return;
-  try {
-    sends_.push_back({now, pipe, instance_, reader, index});
-  } catch (...) {
-    ++dropped_;
-  }
+  record(sends_, {now, pipe, instance_, reader, index}, now);
 }
 
 void InstanceTrace::taken(std::int32_t pipe, std::int32_t writer, std::uint64_t index) noexcept {
   const double now = profileClockSeconds();
-  if (!room(receipts_, now)) return;
-  try {
-    receipts_.push_back({now, pipe, writer, instance_, index});
-  } catch (...) {
-    ++dropped_;
-  }
+  record(receipts_, {now, pipe, writer, instance_, index}, now);
 }
 
 void InstanceTrace::kernel(const char* name, double start, double seconds) noexcept {
@@ -117,23 +101,22 @@ void InstanceTrace::libraryCall(const char* function, double start, double secon
 }
 
 void InstanceTrace::deviceWork(lang::TraceSpanKind kind, const char* name, double start, double seconds) noexcept {
-  if (!room(spans_, start)) return;
+  if (spans_.size() >= capacity_) return record(spans_, {}, start);  // counts the drop
   try {
     auto [it, added] = kernelIndex_.try_emplace(name, static_cast<std::int32_t>(kernels_.size()));
     if (added) kernels_.emplace_back(name != nullptr ? name : "kernel");
-    spans_.push_back({start, start + seconds, instance_, kind, it->second});
+    record(spans_, {start, start + seconds, instance_, kind, it->second}, start);
   } catch (...) {
     ++dropped_;
   }
 }
 
-std::pair<double, std::string> alignTraceClock(int rank) {
+std::pair<double, std::string> alignTraceClock(int rank, const std::vector<int>& leaders) {
 #ifdef DISPAR_TARGET_SMPI
-  (void)rank;
+  (void)rank, (void)leaders;
   return {0.0, "the simulated cluster's clock (SMPI)"};
 #else
   // The ranks of one node read one steady clock; a node's first rank measures it against rank 0's.
-  const std::vector<int> leaders = nodeLeaders();
   const int size = static_cast<int>(leaders.size());
   const auto leaderOf = [&](int r) { return leaders[static_cast<std::size_t>(r)]; };
   constexpr int kRounds = 8;
@@ -194,8 +177,7 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
       part.kernels.insert(part.kernels.end(), trace.kernels().begin(), trace.kernels().end());
       for (lang::TraceSpan span : trace.spans()) {
         span.start = shift(span.start), span.end = shift(span.end);
-        if (span.kind == lang::TraceSpanKind::Kernel || span.kind == lang::TraceSpanKind::Library)
-          span.what += kernelBase;
+        if (lang::isDeviceWork(span.kind)) span.what += kernelBase;
         part.spans.push_back(span);
       }
       for (lang::TraceMessageEnd end : trace.sends()) end.time = shift(end.time), part.sends.push_back(end);
@@ -273,8 +255,7 @@ bool gatherTrace(const TraceSettings& settings, const ProgramSpec& program, cons
     const nlohmann::json text = nlohmann::json::parse(std::string(at, header.text));
     for (const auto& name : text["kernels"]) trace.kernels.push_back(name.get<std::string>());
     for (std::size_t s = firstSpan; s < trace.spans.size(); ++s)
-      if (trace.spans[s].kind == lang::TraceSpanKind::Kernel || trace.spans[s].kind == lang::TraceSpanKind::Library)
-        trace.spans[s].what += kernelBase;
+      if (lang::isDeviceWork(trace.spans[s].kind)) trace.spans[s].what += kernelBase;
     for (const auto& about : text["instances"]) {
       lang::TracedInstance instance;
       instance.instance = about["instance"].get<int>();

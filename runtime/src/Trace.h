@@ -60,12 +60,18 @@ class InstanceTrace {
   double recordedUntil() const { return dropped_ == 0 ? body_.second : firstDrop_; }
 
  private:
-  /// Whether `buffer` has room; counts the drop otherwise.
-  template <class Buffer>
-  bool room(const Buffer& buffer, double now) noexcept {
-    if (buffer.size() < capacity_) return true;
+  /// Adds `item` (recorded at `now`) to `buffer` when it has room; counts the drop otherwise, or when
+  /// memory runs out (the trace loses the record, never the run).
+  template <class Item>
+  void record(std::vector<Item>& buffer, const Item& item, double now) noexcept {
+    if (buffer.size() < capacity_) {
+      try {
+        buffer.push_back(item);
+        return;
+      } catch (...) {
+      }
+    }
     if (dropped_++ == 0) firstDrop_ = now;
-    return false;
   }
 
   int instance_;
@@ -100,10 +106,10 @@ class TraceSpanTimer {
 };
 
 /// Collective over MPI_COMM_WORLD, at start-up: this rank's clock minus rank 0's, in seconds, and how it
-/// was found (for the trace's metadata). Ranks of one node share its clock; each node's first rank
-/// measures its offset to rank 0 by ping-pong (the exchange with the shortest round trip of several), and
-/// every rank of the node takes it. 0 under SMPI, whose clock is the simulation's.
-std::pair<double, std::string> alignTraceClock(int rank);
+/// was found (for the trace's metadata). `leaders`: nodeLeaders(). Ranks of one node share its clock; each node's first
+/// rank measures its offset to rank 0 by ping-pong (the exchange with the shortest round trip of several), and every
+/// rank of the node takes it. 0 under SMPI, whose clock is the simulation's.
+std::pair<double, std::string> alignTraceClock(int rank, const std::vector<int>& leaders);
 
 /// Collective over MPI_COMM_WORLD at the end: gathers every rank's instance records on rank 0, which
 /// writes `settings.path` (through a temporary beside it, renamed). Each rank puts its times on rank 0's

@@ -6,6 +6,8 @@
 #ifndef DISPAR_LANG_RUN_TRACE_H
 #define DISPAR_LANG_RUN_TRACE_H
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +25,10 @@ enum class TraceSpanKind : std::uint8_t {
   Kernel,   // a kernel launch (the kernel's time on a GPU; the launch, which runs it, on the host path)
   Library,  // a cuBLAS or cuFFT call, timed on the host (on a GPU: its queuing)
 };
+
+/// Whether spans of `kind` are device work (the instance's kernels-and-library-calls track), whose `what`
+/// names a function in RunTrace::kernels.
+inline bool isDeviceWork(TraceSpanKind kind) { return kind == TraceSpanKind::Kernel || kind == TraceSpanKind::Library; }
 
 /// A recorded span, in seconds from the trace's origin (rank 0's start, clocks aligned).
 struct TraceSpan {
@@ -87,7 +93,8 @@ struct TraceCheck {
 /// the bare array), every event an object with a known "ph", a "name", integer "pid" and "tid", a numeric
 /// "ts" (all but metadata), "dur" >= 0 on complete events; begin/end events matched per track; every flow
 /// id with one start and one end no earlier than it; timestamps non-decreasing per track in file order.
-TraceCheck checkTraceEventJson(const std::string& text);
+/// `parsed`: where the document goes, for a reader that goes on to use it (parsed once).
+TraceCheck checkTraceEventJson(const std::string& text, nlohmann::json* parsed = nullptr);
 
 }  // namespace dispar::lang
 

@@ -50,13 +50,12 @@ std::string label(const RunReport::Instance& instance) {
 
 /// The trace's compute time per instance track and per node, in bins over the run.
 bool readTimeline(const std::string& text, RunReport& report, std::string& error) {
-  const lang::TraceCheck check = lang::checkTraceEventJson(text);
+  nlohmann::json document;
+  const lang::TraceCheck check = lang::checkTraceEventJson(text, &document);
   if (!check.problems.empty()) {
     error = "not a valid trace: " + check.problems.front();
     return false;
   }
-  nlohmann::json document;
-  if (!lang::parseJson(text, document, error)) return false;
   const nlohmann::json& events = document.is_object() ? document["traceEvents"] : document;
   std::map<std::int64_t, std::string> hostOfProcess;
   std::map<std::pair<std::int64_t, std::int64_t>, std::string> trackLabel;
