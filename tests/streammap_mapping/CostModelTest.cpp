@@ -2,6 +2,7 @@
 #include "streammap/CostModel.h"
 #include "TestSupport.h"
 #include "streammap/GpuSpeed.h"
+#include "streammap/MapPlanner.h"
 #include "streammap/PaperMapper.h"
 
 #include <gtest/gtest.h>
@@ -31,9 +32,9 @@ TEST(GpuSpeed, ReferenceAndEstimates) {
 // Vertices: 0 CO cost 4 on a, 1 CO cost 2 on a, 2 CG cost 8 on b, 3 CG cost 4 on b, 4 CO cost 3 on b.
 // Edges: 0->2 (500 B), 1->0 (100 B, internal), 3->4 (volume null: element_bytes 4, internal).
 //   cpu(a) = max(max(4,2)/2, (4+2)/2/2) = max(2, 1.5) = 2
-//   net(a) = 500 / 1000 = 0.5
+//   net(a) = 500 / 1000 + 1 message x 1.5e-6 s (the default link latency)
 //   gpu(b) = max(max(8,4)/4, (8+4)/2/4) = max(2, 1.5) = 2;  cpu(b) = max(3, 3/1) = 3
-//   net(b) = 500 / 1.25e9
+//   net(b) = 500 / 1.25e9 + 1 message x 2e-6 s (b's stated latency)
 // Period 3 (cpu of b), crossing bytes 500.
 TEST(CostModel, HandWorked) {
   Cluster c;
@@ -42,6 +43,7 @@ TEST(CostModel, HandWorked) {
   GpuInfo g0 = v100(0), g1 = v100(1);
   g0.measuredRate = g1.measuredRate = 4.0;
   c.nodes = {a, node("b", 1, {g0, g1})};
+  c.nodes[1].latencySeconds = 2e-6;
   lang::RtgEdge internal = edge(3, 4);
   internal.volume.reset();
   const lang::Rtg rtg =
@@ -54,10 +56,10 @@ TEST(CostModel, HandWorked) {
   const Evaluation e = evaluate(p, {0, 0, 1, 1, 1});
   EXPECT_DOUBLE_EQ(e.nodes[0].cpu, 2.0);
   EXPECT_DOUBLE_EQ(e.nodes[0].gpu, 0.0);
-  EXPECT_DOUBLE_EQ(e.nodes[0].net, 0.5);
+  EXPECT_DOUBLE_EQ(e.nodes[0].net, 0.5 + kDefaultNetworkLatencySeconds);
   EXPECT_DOUBLE_EQ(e.nodes[1].gpu, 2.0);
   EXPECT_DOUBLE_EQ(e.nodes[1].cpu, 3.0);
-  EXPECT_DOUBLE_EQ(e.nodes[1].net, 500 / 1.25e9);
+  EXPECT_DOUBLE_EQ(e.nodes[1].net, 500 / 1.25e9 + 2e-6);
   EXPECT_DOUBLE_EQ(e.score.period, 3.0);
   EXPECT_DOUBLE_EQ(e.score.crossBytes, 500);
   EXPECT_STREQ(e.nodes[1].dominantTerm(), "cpu");
@@ -148,6 +150,101 @@ TEST_P(IncrementalCostTest, MatchesFromScratch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RankLayouts, IncrementalCostTest, ::testing::Bool());
+
+// A ring's messages go around one after another: loop(l) = (its instances' times + its arcs' hops) /
+// the messages in flight. Node a: thread 1 us, rank 10 us, link 100 us; node b: rank 20 us, link 200 us.
+// Ring 0 -> 1 -> 2 -> 0 (2 messages in flight: initial(2) on 2 -> 0), costs 1, 2 and 3 ms.
+TEST(CostModel, ARingPaysItsInstancesAndHopsOverItsTokens) {
+  Cluster c;
+  NodeInfo a = node("a", 4), b = node("b", 4);
+  a.threadLatencySeconds = 1e-6;
+  a.rankLatencySeconds = 1e-5;
+  a.latencySeconds = 1e-4;
+  b.rankLatencySeconds = 2e-5;
+  b.latencySeconds = 2e-4;
+  c.nodes = {a, b};
+  lang::RtgEdge back = edge(2, 0, 8);
+  back.initial = 2;
+  const lang::Rtg rtg = rtgOf({vertex(0, "x", Requirement::CO, 1e-3), vertex(1, "y", Requirement::CO, 2e-3),
+                               vertex(2, "z", Requirement::CO, 3e-3)},
+                              {edge(0, 1, 8), edge(1, 2, 8), back});
+  MappingProblem p;
+  std::string error;
+  ASSERT_TRUE(buildProblem(rtg, c, false, p, error)) << error;
+  ASSERT_EQ(p.loopIsRing, (std::vector<char>{1}));
+  // One rank per instance on a: three hops between ranks.
+  EXPECT_NEAR(evaluate(p, {0, 0, 0}).loops[0], (6e-3 + 3 * 1e-5) / 2, 1e-15);
+  // All three in one rank: three hops inside it.
+  const RankLayout oneRank = rankLayoutOf(p, {0, 0, 0}, {{0, 1, 2}});
+  EXPECT_NEAR(evaluate(p, {0, 0, 0}, oneRank).loops[0], (6e-3 + 3 * 1e-6) / 2, 1e-15);
+  // z on b: 0 -> 1 stays on a; 1 -> 2 and 2 -> 0 cross, each the larger rank latency and both links.
+  const Evaluation cut = evaluate(p, {0, 0, 1});
+  EXPECT_NEAR(cut.loops[0], (6e-3 + 1e-5 + 2 * (2e-5 + 1e-4 + 2e-4)) / 2, 1e-15);
+  EXPECT_DOUBLE_EQ(cut.score.period, std::max(cut.loops[0], 3e-3));
+  // The crossing pipes' messages pay each node's link latency in its net term.
+  EXPECT_DOUBLE_EQ(cut.nodes[1].net, 16 / 1.25e9 + 2 * 2e-4);
+  IncrementalCost inc(p, {0, 0, 0});
+  EXPECT_NEAR(inc.scoreAfterMove(2, 1).period, cut.score.period, 1e-15);
+}
+
+// A loop with branches inside (a farm fed back: 0 deals to 1 and 2, both answer 0) is not a ring: the sum
+// of its instances would overstate a turn whose branches run side by side, so it has no loop(l) term.
+TEST(CostModel, ALoopWithBranchesIsNotCharged) {
+  Cluster c;
+  c.nodes = {node("a", 4)};
+  const lang::Rtg rtg = rtgOf(
+      {vertex(0, "farm", Requirement::CO, 1), vertex(1, "w", Requirement::CO, 5), vertex(2, "w", Requirement::CO, 5)},
+      {edge(0, 1), edge(0, 2), edge(1, 0), edge(2, 0)});
+  MappingProblem p;
+  std::string error;
+  ASSERT_TRUE(buildProblem(rtg, c, false, p, error)) << error;
+  ASSERT_EQ(p.loopIsRing, (std::vector<char>{0}));
+  const Evaluation e = evaluate(p, {0, 0, 0});
+  EXPECT_DOUBLE_EQ(e.loops[0], 0.0);
+  EXPECT_DOUBLE_EQ(e.score.period, 5.0);  // the largest instance, as without the loop
+}
+
+// Without any measurement (every cost the default 1) a ring is kept on one node and never cut into
+// alternating stages: every hop it saves is a message's latency off every turn, and its instances never
+// compute at once. Source -> a -> b -> c -> d -> a (ring), d -> sink.
+TEST(CostModel, ARingIsNotCutWhenKeepingItWholeCostsNothing) {
+  lang::RtgEdge back = edge(4, 1);
+  back.initial = 1;
+  const lang::Rtg rtg =
+      rtgOf({vertex(0, "source", Requirement::CO), vertex(1, "a", Requirement::CO), vertex(2, "b", Requirement::CO),
+             vertex(3, "c", Requirement::CO), vertex(4, "d", Requirement::CO), vertex(5, "sink", Requirement::CO)},
+            {edge(0, 1), edge(1, 2), edge(2, 3), edge(3, 4), back, edge(4, 5)});
+  // The ring's arcs whose ends are in different ranks.
+  const auto cuts = [](const std::vector<int>& rankOf) {
+    int cut = 0;
+    for (int v = 1; v <= 4; ++v) cut += rankOf[v] != rankOf[v == 4 ? 1 : v + 1];
+    return cut;
+  };
+  for (const bool microseconds : {false, true}) {
+    lang::Rtg costed = rtg;
+    if (microseconds)  // measured costs as small as the hops: the hops decide
+      for (lang::RtgVertex& v : costed.vertices) v.cost = 2e-6;
+    const std::string costs = microseconds ? "2 us" : "the default";
+    // Two 2-core nodes, as many ranks as cores: the ring stays on one node, cut at most once in two.
+    Cluster two;
+    two.nodes = {node("n1", 2), node("n2", 2)};
+    MappingOutcome o;
+    std::string error;
+    ASSERT_TRUE(planMapping(costed, two, MapSettings{}, o, error)) << error;
+    const std::vector<int>& nodeOf = o.result.nodeOf;
+    EXPECT_TRUE(nodeOf[1] == nodeOf[2] && nodeOf[2] == nodeOf[3] && nodeOf[3] == nodeOf[4])
+        << "costs " << costs << ": the ring was cut across nodes " << ::testing::PrintToString(nodeOf);
+    EXPECT_LE(cuts(o.ranks.rankOf), 2) << "costs " << costs << ": the ring was cut into alternating stages "
+                                       << ::testing::PrintToString(o.ranks.rankOf);
+    // One 2-core node, --ranks 2: the ring in one rank, source and sink in the other.
+    Cluster one;
+    one.nodes = {node("n1", 2)};
+    MapSettings settings;
+    settings.ranks = RankPolicy{RankPolicy::Kind::Exact, 2};
+    ASSERT_TRUE(planMapping(costed, one, settings, o, error)) << error;
+    EXPECT_EQ(cuts(o.ranks.rankOf), 0) << "costs " << costs << ": " << ::testing::PrintToString(o.ranks.rankOf);
+  }
+}
 
 // One rank per instance: more instances than cores share the cores, each rank computing at
 // cores / instances of one, whether its neighbours compute or wait.

@@ -52,6 +52,9 @@ TEST(ClusterJson, WriteThenParseRoundTrips) {
   cluster.nodes[1].status = NodeStatus::Drained;
   cluster.nodes[1].gpus[1].measuredRate = 2.5;
   cluster.nodes[1].bandwidthBytesPerSec = 1.25e9;
+  cluster.nodes[1].latencySeconds = 2e-6;
+  cluster.nodes[1].rankLatencySeconds = 5e-6;
+  cluster.nodes[1].threadLatencySeconds = 1e-6;
   const std::string text = writeClusterJson(cluster);
   EXPECT_EQ(text.back(), '\n');
   Cluster back;
@@ -63,6 +66,10 @@ TEST(ClusterJson, WriteThenParseRoundTrips) {
   EXPECT_EQ(back.nodes[0].status, NodeStatus::Drained);
   EXPECT_EQ(back.nodes[0].gpus[1].measuredRate, 2.5);
   EXPECT_EQ(back.nodes[0].gpus[1].pciBusId, "0000:03:00.0");
+  EXPECT_EQ(back.nodes[0].latencySeconds, 2e-6);
+  EXPECT_EQ(back.nodes[0].rankLatencySeconds, 5e-6);
+  EXPECT_EQ(back.nodes[0].threadLatencySeconds, 1e-6);
+  EXPECT_FALSE(back.nodes[1].latencySeconds);
 }
 
 TEST(ClusterJson, ReadOnlyHeartbeatAgeIsAcceptedAndIgnored) {
@@ -126,6 +133,12 @@ TEST(ClusterJson, NumbersAreCheckedForRangeAndNamed) {
             "nodes[0].cpu.speed: must be a positive number, got 0");
   EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "numa": [{"memory_bytes": 9e14}, {"memory_bytes": 9e14}]}]})"),
             "nodes[0].numa[1].memory_bytes: NUMA memory totals more than 1125899906842624 bytes");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "network": {"latency_s": 0}}]})"),
+            "nodes[0].network.latency_s: must be a positive number, got 0");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "network": {"rank_latency_s": 5}}]})"),
+            "nodes[0].network.rank_latency_s: must be at most 1 (a second per message), got 5");
+  EXPECT_EQ(parseError(head + R"("cpu": {"cores": 1}, "network": {"thread_latency_s": "3us"}}]})"),
+            "nodes[0].network.thread_latency_s: expected a number, got \"3us\"");
 }
 
 TEST(ClusterJson, SyntaxErrorsGiveLineAndColumn) {

@@ -55,6 +55,9 @@ TEST_P(ResourceDbBackend, RecordReadRoundTrip) {
   described.nodes[0].gpus[0].measuredRate = 1.5;
   described.nodes[0].bandwidthBytesPerSec = 4e9;
   described.nodes[0].cpuSpeed = 1.25;
+  described.nodes[0].latencySeconds = 2e-6;
+  described.nodes[0].rankLatencySeconds = 5e-6;
+  described.nodes[1].threadLatencySeconds = 1e-6;
   described.nodes[1].lastHeartbeat = 1234;
   std::string error;
   ASSERT_TRUE(db->recordNodes(described.nodes, false, nullptr, error)) << error;
@@ -725,6 +728,7 @@ TEST_P(ResourceDbBackend, BatchedImportsReadBackWhatWasWritten) {
       n.gpus[0].measuredRate = 1.5;
     }
     if (i % 7 == 0) n.bandwidthBytesPerSec = 1e10 / 3;
+    if (i % 5 == 0) n.latencySeconds = 1e-6 / 3;
     nodes.push_back(n);
   }
   ASSERT_TRUE(db->importNodes(nodes, ResourceDb::ImportRules{}, nullptr, nullptr, error)) << error;
@@ -743,6 +747,7 @@ TEST_P(ResourceDbBackend, BatchedImportsReadBackWhatWasWritten) {
     EXPECT_EQ(r.node.caches[1].bytes, 32ull << 20) << r.node.host;  // one level's caches in the order written
     EXPECT_EQ(r.node.caches[2].bytes, 16ull << 20) << r.node.host;
     EXPECT_EQ(r.node.bandwidthBytesPerSec, want.bandwidthBytesPerSec) << r.node.host;
+    EXPECT_EQ(r.node.latencySeconds, want.latencySeconds) << r.node.host;
     ASSERT_EQ(r.node.gpus.size(), want.gpus.size()) << r.node.host;
     if (!want.gpus.empty()) {
       EXPECT_EQ(r.node.gpus[0].name, want.gpus[0].name);

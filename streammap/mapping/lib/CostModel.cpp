@@ -11,8 +11,11 @@ const char* const kCostModelSummary =
     "(split_for) on a GPU node: cost / (GPU speed + (cores - 1) * CPU speed)); "
     "cpu(n) = max(max t_v, sum t_v / cores) (one rank per instance, R instances > cores on n: max t_v * R / cores); "
     "gpu(n) = max(max t_v, sum t_v / gpus); "
-    "net(n) = sum of crossing edge bytes / bandwidth; a rank of several instances on n: cpu(n) >= sum of its CPU t_v / "
-    "its cores, gpu(n) >= sum of its GPU t_v (one GPU per rank); period = max over nodes; ties: fewer crossing bytes";
+    "net(n) = sum of crossing edge bytes / bandwidth + latency; "
+    "loop(l) = (sum t_v + hop latencies) / tokens over a ring's instances and arcs; "
+    "a rank of several instances on n: cpu(n) >= sum of its CPU t_v / "
+    "its cores, gpu(n) >= sum of its GPU t_v (one GPU per rank); period = max over nodes and loops; ties: fewer "
+    "crossing bytes";
 
 double NodeCost::value() const { return std::max({cpu, gpu, net}); }
 
@@ -30,11 +33,11 @@ bool scoreLess(const Score& a, const Score& b) {
 
 // The model's one formula for a node (kCostModelSummary states it).
 NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                    double netBytes, double oversubscription) {
+                    double netBytes, double netMessages, double oversubscription) {
   NodeCost c;
   c.cpu = std::max(cpuMax * oversubscription, cpuSum / node.cores) / node.cpuSpeed;
   c.gpu = node.gpus ? std::max(gpuMax, gpuSum / node.gpus) / node.gpuSpeed : 0.0;
-  c.net = netBytes / node.bandwidth;
+  c.net = netBytes / node.bandwidth + netMessages * node.latency;
   return c;
 }
 
@@ -43,10 +46,37 @@ double vertexTime(const MappingProblem& p, int v, int n) {
   return p.weightOn(v, n) / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
 }
 
+std::vector<double> loopPeriods(const MappingProblem& p, const std::vector<int>& nodeOf,
+                                const std::vector<int>* rankOf) {
+  std::vector<double> seconds(p.loopCount(), 0.0);
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    const int loop = p.ringOf(v);
+    if (loop < 0) continue;
+    seconds[loop] += vertexTime(p, v, nodeOf[v]);
+    // Each arc once, from its lower end; an arc between two instances of one loop is an arc of the loop.
+    for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
+      if (it->vertex > v && p.ringOf(it->vertex) == loop)
+        seconds[loop] +=
+            p.hopSeconds(nodeOf[v], nodeOf[it->vertex], rankOf != nullptr && (*rankOf)[v] == (*rankOf)[it->vertex]);
+  }
+  for (int loop = 0; loop < p.loopCount(); ++loop) seconds[loop] /= p.loopTokens[loop];
+  return seconds;
+}
+
+namespace {
+
+void setPeriod(Evaluation& e) {
+  e.score.period = 0;
+  for (const NodeCost& c : e.nodes) e.score.period = std::max(e.score.period, c.value());
+  for (double loop : e.loops) e.score.period = std::max(e.score.period, loop);
+}
+
+}  // namespace
+
 Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
   const int nodeCount = p.nodeCount();
   std::vector<double> cpuSum(nodeCount, 0), cpuMax(nodeCount, 0), gpuSum(nodeCount, 0), gpuMax(nodeCount, 0),
-      netBytes(nodeCount, 0);
+      netBytes(nodeCount, 0), netMessages(nodeCount, 0);
   std::vector<int> instances(nodeCount, 0);
   for (int v = 0; v < p.vertexCount(); ++v) {
     const int n = nodeOf[v];
@@ -64,17 +94,19 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf) {
   for (int v = 0; v < p.vertexCount(); ++v) {
     for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
       if (it->vertex < v || nodeOf[it->vertex] == nodeOf[v]) continue;  // each edge once, from its lower end
-      netBytes[nodeOf[v]] += it->bytes;
-      netBytes[nodeOf[it->vertex]] += it->bytes;
+      for (const int end : {nodeOf[v], nodeOf[it->vertex]}) {
+        netBytes[end] += it->bytes;
+        netMessages[end] += 1;
+      }
       result.score.crossBytes += it->bytes;
     }
   }
   result.nodes.resize(nodeCount);
-  for (int n = 0; n < nodeCount; ++n) {
-    result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n],
+  for (int n = 0; n < nodeCount; ++n)
+    result.nodes[n] = nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n], netMessages[n],
                                  p.oversubscription(n, instances[n]));
-    result.score.period = std::max(result.score.period, result.nodes[n].value());
-  }
+  result.loops = loopPeriods(p, nodeOf);
+  setPeriod(result);
   return result;
 }
 
@@ -174,8 +206,8 @@ Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf, con
     node.cpu = std::max(node.cpu, rank.cpu);
     node.gpu = std::max(node.gpu, rank.gpu);
   }
-  result.score.period = 0;
-  for (const NodeCost& c : result.nodes) result.score.period = std::max(result.score.period, c.value());
+  result.loops = loopPeriods(p, nodeOf, &layout.rankOf);
+  setPeriod(result);
   return result;
 }
 
@@ -194,6 +226,7 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
     for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
       if (nodeOf_[it->vertex] == nodeOf_[v]) continue;
       load.netBytes += it->bytes;
+      load.netMessages += 1;
       if (it->vertex > v) crossBytes_ += it->bytes;
     }
   }
@@ -202,21 +235,39 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
     byValueAt_.push_back(byValue_.emplace(values_[n], n).first);
     gpuByValueAt_.push_back(p.nodes[n].hasGpu() ? gpuByValue_.emplace(values_[n], n).first : gpuByValue_.end());
   }
+  loopSeconds_ = loopPeriods(p, nodeOf_);
+  for (int loop = 0; loop < p.loopCount(); ++loop) {
+    loopSeconds_[loop] *= p.loopTokens[loop];
+    loopAt_.push_back(loopsByValue_.emplace(loopSeconds_[loop] / p.loopTokens[loop], loop).first);
+  }
 }
 
-Score IncrementalCost::score() const { return Score{byValue_.rbegin()->first, crossBytes_}; }
+Score IncrementalCost::score() const {
+  const double loops = loopsByValue_.empty() ? 0.0 : loopsByValue_.rbegin()->first;
+  return Score{std::max(byValue_.rbegin()->first, loops), crossBytes_};
+}
 
-NodeCost IncrementalCost::costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes,
-                                 int instances) const {
-  return nodeCostOf(p_.nodes[n], cpuSum, cpuMax, gpuSum, gpuMax, netBytes, p_.oversubscription(n, instances));
+int IncrementalCost::bottleneckLoop() const {
+  if (loopsByValue_.empty() || loopsByValue_.rbegin()->first <= byValue_.rbegin()->first) return -1;
+  return loopsByValue_.rbegin()->second;
+}
+
+NodeCost IncrementalCost::costOf(int n, const Delta& d) const {
+  return nodeCostOf(p_.nodes[n], d.cpuSum, d.cpuMax, d.gpuSum, d.gpuMax, d.netBytes, d.netMessages,
+                    p_.oversubscription(n, d.instances));
 }
 
 NodeCost IncrementalCost::nodeCost(int n) const {
   const Load& l = loads_[n];
-  const double cpuMax = l.cpuCosts.empty() ? 0.0 : l.cpuCosts.largest();
-  const double gpuMax = l.gpuCosts.empty() ? 0.0 : l.gpuCosts.largest();
-  return costOf(n, l.cpuCosts.empty() ? 0.0 : l.cpuSum, cpuMax, l.gpuCosts.empty() ? 0.0 : l.gpuSum, gpuMax, l.netBytes,
-                static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size()));
+  const Delta now{n,
+                  l.cpuCosts.empty() ? 0.0 : l.cpuSum,
+                  l.gpuCosts.empty() ? 0.0 : l.gpuSum,
+                  l.cpuCosts.empty() ? 0.0 : l.cpuCosts.largest(),
+                  l.gpuCosts.empty() ? 0.0 : l.gpuCosts.largest(),
+                  l.netBytes,
+                  l.netMessages,
+                  static_cast<int>(l.cpuCosts.size() + l.gpuCosts.size())};
+  return costOf(n, now);
 }
 
 // Largest element of `costs` after removing one `removed` (when >= 0) and adding `added` (when >= 0).
@@ -238,12 +289,33 @@ double IncrementalCost::maxExcept(int a, int b) const {
   return 0.0;
 }
 
-Score IncrementalCost::evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta,
-                                    double* touchedMax) const {
-  const double va = costOf(a, da.cpuSum, da.cpuMax, da.gpuSum, da.gpuMax, da.netBytes, da.instances).value();
-  const double vb = costOf(b, db.cpuSum, db.cpuMax, db.gpuSum, db.gpuMax, db.netBytes, db.instances).value();
+double IncrementalCost::loopMaxExcept(int a, int b) const {
+  for (auto it = loopsByValue_.rbegin(); it != loopsByValue_.rend(); ++it)
+    if (it->second != a && it->second != b) return it->first;
+  return 0.0;
+}
+
+double IncrementalCost::loopDelta(int v, int from, int to, int partner) const {
+  const int loop = p_.ringOf(v);
+  double delta = vertexTime(p_, v, to) - vertexTime(p_, v, from);
+  for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
+    // The arcs between swapped partners join the same two nodes before and after.
+    if (it->vertex == partner || p_.ringOf(it->vertex) != loop) continue;
+    const int other = nodeOf_[it->vertex];
+    delta += p_.hopSeconds(to, other, false) - p_.hopSeconds(from, other, false);
+  }
+  return delta;
+}
+
+Score IncrementalCost::evaluatePair(const Delta& da, const Delta& db, double crossDelta, LoopChange first,
+                                    LoopChange second, double* touchedMax) const {
+  const double va = costOf(da.node, da).value();
+  const double vb = costOf(db.node, db).value();
   if (touchedMax) *touchedMax = std::max(va, vb);
-  return Score{std::max({maxExcept(a, b), va, vb}), crossBytes_ + crossDelta};
+  double period = std::max({maxExcept(da.node, db.node), va, vb, loopMaxExcept(first.loop, second.loop)});
+  for (const LoopChange& change : {first, second})
+    if (change.loop >= 0) period = std::max(period, change.seconds / p_.loopTokens[change.loop]);
+  return Score{period, crossBytes_ + crossDelta};
 }
 
 namespace {
@@ -265,8 +337,8 @@ Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
   const bool gpuA = p_.onGpu(v, from), gpuB = p_.onGpu(v, to);
   const int countA = static_cast<int>(la.cpuCosts.size() + la.gpuCosts.size());
   const int countB = static_cast<int>(lb.cpuCosts.size() + lb.gpuCosts.size());
-  Delta da{from, 0, 0, 0, 0, la.netBytes, countA - 1};
-  Delta db{to, 0, 0, 0, 0, lb.netBytes, countB + 1};
+  Delta da{from, 0, 0, 0, 0, la.netBytes, la.netMessages, countA - 1};
+  Delta db{to, 0, 0, 0, 0, lb.netBytes, lb.netMessages, countB + 1};
   da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), gpuA ? -1 : wa, -1);
   da.cpuMax = maxCost(la.cpuCosts, gpuA ? -1 : wa, -1);
   da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), gpuA ? wa : -1, -1);
@@ -278,20 +350,16 @@ Score IncrementalCost::scoreAfterMove(int v, int to, double* touchedMax) const {
   double crossDelta = 0;
   for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
     const int c = nodeOf_[it->vertex];
-    if (c == from) {
-      da.netBytes += it->bytes;
-      db.netBytes += it->bytes;
-      crossDelta += it->bytes;
-    } else if (c == to) {
-      da.netBytes -= it->bytes;
-      db.netBytes -= it->bytes;
-      crossDelta -= it->bytes;
-    } else {
-      da.netBytes -= it->bytes;
-      db.netBytes += it->bytes;
-    }
+    const double sign = c == from ? 1 : c == to ? -1 : 0;  // the edge starts crossing, stops, or moves end
+    da.netBytes += (c == from ? 1 : -1) * it->bytes;
+    da.netMessages += c == from ? 1 : -1;
+    db.netBytes += (c == to ? -1 : 1) * it->bytes;
+    db.netMessages += c == to ? -1 : 1;
+    crossDelta += sign * it->bytes;
   }
-  return evaluatePair(from, to, da, db, crossDelta, touchedMax);
+  LoopChange loop;
+  if (const int l = p_.ringOf(v); l >= 0) loop = {l, loopSeconds_[l] + loopDelta(v, from, to, -1)};
+  return evaluatePair(da, db, crossDelta, loop, LoopChange{}, touchedMax);
 }
 
 Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
@@ -301,8 +369,8 @@ Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
   const Load& la = loads_[a];
   const Load& lb = loads_[b];
   const bool uOnA = p_.onGpu(u, a), vOnA = p_.onGpu(v, a), uOnB = p_.onGpu(u, b), vOnB = p_.onGpu(v, b);
-  Delta da{a, 0, 0, 0, 0, la.netBytes, static_cast<int>(la.cpuCosts.size() + la.gpuCosts.size())};
-  Delta db{b, 0, 0, 0, 0, lb.netBytes, static_cast<int>(lb.cpuCosts.size() + lb.gpuCosts.size())};
+  Delta da{a, 0, 0, 0, 0, la.netBytes, la.netMessages, static_cast<int>(la.cpuCosts.size() + la.gpuCosts.size())};
+  Delta db{b, 0, 0, 0, 0, lb.netBytes, lb.netMessages, static_cast<int>(lb.cpuCosts.size() + lb.gpuCosts.size())};
   da.cpuSum = adjustedSum(la.cpuSum, la.cpuCosts.size(), uOnA ? -1 : wuA, vOnA ? -1 : wvA);
   da.cpuMax = maxCost(la.cpuCosts, uOnA ? -1 : wuA, vOnA ? -1 : wvA);
   da.gpuSum = adjustedSum(la.gpuSum, la.gpuCosts.size(), uOnA ? wuA : -1, vOnA ? wvA : -1);
@@ -317,23 +385,23 @@ Score IncrementalCost::scoreAfterSwap(int u, int v, double* touchedMax) const {
     for (const Neighbour* it = p_.neighboursBegin(x); it != p_.neighboursEnd(x); ++it) {
       if (it->vertex == other) continue;
       const int c = nodeOf_[it->vertex];
-      if (c == from) {
-        dFrom.netBytes += it->bytes;
-        dTo.netBytes += it->bytes;
-        crossDelta += it->bytes;
-      } else if (c == to) {
-        dFrom.netBytes -= it->bytes;
-        dTo.netBytes -= it->bytes;
-        crossDelta -= it->bytes;
-      } else {
-        dFrom.netBytes -= it->bytes;
-        dTo.netBytes += it->bytes;
-      }
+      dFrom.netBytes += (c == from ? 1 : -1) * it->bytes;
+      dFrom.netMessages += c == from ? 1 : -1;
+      dTo.netBytes += (c == to ? -1 : 1) * it->bytes;
+      dTo.netMessages += c == to ? -1 : 1;
+      crossDelta += (c == from ? 1 : c == to ? -1 : 0) * it->bytes;
     }
   };
   account(u, v, a, b, da, db);
   account(v, u, b, a, db, da);
-  return evaluatePair(a, b, da, db, crossDelta, touchedMax);
+  LoopChange first, second;
+  const int lu = p_.ringOf(u), lv = p_.ringOf(v);
+  if (lu >= 0) first = {lu, loopSeconds_[lu] + loopDelta(u, a, b, v)};
+  if (lv >= 0 && lv == lu)
+    first.seconds += loopDelta(v, b, a, u);
+  else if (lv >= 0)
+    second = {lv, loopSeconds_[lv] + loopDelta(v, b, a, u)};
+  return evaluatePair(da, db, crossDelta, first, second, touchedMax);
 }
 
 void IncrementalCost::removeVertex(int v) {
@@ -347,8 +415,10 @@ void IncrementalCost::removeVertex(int v) {
   for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
     const int c = nodeOf_[it->vertex];
     if (c == n || c < 0) continue;  // c < 0: the other end of a swap, already taken out
-    l.netBytes -= it->bytes;
-    loads_[c].netBytes -= it->bytes;
+    for (Load* end : {&l, &loads_[c]}) {
+      end->netBytes -= it->bytes;
+      end->netMessages -= 1;
+    }
     crossBytes_ -= it->bytes;
   }
   nodeOf_[v] = -1;
@@ -363,30 +433,43 @@ void IncrementalCost::addVertex(int v, int n) {
   for (const Neighbour* it = p_.neighboursBegin(v); it != p_.neighboursEnd(v); ++it) {
     const int c = nodeOf_[it->vertex];
     if (c == n || c < 0) continue;
-    l.netBytes += it->bytes;
-    loads_[c].netBytes += it->bytes;
+    for (Load* end : {&l, &loads_[c]}) {
+      end->netBytes += it->bytes;
+      end->netMessages += 1;
+    }
     crossBytes_ += it->bytes;
   }
 }
+
+namespace {
+
+// Re-inserts the same tree node (no allocation) with the old position as hint: most moves change a
+// value a little.
+void reinsert(std::set<std::pair<double, int>>& set, std::set<std::pair<double, int>>::iterator& at, double value) {
+  const auto hint = std::next(at);
+  auto handle = set.extract(at);
+  handle.value().first = value;
+  at = set.insert(hint, std::move(handle));
+}
+
+}  // namespace
 
 void IncrementalCost::setValue(int n) {
   const double value = nodeCost(n).value();
   if (value == values_[n]) return;
   values_[n] = value;
-  // Re-insert the same tree node (no allocation) with the old position as hint: most moves change a
-  // node's value a little.
-  auto reinsert = [&](ValueSet& set, ValueSet::iterator& at) {
-    const auto hint = std::next(at);
-    auto handle = set.extract(at);
-    handle.value().first = value;
-    at = set.insert(hint, std::move(handle));
-  };
-  reinsert(byValue_, byValueAt_[n]);
-  if (p_.nodes[n].hasGpu()) reinsert(gpuByValue_, gpuByValueAt_[n]);
+  reinsert(byValue_, byValueAt_[n], value);
+  if (p_.nodes[n].hasGpu()) reinsert(gpuByValue_, gpuByValueAt_[n], value);
+}
+
+void IncrementalCost::setLoopSeconds(int loop, double seconds) {
+  loopSeconds_[loop] = seconds;
+  reinsert(loopsByValue_, loopAt_[loop], seconds / p_.loopTokens[loop]);
 }
 
 void IncrementalCost::move(int v, int to) {
   const int from = nodeOf_[v];
+  if (const int loop = p_.ringOf(v); loop >= 0) setLoopSeconds(loop, loopSeconds_[loop] + loopDelta(v, from, to, -1));
   removeVertex(v);
   addVertex(v, to);
   setValue(from);
@@ -395,6 +478,10 @@ void IncrementalCost::move(int v, int to) {
 
 void IncrementalCost::swap(int u, int v) {
   const int a = nodeOf_[u], b = nodeOf_[v];
+  const int lu = p_.ringOf(u), lv = p_.ringOf(v);
+  const double du = lu >= 0 ? loopDelta(u, a, b, v) : 0.0, dv = lv >= 0 ? loopDelta(v, b, a, u) : 0.0;
+  if (lu >= 0) setLoopSeconds(lu, loopSeconds_[lu] + du);
+  if (lv >= 0) setLoopSeconds(lv, loopSeconds_[lv] + dv);
   removeVertex(u);
   removeVertex(v);
   addVertex(u, b);

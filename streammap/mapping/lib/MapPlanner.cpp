@@ -31,6 +31,19 @@ std::string instanceName(const lang::Rtg& rtg, int v) {
   return rtg.vertices[v].vnode + "[" + std::to_string(rtg.vertices[v].replica) + "]";
 }
 
+// "a[0], b[0], c[0]" (the first three instances of feedback loop `loop`, "and N more" beyond).
+std::string loopName(const lang::Rtg& rtg, const MappingProblem& p, int loop) {
+  std::string names;
+  int count = 0;
+  for (int v = 0; v < p.vertexCount(); ++v) {
+    if (p.loopOfVertex(v) != loop) continue;
+    if (count < 3) names += (count ? ", " : "") + instanceName(rtg, v);
+    ++count;
+  }
+  if (count > 3) names += " and " + std::to_string(count - 3) + " more";
+  return names;
+}
+
 // "rank 4 (fir[1], CG)": the instance and the rank that runs it.
 std::string vertexLabel(const lang::Rtg& rtg, const RankLayout& ranks, int v) {
   return "rank " + std::to_string(ranks.rankOf[v]) + " (" + instanceName(rtg, v) + ", " +
@@ -362,6 +375,38 @@ void explainRanks(const lang::Rtg& rtg, const MappingOutcome& o, const RankPolic
   }
 }
 
+// One line per feedback loop: its turn's time, where its hops go, and the period it allows (the cost
+// model's loop(l)).
+void explainLoops(const lang::Rtg& rtg, const MappingOutcome& o, std::vector<std::string>& lines) {
+  const MappingProblem& p = o.problem;
+  const std::vector<int>& nodeOf = o.result.nodeOf;
+  for (int loop = 0; loop < p.loopCount(); ++loop) {
+    int inRank = 0, betweenRanks = 0, betweenNodes = 0;
+    double hops = 0;
+    for (int v = 0; v < p.vertexCount(); ++v) {
+      if (p.loopOfVertex(v) != loop) continue;
+      for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
+        const int u = it->vertex;
+        if (u < v || p.loopOfVertex(u) != loop) continue;
+        const bool sameRank = o.ranks.rankOf[u] == o.ranks.rankOf[v];
+        hops += p.hopSeconds(nodeOf[v], nodeOf[u], sameRank);
+        ++(sameRank ? inRank : nodeOf[u] == nodeOf[v] ? betweenRanks : betweenNodes);
+      }
+    }
+    if (!p.loopIsRing[loop]) {
+      lines.push_back("feedback loop through " + loopName(rtg, p, loop) +
+                      ": branches inside (not a ring), so no loop(l) term; the node terms price it");
+      continue;
+    }
+    lines.push_back("feedback loop through " + loopName(rtg, p, loop) + ": " + formatNumber(p.loopTokens[loop]) +
+                    " message(s) in flight; its arcs hop " + std::to_string(inRank) + " time(s) inside a rank, " +
+                    std::to_string(betweenRanks) + " between ranks of a node, " + std::to_string(betweenNodes) +
+                    " between nodes (" + formatNumber(hops) +
+                    " s a turn); loop(l) = " + formatNumber(o.evaluation.loops[loop]) +
+                    (o.evaluation.loops[loop] >= o.evaluation.score.period ? ", which sets the period" : ""));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& o, const MapSettings& settings) {
@@ -429,10 +474,12 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
       // Which node and term would set the period after the move.
       cost.move(v, runnerUp);
       const int top = cost.nodesByValue().rbegin()->second;
-      const NodeCost c = cost.nodeCost(top);
+      const int loop = cost.bottleneckLoop();
+      const std::string term = loop >= 0 ? "the feedback loop through " + loopName(rtg, p, loop)
+                                         : std::string(cost.nodeCost(top).dominantTerm()) + " of " + p.nodes[top].host;
       cost.move(v, n);
       line += "; runner-up " + p.nodes[runnerUp].host + " would make the period " + formatNumber(runnerScore.period) +
-              " (" + c.dominantTerm() + " of " + p.nodes[top].host + ") vs " + formatNumber(now.period);
+              " (" + term + ") vs " + formatNumber(now.period);
     } else {
       line += "; runner-up " + p.nodes[runnerUp].host + " gives the same period, crossing bytes " +
               formatNumber(runnerScore.crossBytes) + " vs " + formatNumber(now.crossBytes);
@@ -451,6 +498,7 @@ std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutco
     }
   }
   explainRanks(rtg, o, settings.ranks, lines);
+  explainLoops(rtg, o, lines);
   return lines;
 }
 

@@ -145,18 +145,19 @@ const CommandSpec kSimulateSpec = {
     "a platform, maps the program one rank per instance (or takes --mapping, or a machinefile for programs not built\n"
     "by disparcc), runs smpirun with the program's arguments, passes its output through and prints the simulated\n"
     "makespan and each node's busy core-seconds. Exit status 1 when the simulated program fails (docs/simulation.md).",
-    joinOptions({{{"--mapping", "FILE", "simulate this mapping (one rank per instance) instead of mapping anew"},
-                  {"--machinefile", "FILE",
-                   "a program not built by disparcc: its ranks placed as mpiexec places them "
-                   "from this MPICH machinefile"},
-                  {"-n", "N", "with --machinefile: the number of ranks"},
-                  {"--gpu-speedup", "X",
-                   "how many times faster the reference GPU (an A100) runs a kernel than its host "
-                   "clone on one core of this machine (default 100)"},
-                  {"--latency", "SECONDS", "every node link's latency (default 1.5e-6, InfiniBand's order)"},
-                  {"--keep", "DIR", "write the platform, hostfile and SimGrid log into DIR and keep them"}},
-                 kSourceOptions,
-                 kMappingOptions}),
+    joinOptions(
+        {{{"--mapping", "FILE", "simulate this mapping (one rank per instance) instead of mapping anew"},
+          {"--machinefile", "FILE",
+           "a program not built by disparcc: its ranks placed as mpiexec places them "
+           "from this MPICH machinefile"},
+          {"-n", "N", "with --machinefile: the number of ranks"},
+          {"--gpu-speedup", "X",
+           "how many times faster the reference GPU (an A100) runs a kernel than its host "
+           "clone on one core of this machine (default 100)"},
+          {"--latency", "SECONDS", "every node link's latency (default: each node's network.latency_s, else 1.5e-6)"},
+          {"--keep", "DIR", "write the platform, hostfile and SimGrid log into DIR and keep them"}},
+         kSourceOptions,
+         kMappingOptions}),
     /*firstArgumentEndsOptions=*/true};
 
 /// Where the resources come from: --db, --cluster (exclusive), --ttl. `given` says whether either was.
@@ -969,7 +970,7 @@ int simulateCommand(const Args& args) {
   }
   const std::string program = cl.positional()[0];
   const std::optional<double> gpuSpeedup = cl.doubleValue("--gpu-speedup", kDefaultGpuSpeedup, 1e-6, 1e9);
-  const std::optional<double> latency = cl.doubleValue("--latency", kDefaultLatencySeconds, 0, 10);
+  const std::optional<double> latency = cl.doubleValue("--latency", kDefaultNetworkLatencySeconds, 0, 10);
   const std::optional<int> machinefileRanks = cl.intValue("-n", 0, 1, 1000000);
   if (!gpuSpeedup || !latency || !machinefileRanks) return kExitUsage;
   const int given = cl.has("--mapping") + cl.has("--machinefile") + cl.has("--algorithm");
@@ -1036,7 +1037,7 @@ int simulateCommand(const Args& args) {
 
   SimulationSettings settings;
   settings.gpuSpeedup = *gpuSpeedup;
-  settings.latencySeconds = *latency;
+  if (cl.has("--latency")) settings.latencySeconds = *latency;
   ScratchDirectory files;
   if (!files.open("simulate", cl.value("--keep"), error)) return fail("simulate", error);
   const std::string platform = files.path("platform.xml"), hostfile = files.path("hostfile"),

@@ -155,6 +155,12 @@ void findLoops(const lang::Rtg& rtg, MappingProblem& p) {
     if (!arcs.count({to, from})) symmetric[p.loopOf[from]] = 0;
   for (int loop = 0; loop < p.loopCount(); ++loop)
     if (symmetric[loop]) p.loopTokens[loop] = std::max(p.loopTokens[loop], static_cast<double>(members[loop]));
+  // A ring: every instance has one successor on the loop (arcs is a set, so parallel pipes count once).
+  std::vector<int> successors(n, 0);
+  for (const auto& arc : arcs) ++successors[arc.first];
+  p.loopIsRing.assign(p.loopCount(), 1);
+  for (int v = 0; v < n; ++v)
+    if (p.loopOf[v] >= 0 && successors[v] != 1) p.loopIsRing[p.loopOf[v]] = 0;
 }
 
 }  // namespace
@@ -212,6 +218,9 @@ bool buildProblem(const lang::Rtg& rtg, const Cluster& cluster, bool allowHostFa
     n.cpuSpeed = info.cpuSpeed > 0 ? info.cpuSpeed : 1.0;
     n.bandwidth = info.bandwidthBytesPerSec && *info.bandwidthBytesPerSec > 0 ? *info.bandwidthBytesPerSec
                                                                               : kDefaultBandwidthBytesPerSec;
+    n.latency = info.latencySeconds.value_or(kDefaultNetworkLatencySeconds);
+    n.rankLatency = info.rankLatencySeconds.value_or(kDefaultRankLatencySeconds);
+    n.threadLatency = info.threadLatencySeconds.value_or(kDefaultThreadLatencySeconds);
     double speedSum = 0;
     for (const GpuInfo& g : info.gpus) {
       if (!binaryRunsOn(rtg.cudaArchs, g)) {

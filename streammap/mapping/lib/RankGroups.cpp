@@ -303,21 +303,21 @@ GroupingValue valueOf(const MappingProblem& p, int n, const std::vector<std::vec
   const std::vector<int> cores = static_cast<int>(groups.size()) <= node.cores ? dealCores(node.cores, cpu, instances)
                                                                                : std::vector<int>(groups.size(), 1);
   GroupingValue value;
-  // Per feedback loop on this node: its instances' time and the hops between ranks its arcs make, over
-  // its tokens (a lower bound of the period the loop allows, MappingProblem::loopOf).
+  // Per ring on this node: its instances' time and its arcs' hops (inside a rank or between
+  // ranks, MappingProblem::hopSeconds), over its tokens: the cost model's loop(l) (loopPeriods), for the
+  // part of the loop on this node.
   std::map<int, double> loopTime;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     value.time = std::max(value.time, cpu[g] / cores[g] / node.cpuSpeed);
     if (node.gpus) value.time = std::max(value.time, gpu[g] / node.gpuSpeed);
     for (int v : groups[g]) {
-      const int loop = p.loopOfVertex(v);
+      const int loop = p.ringOf(v);
       if (loop >= 0) loopTime[loop] += vertexTime(p, v, n);
       for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
         if (it->vertex < v || groupOf[it->vertex] < 0) continue;
-        if (groupOf[it->vertex] == static_cast<int>(g))
-          value.bytesInside += it->bytes;
-        else if (loop >= 0 && p.loopOfVertex(it->vertex) == loop)
-          loopTime[loop] += kRankHopSeconds;
+        const bool sameRank = groupOf[it->vertex] == static_cast<int>(g);
+        if (sameRank) value.bytesInside += it->bytes;
+        if (loop >= 0 && p.ringOf(it->vertex) == loop) loopTime[loop] += p.hopSeconds(n, n, sameRank);
       }
     }
   }

@@ -162,7 +162,7 @@ std::vector<int> randomPlacement(const MappingProblem& p, SplitMix64& rng) {
 std::vector<int> greedyPlacement(const MappingProblem& p) {
   const int nodeCount = p.nodeCount();
   std::vector<double> cpuSum(nodeCount, 0), cpuMax(nodeCount, 0), gpuSum(nodeCount, 0), gpuMax(nodeCount, 0),
-      netBytes(nodeCount, 0), value(nodeCount, 0);
+      netBytes(nodeCount, 0), netMessages(nodeCount, 0), value(nodeCount, 0);
   using ValueSet = std::set<std::pair<double, int>>;
   ValueSet byValue, gpuByValue;
   std::vector<ValueSet::iterator> byValueAt(nodeCount), gpuByValueAt(nodeCount);  // each node's entry
@@ -170,23 +170,18 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
     byValueAt[n] = byValue.emplace_hint(byValue.end(), 0.0, n);
     if (p.nodes[n].hasGpu()) gpuByValueAt[n] = gpuByValue.emplace_hint(gpuByValue.end(), 0.0, n);
   }
-  auto valueWith = [&](int n, int v, double extraNet) {
-    const ProblemNode& node = p.nodes[n];
+  // The cost model's node term (nodeCostOf) with v added, its crossing edges `extraBytes` and `extraMessages`.
+  auto valueWith = [&](int n, int v, double extraBytes, double extraMessages) {
     const double w = p.weightOn(v, n);
     const bool gpu = p.onGpu(v, n);
-    const double cpu =
-        std::max(gpu ? cpuMax[n] : std::max(cpuMax[n], w), (cpuSum[n] + (gpu ? 0 : w)) / node.cores) / node.cpuSpeed;
-    const double g = node.gpus
-                         ? std::max(gpu ? std::max(gpuMax[n], w) : gpuMax[n], (gpuSum[n] + (gpu ? w : 0)) / node.gpus) /
-                               node.gpuSpeed
-                         : 0.0;
-    return std::max({cpu, g, (netBytes[n] + extraNet) / node.bandwidth});
+    return nodeCostOf(p.nodes[n], cpuSum[n] + (gpu ? 0 : w), gpu ? cpuMax[n] : std::max(cpuMax[n], w),
+                      gpuSum[n] + (gpu ? w : 0), gpu ? std::max(gpuMax[n], w) : gpuMax[n], netBytes[n] + extraBytes,
+                      netMessages[n] + extraMessages)
+        .value();
   };
   auto refresh = [&](int n) {
-    const ProblemNode& node = p.nodes[n];
-    const double now = std::max({std::max(cpuMax[n], cpuSum[n] / node.cores) / node.cpuSpeed,
-                                 node.gpus ? std::max(gpuMax[n], gpuSum[n] / node.gpus) / node.gpuSpeed : 0.0,
-                                 netBytes[n] / node.bandwidth});
+    const double now =
+        nodeCostOf(p.nodes[n], cpuSum[n], cpuMax[n], gpuSum[n], gpuMax[n], netBytes[n], netMessages[n]).value();
     if (now == value[n]) return;
     value[n] = now;
     // Re-insert through the node's own entry (no search for it), with its old place as the hint.
@@ -217,10 +212,13 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
     double bestValue = 0, bestCross = 0;
     for (int n : candidates) {
       if (!p.allowed(v, n)) continue;
-      double cross = 0;
+      double cross = 0, messages = 0;
       for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it)
-        if (nodeOf[it->vertex] >= 0 && nodeOf[it->vertex] != n) cross += it->bytes;
-      const double after = valueWith(n, v, cross);
+        if (nodeOf[it->vertex] >= 0 && nodeOf[it->vertex] != n) {
+          cross += it->bytes;
+          messages += 1;
+        }
+      const double after = valueWith(n, v, cross, messages);
       const bool better = best < 0 || (!nearlyEqual(after, bestValue)   ? after < bestValue
                                        : !nearlyEqual(cross, bestCross) ? cross < bestCross
                                                                         : n < best);
@@ -242,8 +240,10 @@ std::vector<int> greedyPlacement(const MappingProblem& p) {
     for (const Neighbour* it = p.neighboursBegin(v); it != p.neighboursEnd(v); ++it) {
       const int c = nodeOf[it->vertex];
       if (c < 0 || c == best || it->vertex == v) continue;
-      netBytes[best] += it->bytes;
-      netBytes[c] += it->bytes;
+      for (const int end : {best, c}) {
+        netBytes[end] += it->bytes;
+        netMessages[end] += 1;
+      }
       refresh(c);
     }
     refresh(best);

@@ -81,7 +81,8 @@ std::string formatSmpiPlatform(const Cluster& cluster, const SimulationSettings&
   for (const NodeInfo* node : nodes)
     out << "    <link id=\"" << node->host << ".link\" bandwidth=\""
         << withUnit(node->bandwidthBytesPerSec.value_or(kDefaultBandwidthBytesPerSec), "Bps") << "\" latency=\""
-        << withUnit(settings.latencySeconds, "s") << "\"/>\n";
+        << withUnit(settings.latencySeconds.value_or(node->latencySeconds.value_or(kDefaultNetworkLatencySeconds)), "s")
+        << "\"/>\n";
   for (const NodeInfo* node : nodes)
     out << "    <route src=\"" << node->host << "\" dst=\"switch\"><link_ctn id=\"" << node->host
         << ".link\"/></route>\n";

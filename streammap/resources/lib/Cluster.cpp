@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <utility>
 
 namespace dispar::streammap {
 
@@ -36,6 +37,15 @@ bool checkNodeLimits(const NodeInfo& node, std::string& why) {
     if (gpu.memoryBytes > NodeLimits::kMaxMemoryBytes)
       return beyond("GPU " + std::to_string(gpu.index) + " memory_bytes", gpu.memoryBytes, NodeLimits::kMaxMemoryBytes);
   }
+  for (const auto& [field, seconds] :
+       {std::pair{"latency_s", node.latencySeconds}, std::pair{"rank_latency_s", node.rankLatencySeconds},
+        std::pair{"thread_latency_s", node.threadLatencySeconds}})
+    if (seconds && !(*seconds > 0 && *seconds <= NodeLimits::kMaxLatencySeconds)) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%g", *seconds);
+      why = std::string(field) + " " + shown + " is not a latency (more than 0, at most 1 s)";
+      return false;
+    }
   return true;
 }
 

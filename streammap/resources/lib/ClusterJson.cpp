@@ -33,7 +33,7 @@ const char* const kNodeFields[] = {"host",   "status",  "source", "last_heartbea
 const char* const kCpuFields[] = {"sockets", "cores", "threads", "speed"};
 const char* const kNumaFields[] = {"index", "memory_bytes"};
 const char* const kCacheFields[] = {"level", "bytes", "count"};
-const char* const kNetworkFields[] = {"bandwidth_bytes_per_s"};
+const char* const kNetworkFields[] = {"bandwidth_bytes_per_s", "latency_s", "rank_latency_s", "thread_latency_s"};
 const char* const kGpuFields[] = {"index",           "name",      "uuid",       "compute_capability", "memory_bytes",
                                   "multiprocessors", "clock_khz", "pci_bus_id", "numa_node",          "rate"};
 
@@ -97,6 +97,14 @@ std::optional<double> readPositiveDouble(const Json& object, const char* key, co
   if (!lang::jsonNumber(*v, d, problem)) fail(join(path, key), problem);
   if (!(d > 0)) fail(join(path, key), "must be a positive number, got " + lang::shownJson(*v));
   return d;
+}
+
+// A message latency: a positive number of seconds, at most NodeLimits::kMaxLatencySeconds (1).
+std::optional<double> readLatency(const Json& object, const char* key, const std::string& path) {
+  const std::optional<double> seconds = readPositiveDouble(object, key, path);
+  if (seconds && *seconds > NodeLimits::kMaxLatencySeconds)
+    fail(join(path, key), "must be at most 1 (a second per message), got " + lang::shownJson(*member(object, key)));
+  return seconds;
 }
 
 std::string readString(const Json& object, const char* key, const std::string& path, const std::string& fallback) {
@@ -203,7 +211,11 @@ NodeInfo readNode(const Json& json, const std::string& path) {
 
   if (const Json* network = member(json, "network")) {
     checkFields(*network, join(path, "network"), kNetworkFields);
-    node.bandwidthBytesPerSec = readPositiveDouble(*network, "bandwidth_bytes_per_s", join(path, "network"));
+    const std::string networkPath = join(path, "network");
+    node.bandwidthBytesPerSec = readPositiveDouble(*network, "bandwidth_bytes_per_s", networkPath);
+    node.latencySeconds = readLatency(*network, "latency_s", networkPath);
+    node.rankLatencySeconds = readLatency(*network, "rank_latency_s", networkPath);
+    node.threadLatencySeconds = readLatency(*network, "thread_latency_s", networkPath);
   }
 
   const Json& gpus = readArray(json, "gpus", path);
@@ -257,6 +269,9 @@ void writeNode(lang::JsonLayoutWriter& json, const NodeInfo& node, std::optional
   json.endArray();
   json.beginObject("network");
   json.optional("bandwidth_bytes_per_s", node.bandwidthBytesPerSec);
+  json.optional("latency_s", node.latencySeconds);
+  json.optional("rank_latency_s", node.rankLatencySeconds);
+  json.optional("thread_latency_s", node.threadLatencySeconds);
   json.endObject();
   json.beginArray("gpus");
   for (const GpuInfo& g : node.gpus) {

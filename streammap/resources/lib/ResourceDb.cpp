@@ -118,6 +118,12 @@ CREATE TABLE pipe_samples(
   bytes INTEGER NOT NULL,
   PRIMARY KEY (run_id, pipe));
 )sql",
+    // 3 -> 4: per-message latencies (described): to another node, between ranks of the node, inside a rank.
+    R"sql(
+ALTER TABLE nodes ADD COLUMN latency_s REAL;
+ALTER TABLE nodes ADD COLUMN rank_latency_s REAL;
+ALTER TABLE nodes ADD COLUMN thread_latency_s REAL;
+)sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kResourceDbSchemaVersion - 1,
               "one migration per schema version after the first");

@@ -90,7 +90,7 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
   {
     Statement s(connection, ("SELECT host, sockets, cores, threads, memory_bytes, status, source, "
                              "last_heartbeat, heartbeat_ttl_s, heartbeat_count, updated_at, cpu_speed, "
-                             "bandwidth_bytes_per_s FROM nodes" +
+                             "bandwidth_bytes_per_s, latency_s, rank_latency_s, thread_latency_s FROM nodes" +
                              where + " ORDER BY host")
                                 .c_str());
     if (host) s.bind(1, *host);
@@ -109,6 +109,9 @@ void readNodeRecords(Connection& connection, const std::string* host, const char
       r.updatedAt = s.columnInt(10);
       r.node.cpuSpeed = s.columnDouble(11);
       if (!s.columnIsNull(12)) r.node.bandwidthBytesPerSec = s.columnDouble(12);
+      if (!s.columnIsNull(13)) r.node.latencySeconds = s.columnDouble(13);
+      if (!s.columnIsNull(14)) r.node.rankLatencySeconds = s.columnDouble(14);
+      if (!s.columnIsNull(15)) r.node.threadLatencySeconds = s.columnDouble(15);
       byHost[r.node.host] = out.size();
       out.push_back(std::move(r));
     }
@@ -178,7 +181,10 @@ inline constexpr WrittenColumn kNodeColumns[] = {{"host", "text[]"},
                                                  {"heartbeat_count", "bigint[]"},
                                                  {"updated_at", "bigint[]"},
                                                  {"cpu_speed", "float8[]"},
-                                                 {"bandwidth_bytes_per_s", "float8[]"}};
+                                                 {"bandwidth_bytes_per_s", "float8[]"},
+                                                 {"latency_s", "float8[]"},
+                                                 {"rank_latency_s", "float8[]"},
+                                                 {"thread_latency_s", "float8[]"}};
 inline constexpr WrittenColumn kNumaColumns[] = {{"host", "text[]"}, {"idx", "bigint[]"}, {"memory_bytes", "bigint[]"}};
 inline constexpr WrittenColumn kCacheColumns[] = {
     {"host", "text[]"}, {"level", "bigint[]"}, {"bytes", "bigint[]"}, {"count", "bigint[]"}};
@@ -344,7 +350,9 @@ ON CONFLICT(host) DO UPDATE SET
                          THEN coalesce(excluded.heartbeat_ttl_s, nodes.heartbeat_ttl_s)
                          ELSE excluded.heartbeat_ttl_s END,
   updated_at = excluded.updated_at,
-  cpu_speed = excluded.cpu_speed, bandwidth_bytes_per_s = excluded.bandwidth_bytes_per_s)sql",
+  cpu_speed = excluded.cpu_speed, bandwidth_bytes_per_s = excluded.bandwidth_bytes_per_s,
+  latency_s = excluded.latency_s, rank_latency_s = excluded.rank_latency_s,
+  thread_latency_s = excluded.thread_latency_s)sql",
                [&](auto& out, const NodeInfo* n) {
                  out.text(n->host);
                  out.integer(n->sockets);
@@ -359,6 +367,9 @@ ON CONFLICT(host) DO UPDATE SET
                  out.integer(now);
                  out.real(n->cpuSpeed);
                  out.optional(n->bandwidthBytesPerSec);
+                 out.optional(n->latencySeconds);
+                 out.optional(n->rankLatencySeconds);
+                 out.optional(n->threadLatencySeconds);
                });
     // The batch's NUMA nodes, caches and GPUs replace what was recorded. PostgreSQL plans these deletes
     // with the statistics of the tables before the import began (empty, for a first import), and scanned

@@ -6,14 +6,21 @@
 //            (--rank-per-instance) and R > cores(n) instances on n: max t_v * R / cores(n) (every rank
 //            shares the cores, computing or polling in a blocking MPI call)
 //   gpu(n) = max(max t_v, sum t_v / gpus(n))    over the vertices on n's GPUs
-//   net(n) = sum over edges with exactly one end on n of bytes / bandwidth(n)
+//   net(n) = sum over edges with exactly one end on n of bytes / bandwidth(n) + latency(n): a message per
+//            edge and period, each paying the node's network latency
+// Per ring l (a feedback loop whose instances each have one successor on it, MappingProblem::loopIsRing),
+// its messages go around one after another:
+//   loop(l) = (sum of its t_v + sum over its arcs of the hop's latency) / tokens(l)
+//            a hop inside a rank costs the node's thread latency, between ranks of a node its rank
+//            latency, between nodes both plus the network's (MappingProblem::hopSeconds); without a
+//            RankLayout every instance is its own rank
 // With ranks that run several instances (RankLayout), each rank r on n adds two terms:
 //   cpu(n) >= sum of r's CPU t_v / c_r   (r's threads share the c_r cores it is bound to, dealRankCores)
 //   gpu(n) >= sum of r's GPU t_v         (r's GPU instances share the one GPU of the rank)
 // A rank of one instance adds t_v, which the max t_v terms already hold: one rank per instance is the
 // model above, unchanged.
-// The predicted period is the maximum over nodes of cpu, gpu and net; lower is better, ties broken by
-// the total bytes crossing nodes.
+// The predicted period is the maximum over nodes of cpu, gpu and net and over rings of loop; lower is
+// better, ties broken by the total bytes crossing nodes.
 #ifndef STREAMMAP_COST_MODEL_H
 #define STREAMMAP_COST_MODEL_H
 
@@ -25,13 +32,6 @@
 #include <vector>
 
 namespace dispar::streammap {
-
-/// What one message costs crossing between two ranks of a node rather than inside one (an MPI message
-/// through shared memory and a thread woken on the other side, against a queue in memory): about 5 us
-/// on the 2-core development machine (bench/grouping: a 4-stage loop, 11.9 us per turn inside one rank,
-/// 22.5 us with the loop cut twice). Rank grouping charges it to every hop a feedback loop's turn makes
-/// between ranks (RankGroups.cpp); not measured per cluster yet.
-inline constexpr double kRankHopSeconds = 5e-6;
 
 /// One-line statement of the model, printed with every mapping.
 extern const char* const kCostModelSummary;
@@ -46,9 +46,9 @@ struct NodeCost {
 };
 
 /// The cost of a node from its loads: cpu = max(largest CPU vertex, CPU sum / cores) / CPU speed, gpu
-/// likewise over its GPUs (0 without GPUs), net = crossing bytes / bandwidth.
+/// likewise over its GPUs (0 without GPUs), net = crossing bytes / bandwidth + crossing messages x latency.
 NodeCost nodeCostOf(const ProblemNode& node, double cpuSum, double cpuMax, double gpuSum, double gpuMax,
-                    double netBytes, double oversubscription = 1.0);
+                    double netBytes, double netMessages, double oversubscription = 1.0);
 
 struct Score {
   double period = 0;
@@ -65,7 +65,13 @@ double vertexTime(const MappingProblem& p, int v, int n);
 struct Evaluation {
   Score score;
   std::vector<NodeCost> nodes;  // per problem node
+  std::vector<double> loops;    // per feedback loop: loop(l), the period it allows (0 for a loop not a ring)
 };
+
+/// loop(l) for every feedback loop of an assignment (0 where it is not a ring); `rankOf` (per vertex its rank) decides
+/// which hops stay inside a rank, and without it every instance is its own rank.
+std::vector<double> loopPeriods(const MappingProblem& p, const std::vector<int>& nodeOf,
+                                const std::vector<int>* rankOf = nullptr);
 
 /// Evaluates a complete assignment from scratch, one rank per instance.
 Evaluation evaluate(const MappingProblem& p, const std::vector<int>& nodeOf);
@@ -132,6 +138,8 @@ class IncrementalCost {
   const std::set<std::pair<double, int>>& nodesByValue() const { return byValue_; }
   /// The nodes with GPUs, in increasing value order.
   const std::set<std::pair<double, int>>& gpuNodesByValue() const { return gpuByValue_; }
+  /// The ring whose loop(l) sets the period, or -1 where a node's term does.
+  int bottleneckLoop() const;
 
  private:
   // One node's instance costs, ascending. A move needs the largest and the one below it; a node holds
@@ -151,21 +159,31 @@ class IncrementalCost {
   struct Load {
     double cpuSum = 0, gpuSum = 0;  // sum of t_v x speed, i.e. of costs
     SortedCosts cpuCosts, gpuCosts;
-    double netBytes = 0;
+    double netBytes = 0, netMessages = 0;
   };
   struct Delta {
     int node;
-    double cpuSum, gpuSum, cpuMax, gpuMax, netBytes;
+    double cpuSum, gpuSum, cpuMax, gpuMax, netBytes, netMessages;
     int instances;
   };
-  NodeCost costOf(int n, double cpuSum, double cpuMax, double gpuSum, double gpuMax, double netBytes,
-                  int instances) const;
+  // A feedback loop's time per turn after a move: loop `loop` (or -1: none) at `seconds`.
+  struct LoopChange {
+    int loop = -1;
+    double seconds = 0;
+  };
+  NodeCost costOf(int n, const Delta& d) const;
   double maxCost(const SortedCosts& costs, double removed, double added) const;
   double maxExcept(int a, int b) const;
+  double loopMaxExcept(int a, int b) const;
   void setValue(int n);
   void removeVertex(int v);
   void addVertex(int v, int n);
-  Score evaluatePair(int a, int b, const Delta& da, const Delta& db, double crossDelta, double* touchedMax) const;
+  // How v's loop's time per turn changes when v goes from node `from` to `to` (nothing changes), with
+  // `partner` (or -1) going the other way in a swap.
+  double loopDelta(int v, int from, int to, int partner) const;
+  void setLoopSeconds(int loop, double seconds);
+  Score evaluatePair(const Delta& da, const Delta& db, double crossDelta, LoopChange first, LoopChange second,
+                     double* touchedMax) const;
 
   const MappingProblem& p_;
   std::vector<int> nodeOf_;
@@ -174,6 +192,9 @@ class IncrementalCost {
   using ValueSet = std::set<std::pair<double, int>>;
   ValueSet byValue_, gpuByValue_;
   std::vector<ValueSet::iterator> byValueAt_, gpuByValueAt_;  // each node's entry, for O(1) erase
+  std::vector<double> loopSeconds_;                           // per loop: its instances' and hops' time a turn
+  ValueSet loopsByValue_;                                     // (loop(l), l)
+  std::vector<ValueSet::iterator> loopAt_;
   double crossBytes_ = 0;
 };
 

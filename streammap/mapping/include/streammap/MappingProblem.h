@@ -6,6 +6,7 @@
 #include "dispar_lang/Rtg.h"
 #include "streammap/Cluster.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,19 @@ namespace dispar::streammap {
 
 /// Network bandwidth of a node whose description names none: 10 Gbit/s.
 inline constexpr double kDefaultBandwidthBytesPerSec = 1.25e9;
+
+/// The per-message latencies of a node whose description states none (the cluster file's
+/// `network.thread_latency_s`, `rank_latency_s` and `latency_s`), in seconds:
+/// - between two instances of one rank (an in-memory queue and a thread woken) and between two ranks of
+///   one node (an MPI message through shared memory), measured through the runtime on the 2-core
+///   development machine: bench/grouping's 4-stage loop takes 11.9 us a turn of 4 hops inside one rank
+///   (3 us a hop, its work negligible) and 22.5 us cut into two ranks (two hops 5.3 us dearer each);
+/// - on a node's network link, beyond the rank latency (a message between two nodes crosses both
+///   nodes' links, as in `streammap simulate`'s platform, which takes its links' latency from here):
+///   InfiniBand's order (QDR: 1.3 us end to end).
+inline constexpr double kDefaultThreadLatencySeconds = 3e-6;
+inline constexpr double kDefaultRankLatencySeconds = 8e-6;
+inline constexpr double kDefaultNetworkLatencySeconds = 1.5e-6;
 
 struct ProblemVertex {
   lang::Requirement type = lang::Requirement::CO;
@@ -31,8 +45,11 @@ struct ProblemNode {
   double cpuSpeed = 1.0;  // per core
   double gpuSpeed = 0.0;  // mean relative speed of its GPUs (estimateGpuSpeed); 0 without GPUs
   double bandwidth = kDefaultBandwidthBytesPerSec;
-  std::vector<double> gpuSpeeds;  // per usable GPU, in the node's GPU order
-  std::vector<int> gpuIndices;    // per usable GPU: its CUDA device ordinal (GpuInfo::index)
+  std::vector<double> gpuSpeeds;                        // per usable GPU, in the node's GPU order
+  std::vector<int> gpuIndices;                          // per usable GPU: its CUDA device ordinal (GpuInfo::index)
+  double latency = kDefaultNetworkLatencySeconds;       // a message on the node's network link
+  double rankLatency = kDefaultRankLatencySeconds;      // a message between two ranks of this node
+  double threadLatency = kDefaultThreadLatencySeconds;  // a message between two instances of one rank
   bool hasGpu() const { return gpus > 0; }
 };
 
@@ -72,6 +89,16 @@ struct MappingProblem {
   int loopCount() const { return static_cast<int>(loopTokens.size()); }
   /// Vertex v's loop, or -1 (also for a problem built without loops, as tests build them).
   int loopOfVertex(int v) const { return loopOf.empty() ? -1 : loopOf[v]; }
+  /// Per loop: whether its instances form one ring, each with one successor on the loop (a feedback loop,
+  /// a 2-instance exchange). A turn of a ring passes every instance and arc once, so the cost model charges
+  /// its loop(l) term (CostModel.h); a loop with branches inside (a farm fed back, a stencil) is not
+  /// charged, since the sum over its instances would overstate a turn whose branches run side by side.
+  std::vector<char> loopIsRing;
+  /// The ring v is on (a loop the cost model charges), or -1.
+  int ringOf(int v) const {
+    const int loop = loopOfVertex(v);
+    return loop >= 0 && loopIsRing[loop] ? loop : -1;
+  }
 
   int vertexCount() const { return static_cast<int>(vertices.size()); }
   int nodeCount() const { return static_cast<int>(nodes.size()); }
@@ -82,6 +109,13 @@ struct MappingProblem {
   /// instances when one rank per instance outnumbers the cores; returned as its inverse (>= 1).
   double oversubscription(int n, int instances) const {
     return rankPerInstance && instances > nodes[n].cores ? static_cast<double>(instances) / nodes[n].cores : 1.0;
+  }
+  /// Seconds one message takes from an instance on node a to one on node b: in one rank (sameRank, so
+  /// a == b) a's thread latency; between two ranks of one node its rank latency; between nodes the larger
+  /// rank latency of the two (the same MPI path) and both nodes' link latencies.
+  double hopSeconds(int a, int b, bool sameRank) const {
+    if (a == b) return sameRank ? nodes[a].threadLatency : nodes[a].rankLatency;
+    return std::max(nodes[a].rankLatency, nodes[b].rankLatency) + nodes[a].latency + nodes[b].latency;
   }
   /// May vertex v run on node n at all?
   bool allowed(int v, int n) const {

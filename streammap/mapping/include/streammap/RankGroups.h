@@ -36,8 +36,8 @@ bool rankTargets(const MappingProblem& p, const std::vector<int>& nodeOf, const 
 /// ones, each to the lightest (largest-first). That grouping, largest-first alone and, where the node runs
 /// part of a feedback loop (MappingProblem::loopOf), one that first puts each loop's instances together
 /// are made, and the one whose ranks take less time under the cost model kept, each loop's turn counted
-/// with the hops its grouping makes between ranks (kRankHopSeconds) (equal: more bytes inside ranks, then
-/// in that order). Deterministic: ties go to the lower vertex. Fails as rankTargets does.
+/// with the hops its grouping makes inside and between ranks (the cost model's loop(l)) (equal: more bytes
+/// inside ranks, then in that order). Deterministic: ties go to the lower vertex. Fails as rankTargets does.
 bool groupRanks(const MappingProblem& p, const std::vector<int>& nodeOf, const RankPolicy& policy, RankLayout& out,
                 std::string& error);
 

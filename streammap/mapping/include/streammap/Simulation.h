@@ -15,9 +15,6 @@ namespace dispar::streammap {
 /// The flop rate one core of the machine running the simulation stands for (smpi/host-speed): a node
 /// whose cores have relative speed s runs s times this.
 inline constexpr double kHostPathFlopsPerSecond = 1e9;
-/// Latency of every node's link: cluster descriptions give bandwidths only. InfiniBand's order
-/// (QDR: 1.3 us end to end).
-inline constexpr double kDefaultLatencySeconds = 1.5e-6;
 /// How many times faster the reference GPU (GpuSpeed.h: an A100, relative speed 1.0) runs a kernel than
 /// its host clone runs on one core of the machine running the simulation: the cost model's figure by
 /// default; --gpu-speedup sets it.
@@ -34,7 +31,9 @@ std::vector<std::string> smpiConfiguration();
 
 struct SimulationSettings {
   double gpuSpeedup = kDefaultGpuSpeedup;
-  double latencySeconds = kDefaultLatencySeconds;
+  /// Every node link's latency (--latency); unset: each node's `network.latency_s`, else the cost model's
+  /// default (kDefaultNetworkLatencySeconds), so that the simulation and the mapper price a message alike.
+  std::optional<double> latencySeconds;
 };
 
 /// The platform (SimGrid XML, version 4.1): per up node a host of its cores at cpuSpeed x

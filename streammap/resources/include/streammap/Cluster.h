@@ -42,6 +42,7 @@ struct NodeLimits {
   static constexpr int kMaxSockets = 1024;                      // per node
   static constexpr int kMaxGpus = 256;                          // per node; also the largest GPU index + 1
   static constexpr std::uint64_t kMaxMemoryBytes = 1ULL << 50;  // 1 PiB, node or GPU memory
+  static constexpr double kMaxLatencySeconds = 1.0;             // a message's latency, any of the three
 };
 
 /// A memory size as the resource commands print it: "31.3 GiB".
@@ -83,6 +84,10 @@ struct NodeInfo {
   std::vector<GpuInfo> gpus;
   double cpuSpeed = 1.0;                       // relative speed of one core (1.0 unless measured or described)
   std::optional<double> bandwidthBytesPerSec;  // network bandwidth; mapper default 1.25e9
+  // One message's latency, in seconds (the cost model's per-message term; defaults in MappingProblem.h):
+  std::optional<double> latencySeconds;        // on the network to another node, beyond rankLatencySeconds
+  std::optional<double> rankLatencySeconds;    // between two MPI ranks of this node
+  std::optional<double> threadLatencySeconds;  // between two instances of one rank (an in-memory queue)
   NodeStatus status = NodeStatus::Up;
   RecordSource source = RecordSource::Probe;
   std::optional<std::int64_t> lastHeartbeat;  // unix seconds

@@ -50,7 +50,7 @@ bool loadClusterFromDatabase(ResourceDb& db, int ttlSeconds, Cluster& out, std::
 
 /// The schema version this build writes (PRAGMA user_version; dispar_meta.schema_version on PostgreSQL)
 /// and its application id (PRAGMA application_id; dispar_meta.application_id).
-constexpr int kResourceDbSchemaVersion = 3;
+constexpr int kResourceDbSchemaVersion = 4;
 constexpr std::int32_t kResourceDbApplicationId = 0x44535052;  // "DSPR"
 
 /// A node as stored, with the bookkeeping that is not part of the cluster model.
