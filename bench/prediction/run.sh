@@ -4,8 +4,15 @@
 # host-only, run once with profiling, one rank per instance, and recorded in a fresh performance history;
 # then bench_prediction predicts each VNODE's cost from all the others (leave-one-out k-nearest
 # neighbours on the RTG's code features) against its measured cost, beside the corpus median's error.
-# Usage: bench/prediction/run.sh [BUILD_DIR]   (default: build)
+# Then the error that matters (issue 38): each program is built for SimGrid and simulated on heterogeneous
+# clusters twice, mapped from its measured costs and from the costs predicted for it (the history without
+# its own runs), and the makespans compared.
+# Usage: bench/prediction/run.sh [BUILD_DIR] [--no-makespan]   (default: build)
 set -euo pipefail
+makespan=1
+args=()
+for arg in "$@"; do [[ $arg == --no-makespan ]] && makespan=0 || args+=("$arg"); done
+set -- "${args[@]}"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 source "$here/../common.sh"
@@ -13,6 +20,7 @@ source "$here/../common.sh"
 db=$work/history.db
 corpus=("$root"/examples/*/*.dsp "$root"/tests/external/*.dsp "$root/bench/profile/known_work.dsp")
 recorded=0
+programs=()  # DIR/NAME of each recorded program
 for i in "${!corpus[@]}"; do
   dsp=${corpus[$i]}
   name=$(basename "$dsp" .dsp)
@@ -34,7 +42,64 @@ for i in "${!corpus[@]}"; do
   fi
   "$build/bin/streammap" profile add "$name.profile.json" --db "$db" >/dev/null 2>&1
   recorded=$((recorded + 1))
+  programs+=("$i/$name")
   cd ..
 done
 echo "recorded $recorded of ${#corpus[@]} programs"
 "$build/bin/bench_prediction" "$db" cpu
+
+[[ $makespan == 1 ]] || exit 0
+
+# Makespans (issue 38: prediction judged by the run it gives). Per program and cluster, the median of 3
+# simulated runs of each mapping, the two interleaved (simulations are timed on this machine's CPU).
+simulated() {  # simulated DB CLUSTER: the makespan of one simulated run, mapped from DB's history
+  # (a simulation of many polling ranks can take minutes: one beyond 60 s leaves the program out)
+  timeout 60 "$build/bin/streammap" simulate --cluster "$2" --history "$1" "./$name.smpi" 2>/dev/null |
+    sed -n 's/^simulated makespan: \([0-9.e+-]*\) s$/\1/p' || true
+}
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+clusters=("$here/hetero4.json" "$here/fastslow2.json")
+echo
+echo "makespan, mapped from predicted costs / from measured costs (median of 3 simulated runs each):"
+printf '%-22s %-12s %12s %12s %7s\n' program cluster measured predicted ratio
+ratios=()
+for entry in "${programs[@]}"; do
+  dir=${entry%/*} name=${entry#*/}
+  cd "$dir"
+  libraries=()
+  grep -q 'fftw_' "$name.dsp" && libraries+=(-lfftw3)
+  grep -q 'fftwf_' "$name.dsp" && libraries+=(-lfftw3f)
+  grep -q 'cblas_' "$name.dsp" && libraries+=(-lopenblas)
+  if ! "$build/bin/disparcc" --target smpi "$name.dsp" -o "$name.smpi" "${libraries[@]}" >smpi.log 2>&1; then
+    echo "bench_prediction: $name does not build for SMPI; left out of the makespans" >&2
+    cd .. && continue
+  fi
+  program=$(python3 -c "import json; print(json.load(open('$name.rtg.json'))['program'])")
+  cp "$db" predicted.db
+  "$build/bin/streammap" profile remove --program "$program" --db predicted.db >/dev/null
+  for cluster in "${clusters[@]}"; do
+    measured=() predicted=() failed=0
+    for _ in 1 2 3; do
+      m=$(simulated "$db" "$cluster") p=$(simulated predicted.db "$cluster")
+      [[ -n $m && -n $p ]] || { failed=1 && break; }
+      measured+=("$m") predicted+=("$p")
+    done
+    if [[ $failed == 1 ]]; then
+      echo "bench_prediction: $name did not simulate on $(basename "$cluster") within 60 s; left out" >&2
+      continue
+    fi
+    m=$(median3 "${measured[@]}") p=$(median3 "${predicted[@]}")
+    ratio=$(python3 -c "print('%.3f' % ($p / $m))")
+    ratios+=("$ratio")
+    printf '%-22s %-12s %12.6g %12.6g %7s\n' "$name" "$(basename "$cluster" .json)" "$m" "$p" "$ratio"
+  done
+  cd ..
+done
+python3 - "${ratios[@]}" <<'PY'
+import statistics, sys
+r = sorted(float(x) for x in sys.argv[1:])
+if not r:
+    sys.exit("bench_prediction: no program simulated")
+print("median makespan predicted / measured over %d program-cluster pairs: %.3f (target <= 1.25); "
+      "worst %.3f; within 1.1: %d" % (len(r), statistics.median(r), r[-1], sum(x <= 1.1 for x in r)))
+PY

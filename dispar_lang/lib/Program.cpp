@@ -71,12 +71,14 @@ Rtg buildRtg(const ProgramModel& program, const std::vector<std::string>& cudaAr
     const LogicalStream stream = logicalStream(program, pipe);
     const std::vector<int> readers = readerReplicaCounts(program, pipe);
     const int kw = program.vnodes[static_cast<std::size_t>(pipe.writer)].replicas;
+    const bool onDemand = mayDealOnDemand(pipe.split == SplitMode::RoundRobin, pipe.splitDeclared,
+                                          static_cast<int>(pipe.readers.size()), readers.front(), pipe.initial);
     for (int w = 0; w < kw; ++w)
       for (int r : distinctInOrder(stream.writerPeers(w))) {
         const auto [which, replica] = readerOfReplica(readers, r);
         rtg.edges.push_back(RtgEdge{writerFirst + w, program.firstRank(pipe.readers[which]) + replica, pipe.name,
                                     pipe.elementType, pipe.elementBytes, pipe.volume,
-                                    static_cast<std::uint64_t>(pipe.initial)});
+                                    static_cast<std::uint64_t>(pipe.initial), onDemand});
       }
   }
   return rtg;

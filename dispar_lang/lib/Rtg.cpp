@@ -61,7 +61,8 @@ std::string writeRtgJson(const Rtg& rtg) {
     j["element"] = e.element;
     j["element_bytes"] = e.elementBytes;
     j["volume"] = e.volume ? ordered_json(*e.volume) : ordered_json(nullptr);
-    if (e.initial > 0) j["initial"] = e.initial;  // absent: none (and in RTGs before it)
+    if (e.initial > 0) j["initial"] = e.initial;            // absent: none (and in RTGs before it)
+    if (e.mayDealOnDemand) j["may_deal_on_demand"] = true;  // absent: false (and in RTGs before it)
     edges.push_back(std::move(j));
   }
   doc["edges"] = std::move(edges);
@@ -323,7 +324,8 @@ bool readEdge(Reader& r, const Fields& j, std::size_t i, int vertexCount, RtgEdg
                   "got " +
                   nlohmann::json(e.pipe).dump());
   return r.string(j, "element", path, e.element, false) && r.bytes(j, "element_bytes", path, e.elementBytes) &&
-         r.optionalBytes(j, "volume", path, e.volume) && r.bytes(j, "initial", path, e.initial);
+         r.optionalBytes(j, "volume", path, e.volume) && r.bytes(j, "initial", path, e.initial) &&
+         r.boolean(j, "may_deal_on_demand", path, e.mayDealOnDemand);
 }
 
 bool readHeader(Reader& r, const Json& doc, Rtg& rtg) {
@@ -553,7 +555,7 @@ class RtgStream {
   JsonBuilder<Json> builder_;
   Fields vertexFields_{"id",   "rank",          "vnode",  "family",   "member",     "replica",     "replicas", "type",
                        "cost", "cost_declared", "memory", "location", "node_cores", "fingerprint", "features"};
-  Fields edgeFields_{"from", "to", "pipe", "element", "element_bytes", "volume", "initial"};
+  Fields edgeFields_{"from", "to", "pipe", "element", "element_bytes", "volume", "initial", "may_deal_on_demand"};
   bool inElement_ = false;
   int slot_ = -1;  // the element's member being read, or -1 for one no reader looks up
   Array streaming_ = Array::None;

@@ -61,6 +61,7 @@ MapFile parseMapFile(const std::string& text, const std::string& path) {
     map.ranks.push_back(std::move(rank));
   }
   if (const std::string layout = lang::checkRankLayout(map.ranks, "ranks"); !layout.empty()) fail(path, layout);
+  if (std::string error; !lang::readDemandPipes(doc, "map", map.demandPipes, error)) fail(path, error);
   return map;
 }
 

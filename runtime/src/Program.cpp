@@ -96,6 +96,26 @@ std::string rankCountMismatch(const ProgramSpec& program, int launchedRanks) {
   return message + ")";
 }
 
+std::string dealOnDemand(const ProgramSpec& declared, const std::vector<std::string>& demandPipes,
+                         std::vector<PipeSpec>& pipes, ProgramSpec& out) {
+  pipes.assign(declared.pipes, declared.pipes + declared.pipeCount);
+  out = declared;
+  out.pipes = pipes.data();
+  for (const std::string& name : demandPipes) {
+    const auto pipe = std::find_if(pipes.begin(), pipes.end(), [&](const PipeSpec& p) { return name == p.name; });
+    if (pipe == pipes.end()) return "the mapping deals pipe '" + name + "' on demand, but the program has no such pipe";
+    const std::vector<int> readers = readerVnodesOf(*pipe);
+    if (!lang::mayDealOnDemand(pipe->split == SplitMode::RoundRobin && pipe->splitWeights == nullptr,
+                               pipe->splitDeclared, static_cast<int>(readers.size()),
+                               declared.vnodes[readers.front()].replicas, pipe->initialCount))
+      return "the mapping deals pipe '" + name +
+             "' on demand, but its source decides its dealing (a split clause, initial(N), or fewer than two "
+             "reader replicas); map the program again";
+    pipe->split = SplitMode::Demand;
+  }
+  return {};
+}
+
 std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank) {
   for (int v = 0; v < program.vnodeCount; ++v) {
     const VnodeSpec& vnode = program.vnodes[v];

@@ -61,6 +61,14 @@ lang::LogicalStream logicalStream(const ProgramSpec& program, const PipeSpec& pi
 /// writer replicas merges them back into that order (order(rr)).
 std::vector<bool> sequencedPipes(const ProgramSpec& program);
 
+/// `declared` with the pipes a mapping names in `demandPipes` (MapFile::demandPipes) dealt on demand, as
+/// split(demand) would (docs/streammap.md, "Demand by default"): each must be a pipe of the program
+/// whose dealing the mapping may choose (lang::mayDealOnDemand). `pipes` receives the program's pipes,
+/// changed, and `out` is `declared` over them (both must outlive its use). Empty, or what is wrong
+/// ("the mapping deals pipe 'p' on demand, but its source gives split(...)").
+std::string dealOnDemand(const ProgramSpec& declared, const std::vector<std::string>& demandPipes,
+                         std::vector<PipeSpec>& pipes, ProgramSpec& out);
+
 /// The instance rank `rank` runs; nullopt when no VNODE covers it.
 std::optional<InstanceId> instanceOfRank(const ProgramSpec& program, int rank);
 

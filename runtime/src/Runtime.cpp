@@ -582,14 +582,23 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
   return run(argc, argv, program, dispatch, options);
 }
 
-int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, const RunOptions& options) {
+int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch, const RunOptions& options) {
   const double runStart = profileClockSeconds();  // the profile's wall time (rank 0's) counts from here
   // Every rank sees the same spec, grouping and size, so all of them leave early together: no hang.
-  std::string problem = validateProgram(program);
+  std::string problem = validateProgram(declared);
   if (!problem.empty()) problem = "invalid program description: " + problem;
   RankGroups groups;
   std::optional<gpu::MapFile> map;
-  if (problem.empty()) problem = chooseGroups(program, options, groups, map);
+  if (problem.empty()) problem = chooseGroups(declared, options, groups, map);
+  // The program as it runs: the mapping may deal pipes of the default round robin on demand
+  // (docs/streammap.md, "Demand by default").
+  std::vector<PipeSpec> dealtPipes;
+  ProgramSpec dealt = declared;
+  if (problem.empty() && map && !map->demandPipes.empty()) {
+    problem = dealOnDemand(declared, map->demandPipes, dealtPipes, dealt);
+    if (!problem.empty()) problem = "mapping file '" + map->path + "': " + problem;
+  }
+  const ProgramSpec& program = dealt;
   std::string stallError;
   std::optional<StallSettings> stall = readStallSettings(stallError);
   if (problem.empty() && !stall) problem = stallError;

@@ -91,7 +91,7 @@ void emitSpecs(Emitter& out, const lang::ProgramModel& program) {
           << ", " << weightNames[p].first << ", " << weightNames[p].second << ", " << readerNames[p] << ", "
           << static_cast<long long>(pipe.readers.size() > 1 ? pipe.readers.size() : 0) << ", "
           << (pipe.initial > 0 ? "&kDisparInitial" + std::to_string(p) : std::string("nullptr")) << ", "
-          << static_cast<long long>(pipe.initial) << "},\n";
+          << static_cast<long long>(pipe.initial) << ", " << (pipe.splitDeclared ? "true" : "false") << "},\n";
     }
     out << "};\n";
   }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace dispar::testing {
@@ -225,6 +226,90 @@ VNODE(worker, IN(p), OUT(q)) {
     EXPECT_EQ(last, 2999) << how << ": the stream's end reached replica 0";
     EXPECT_GE(count, 3000 - 2) << how << ": replica 1 dropped more than its window";
     EXPECT_EQ(both, 1) << how;
+  }
+}
+
+/// source -> p -> worker replicas(2) -> q -> sink, `clause` on p; each worker sleeps 1 ms a job on the
+/// node the cluster calls "fast" and 1.6 ms elsewhere, and tags what it writes with that: the sink counts
+/// the jobs each node took.
+std::string unequalNodes(const std::string& clause) {
+  return R"(#include <dispar/dispar.h>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+PIPE(int, p);
+PIPE(long, q);
+)" + clause +
+         R"(
+VNODE(source, OUT(p)) {
+  for (int i = 0; i < 300; ++i) p.write(i);
+}
+#pragma streamap resource(cpu) replicas(2) cost(10)
+VNODE(worker, IN(p), OUT(q)) {
+  const bool fast = dispar::node_name() == "fast";
+  int x;
+  while (p.read(x)) {
+    std::this_thread::sleep_for(std::chrono::microseconds(fast ? 1000 : 1600));
+    q.write(10L * x + (fast ? 0 : 1));
+  }
+}
+VNODE(sink, IN(q)) {
+  long count = 0, last = -1, byNode[2] = {0, 0};
+  bool ordered = true;
+  long y;
+  while (q.read(y)) {
+    ordered = ordered && y / 10 == last + 1;
+    last = y / 10;
+    ++count;
+    ++byNode[y % 10];
+  }
+  std::printf("sink: count=%ld ordered=%d fast=%ld slow=%ld\n", count, ordered ? 1 : 0, byNode[0], byNode[1]);
+}
+)";
+}
+
+// A pipe of the default round robin (no split clause) whose reader replicas the mapping puts on nodes of
+// unequal speed is dealt on demand by the mapping's choice (docs/streammap.md, "Demand by default"): `map`
+// says so and writes it in the mapping, and the program deals it on demand, so the replica on the node
+// that really is faster takes more of the stream while the sink still sees every message once, in order.
+// With split(rr) written, the mapping leaves the pipe alone: half each.
+TEST(Demand, TheMappingDealsADefaultPipeOnDemandWhereReplicasAreUnequal) {
+  // One core each: the two workers (cost 10) go to fast and slow, 1.6 times apart (both on fast would be
+  // 12.5 a message there, against 10 on slow); source and sink cost 1.
+  const char* cluster = R"({"format": "dispar-cluster", "version": 1, "nodes": [
+ {"host": "fast", "cpu": {"cores": 1, "speed": 1.6}}, {"host": "slow", "cpu": {"cores": 1, "speed": 1.0}},
+ {"host": "io", "cpu": {"cores": 1, "speed": 1.0}}]})";
+  for (const bool declared : {false, true}) {
+    BuiltProgram program;
+    ASSERT_NO_FATAL_FAILURE(
+        buildProgram(unequalNodes(declared ? "#pragma streamap communication(p) split(rr)" : ""), program));
+    program.dir.write("cluster.json", cluster);
+    const ProcessResult ran =
+        runProcess({STREAMMAP_PATH, "run", "--launcher", "fork", "--cluster", "cluster.json", "./app"},
+                   program.dir.path(), {}, 120);
+    const std::string how = declared ? "split(rr) written" : "no split clause";
+    ASSERT_EQ(ran.status, 0) << how << "\n" << ran.output;
+    const bool noted = ran.output.find("note: pipe 'p' is dealt on demand: its reader replicas' predicted times "
+                                       "differ 1.6x (worker[") != std::string::npos;
+    EXPECT_EQ(noted, !declared) << how << "\n" << ran.output;
+    EXPECT_EQ(readFile(program.dir.file("app.map.json")).find("\"demand_pipes\"") != std::string::npos, !declared)
+        << how;
+    long count = 0, fast = 0, slow = 0;
+    int ordered = 0;
+    const std::size_t at = ran.output.find("sink: ");
+    ASSERT_NE(at, std::string::npos) << how << "\n" << ran.output;
+    ASSERT_EQ(std::sscanf(ran.output.c_str() + at, "sink: count=%ld ordered=%d fast=%ld slow=%ld", &count, &ordered,
+                          &fast, &slow),
+              4)
+        << ran.output;
+    EXPECT_EQ(count, 300) << how;
+    EXPECT_EQ(ordered, 1) << how;
+    if (declared) {
+      EXPECT_EQ(fast, 150) << how;
+    } else {
+      // 1.6 : 1 at the replicas' real speeds: 185 : 115; round robin would deal 150 : 150.
+      EXPECT_GE(fast, 170) << how << "\n" << ran.output;
+    }
   }
 }
 

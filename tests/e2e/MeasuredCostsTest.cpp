@@ -261,6 +261,12 @@ TEST_F(MeasuredCosts, TheSecondRunMapsFromTheFirstRunsMeasurements) {
   const ProcessResult fourth = runProcess(run, dir_.path());
   ASSERT_EQ(fourth.status, 0) << fourth.output;
   EXPECT_NE(fourth.output.find("history.db (run 3)"), std::string::npos) << fourth.output;
+  // A DISPAR_PROFILE of the user's own names where the profile goes, as --profile does: the run writes it
+  // there and adds it to the history (the program used to write it there and streammap to find none).
+  const ProcessResult fifth = runProcess(run, dir_.path(), {"DISPAR_PROFILE=" + dir_.file("mine.json")});
+  ASSERT_EQ(fifth.status, 0) << fifth.output;
+  EXPECT_TRUE(fileExists(dir_.file("mine.json")));
+  EXPECT_NE(fifth.output.find("history.db (run 4)"), std::string::npos) << fifth.output;
 }
 
 TEST_F(MeasuredCosts, BadProfilesAreRefusedNamingTheFieldAndNothingIsWritten) {

@@ -86,6 +86,42 @@ TEST(Rtg, FamiliesRoundTrip) {
   EXPECT_NE(error.find("'family' and 'member' go together"), std::string::npos) << error;
 }
 
+// The mapping may deal a pipe on demand only where its source leaves the dealing open (lang::mayDealOnDemand):
+// the default round robin to one VNODE of several replicas, without initial messages.
+TEST(Rtg, PipesOfTheDefaultRoundRobinToReplicasMayBeDealtOnDemand) {
+  const auto marked = [](const ProgramModel& p) {
+    const Rtg rtg = buildRtg(p, {});
+    bool all = true, any = false;
+    for (const RtgEdge& e : rtg.edges) {
+      all = all && e.mayDealOnDemand;
+      any = any || e.mayDealOnDemand;
+    }
+    EXPECT_EQ(all, any) << "every edge of the pipe alike";
+    return any;
+  };
+  EXPECT_TRUE(marked(fanProgram(1, 3)));
+  EXPECT_TRUE(marked(fanProgram(2, 3)));
+  EXPECT_FALSE(marked(fanProgram(3, 1)));  // one reader replica: nothing to choose
+  ProgramModel declared = fanProgram(1, 3);
+  declared.pipes[0].splitDeclared = true;  // split(rr) written
+  EXPECT_FALSE(marked(declared));
+  ProgramModel primed = fanProgram(1, 3);
+  primed.pipes[0].initial = 2;
+  EXPECT_FALSE(marked(primed));
+  ProgramModel broadcast = fanProgram(1, 3);
+  broadcast.pipes[0].split = SplitMode::Duplicate;
+  broadcast.pipes[0].splitDeclared = true;
+  EXPECT_FALSE(marked(broadcast));
+  // Written only where set, and read back.
+  const std::string text = writeRtgJson(buildRtg(fanProgram(1, 2), {}));
+  EXPECT_NE(text.find("\"may_deal_on_demand\": true"), std::string::npos) << text;
+  EXPECT_EQ(writeRtgJson(buildRtg(fanProgram(2, 1), {})).find("may_deal_on_demand"), std::string::npos);
+  Rtg back;
+  std::string error;
+  ASSERT_TRUE(parseRtgJson(text, back, error)) << error;
+  EXPECT_TRUE(back.edges[0].mayDealOnDemand);
+}
+
 TEST(Rtg, JsonRoundTrip) {
   Rtg rtg = buildRtg(fanProgram(3, 1), {"sm_80", "sm_90"});
   std::string text = writeRtgJson(rtg);

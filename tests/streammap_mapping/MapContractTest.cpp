@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace dispar::streammap {
 namespace {
 
@@ -130,6 +132,58 @@ TEST(MapPlanner, AMappingForMovedCostsKeepsThePreviousUnlessItGainsFivePercent) 
   MappingOutcome remapped;
   ASSERT_TRUE(planMapping(rtg, c, settings, remapped, error)) << error;
   EXPECT_EQ(hostsOf(remapped), freshHosts);
+}
+
+// A pipe of the default round robin whose reader replicas the mapping puts where their predicted times
+// differ by more than 1.5x is dealt on demand: the mapping says so, writes it, and the runtime reads it.
+// Nodes of one core: fast (speed 1.6), slow (1.0), io (1.0); source -> p -> work x2 (cost 10) -> sink.
+// Both workers on fast would take 12.5 a message, one on each 10: they go to fast and slow.
+TEST(MapPlanner, ADefaultRoundRobinToUnequalReplicasIsDealtOnDemand) {
+  const auto program = [](bool mayDealOnDemand) {
+    lang::Rtg rtg = rtgOf({vertex(0, "source", Requirement::CO), vertex(1, "work", Requirement::CO, 10),
+                           vertex(2, "work", Requirement::CO, 10), vertex(3, "sink", Requirement::CO)},
+                          {edge(0, 1), edge(0, 2), edge(1, 3), edge(2, 3)});
+    rtg.vertices[1].replicas = rtg.vertices[2].replicas = 2;
+    rtg.vertices[2].replica = 1;
+    for (lang::RtgEdge& e : rtg.edges) {
+      e.pipe = e.from == 0 ? "p" : "q";
+      e.mayDealOnDemand = mayDealOnDemand && e.from == 0;
+    }
+    return rtg;
+  };
+  const auto cluster = [](double fastSpeed) {
+    Cluster c;
+    c.nodes = {node("fast", 1, {}, fastSpeed), node("io", 1), node("slow", 1)};
+    return c;
+  };
+  MappingOutcome o;
+  std::string error;
+  ASSERT_TRUE(planMapping(program(true), cluster(1.6), MapSettings{}, o, error)) << error;
+  ASSERT_NE(o.result.nodeOf[1], o.result.nodeOf[2]) << "the workers share a node";
+  EXPECT_EQ(o.demandPipes, std::vector<std::string>{"p"});
+  const std::string note = "note: pipe 'p' is dealt on demand: its reader replicas' predicted times differ 1.6x (work[";
+  EXPECT_TRUE(std::any_of(o.warnings.begin(), o.warnings.end(), [&](const std::string& w) {
+    return w.rfind(note, 0) == 0;
+  })) << ::testing::PrintToString(o.warnings);
+  const MapRecord record = makeMapRecord(program(true), cluster(1.6), o, MapSettings{});
+  MapRecord back;
+  ASSERT_TRUE(parseMapJson(writeMapJson(record), back, error)) << error;
+  EXPECT_EQ(back.demandPipes, std::vector<std::string>{"p"});
+  EXPECT_EQ(gpu::parseMapFile(writeMapJson(record), "app.map.json").demandPipes, std::vector<std::string>{"p"});
+  // Equal nodes: round robin paces nothing; a split clause (no mark in the RTG): the source decides.
+  ASSERT_TRUE(planMapping(program(true), cluster(1.0), MapSettings{}, o, error)) << error;
+  EXPECT_TRUE(o.demandPipes.empty());
+  ASSERT_TRUE(planMapping(program(false), cluster(1.6), MapSettings{}, o, error)) << error;
+  EXPECT_TRUE(o.demandPipes.empty());
+  EXPECT_EQ(writeMapJson(makeMapRecord(program(false), cluster(1.6), o, MapSettings{})).find("demand_pipes"),
+            std::string::npos);
+  // The readers refuse a malformed list by name.
+  std::string text = writeMapJson(record);
+  const std::size_t list = text.find("\"demand_pipes\"");
+  ASSERT_NE(list, std::string::npos) << text;
+  text.replace(text.find("\"p\"", list), 3, "3");
+  EXPECT_FALSE(parseMapJson(text, back, error));
+  EXPECT_EQ(error, "map.demand_pipes[0]: expected a pipe name, got 3");
 }
 
 }  // namespace

@@ -213,6 +213,15 @@ inline int replicaAcrossReaders(const std::vector<int>& replicas, std::size_t wh
   return replica;
 }
 
+/// Whether the mapping may deal a pipe on demand though its source says nothing (docs/streammap.md,
+/// "Demand by default"): its dealing is the default round robin (no split clause, so no weights), one
+/// VNODE of at least two replicas reads it (so there is a choice of reader), and it starts empty (no
+/// initial(N), whose priming messages are dealt by turn). The one rule disparcc marks RTG edges by and the
+/// runtime accepts a mapping's choice by.
+inline bool mayDealOnDemand(bool roundRobin, bool splitDeclared, int readerVnodes, int readerReplicas, int initial) {
+  return roundRobin && !splitDeclared && readerVnodes == 1 && readerReplicas >= 2 && initial == 0;
+}
+
 /// The replicas of a peer cycle, each once, in the order they first appear: the links of a port end.
 inline std::vector<int> distinctInOrder(const std::vector<int>& cycle) {
   std::vector<int> distinct;

@@ -90,6 +90,36 @@ inline std::string checkRankLayout(const std::vector<MapRank>& ranks, const std:
   return {};
 }
 
+/// Reads app.map.json's "demand_pipes" from `map` (the document): the pipes the mapping deals on demand
+/// though their source gives no split (docs/streammap.md, "Demand by default"), each a name once. Absent
+/// (maps of older writers, or nothing to deal on demand): none. False with `error` naming the entry:
+/// "map.demand_pipes[1]: expected a pipe name, got 3".
+template <class Json>
+bool readDemandPipes(const Json& map, const std::string& where, std::vector<std::string>& out, std::string& error) {
+  out.clear();
+  const auto found = map.find("demand_pipes");
+  if (found == map.end()) return true;
+  if (!found->is_array()) {
+    error = where + ".demand_pipes: expected an array of pipe names, got " + shownJson(*found);
+    return false;
+  }
+  for (std::size_t i = 0; i < found->size(); ++i) {
+    const Json& name = (*found)[i];
+    const std::string at = where + ".demand_pipes[" + std::to_string(i) + "]";
+    if (!name.is_string() || name.template get<std::string>().empty()) {
+      error = at + ": expected a pipe name, got " + shownJson(name);
+      return false;
+    }
+    for (const std::string& earlier : out)
+      if (earlier == name.template get<std::string>()) {
+        error = at + ": pipe '" + earlier + "' is named twice";
+        return false;
+      }
+    out.push_back(name.template get<std::string>());
+  }
+  return true;
+}
+
 /// The number of ranks of a layout that checkRankLayout accepts.
 inline int rankCountOf(const std::vector<MapRank>& ranks) { return ranks.empty() ? 0 : ranks.back().rank + 1; }
 

@@ -49,6 +49,8 @@ struct RtgEdge {
   std::uint64_t elementBytes = 0;
   std::optional<std::uint64_t> volume;  // bytes per message, from communication(...) volume(...)
   std::uint64_t initial = 0;            // elements the pipe starts with (communication(...) initial(N))
+  bool mayDealOnDemand = false;         // "may_deal_on_demand": the mapping may deal its pipe on demand
+                                        // (lang::mayDealOnDemand; written only when set)
 };
 
 struct Rtg {

@@ -49,6 +49,9 @@ struct PipeSpec {
   /// n of them written by the writer replica whose turn n is, before its body runs.
   const void* initialValue = nullptr;
   int initialCount = 0;
+  /// A split(...) clause was written: the mapping may not deal the pipe on demand in its place
+  /// (lang::mayDealOnDemand).
+  bool splitDeclared = false;
 };
 
 /// One VNODE of the program.

@@ -89,6 +89,11 @@ std::string writeMapJson(const MapRecord& r) {
     json.endObject();
   }
   json.endArray();
+  if (!r.demandPipes.empty()) {  // absent: none (and in maps before it)
+    json.beginArray("demand_pipes");
+    for (const std::string& pipe : r.demandPipes) json.string(nullptr, pipe);
+    json.endArray();
+  }
   // The snapshot: the cluster description.
   writeClusterJson(json, "cluster", r.cluster);
   json.endObject();
@@ -242,6 +247,7 @@ bool parseMapJson(const std::string& text, MapRecord& out, std::string& error) {
     for (std::size_t i = 0; i < ranks.size(); ++i) r.ranks.push_back(readRank(ranks[i], i));
     if (const std::string layout = lang::checkRankLayout(r.ranks, "map.ranks"); !layout.empty())
       throw MapParseFailure{layout};
+    if (std::string problem; !lang::readDemandPipes(doc, "map", r.demandPipes, problem)) throw MapParseFailure{problem};
     std::string clusterError;
     if (!parseClusterJson(MapReader::member(doc, "cluster", "map").dump(), r.cluster, clusterError))
       MapReader::fail("map.cluster", clusterError);

@@ -303,6 +303,38 @@ bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previo
 
 }  // namespace
 
+namespace {
+
+// The pipes of the default round robin whose reader replicas the mapping put where their predicted times
+// differ by more than kDemandSpeedRatio are dealt on demand (docs/streammap.md, "Demand by default"): each
+// replica then takes work at its own pace, where round robin would pace all at the slowest one's.
+void chooseDemandPipes(const lang::Rtg& rtg, MappingOutcome& o) {
+  std::map<std::string, std::set<int>> readers;  // pipe -> its reader instances, by pipe name
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.mayDealOnDemand) readers[e.pipe].insert(e.to);
+  for (const auto& [pipe, instances] : readers) {
+    int fastest = -1, slowest = -1;
+    double least = 0, most = 0;
+    for (const int v : instances) {
+      const double t = vertexTime(o.problem, v, o.result.nodeOf[v]);
+      if (fastest < 0 || t < least) fastest = v, least = t;
+      if (slowest < 0 || t > most) slowest = v, most = t;
+    }
+    if (instances.size() < 2 || !(most > kDemandSpeedRatio * least)) continue;
+    o.demandPipes.push_back(pipe);
+    const auto where = [&](int v) {
+      return instanceName(rtg, v) + " " + formatNumber(vertexTime(o.problem, v, o.result.nodeOf[v])) + " on " +
+             o.problem.nodes[o.result.nodeOf[v]].host;
+    };
+    o.warnings.push_back("note: pipe '" + pipe + "' is dealt on demand: its reader replicas' predicted times differ " +
+                         formatNumber(most / least) + "x (" + where(fastest) + ", " + where(slowest) +
+                         "), and round robin would pace them all at the slowest; split(rr) in its communication "
+                         "clause keeps round robin");
+  }
+}
+
+}  // namespace
+
 bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings& settings, MappingOutcome& out,
                  std::string& error) {
   MappingOutcome o;
@@ -324,6 +356,7 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   addFallbackWarnings(rtg, o, o.warnings);
   if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine)
     addFallbackAdvice(rtg, cluster, settings, o);
+  chooseDemandPipes(rtg, o);
   out = std::move(o);
   return true;
 }
@@ -514,6 +547,7 @@ MapRecord makeMapRecord(const lang::Rtg& rtg, const Cluster& cluster, const Mapp
   r.cudaArchs = rtg.cudaArchs;
   r.mpi = rtg.mpi;
   r.costModel = kCostModelSummary;
+  r.demandPipes = o.demandPipes;
   r.period = o.evaluation.score.period;
   r.crossBytes = o.evaluation.score.crossBytes;
   std::vector<char> used(p.nodeCount(), 0);

@@ -627,6 +627,29 @@ int checkCommand(const Args& args) {
 
 namespace {
 
+/// The environment streammap runs with, as NAME=VALUE strings for a launcher.
+std::vector<std::string> ownEnvironment() {
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e) environment.push_back(*e);
+  return environment;
+}
+
+/// Sets NAME to VALUE in `environment`, replacing every earlier NAME= (getenv takes the first, so an
+/// appended copy would lose to the one streammap inherited).
+void setVariable(std::vector<std::string>& environment, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  environment.erase(std::remove_if(environment.begin(), environment.end(),
+                                   [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+                    environment.end());
+  environment.push_back(prefix + value);
+}
+
+/// The value of NAME in streammap's own environment, or "" when unset.
+std::string variableOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
 /// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
 class ScratchDirectory {
  public:
@@ -796,55 +819,52 @@ int runCommand(const Args& args) {
   }
 
   std::vector<std::string> argv;
-  std::vector<std::string> environment;
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, lang::kRankRegistryVariable, std::strlen(lang::kRankRegistryVariable)) != 0 ||
-        (*e)[std::strlen(lang::kRankRegistryVariable)] != '=')
-      environment.push_back(*e);
+  std::vector<std::string> environment = ownEnvironment();
   // Where each rank records its process id and instances, so that a rank killed by SIGKILL, which
   // cannot say so itself, is named from what the launcher reports (dispar_lang/RankDeath.h).
   ScratchDirectory registry;
   if (!registry.open("ranks", "", error)) return fail("run", error);
-  environment.push_back(std::string(lang::kRankRegistryVariable) + "=" + registry.path());
+  setVariable(environment, lang::kRankRegistryVariable, registry.path());
   // Every run is measured (docs/streammap.md, "Measured costs"): its profile goes into the performance
-  // history, from which the next run or map takes the costs.
+  // history, from which the next run or map takes the costs. Where it goes: --profile, else a
+  // DISPAR_PROFILE the user set (as the program alone honours it), else APP.profile.json.
   const std::string historyPath = cl.has("--no-history") ? std::string() : historyDatabase(m);
+  const std::string userProfile = cl.has("--profile") ? cl.value("--profile") : variableOrEmpty("DISPAR_PROFILE");
   std::string profilePath;
-  if (cl.has("--profile") || !historyPath.empty()) {
+  if (!userProfile.empty() || !historyPath.empty()) {
     std::error_code ignored;
     profilePath =
-        std::filesystem::absolute(cl.has("--profile") ? cl.value("--profile") : program + ".profile.json", ignored)
-            .string();
+        std::filesystem::absolute(userProfile.empty() ? program + ".profile.json" : userProfile, ignored).string();
     // Refused before the job runs, not after (the runtime would only warn at the end).
     lang::OutputTarget target;
-    if (!lang::resolveOutputTarget(profilePath, target, error)) return fail("run", "--profile " + error);
-    environment.push_back("DISPAR_PROFILE=" + profilePath);
-    if (!cl.has("--profile")) std::filesystem::remove(profilePath, ignored);  // a previous run's is not this one's
+    if (!lang::resolveOutputTarget(profilePath, target, error))
+      return fail("run", (cl.has("--profile") ? "--profile " : "DISPAR_PROFILE ") + error);
+    setVariable(environment, "DISPAR_PROFILE", profilePath);
+    if (userProfile.empty()) std::filesystem::remove(profilePath, ignored);  // a previous run's is not this one's
   }
+  // The trace likewise: --trace, else a DISPAR_TRACE the user set (so that Open MPI passes it on too).
+  const std::string userTrace = cl.has("--trace") ? cl.value("--trace") : variableOrEmpty("DISPAR_TRACE");
   std::string tracePath;
-  if (cl.has("--trace")) {
+  if (!userTrace.empty()) {
     std::error_code ignored;
-    tracePath = std::filesystem::absolute(cl.value("--trace"), ignored).string();
+    tracePath = std::filesystem::absolute(userTrace, ignored).string();
     lang::OutputTarget target;
-    if (!lang::resolveOutputTarget(tracePath, target, error)) return fail("run", "--trace " + error);
-    // The option wins over a DISPAR_TRACE of streammap's own environment (getenv takes the first).
-    environment.erase(std::remove_if(environment.begin(), environment.end(),
-                                     [](const std::string& e) { return e.rfind("DISPAR_TRACE=", 0) == 0; }),
-                      environment.end());
-    environment.push_back("DISPAR_TRACE=" + tracePath);
+    if (!lang::resolveOutputTarget(tracePath, target, error))
+      return fail("run", (cl.has("--trace") ? "--trace " : "DISPAR_TRACE ") + error);
+    setVariable(environment, "DISPAR_TRACE", tracePath);
   }
   if (launcher == Launcher::Slurm) {
     argv = srunArguments(record);
     const char* srun = std::getenv("DISPAR_SRUN");
     if (srun && *srun) argv[0] = srun;
-    environment.push_back("SLURM_HOSTFILE=" + m.output);
+    setVariable(environment, "SLURM_HOSTFILE", m.output);
   } else if (launcher == Launcher::OpenMpi) {
     // Open MPI's mpirun refuses to run as root unless both variables say the user means it; a root user
     // who asked streammap to run the program means it.
     const char* allowed = std::getenv("OMPI_ALLOW_RUN_AS_ROOT");
     if (::geteuid() == 0 && (allowed == nullptr || *allowed == '\0')) {
-      environment.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
-      environment.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+      setVariable(environment, "OMPI_ALLOW_RUN_AS_ROOT", "1");
+      setVariable(environment, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
       std::fprintf(stderr, "streammap run: note: running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and "
                            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 for Open MPI's mpirun, which refuses root otherwise\n");
     }
@@ -1058,10 +1078,8 @@ int simulateCommand(const Args& args) {
   argv.push_back("--log=xbt_cfg.thres:warning");
   argv.push_back(launchProgram(program));
   argv.insert(argv.end(), cl.positional().begin() + 1, cl.positional().end());
-  std::vector<std::string> environment;
-  for (char** e = environ; *e; ++e)
-    if (mapPath.empty() || std::strncmp(*e, "DISPAR_MAPPING=", 15) != 0) environment.push_back(*e);
-  if (!mapPath.empty()) environment.push_back("DISPAR_MAPPING=" + std::filesystem::absolute(mapPath).string());
+  std::vector<std::string> environment = ownEnvironment();
+  if (!mapPath.empty()) setVariable(environment, "DISPAR_MAPPING", std::filesystem::absolute(mapPath).string());
   std::fflush(stdout);  // the mapping line before the program's output
   const int status = runLauncher(argv, environment, error, log);
   if (status < 0) return fail("simulate", error);

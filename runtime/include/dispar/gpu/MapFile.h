@@ -19,6 +19,8 @@ struct MapFile {
   std::string path;               // where it was read from, for messages
   std::string program;            // the program it maps; empty when the file does not say
   std::vector<MappedRank> ranks;  // one per instance, by rank (lang::checkRankLayout)
+  /// Pipes the mapping deals on demand though their source gives no split (lang::readDemandPipes).
+  std::vector<std::string> demandPipes;
 
   /// The entry of `vnode` replica `replica`, or nullptr.
   const MappedRank* instance(const std::string& vnode, int replica) const;

@@ -52,8 +52,9 @@ struct MapRecord {
   std::string costModel;
   double period = 0;
   double crossBytes = 0;
-  std::vector<NodePrediction> nodes;  // nodes with at least one rank, host order
-  std::vector<RankRecord> ranks;      // one per instance, by rank (lang::checkRankLayout)
+  std::vector<NodePrediction> nodes;     // nodes with at least one rank, host order
+  std::vector<RankRecord> ranks;         // one per instance, by rank (lang::checkRankLayout)
+  std::vector<std::string> demandPipes;  // pipes dealt on demand by the mapping's choice ("demand_pipes")
 };
 
 /// Per MPI rank of `record`: the host of its instances (the launcher files have one entry per rank).

@@ -41,13 +41,19 @@ struct MapSettings {
 /// How much shorter a new mapping's predicted period must be to replace MapSettings::previous.
 inline constexpr double kRemapGain = 0.05;
 
+/// A pipe of the default round robin (RtgEdge::mayDealOnDemand) is dealt on demand where the mapping
+/// puts its reader replicas on resources whose predicted times for them differ by more than this factor:
+/// round robin would pace every replica at the slowest one's rate.
+inline constexpr double kDemandSpeedRatio = 1.5;
+
 struct MappingOutcome {
   MappingProblem problem;
   MappingResult result;
-  RankLayout ranks;                   // the MPI ranks and their instances (groupRanks)
-  Evaluation evaluation;              // with the ranks' terms
-  std::vector<int> device;            // per vertex: CUDA device ordinal on its node, -1 for none
-  std::vector<std::string> warnings;  // "warning: ..." and "note: ..." lines for stderr
+  RankLayout ranks;                      // the MPI ranks and their instances (groupRanks)
+  Evaluation evaluation;                 // with the ranks' terms
+  std::vector<int> device;               // per vertex: CUDA device ordinal on its node, -1 for none
+  std::vector<std::string> warnings;     // "warning: ..." and "note: ..." lines for stderr
+  std::vector<std::string> demandPipes;  // pipes dealt on demand (kDemandSpeedRatio), by name
 };
 
 /// Places the vertices, groups them into ranks and gives the GPU ranks their devices. Fails (false,
