@@ -177,6 +177,14 @@ TEST(MapPlanner, ADefaultRoundRobinToUnequalReplicasIsDealtOnDemand) {
   EXPECT_TRUE(o.demandPipes.empty());
   EXPECT_EQ(writeMapJson(makeMapRecord(program(false), cluster(1.6), o, MapSettings{})).find("demand_pipes"),
             std::string::npos);
+  // Where round robin packs both workers on the fastest node (one core at speed 4: 20 / 4 = 5 a message),
+  // dealing on demand over it and a slow one takes 2 / (1/2.5 + 1/10) = 4 each (the fast one's share
+  // 16, the slow one's 4): refine spreads them, and places source and sink around them again, on the
+  // third node.
+  ASSERT_TRUE(planMapping(program(true), cluster(4.0), MapSettings{}, o, error)) << error;
+  EXPECT_NE(o.result.nodeOf[1], o.result.nodeOf[2]) << "the workers were left on one node";
+  EXPECT_EQ(o.demandPipes, std::vector<std::string>{"p"});
+  EXPECT_NEAR(o.evaluation.score.period, 4.0, 1e-9);
   // The readers refuse a malformed list by name.
   std::string text = writeMapJson(record);
   const std::size_t list = text.find("\"demand_pipes\"");

@@ -260,10 +260,168 @@ void addFallbackAdvice(const lang::Rtg& rtg, const Cluster& cluster, const MapSe
 
 namespace {
 
+// The reader instances of each pipe the mapping may deal on demand (RtgEdge::mayDealOnDemand), by pipe
+// name.
+struct DemandPool {
+  std::string pipe;
+  std::vector<int> readers;
+};
+
+std::vector<DemandPool> demandPools(const lang::Rtg& rtg) {
+  std::map<std::string, std::set<int>> readers;
+  for (const lang::RtgEdge& e : rtg.edges)
+    if (e.mayDealOnDemand) readers[e.pipe].insert(e.to);
+  std::vector<DemandPool> pools;
+  for (const auto& [pipe, instances] : readers)
+    if (instances.size() >= 2) pools.push_back(DemandPool{pipe, std::vector<int>(instances.begin(), instances.end())});
+  return pools;
+}
+
+// Whether `pool` is dealt on demand where `nodeOf` puts its readers: their predicted times differ by more
+// than kDemandSpeedRatio (round robin would pace them all at the slowest). `fastest` and `slowest`
+// receive the two readers.
+bool dealtOnDemand(const MappingProblem& p, const DemandPool& pool, const std::vector<int>& nodeOf,
+                   int* fastest = nullptr, int* slowest = nullptr) {
+  int fast = pool.readers.front(), slow = fast;
+  for (const int v : pool.readers) {
+    if (vertexTime(p, v, nodeOf[v]) < vertexTime(p, fast, nodeOf[fast])) fast = v;
+    if (vertexTime(p, v, nodeOf[v]) > vertexTime(p, slow, nodeOf[slow])) slow = v;
+  }
+  if (fastest) *fastest = fast;
+  if (slowest) *slowest = slow;
+  return vertexTime(p, slow, nodeOf[slow]) > kDemandSpeedRatio * vertexTime(p, fast, nodeOf[fast]);
+}
+
+// The problem as it runs under `nodeOf` with the pools dealt on demand there: each reader takes the
+// stream's messages in proportion to its rate (1 / its time), so its weight is its cost times its share of
+// the pool (R x its rate / the pool's summed rates), and every reader's time is the pool's: R / summed rates.
+MappingProblem asDealt(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf) {
+  MappingProblem dealt = p;
+  for (const DemandPool& pool : pools) {
+    if (!dealtOnDemand(p, pool, nodeOf)) continue;
+    double rates = 0;
+    for (const int v : pool.readers) rates += 1 / vertexTime(p, v, nodeOf[v]);
+    for (const int v : pool.readers) {
+      const double share = static_cast<double>(pool.readers.size()) / vertexTime(p, v, nodeOf[v]) / rates;
+      dealt.vertices[v].cost *= share;
+      dealt.vertices[v].hostCost *= share;
+    }
+  }
+  return dealt;
+}
+
+// The evaluation of `nodeOf` as it runs (pools dealt on demand where they would be), grouped into ranks
+// by `policy`; false where the policy cannot group it (a --ranks count below its nodes).
+bool evaluateDealt(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf,
+                   const RankPolicy& policy, RankLayout& layout, Evaluation& evaluation) {
+  const MappingProblem dealt = asDealt(p, pools, nodeOf);
+  std::string ignored;
+  if (!groupRanks(dealt, nodeOf, policy, layout, ignored)) return false;
+  evaluation = evaluate(dealt, nodeOf, layout);
+  return true;
+}
+
+// Spreading tries every reader on every node, each try a whole evaluation: only up to these sizes (beyond
+// them the local search's placement stands, pools priced as round robin).
+constexpr int kSpreadNodeLimit = 256;
+constexpr int kSpreadVertexLimit = 5000;
+
+// Spreads pools over resources of unequal speed where dealing them on demand there beats the placement
+// (docs/streammap.md, "Demand by default"): the placement's cost model prices a pool as round robin,
+// where a fast and a slow resource pace both replicas at the slow one's rate, so it packs replicas onto
+// the fastest resource; on demand each takes work at its own rate, and the slow resource adds its rate.
+// Moves one reader at a time to the node that lowers the period as it runs (asDealt) most, while one does.
+void spreadDemandPools(const std::vector<DemandPool>& pools, const MapSettings& settings, MappingOutcome& o) {
+  const MappingProblem& p = o.problem;
+  const RankPolicy& policy = settings.ranks;
+  if (pools.empty() || p.nodeCount() > kSpreadNodeLimit || p.vertexCount() > kSpreadVertexLimit) return;
+  std::vector<int> nodeOf = o.result.nodeOf;
+  RankLayout layout;
+  Evaluation best;
+  if (!evaluateDealt(p, pools, nodeOf, policy, layout, best)) return;
+  bool moved = false;
+  for (const DemandPool& pool : pools)
+    for (std::size_t step = 0; step < pool.readers.size(); ++step) {
+      int bestVertex = -1, bestNode = -1;
+      RankLayout bestLayout;
+      Evaluation bestMove;
+      for (const int v : pool.readers)
+        for (int n = 0; n < p.nodeCount(); ++n) {
+          if (n == nodeOf[v] || !p.allowed(v, n)) continue;
+          std::vector<int> candidate = nodeOf;
+          candidate[v] = n;
+          RankLayout candidateLayout;
+          Evaluation evaluation;
+          if (!evaluateDealt(p, pools, candidate, policy, candidateLayout, evaluation)) continue;
+          if (!scoreLess(evaluation.score, bestVertex < 0 ? best.score : bestMove.score)) continue;
+          bestVertex = v;
+          bestNode = n;
+          bestLayout = std::move(candidateLayout);
+          bestMove = std::move(evaluation);
+        }
+      if (bestVertex < 0) break;
+      nodeOf[bestVertex] = bestNode;
+      layout = std::move(bestLayout);
+      best = std::move(bestMove);
+      moved = true;
+    }
+  std::vector<Placement> placements = o.result.placements;
+  if (moved) {
+    // The other instances were placed around the packed readers: the local search places them again around
+    // the spread ones (each reader weighing its share as it now is), and its result is kept where it runs
+    // faster, its pools dealt as they then are.
+    MappingResult start;
+    start.nodeOf = nodeOf;
+    start.placements = placements;
+    RefineOptions options;
+    options.maxPasses = settings.maxPasses;
+    options.seed = settings.seed.value_or(0);
+    MappingResult again = mapRefine(asDealt(p, pools, nodeOf), start, options);
+    RankLayout againLayout;
+    Evaluation againEvaluation;
+    if (evaluateDealt(p, pools, again.nodeOf, policy, againLayout, againEvaluation) &&
+        scoreLess(againEvaluation.score, best.score)) {
+      nodeOf = std::move(again.nodeOf);
+      placements = std::move(again.placements);
+      layout = std::move(againLayout);
+      best = std::move(againEvaluation);
+    }
+    for (const DemandPool& pool : pools)
+      for (const int v : pool.readers)
+        if (nodeOf[v] != o.result.nodeOf[v]) placements[v] = Placement{PlacementRule::DemandSpread, -1, -1};
+  }
+  if (!moved &&
+      !std::any_of(pools.begin(), pools.end(), [&](const DemandPool& pool) { return dealtOnDemand(p, pool, nodeOf); }))
+    return;  // round robin everywhere: the placement's own evaluation stands
+  o.result.nodeOf = std::move(nodeOf);
+  o.result.placements = std::move(placements);
+  o.ranks = std::move(layout);
+  o.evaluation = std::move(best);
+}
+
+// The pools dealt on demand where the mapping put their readers (dealtOnDemand), each said in a note.
+void chooseDemandPipes(const lang::Rtg& rtg, const std::vector<DemandPool>& pools, MappingOutcome& o) {
+  for (const DemandPool& pool : pools) {
+    int fastest = -1, slowest = -1;
+    if (!dealtOnDemand(o.problem, pool, o.result.nodeOf, &fastest, &slowest)) continue;
+    o.demandPipes.push_back(pool.pipe);
+    const auto time = [&](int v) { return vertexTime(o.problem, v, o.result.nodeOf[v]); };
+    const auto where = [&](int v) {
+      return instanceName(rtg, v) + " " + formatNumber(time(v)) + " on " + o.problem.nodes[o.result.nodeOf[v]].host;
+    };
+    o.warnings.push_back("note: pipe '" + pool.pipe +
+                         "' is dealt on demand: its reader replicas' predicted times differ " +
+                         formatNumber(time(slowest) / time(fastest)) + "x (" + where(fastest) + ", " + where(slowest) +
+                         "), and round robin would pace them all at the slowest; split(rr) in its communication "
+                         "clause keeps round robin");
+  }
+}
+
 /// MapSettings::previous: keeps its placement in `o` unless `o`'s predicted period is kRemapGain shorter
 /// under the same costs. False (nothing kept) also where it does not fit this problem: another set of
 /// instances, a host no longer usable, a rank over two nodes, a CG instance whose node cannot run it.
-bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previous, MappingOutcome& o) {
+bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previous,
+                  const std::vector<DemandPool>& pools, MappingOutcome& o) {
   const MappingProblem& p = o.problem;
   if (previous.size() != rtg.vertices.size()) return false;
   std::map<std::string, int> nodeOfHost;
@@ -290,8 +448,9 @@ bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previo
       if (nodeOf[v] != nodeOf[vertices.front()]) return false;
     groups.push_back(std::move(vertices));
   }
-  RankLayout layout = rankLayoutOf(p, nodeOf, std::move(groups));
-  Evaluation kept = evaluate(p, nodeOf, layout);
+  const MappingProblem dealt = asDealt(p, pools, nodeOf);  // as it runs, as the new one is priced
+  RankLayout layout = rankLayoutOf(dealt, nodeOf, std::move(groups));
+  Evaluation kept = evaluate(dealt, nodeOf, layout);
   if (o.evaluation.score.period < kept.score.period * (1 - kRemapGain)) return false;
   o.result.nodeOf = std::move(nodeOf);
   o.result.placements.assign(p.vertexCount(), Placement{PlacementRule::PreviousKept, -1, -1});
@@ -299,38 +458,6 @@ bool keepPrevious(const lang::Rtg& rtg, const std::vector<lang::MapRank>& previo
   o.evaluation = std::move(kept);
   o.device = std::move(device);
   return true;
-}
-
-}  // namespace
-
-namespace {
-
-// The pipes of the default round robin whose reader replicas the mapping put where their predicted times
-// differ by more than kDemandSpeedRatio are dealt on demand (docs/streammap.md, "Demand by default"): each
-// replica then takes work at its own pace, where round robin would pace all at the slowest one's.
-void chooseDemandPipes(const lang::Rtg& rtg, MappingOutcome& o) {
-  std::map<std::string, std::set<int>> readers;  // pipe -> its reader instances, by pipe name
-  for (const lang::RtgEdge& e : rtg.edges)
-    if (e.mayDealOnDemand) readers[e.pipe].insert(e.to);
-  for (const auto& [pipe, instances] : readers) {
-    int fastest = -1, slowest = -1;
-    double least = 0, most = 0;
-    for (const int v : instances) {
-      const double t = vertexTime(o.problem, v, o.result.nodeOf[v]);
-      if (fastest < 0 || t < least) fastest = v, least = t;
-      if (slowest < 0 || t > most) slowest = v, most = t;
-    }
-    if (instances.size() < 2 || !(most > kDemandSpeedRatio * least)) continue;
-    o.demandPipes.push_back(pipe);
-    const auto where = [&](int v) {
-      return instanceName(rtg, v) + " " + formatNumber(vertexTime(o.problem, v, o.result.nodeOf[v])) + " on " +
-             o.problem.nodes[o.result.nodeOf[v]].host;
-    };
-    o.warnings.push_back("note: pipe '" + pipe + "' is dealt on demand: its reader replicas' predicted times differ " +
-                         formatNumber(most / least) + "x (" + where(fastest) + ", " + where(slowest) +
-                         "), and round robin would pace them all at the slowest; split(rr) in its communication "
-                         "clause keeps round robin");
-  }
 }
 
 }  // namespace
@@ -349,14 +476,16 @@ bool planMapping(const lang::Rtg& rtg, const Cluster& cluster, const MapSettings
   o.ranks = std::move(placed.ranks);
   o.evaluation = std::move(placed.evaluation);
   if (!placed.note.empty()) o.warnings.push_back(std::move(placed.note));
+  const std::vector<DemandPool> pools = demandPools(rtg);
+  if (settings.algorithm == Algorithm::Refine) spreadDemandPools(pools, settings, o);
   if (!checkFinite(o, error)) return false;
-  if (settings.previous == nullptr || !keepPrevious(rtg, *settings.previous, o))
+  if (settings.previous == nullptr || !keepPrevious(rtg, *settings.previous, pools, o))
     o.device = assignDevices(o.problem, o.ranks);
   addOversubscriptionWarnings(o, o.warnings);
   addFallbackWarnings(rtg, o, o.warnings);
   if (!settings.allowHostFallback && settings.algorithm == Algorithm::Refine)
     addFallbackAdvice(rtg, cluster, settings, o);
-  chooseDemandPipes(rtg, o);
+  chooseDemandPipes(rtg, pools, o);
   out = std::move(o);
   return true;
 }
@@ -445,7 +574,10 @@ void explainLoops(const lang::Rtg& rtg, const MappingOutcome& o, std::vector<std
 std::vector<std::string> explainMapping(const lang::Rtg& rtg, const MappingOutcome& o, const MapSettings& settings) {
   const MappingProblem& p = o.problem;
   const Algorithm algorithm = settings.algorithm;
-  IncrementalCost cost(p, o.result.nodeOf);
+  // Runner-ups are priced as the program runs: pipes dealt on demand weigh each reader by its share as
+  // it is now (a move would change the shares a little; the predicted period prices them exactly).
+  const MappingProblem dealt = asDealt(p, demandPools(rtg), o.result.nodeOf);
+  IncrementalCost cost(dealt, o.result.nodeOf);
   const Score now = cost.score();
   std::vector<std::string> lines;
   // "; cost 0.012 from the history (...)": where the cost it is placed with came from.

@@ -14,6 +14,7 @@ const char* placementRuleName(PlacementRule rule) {
     case PlacementRule::LocalSearch: return "refine: local search";
     case PlacementRule::PaperKept: return "refine: paper's choice kept";
     case PlacementRule::PreviousKept: return "previous mapping kept (the new one not 5% better)";
+    case PlacementRule::DemandSpread: return "refine: spread for a pipe dealt on demand";
   }
   return "unknown";
 }

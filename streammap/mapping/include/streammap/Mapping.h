@@ -18,6 +18,7 @@ enum class PlacementRule {
   LocalSearch,     // refine: moved away from the paper's choice by the cost model
   PaperKept,       // refine: the paper's choice, which the cost model could not improve
   PreviousKept,    // a remap for moved costs: the previous mapping's node, the new one not enough better
+  DemandSpread,    // refine: a reader of a pipe dealt on demand, moved where its rate adds to the others'
 };
 
 const char* placementRuleName(PlacementRule rule);
