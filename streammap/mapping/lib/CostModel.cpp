@@ -46,7 +46,10 @@ double vertexTime(const MappingProblem& p, int v, int n) {
   return p.weightOn(v, n) / (p.onGpu(v, n) ? node.gpuSpeed : node.cpuSpeed);
 }
 
-std::vector<double> loopPeriods(const MappingProblem& p, const std::vector<int>& nodeOf,
+namespace {
+
+// Per loop, the time of one turn around it: its instances' times and its arcs' hops (0 where not a ring).
+std::vector<double> turnSeconds(const MappingProblem& p, const std::vector<int>& nodeOf,
                                 const std::vector<int>* rankOf) {
   std::vector<double> seconds(p.loopCount(), 0.0);
   for (int v = 0; v < p.vertexCount(); ++v) {
@@ -59,8 +62,16 @@ std::vector<double> loopPeriods(const MappingProblem& p, const std::vector<int>&
         seconds[loop] +=
             p.hopSeconds(nodeOf[v], nodeOf[it->vertex], rankOf != nullptr && (*rankOf)[v] == (*rankOf)[it->vertex]);
   }
-  for (int loop = 0; loop < p.loopCount(); ++loop) seconds[loop] /= p.loopTokens[loop];
   return seconds;
+}
+
+}  // namespace
+
+std::vector<double> loopPeriods(const MappingProblem& p, const std::vector<int>& nodeOf,
+                                const std::vector<int>* rankOf) {
+  std::vector<double> periods = turnSeconds(p, nodeOf, rankOf);
+  for (int loop = 0; loop < p.loopCount(); ++loop) periods[loop] /= p.loopTokens[loop];
+  return periods;
 }
 
 namespace {
@@ -235,11 +246,9 @@ IncrementalCost::IncrementalCost(const MappingProblem& p, std::vector<int> nodeO
     byValueAt_.push_back(byValue_.emplace(values_[n], n).first);
     gpuByValueAt_.push_back(p.nodes[n].hasGpu() ? gpuByValue_.emplace(values_[n], n).first : gpuByValue_.end());
   }
-  loopSeconds_ = loopPeriods(p, nodeOf_);
-  for (int loop = 0; loop < p.loopCount(); ++loop) {
-    loopSeconds_[loop] *= p.loopTokens[loop];
+  loopSeconds_ = turnSeconds(p, nodeOf_, nullptr);
+  for (int loop = 0; loop < p.loopCount(); ++loop)
     loopAt_.push_back(loopsByValue_.emplace(loopSeconds_[loop] / p.loopTokens[loop], loop).first);
-  }
 }
 
 Score IncrementalCost::score() const {

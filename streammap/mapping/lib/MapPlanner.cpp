@@ -295,26 +295,35 @@ bool dealtOnDemand(const MappingProblem& p, const DemandPool& pool, const std::v
 // The problem as it runs under `nodeOf` with the pools dealt on demand there: each reader takes the
 // stream's messages in proportion to its rate (1 / its time), so its weight is its cost times its share of
 // the pool (R x its rate / the pool's summed rates), and every reader's time is the pool's: R / summed rates.
-MappingProblem asDealt(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf) {
-  MappingProblem dealt = p;
+// `dealt` is a copy of `p` whose pools' readers' costs are rewritten here (nothing else differs), so that
+// the spread's many tries copy the problem once.
+void dealInto(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf,
+              MappingProblem& dealt) {
   for (const DemandPool& pool : pools) {
-    if (!dealtOnDemand(p, pool, nodeOf)) continue;
+    const bool onDemand = dealtOnDemand(p, pool, nodeOf);
     double rates = 0;
     for (const int v : pool.readers) rates += 1 / vertexTime(p, v, nodeOf[v]);
     for (const int v : pool.readers) {
-      const double share = static_cast<double>(pool.readers.size()) / vertexTime(p, v, nodeOf[v]) / rates;
-      dealt.vertices[v].cost *= share;
-      dealt.vertices[v].hostCost *= share;
+      const double share =
+          onDemand ? static_cast<double>(pool.readers.size()) / vertexTime(p, v, nodeOf[v]) / rates : 1.0;
+      dealt.vertices[v].cost = p.vertices[v].cost * share;
+      dealt.vertices[v].hostCost = p.vertices[v].hostCost * share;
     }
   }
+}
+
+MappingProblem asDealt(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf) {
+  MappingProblem dealt = p;
+  dealInto(p, pools, nodeOf, dealt);
   return dealt;
 }
 
 // The evaluation of `nodeOf` as it runs (pools dealt on demand where they would be), grouped into ranks
-// by `policy`; false where the policy cannot group it (a --ranks count below its nodes).
+// by `policy`; false where the policy cannot group it (a --ranks count below its nodes). `dealt`: a copy
+// of `p`, its pools' costs rewritten here (dealInto).
 bool evaluateDealt(const MappingProblem& p, const std::vector<DemandPool>& pools, const std::vector<int>& nodeOf,
-                   const RankPolicy& policy, RankLayout& layout, Evaluation& evaluation) {
-  const MappingProblem dealt = asDealt(p, pools, nodeOf);
+                   const RankPolicy& policy, MappingProblem& dealt, RankLayout& layout, Evaluation& evaluation) {
+  dealInto(p, pools, nodeOf, dealt);
   std::string ignored;
   if (!groupRanks(dealt, nodeOf, policy, layout, ignored)) return false;
   evaluation = evaluate(dealt, nodeOf, layout);
@@ -336,9 +345,10 @@ void spreadDemandPools(const std::vector<DemandPool>& pools, const MapSettings& 
   const RankPolicy& policy = settings.ranks;
   if (pools.empty() || p.nodeCount() > kSpreadNodeLimit || p.vertexCount() > kSpreadVertexLimit) return;
   std::vector<int> nodeOf = o.result.nodeOf;
+  MappingProblem dealt = p;
   RankLayout layout;
   Evaluation best;
-  if (!evaluateDealt(p, pools, nodeOf, policy, layout, best)) return;
+  if (!evaluateDealt(p, pools, nodeOf, policy, dealt, layout, best)) return;
   bool moved = false;
   for (const DemandPool& pool : pools)
     for (std::size_t step = 0; step < pool.readers.size(); ++step) {
@@ -352,7 +362,7 @@ void spreadDemandPools(const std::vector<DemandPool>& pools, const MapSettings& 
           candidate[v] = n;
           RankLayout candidateLayout;
           Evaluation evaluation;
-          if (!evaluateDealt(p, pools, candidate, policy, candidateLayout, evaluation)) continue;
+          if (!evaluateDealt(p, pools, candidate, policy, dealt, candidateLayout, evaluation)) continue;
           if (!scoreLess(evaluation.score, bestVertex < 0 ? best.score : bestMove.score)) continue;
           bestVertex = v;
           bestNode = n;
@@ -376,10 +386,11 @@ void spreadDemandPools(const std::vector<DemandPool>& pools, const MapSettings& 
     RefineOptions options;
     options.maxPasses = settings.maxPasses;
     options.seed = settings.seed.value_or(0);
-    MappingResult again = mapRefine(asDealt(p, pools, nodeOf), start, options);
+    dealInto(p, pools, nodeOf, dealt);
+    MappingResult again = mapRefine(dealt, start, options);
     RankLayout againLayout;
     Evaluation againEvaluation;
-    if (evaluateDealt(p, pools, again.nodeOf, policy, againLayout, againEvaluation) &&
+    if (evaluateDealt(p, pools, again.nodeOf, policy, dealt, againLayout, againEvaluation) &&
         scoreLess(againEvaluation.score, best.score)) {
       nodeOf = std::move(again.nodeOf);
       placements = std::move(again.placements);
