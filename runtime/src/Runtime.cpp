@@ -66,6 +66,7 @@ class ScopedContext {
 
 const std::vector<std::string>& args() { return context().args; }
 int replica() { return context().replica; }
+double wtime() { return rt::profileClockSeconds(); }
 int replicas() { return context().replicas; }
 
 }  // namespace dispar

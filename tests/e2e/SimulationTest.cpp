@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -334,6 +335,36 @@ TEST(Simulate, AProfileTimesTheSimulatedCluster) {
       runProcess({kStreammap, "profile", "add", "fir.profile.json", "--db", dir.file("history.db")}, dir.path());
   EXPECT_NE(added.status, 0) << added.output;
   EXPECT_NE(added.output.find("fir.profile.json: the profile of a simulated run"), std::string::npos) << added.output;
+}
+
+TEST(Simulate, ATraceLeavesTheSimulatedTimesAsTheyAre) {
+  // The trace reads the simulated clock after every kernel (MPI_Wtime, which starts SMPI's timing of the
+  // rank again): read before the simulated GPU had run the kernel, it counted the other ranks' real time
+  // meanwhile as this rank's CPU time (13x the makespan of bench/demand's program).
+  ScratchDir dir;
+  dir.write("workers.dsp", readFile(kSourceDir + "/tests/e2e/simulation/gpu_workers.dsp"));
+  const ProcessResult built =
+      runProcess({kDisparcc, "--target", "smpi", "workers.dsp", "-o", "workers.smpi"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const auto simulate = [&](std::vector<std::string> environment) {
+    const ProcessResult run = runProcess({kStreammap, "simulate", "--cluster", kPaper4, "./workers.smpi"}, dir.path(),
+                                         std::move(environment), 300);
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("sink: 16 jobs in"), std::string::npos) << run.output;
+    return run;
+  };
+  const ProcessResult plain = simulate({}), traced = simulate({"DISPAR_TRACE=" + dir.file("workers.trace.json")});
+  const double untracedSeconds = makespanOf(plain.output), tracedSeconds = makespanOf(traced.output);
+  ASSERT_GT(untracedSeconds, 0) << plain.output;
+  ASSERT_GT(tracedSeconds, 0) << traced.output;
+  EXPECT_LT(tracedSeconds, 2 * untracedSeconds) << plain.output << "\n" << traced.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("workers.trace.json")));
+  // dispar::wtime() is the simulated clock: the sink's time fits in the makespan (the simulator itself
+  // took far longer, a real clock would show that).
+  std::smatch sink;
+  ASSERT_TRUE(std::regex_search(plain.output, sink, std::regex(R"(sink: 16 jobs in ([0-9.]+) s)"))) << plain.output;
+  EXPECT_GT(std::stod(sink[1]), 0) << plain.output;
+  EXPECT_LE(std::stod(sink[1]), untracedSeconds) << plain.output;
 }
 
 TEST(Simulate, HandwrittenFirMatchesDispar) {

@@ -47,6 +47,9 @@ int replicas();
 /// srun (several Slurm nodes may share one machine), MPICH's MPIR_CVAR_CH3_INTERFACE_HOSTNAME, else the
 /// machine's host name.
 std::string node_name();
+/// Seconds on the run's clock, from an arbitrary origin, for timing a VNODE's work: a steady clock, and
+/// on the SMPI target the simulated cluster's clock (a real clock there would time the simulator).
+double wtime();
 
 namespace gpu {
 /// Whether this rank's kernels run on the host (their host clones) rather than on a GPU. Decided once

@@ -61,6 +61,11 @@ class LaunchTimer {
     hostStart_ = std::chrono::steady_clock::now();
   }
   ~LaunchTimer() {
+    // Read before a simulated GPU runs the kernel, which lets the other simulated ranks run.
+    const auto hostEnd = log_ != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+#ifdef DISPAR_TARGET_SMPI
+    simulated_.finish();  // before the log reads the clock
+#endif
     if (log_ == nullptr) return;
 #if defined(__CUDACC__) || defined(__CUDA_RUNTIME_H__)
     if (start_ != nullptr) {
@@ -72,7 +77,7 @@ class LaunchTimer {
       return;
     }
 #endif
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart_).count();
+    const double seconds = std::chrono::duration<double>(hostEnd - hostStart_).count();
     detail::recordHostLaunch(log_, kernel_, site_, seconds);
   }
   LaunchTimer(const LaunchTimer&) = delete;
@@ -85,8 +90,8 @@ class LaunchTimer {
   void* start_ = nullptr;
   std::chrono::steady_clock::time_point hostStart_;
 #ifdef DISPAR_TARGET_SMPI
-  // A member: constructed before the constructor's body and destroyed after the destructor's, so that it
-  // spans the whole launch (the timer's own bookkeeping included, a few microseconds).
+  // A member: constructed before the constructor's body, so that it spans the whole launch; finished
+  // first thing in the destructor, so that the log's clock (MPI_Wtime under SMPI) is read after it.
   smpi::SimulatedKernel simulated_;
 #endif
 };

@@ -71,13 +71,19 @@ class SimulatedKernel {
     untimed_.emplace();  // the rank's CPU burst so far is simulated; the kernel's is not
     start_ = std::chrono::steady_clock::now();
   }
-  ~SimulatedKernel() {
+  ~SimulatedKernel() { finish(); }
+  /// Runs the kernel's simulated execution and resumes the rank's timing; once. Whoever must read the
+  /// clock after a kernel (MPI_Wtime, which starts SMPI's timing again) calls this first: a simulated
+  /// execution inside a timed stretch counts the other ranks' real time as this rank's CPU burst.
+  void finish() {
     if (gpu_ == nullptr) return;
     const double hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const char* speed = gpu_->get_property("host_path_speed");
     const double flops = hostSeconds * (speed != nullptr ? std::strtod(speed, nullptr) : 0.0);
     if (flops > 0) simgrid::s4u::this_actor::exec_init(flops)->set_host(gpu_)->wait();
-  }  // untimed_ ends after the execution: the rank's timing resumes
+    gpu_ = nullptr;
+    untimed_.reset();  // after the execution: the rank's timing resumes
+  }
   SimulatedKernel(const SimulatedKernel&) = delete;
   SimulatedKernel& operator=(const SimulatedKernel&) = delete;
 
