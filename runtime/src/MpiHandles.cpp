@@ -67,4 +67,11 @@ void Request::wait() {
   DISPAR_MPI(MPI_Wait, &request_, MPI_STATUS_IGNORE);
 }
 
+bool Request::test() {
+  if (request_ == MPI_REQUEST_NULL) return true;
+  int done = 0;
+  DISPAR_MPI(MPI_Test, &request_, &done, MPI_STATUS_IGNORE);
+  return done != 0;
+}
+
 }  // namespace dispar::rt

@@ -41,6 +41,8 @@ class Request {
   MPI_Request* slot() { return &request_; }
   bool active() const { return request_ != MPI_REQUEST_NULL; }
   void wait();
+  /// Whether it is complete (MPI_Test); true when there is none.
+  bool test();
 
  private:
   MPI_Request request_ = MPI_REQUEST_NULL;

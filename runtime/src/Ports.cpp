@@ -448,8 +448,30 @@ void OutPortEnd::sendTo(Link& link, const void* data, std::size_t count, gpu::De
   } else {
     // CUDA-aware MPI reads device memory itself, once the kernels that write it are done.
     if (device != nullptr) device->synchronize();
-    DISPAR_MPI(sendWaiting, data, static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm);
+    if (demand() && device == nullptr && static_cast<MPI_Count>(bytes) > kLargestEagerBytes)
+      sendBuffered(link, data, bytes);
+    else
+      DISPAR_MPI(sendWaiting, data, static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm);
   }
+}
+
+void OutPortEnd::sendBuffered(Link& link, const void* data, std::size_t bytes) {
+  constexpr std::size_t kSpareBuffers = 2;
+  while (!link.buffered.empty() && link.buffered.front().request.test()) {
+    if (link.spareBuffers.size() < kSpareBuffers) link.spareBuffers.push_back(std::move(link.buffered.front().bytes));
+    link.buffered.pop_front();
+  }
+  std::vector<unsigned char> copy;
+  if (!link.spareBuffers.empty()) {
+    copy = std::move(link.spareBuffers.back());
+    link.spareBuffers.pop_back();
+  }
+  copy.resize(bytes);  // a spare of the same size, as a stream's messages usually are: no fill
+  std::memcpy(copy.data(), data, bytes);
+  Link::BufferedSend& send = link.buffered.emplace_back();
+  send.bytes = std::move(copy);
+  DISPAR_MPI(mpi::isendBytes, send.bytes.data(), static_cast<MPI_Count>(bytes), link.end.peer, kDataTag, link.end.comm,
+             send.request.slot());
 }
 
 void OutPortEnd::sendFromDevice(const LinkEnd& to, const void* data, std::size_t bytes, gpu::Device& device) {
@@ -702,6 +724,8 @@ void OutPortEnd::finish() {
   close();
   for (Link& link : links_) {
     if (link.end.isLocal()) continue;  // no credits: the queue itself bounds what is unconsumed
+    for (Link::BufferedSend& send : link.buffered) send.request.wait();
+    link.buffered.clear();
     link.endOfStream.wait();
     // The reader consumes every message (it drains when its VNODE returns) and so returns exactly
     // sent / batch credits; take them all so none is left unmatched when the communicator goes.
@@ -808,6 +832,20 @@ void InPortEnd::take(std::size_t index, std::uint64_t number) {
 }
 
 std::optional<std::uint64_t> InPortEnd::tryHead(std::size_t index) {
+  const Link& link = links_[index];
+  if (!link.stash.empty()) return link.stash.front().sequence;
+  return tryUnstashedHead(index);
+}
+
+LocalLink::Message InPortEnd::unstash(std::size_t index) {
+  Link& link = links_[index];
+  LocalLink::Message message = std::move(link.stash.front());
+  link.stash.pop_front();
+  link.stashedBytes -= message.bytes.size();
+  return message;
+}
+
+std::optional<std::uint64_t> InPortEnd::tryUnstashedHead(std::size_t index) {
   Link& link = links_[index];
   if (link.end.isLocal()) return link.end.local->peekSequence();
   if (link.head) return link.head;
@@ -846,6 +884,7 @@ std::uint64_t InPortEnd::headOf(std::size_t index) {
 void InPortEnd::stashMessage(std::size_t index) {
   Link& link = links_[index];
   LocalLink::Message message;
+  message.sequence = *link.head;
   for (;;) {
     mpi::Message probed;
     MPI_Status status;
@@ -872,19 +911,35 @@ void InPortEnd::stashMessage(std::size_t index) {
       throwProtocolError(link.end.peerRank,
                          "a message with tag " + std::to_string(status.MPI_TAG) + " after its sequence number");
     }
-    link.stash = std::move(message);
+    link.stashedBytes += message.bytes.size();
+    link.stash.push_back(std::move(message));
+    link.head.reset();
     return;
+  }
+}
+
+void InPortEnd::stashAhead() {
+  // Stashed messages are not consumed yet, so a writer's window bounds them already (checked anyway);
+  // their bytes are bounded as an in-rank link bounds its queue's.
+  for (std::size_t index : open_) {
+    Link& link = links_[index];
+    if (link.end.isLocal()) continue;
+    for (;;) {
+      const std::optional<std::uint64_t> head = tryUnstashedHead(index);
+      if (!head || *head == kEndOfSequence || link.stash.size() >= window_) break;
+      if (!link.stash.empty() && link.stashedBytes >= LocalLink::kQueuedBytesLimit) break;
+      stashMessage(index);
+    }
   }
 }
 
 std::size_t InPortEnd::awaitSmallestHead() {
   // Each writer's numbers grow, so once every open link shows its next number the smallest is the next
   // message of the merged stream; a link at its end goes first (it holds nothing back). While one link
-  // shows none, the writers of the others may be blocked in a send of a large message that this merge
-  // takes only later, and one of them may be what the silent link waits for (its writer deals the
-  // stream): after the busy phase of a wait, their messages are received ahead, into the link's stash.
-  const auto start = std::chrono::steady_clock::now();
-  bool stashed = false;
+  // shows none, the others' messages are received ahead, into their stashes: their writers may be held
+  // in sends of large messages this merge takes only later (one of them may even be what the silent
+  // link waits for, when its writer deals the stream), and a fast replica of a stream dealt on demand
+  // would otherwise be held to the pace of the slowest.
   for (unsigned idle = 0;; ++idle) {
     const std::uint64_t rings = doorbell_ ? doorbell_->rings() : 0;
     std::size_t next = links_.size(), silent = links_.size();
@@ -904,13 +959,7 @@ std::size_t InPortEnd::awaitSmallestHead() {
     if (silent == links_.size()) return next;
     waitingOn(links_[silent].end.peerInstance);
     if (idle == 0) PendingItems::flushBeforeWaiting();
-    if (!stashed && std::chrono::steady_clock::now() - start >= kBusyWait) {
-      for (std::size_t index : open_) {
-        const Link& link = links_[index];
-        if (!link.end.isLocal() && link.head && *link.head != kEndOfSequence && !link.stash) stashMessage(index);
-      }
-      stashed = true;
-    }
+    stashAhead();
     if (!hasMpiLinks_ && doorbell_)
       doorbell_->wait(rings);
     else
@@ -948,7 +997,8 @@ InPortEnd::Arrival InPortEnd::nextInSequence() {
         std::any_of(open_.begin(), open_.end(), [&](std::size_t index) { return index != open_.front(); });
     const std::size_t next = several ? awaitSmallestHead() : open_.front();
     const std::uint64_t number = several ? *tryHead(next) : headOf(next);
-    links_[next].head.reset();  // taken: the message itself comes next (at the end, the end of stream)
+    // Taken: the message itself comes next, from the stash or else the link (at the end, end of stream).
+    if (links_[next].stash.empty()) links_[next].head.reset();
     take(next, number);
   }
   arrival.link = *due_;
@@ -1221,9 +1271,10 @@ bool InPortEnd::receive(detail::DestinationFn destination, void* ctx, const char
     const LinkEnd& from = links_[index].end;
     // Items dealt turn by turn want this link's next message, not the next link's after its end.
     const bool oneLink = dealtItems_ && access_ == Access::Items;
-    if (std::optional<LocalLink::Message> stashed = std::exchange(links_[index].stash, std::nullopt)) {
+    if (!links_[index].stash.empty()) {
+      LocalLink::Message stashed = unstash(index);
       consumed(index);
-      deliverLocal(*stashed, destination, ctx, expectation, device, adopt);
+      deliverLocal(stashed, destination, ctx, expectation, device, adopt);
       return true;
     }
     if (from.isLocal()) {
@@ -1299,11 +1350,12 @@ bool InPortEnd::readElement(void* element) {
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
     MPI_Status status;
-    if (std::optional<LocalLink::Message> stashed = std::exchange(links_[index].stash, std::nullopt)) {
+    if (!links_[index].stash.empty()) {
+      const LocalLink::Message stashed = unstash(index);
       consumed(index);
-      const std::size_t bytes = stashed->size(pipe_.elementBytes);
+      const std::size_t bytes = stashed.size(pipe_.elementBytes);
       if (bytes != pipe_.elementBytes) throwScalarMismatch(describeReceived(bytes));
-      std::memcpy(element, stashed->data(), bytes);
+      std::memcpy(element, stashed.data(), bytes);
       return true;
     }
     if (from.isLocal()) {
@@ -1392,8 +1444,8 @@ void InPortEnd::finish() {
     Arrival arrival = nextArrival();
     const std::size_t index = arrival.link;
     const LinkEnd& from = links_[index].end;
-    if (links_[index].stash) {
-      links_[index].stash.reset();
+    if (!links_[index].stash.empty()) {
+      unstash(index);
       consumed(index);
       continue;
     }

@@ -22,6 +22,7 @@
 #include <dispar/gpu/Device.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -175,8 +176,19 @@ class OutPortEnd final : public detail::PortState {
     std::optional<std::size_t> lastBytes;  // of the last plain data message; the reader keeps the same
     Request endOfStream;
     bool readerGone = false;  // split(demand): its reader's VNODE has returned
+    /// split(demand): messages larger than MPI's eager ones go from copies, without waiting for their
+    /// reader to take them, so that the writer deals the next one to a reader that asks meanwhile
+    /// instead of waiting on a busy one. At most the window of them; the oldest first.
+    struct BufferedSend {
+      Request request;
+      std::vector<unsigned char> bytes;
+    };
+    std::deque<BufferedSend> buffered;
+    std::vector<std::vector<unsigned char>> spareBuffers;  // of sends completed, for the next copies
   };
   void awaitCredit(Link& link);
+  /// MPI link `link`'s message of `bytes` from `data`, sent from a copy (Link::buffered).
+  void sendBuffered(Link& link, const void* data, std::size_t bytes);
   /// Keeps the reader's copy of link.lastBytes right: a marker first when the next message differs.
   void announce(Link& link, std::size_t bytes, bool chunked);
   /// One message to the next peer (to every peer under split(duplicate)); `device` non-null when
@@ -252,11 +264,14 @@ class InPortEnd final : public detail::PortState {
     std::uint64_t received = 0;
     std::optional<std::size_t> lastBytes;  // of the last plain data message, as the writer keeps it
     Request credit;
-    Request gone;                       // split(demand): kReaderGoneTag
-    std::optional<std::uint64_t> head;  // sequenced MPI link: its next message's number, received ahead
-    /// Sequenced MPI link: its next message, received ahead while the merge waited for another link,
-    /// so that its writer is not held in a send the merge would only take after that other link.
-    std::optional<LocalLink::Message> stash;
+    Request gone;  // split(demand): kReaderGoneTag
+    /// Sequenced MPI link: the number of its next message not yet received (its number message was).
+    std::optional<std::uint64_t> head;
+    /// Sequenced MPI link: its next messages (each with its number), received ahead while the merge
+    /// waited for another link, so that its writer runs ahead as far as the window lets it instead of
+    /// being held in a send the merge would only take after that other link. They come before `head`.
+    std::deque<LocalLink::Message> stash;
+    std::size_t stashedBytes = 0;
   };
   enum class SameSize { NotTried, Received, Ended, Changed };
   /// The link the next message comes from: in round-robin order the current one (not probed yet); in
@@ -277,10 +292,17 @@ class InPortEnd final : public detail::PortState {
   std::uint64_t headOf(std::size_t index);
   /// As headOf, without waiting: nullopt until it is known.
   std::optional<std::uint64_t> tryHead(std::size_t index);
+  /// As tryHead, for the link's next message not stashed yet.
+  std::optional<std::uint64_t> tryUnstashedHead(std::size_t index);
+  /// The oldest message of link `index`'s stash, taken off it.
+  LocalLink::Message unstash(std::size_t index);
   /// The merge of several links by number (nextInSequence): the link to take next, once known.
   std::size_t awaitSmallestHead();
-  /// Receives MPI link `index`'s next message, whose number is known, into its stash.
+  /// Receives MPI link `index`'s next message, whose number is known (its head), into its stash.
   void stashMessage(std::size_t index);
+  /// Stashes the messages of every open MPI link whose numbers are known, while the merge waits for a
+  /// silent link: up to the pipe's window of messages, and kStashedBytesLimit bytes past the first.
+  void stashAhead();
   /// Link `index`'s message numbered `number` is next: the instance's writes carry the number.
   void take(std::size_t index, std::uint64_t number);
   /// One message into the caller's destination; `device` non-null when it is device memory; `adopt`
