@@ -147,6 +147,54 @@ TEST(FusionEndToEnd, FusedProgramComputesWhatTheLoopsComputed) {
   }
 }
 
+// Products whose vectors are the columns of row-major matrices (increment = the row length): the form
+// C = A * B is written in, fused into one gemm each (issue 39).
+TEST(FusionEndToEnd, StridedVectorProductsComputeWhatTheLoopsComputed) {
+  ScratchDir dir;
+  dir.write("strided_gemv_e2e.dsp", readFile(kSourceDir + "/tests/fusion/strided_gemv_e2e.dsp"));
+  std::string fusedLog, plainLog;
+  std::vector<double> fused =
+      buildAndRun(dir, "fused", {"-Rfusion", "-Rfusion-missed"}, fusedLog, "strided_gemv_e2e.dsp");
+  std::vector<double> plain = buildAndRun(dir, "plain", {"-fno-fusion"}, plainLog, "strided_gemv_e2e.dsp");
+  for (int line : {17, 23, 29})
+    EXPECT_NE(fusedLog.find("strided_gemv_e2e.dsp:" + std::to_string(line) +
+                            ":3: remark: fused a loop of calls of cblas_dgemv into one cblas_dgemm"),
+              std::string::npos)
+        << fusedLog;
+  EXPECT_EQ(fusedLog.find("[-Rfusion-missed]"), std::string::npos) << fusedLog;
+  EXPECT_EQ(readFile(dir.file("plain.cpp")).find("cblas_dgemm("), std::string::npos);
+  EXPECT_NE(readFile(dir.file("fused.cpp")).find("cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p, n, n"),
+            std::string::npos);
+
+  constexpr int n = 24, p = 10;
+  std::vector<double> A(n * n), B(n * p), X(n * p), C(n * p), D(n * p), E(n * p);
+  for (int i = 0; i < n * n; ++i) A[i] = double((i * 7) % 13) / 13.0 - 0.5;
+  for (int i = 0; i < n * p; ++i) B[i] = double((i * 5) % 11) / 11.0 - 0.5;
+  for (int i = 0; i < n * p; ++i) X[i] = double((i * 3) % 7) / 7.0 - 0.25;
+  for (int j = 0; j < p; ++j)
+    for (int r = 0; r < n; ++r) {
+      double c = 0, d = 0, e = 0;
+      for (int k = 0; k < n; ++k) {
+        c += A[r * n + k] * B[k * p + j];      // row-major A times column j of row-major B
+        d += 2 * A[r * n + k] * B[k * p + j];  // column-major A transposed: A(k, r) = A[r * n + k]
+        e += A[k * n + r] * X[j * n + k];      // row-major A transposed times vector j of X
+      }
+      C[r * p + j] = c;
+      D[j * n + r] = d;
+      E[r * p + j] = e;
+    }
+  std::vector<double> expected = C;
+  expected.insert(expected.end(), D.begin(), D.end());
+  expected.insert(expected.end(), E.begin(), E.end());
+  ASSERT_EQ(fused.size(), expected.size());
+  ASSERT_EQ(plain.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double tolerance = 1e-9 * (1 + std::fabs(expected[i]));
+    EXPECT_NEAR(fused[i], expected[i], tolerance) << "value " << i;
+    EXPECT_NEAR(plain[i], expected[i], tolerance) << "value " << i;
+  }
+}
+
 // The cuBLAS and cuFFT patterns on the host path (no toolkit: the GPU vnode's calls run on the stand-ins).
 TEST(FusionEndToEnd, FusedGpuLibraryLoopsComputeWhatTheLoopsComputed) {
   ScratchDir dir;

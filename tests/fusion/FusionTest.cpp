@@ -96,6 +96,53 @@ TEST(Fusion, GemvLoopOverLocalArraysBecomesOneGemm) {
   EXPECT_EQ(f.result.fusedRanges[0].getLength(), f.result.sourceEdits.begin()->getLength());
 }
 
+TEST(Fusion, GemvLoopOverTheColumnsOfRowMajorMatricesBecomesOneGemm) {
+  // C = A * B written a column at a time: each vector is a column of a row-major matrix (increment 64,
+  // successive ones one element apart). In the column-major view that is C^T = B^T * A^T.
+  Fusion f = fuse("void multiply() {\n"
+                  "  static double A[64 * 64], B[64 * 16], C[64 * 16];\n"
+                  "  for (int j = 0; j < 16; ++j)\n"
+                  "    cblas_dgemv(CblasRowMajor, CblasNoTrans, 64, 64, 1.0, A, 64, B + j, 16, 0.0, C + j, 16);\n"
+                  "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_EQ(f.code,
+            "void multiply() {\n"
+            "  static double A[64 * 64], B[64 * 16], C[64 * 16];\n"
+            "  { cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 16, 64, 64, 1.0, B, 16, A, 64, 0.0, C, 16); }\n"
+            "\n"
+            "}\n");
+  EXPECT_TRUE(
+      contains(f.diagnostics, "test.dsp:7:3: remark: fused 16 calls of cblas_dgemv into one cblas_dgemm [-Rfusion]\n"))
+      << f.diagnostics;
+}
+
+TEST(Fusion, StridedInputsAndContiguousOutputsTransposeOnlyTheInputs) {
+  // Column-major A; x_j a column of a row-major matrix, y_j contiguous: Y = A^T X, X given by rows.
+  Fusion f = fuse("void gather() {\n"
+                  "  static float A[32 * 32], B[32 * 8], D[32 * 8];\n"
+                  "  for (int j = 0; j < 8; ++j)\n"
+                  "    cblas_sgemv(CblasColMajor, CblasTrans, 32, 32, 2.0f, A, 32, B + j, 8, 0.0f, D + j * 32, 1);\n"
+                  "}\n");
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  EXPECT_TRUE(contains(f.code, "{ cblas_sgemm(CblasColMajor, CblasTrans, CblasTrans, 32, 8, 32, 2.0f, A, 32, B, 8, "
+                               "0.0f, D, 32); }"))
+      << f.code;
+}
+
+TEST(Fusion, StridedCublasGemvLoopBecomesOneCublasGemm) {
+  Fusion f = fuse("#include <cublas_v2.h>\n"
+                  "void multiply(cublasHandle_t h, const double* one, const double* zero) {\n"
+                  "  static double A[16 * 16], B[16 * 4], C[16 * 4];\n"
+                  "  for (int j = 0; j < 4; ++j)\n"
+                  "    cublasDgemv(h, CUBLAS_OP_N, 16, 16, one, A, 16, B + j * 16, 1, zero, C + j, 4);\n"
+                  "}\n",
+                  true, "test.dsp", false);
+  ASSERT_TRUE(f.ok) << f.diagnostics;
+  // Column-major A; x_j contiguous, y_j a column of a row-major 16 x 4 matrix: Y^T = X^T A^T.
+  EXPECT_TRUE(contains(f.code, "cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_T, 4, 16, 16, one, B, 16, A, 16, zero, C, 4)"))
+      << f.code;
+}
+
 TEST(Fusion, GemvLoopInAHelperIsGuardedByARunTimeCheck) {
   Fusion f = fuse("void products(const double* A, const double* x, double* y, int n, int count) {\n"
                   "  for (int j = 0; j < count; ++j) cblas_dgemv(CblasColMajor, CblasTrans, n, n, 2.0, A, n, x + j * "
@@ -512,12 +559,19 @@ const Missed kMissed[] = {
      "j * n, 1); x[j] = 0; }\n"
      "}\n",
      "loop of cblas_dgemv calls not fused: the loop body has other statements besides the cblas_dgemv call"},
-    {"NonUnitVectorIncrement",
+    {"IncrementWithoutSuccessiveVectors",
      "void f(double* A, double* x, double* y, int n) {\n"
-     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j, 8, 0.0, y + j * "
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + 2 * j, 16, 0.0, y + "
+     "j * n, 1);\n"
+     "}\n",
+     "loop of cblas_dgemv calls not fused: the vector increment '16' is not 1, and successive vectors x do not start "
+     "at successive elements"},
+    {"IncrementSmallerThanTheCount",
+     "void f(double* A, double* x, double* y, int n) {\n"
+     "  for (int j = 0; j < 8; ++j) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j, 4, 0.0, y + j * "
      "n, 1);\n"
      "}\n",
-     "loop of cblas_dgemv calls not fused: the vector increment '8' is not 1"},
+     "loop of cblas_dgemv calls not fused: the vectors x overlap (their increment is less than the loop's count)"},
     {"NonUnitLoopStep",
      "void f(double* A, double* x, double* y, int n) {\n"
      "  for (int j = 0; j < 8; j += 2) cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, A, n, x + j * n, 1, 0.0, y "

@@ -22,6 +22,118 @@ const GemvRow* gemvRow(llvm::StringRef name) {
 // where CBLAS has the order, and is column-major.
 enum GemvArg { Order, Handle = Order, Trans, M, N, Alpha, A, Lda, X, IncX, Beta, Y, IncY, GemvArgs };
 
+/// A gemv call of the loop, analysed, for fuseStrided.
+struct StridedProduct {
+  const GemvRow& row;
+  const LoopSite& site;
+  LoopAnalysis& analysis;
+  Poly rows, cols, lda;
+  std::string alpha, beta, handle;
+  std::int64_t order, trans;
+  AffinePointer matrix, x, y;
+};
+
+/// How a loop's vectors lie as one matrix: its columns (increment 1, `step` >= length apart: a
+/// column-major length x count matrix of leading dimension `step`), or its rows (successive vectors one
+/// element apart, each `increment` apart: a column-major count x length matrix of leading dimension
+/// `increment`, the transpose of the one the product needs).
+struct VectorsAsMatrix {
+  bool asRows = false;
+  Poly leading;  // the leading dimension
+  Region region;
+};
+
+Analysed<VectorsAsMatrix> vectorsAsMatrix(const StridedProduct& p, GemvArg pointerArg, GemvArg incrementArg,
+                                          const AffinePointer& vectors, const Poly& length, Guard& guard) {
+  using Fail = Analysed<VectorsAsMatrix>;
+  const clang::CallExpr* call = p.site.trigger;
+  const CanonicalLoop& loop = p.site.loop;
+  const std::string name = pointerArg == X ? "x" : "y";
+  const Poly one = Poly::constant(1);
+  VectorsAsMatrix out;
+  const Poly& step = vectors.index.coefficient;
+  Poly increment = one;
+  if (p.analysis.constant(call->getArg(incrementArg)) == 1) {
+    out.leading = step;
+    guard.requireAtLeast(step, length,
+                         "successive vectors " + name + " overlap (their step is less than their length)");
+    guard.requireAtLeast(step, one, "successive vectors " + name + " overlap (their step is less than their length)");
+  } else {
+    Analysed<Poly> given = p.analysis.invariantPoly(call->getArg(incrementArg), loop);
+    if (!given) return Fail::fail("the vector increment " + given.whyNot);
+    if (step.constantValue() != 1)
+      return Fail::fail("the vector increment '" + p.analysis.text(call->getArg(incrementArg)) +
+                        "' is not 1, and successive vectors " + name + " do not start at successive elements");
+    increment = *given;
+    out.asRows = true;
+    out.leading = increment;
+    guard.requireAtLeast(increment, loop.count,
+                         "the vectors " + name + " overlap (their increment is less than the loop's count)");
+  }
+  // (count - 1) * step + (length - 1) * increment + 1 elements from the first vector's start.
+  out.region = Region{p.analysis.text(call->getArg(pointerArg)), vectors, vectors.textAt(loop.lower),
+                      (loop.count - one) * step + (length - one) * increment + one, p.row.elementBytes};
+  return {std::move(out), ""};
+}
+
+long long flipped(long long trans) { return trans == kNoTrans ? kTrans : kNoTrans; }
+
+/// The loop as one gemm where a vector increment is not 1: the vectors are the columns or the rows of
+/// matrices. In the column-major view of the matrix (a row-major one is its transpose, the
+/// transposition flipped), y_j = op(A) x_j for every j is Y = op(A) X, and where Y is stored by rows
+/// (Y^T column-major) it is Y^T = X^T op(A)^T.
+Analysed<FusedLoop> fuseStrided(const StridedProduct& p) {
+  using Fail = Analysed<FusedLoop>;
+  const clang::CallExpr* call = p.site.trigger;
+  const CanonicalLoop& loop = p.site.loop;
+  const bool cublas = p.row.api == BlasApi::Cublas;
+  const bool transposed = p.trans != kNoTrans;
+  const Poly& m = transposed ? p.cols : p.rows;  // op(A) is m x k
+  const Poly& k = transposed ? p.rows : p.cols;
+  const std::string mText = p.analysis.text(call->getArg(transposed ? N : M));
+  const std::string kText = p.analysis.text(call->getArg(transposed ? M : N));
+  const Poly one = Poly::constant(1);
+
+  FusedLoop fused;
+  fused.fusedName = p.row.gemm.str();
+  Guard& guard = fused.guard;
+  requireAnIteration(guard, loop);
+  Analysed<VectorsAsMatrix> xs = vectorsAsMatrix(p, X, IncX, p.x, k, guard);
+  if (!xs) return Fail::fail(xs.whyNot);
+  Analysed<VectorsAsMatrix> ys = vectorsAsMatrix(p, Y, IncY, p.y, m, guard);
+  if (!ys) return Fail::fail(ys.whyNot);
+  const bool rowMajor = p.order == kRowMajor;
+  // On the column-major view; a real matrix's conjugate transpose is its transpose.
+  const long long trans = !p.row.complex && p.trans == kConjTrans ? static_cast<long long>(kTrans) : p.trans;
+  const long long op = rowMajor ? flipped(trans) : trans;
+  if (ys->asRows && op == kConjTrans)
+    return Fail::fail("a conjugate-transposed product into vectors y stored by rows has no gemm form");
+  Region aRegion{p.analysis.text(call->getArg(A)), p.matrix, p.matrix.textAt(Poly()),
+                 rowMajor ? (p.rows - one) * p.lda + p.cols : (p.cols - one) * p.lda + p.rows, p.row.elementBytes};
+  guard.requireDisjoint(ys->region, xs->region);
+  guard.requireDisjoint(ys->region, aRegion);
+  if (guard.refuted()) return Fail::fail(guard.refutation());
+
+  auto opName = [cublas](long long value) {
+    return std::string(cublas ? cublasOperationName(value) : cblasTransposeName(value));
+  };
+  const std::string count = loop.count.text();
+  const std::string matrixText = p.analysis.text(call->getArg(A)) + ", " + p.analysis.text(call->getArg(Lda));
+  const std::string vectorsText = p.x.textAt(loop.lower) + ", " + xs->leading.text();
+  std::string args;
+  if (!ys->asRows)  // Y = op(A) X, X by columns or (transposed) by rows
+    args = opName(op) + ", " + opName(xs->asRows ? kTrans : kNoTrans) + ", " + mText + ", " + count + ", " + kText +
+           ", " + p.alpha + ", " + matrixText + ", " + vectorsText;
+  else  // Y^T = X^T op(A)^T
+    args = opName(xs->asRows ? kNoTrans : kTrans) + ", " + opName(flipped(op)) + ", " + count + ", " + mText + ", " +
+           kText + ", " + p.alpha + ", " + vectorsText + ", " + matrixText;
+  args = (cublas ? p.handle : std::string("CblasColMajor")) + ", " + args;
+  const std::string callee = cublas ? libraryCallSpelling(p.row.gemm, p.site.options) : p.row.gemm.str();
+  fused.statement =
+      "{ " + callee + "(" + args + ", " + p.beta + ", " + p.y.textAt(loop.lower) + ", " + ys->leading.text() + "); }";
+  return {std::move(fused), ""};
+}
+
 }  // namespace
 
 bool GemvLoopToGemm::triggers(llvm::StringRef name) const { return gemvRow(name) != nullptr; }
@@ -64,9 +176,7 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   if (!alpha) return Fail::fail("alpha " + alpha.whyNot);
   Analysed<std::string> beta = analysis.invariantText(arg(Beta), loop);
   if (!beta) return Fail::fail("beta " + beta.whyNot);
-  for (GemvArg inc : {IncX, IncY})
-    if (analysis.constant(arg(inc)) != 1)
-      return Fail::fail("the vector increment '" + analysis.text(arg(inc)) + "' is not 1");
+  const bool unitIncrements = analysis.constant(arg(IncX)) == 1 && analysis.constant(arg(IncY)) == 1;
 
   Analysed<AffinePointer> matrix = analysis.pointer(arg(A), loop);
   if (!matrix) return Fail::fail("the matrix " + matrix.whyNot);
@@ -84,6 +194,12 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   std::string kText = analysis.text(arg(transposed ? M : N));
   const Poly& sx = x->index.coefficient;
   const Poly& sy = y->index.coefficient;
+
+  if (!unitIncrements) {
+    const StridedProduct product{row,   site,   analysis, *rows,  *cols,   *lda, *alpha,
+                                 *beta, handle, *order,   *trans, *matrix, *x,   *y};
+    return fuseStrided(product);
+  }
 
   FusedLoop fused;
   fused.fusedName = row.gemm.str();
