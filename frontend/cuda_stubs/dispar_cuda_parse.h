@@ -148,8 +148,16 @@ cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
 const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem = 0,
+                             cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaLaunchKernel(T* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem = 0,
+                             cudaStream_t stream = 0);
+// (A using-declaration, which names an overload set too, fails for a name not declared above.)
 #define DISPAR_GPU_RUNTIME_SPECIAL(name)                                                                               \
-  static_assert(sizeof(&::name) != 0, "dispar_cuda_parse.h does not declare " #name " of RuntimeApi.def");
+  namespace dispar_cuda_parse_check {                                                                                  \
+  using ::name;                                                                                                        \
+  }
 #include <dispar/gpu/RuntimeApi.def>
 
 // The symbol functions of cuda_runtime.h (global, so that they classify and rewrite as with a toolkit).

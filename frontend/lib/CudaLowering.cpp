@@ -669,7 +669,8 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
     block += "static const bool dispar_registered_" + fn->getNameAsString() + "_L" +
              std::to_string(sm_.getPresumedLoc(begin).getLine()) + " = ::dispar::hostk::detail::registerKernel(" +
              address(original) + ", " + address(clone) +
-             ", ::dispar::hostk::detail::CloneForm::" + (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") + ");\n";
+             ", ::dispar::hostk::detail::CloneForm::" + (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") +
+             ", ::dispar::hostk::detail::argsLauncherFor(" + pointer + "(&" + clone + ")));\n";
   }
   if (kernel) block += deducer(fn, clones);
   block += "}  // namespace dispar_host\n";

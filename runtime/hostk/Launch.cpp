@@ -31,9 +31,9 @@ std::vector<RegisteredKernel>& registry() {
 }
 }  // namespace
 
-bool registerKernel(const void* kernel, const void* clone, CloneForm form) {
+bool registerKernel(const void* kernel, const void* clone, CloneForm form, ArgsLauncher launchFromArgs) {
   const std::lock_guard<std::mutex> lock(registryMutex());
-  registry().push_back(RegisteredKernel{kernel, clone, form});
+  registry().push_back(RegisteredKernel{kernel, clone, form, launchFromArgs});
   return true;
 }
 
@@ -64,3 +64,15 @@ cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynami
 }
 
 }  // namespace dispar::hostk::detail
+
+namespace dispar::hostk {
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem,
+                             cudaStream_t /*stream: the host path runs every launch to its end at once*/) {
+  detail::RegisteredKernel entry{};
+  if (!detail::findKernel(func, entry) || entry.launchFromArgs == nullptr)
+    return detail::recordError(cudaErrorInvalidDeviceFunction);
+  return entry.launchFromArgs(entry.clone, entry.form, gridDim, blockDim, sharedMem, args);
+}
+
+}  // namespace dispar::hostk

@@ -102,6 +102,7 @@ using ::dispar::hostk::cudaGetErrorString;
 using ::dispar::hostk::cudaGetLastError;
 using ::dispar::hostk::cudaGetSymbolAddress;
 using ::dispar::hostk::cudaGetSymbolSize;
+using ::dispar::hostk::cudaLaunchKernel;
 using ::dispar::hostk::cudaMalloc;
 using ::dispar::hostk::cudaMallocHost;
 using ::dispar::hostk::cudaMallocManaged;

@@ -163,6 +163,21 @@ inline const char* cudaGetErrorName(cudaError_t error) {
   return onHost() ? hostk::cudaGetErrorName(detail::toHostk(error)) : ::cudaGetErrorName(error);
 }
 
+// A launch written as a call: the kernel's registered clone on the host path (hostk::cudaLaunchKernel).
+inline cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                    std::size_t sharedMem = 0, cudaStream_t stream = 0) {
+  if (onHost())
+    return detail::fromHostk(
+        hostk::cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, detail::toHostk(stream)));
+  return ::cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+template <class... Params>
+cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
+                             std::size_t sharedMem = 0, cudaStream_t stream = 0) {
+  return ::dispar::gpu::cudaLaunchKernel(reinterpret_cast<const void*>(func), gridDim, blockDim, args, sharedMem,
+                                         stream);
+}
+
 /// Called by generated code after a kernel launch: a failed launch (bad configuration, no kernel
 /// image, ...) throws CudaError, which aborts the job naming the VNODE, the kernel and the error.
 inline void checkLaunch(const char* kernel, const char* location) {

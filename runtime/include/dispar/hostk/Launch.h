@@ -79,14 +79,40 @@ struct KernelOf {
   static constexpr Pointer value = Kernel;
 };
 
+/// Runs a registered clone with the arguments of a cudaLaunchKernel call: `args[i]` points to a value of
+/// parameter i's type.
+using ArgsLauncher = cudaError_t (*)(const void* clone, CloneForm form, dim3 grid, dim3 block,
+                                     std::size_t dynamicSharedBytes, void** args);
+
+template <class... Params, std::size_t... I>
+cudaError_t launchFromArgs(const void* clone, CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
+                           void** args, std::index_sequence<I...>) {
+  if (sizeof...(Params) != 0 && args == nullptr) return recordError(cudaErrorInvalidValue);
+  const auto kernel = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(clone));
+  return launchAs<Params...>(form, grid, block, dynamicSharedBytes, kernel,
+                             *static_cast<std::decay_t<Params>*>(args[I])...);
+}
+template <class... Params>
+cudaError_t launchFromArgs(const void* clone, CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
+                           void** args) {
+  return launchFromArgs<Params...>(clone, form, grid, block, dynamicSharedBytes, args,
+                                   std::index_sequence_for<Params...>{});
+}
+/// The ArgsLauncher of a clone of this type (StreamCC registers it with the clone).
+template <class... Params>
+ArgsLauncher argsLauncherFor(void (*)(Params...)) {
+  return &launchFromArgs<Params...>;
+}
+
 /// A kernel launched through a pointer: the host path finds its clone (and the clone's form) by the
 /// kernel's address. StreamCC registers every kernel that is not a template, at start-up.
 struct RegisteredKernel {
   const void* kernel;
   const void* clone;
   CloneForm form;
+  ArgsLauncher launchFromArgs;  // for cudaLaunchKernel
 };
-bool registerKernel(const void* kernel, const void* clone, CloneForm form);
+bool registerKernel(const void* kernel, const void* clone, CloneForm form, ArgsLauncher launchFromArgs);
 /// The registration of `kernel` (a kernel's or a clone's address) into `found`; false when none.
 bool findKernel(const void* kernel, RegisteredKernel& found);
 

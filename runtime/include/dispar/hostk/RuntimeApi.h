@@ -4,6 +4,8 @@
 #ifndef DISPAR_HOSTK_RUNTIMEAPI_H
 #define DISPAR_HOSTK_RUNTIMEAPI_H
 
+#include <dispar/hostk/Types.h>
+
 #include <cstddef>
 
 namespace dispar::hostk {
@@ -168,6 +170,18 @@ cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol) {
   if (size == nullptr) return detail::recordError(cudaErrorInvalidValue);
   *size = sizeof(symbol);
   return cudaSuccess;
+}
+
+// Launches written as calls (CUDA's cudaLaunchKernel): the kernel named by its address (the original's
+// or its clone's) runs its registered clone (Launch.h: StreamCC registers every kernel that is not a
+// template), its arguments read as CUDA reads them, `args[i]` pointing to a value of parameter i's type.
+// cudaErrorInvalidDeviceFunction for a kernel not registered (a template's specialization).
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem = 0,
+                             cudaStream_t stream = nullptr);
+template <class... Params>
+cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
+                             std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return cudaLaunchKernel(reinterpret_cast<const void*>(func), gridDim, blockDim, args, sharedMem, stream);
 }
 
 }  // namespace dispar::hostk
