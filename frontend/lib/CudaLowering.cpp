@@ -657,20 +657,12 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   const bool hostOnly = options_.cudaTarget == CudaTarget::HostOnly;
   if (kernel && fn->doesThisDeclarationHaveABody() && !fn->getDescribedFunctionTemplate()) {
     // Launches through a pointer find the clone by the kernel's address (Launch.h, launchByPointer).
-    clang::PrintingPolicy policy = context_.getPrintingPolicy();
-    policy.SuppressScope = false;
-    const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
     const std::string clone = hostNamespace(fn) + fn->getNameAsString();
     const std::string original =
         hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString();  // same without a GPU build
-    auto address = [&](const std::string& function) {
-      return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
-    };
-    block += "static const bool dispar_registered_" + fn->getNameAsString() + "_L" +
-             std::to_string(sm_.getPresumedLoc(begin).getLine()) + " = ::dispar::hostk::detail::registerKernel(" +
-             address(original) + ", " + address(clone) +
-             ", ::dispar::hostk::detail::CloneForm::" + (loops.usesThreadLoops(fn) ? "ThreadLoops" : "Fibers") +
-             ", ::dispar::hostk::detail::argsLauncherFor(" + pointer + "(&" + clone + ")));\n";
+    block += registration(
+        fn, "dispar_registered_" + fn->getNameAsString() + "_L" + std::to_string(sm_.getPresumedLoc(begin).getLine()),
+        original, clone, loops.usesThreadLoops(fn));
   }
   if (kernel) block += deducer(fn, clones);
   block += "}  // namespace dispar_host\n";
@@ -685,6 +677,82 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   const unsigned beginOffset = sm_.getFileOffset(begin);
   const unsigned end = declarationEnd(range);
   add(result, begin, end - beginOffset, "\n" + block + lineDirective(fileLoc(end)));
+}
+
+std::string CudaLowering::registration(const clang::FunctionDecl* fn, const std::string& name,
+                                       const std::string& original, const std::string& clone, bool threadLoops) const {
+  clang::PrintingPolicy policy = context_.getPrintingPolicy();
+  policy.SuppressScope = false;
+  const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
+  auto address = [&](const std::string& function) {
+    return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
+  };
+  return "static const bool " + name + " = ::dispar::hostk::detail::registerKernel(" + address(original) + ", " +
+         address(clone) + ", ::dispar::hostk::detail::CloneForm::" + (threadLoops ? "ThreadLoops" : "Fibers") +
+         ", ::dispar::hostk::detail::argsLauncherFor(" + pointer + "(&" + clone + ")));\n";
+}
+
+namespace {
+
+/// Whether a specialization's template arguments can be written at the end of the file: types and
+/// integers, no class local to a function or unnamed.
+bool nameableAtFileScope(llvm::ArrayRef<clang::TemplateArgument> arguments) {
+  for (const clang::TemplateArgument& argument : arguments) {
+    switch (argument.getKind()) {
+      case clang::TemplateArgument::Integral: break;
+      case clang::TemplateArgument::Pack:
+        if (!nameableAtFileScope(argument.pack_elements())) return false;
+        break;
+      case clang::TemplateArgument::Type: {
+        const clang::Type* type = argument.getAsType().getCanonicalType().getTypePtr();
+        for (;;) {
+          if (type->isPointerType() || type->isReferenceType())
+            type = type->getPointeeType().getCanonicalType().getTypePtr();
+          else if (type->isArrayType())
+            type = type->getArrayElementTypeNoTypeQual();
+          else
+            break;
+        }
+        if (const clang::TagDecl* tag = type->getAsTagDecl())
+          if (tag->getDeclName().isEmpty() || tag->getParentFunctionOrMethod() != nullptr) return false;
+        break;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void CudaLowering::registerSpecializations(const std::vector<const clang::FunctionDecl*>& templateKernels,
+                                           const ThreadLoopPlanner& loops, FrontendResult& result) {
+  const bool hostOnly = options_.cudaTarget == CudaTarget::HostOnly;
+  clang::PrintingPolicy policy = context_.getPrintingPolicy();
+  policy.SuppressScope = false;
+  std::string block;
+  unsigned count = 0;
+  for (const clang::FunctionDecl* fn : templateKernels) {
+    const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
+    for (const clang::FunctionDecl* specialization : tmpl->specializations()) {
+      const clang::TemplateArgumentList* arguments = specialization->getTemplateSpecializationArgs();
+      if (arguments == nullptr || !nameableAtFileScope(arguments->asArray())) continue;
+      std::string written;
+      llvm::raw_string_ostream out(written);
+      clang::printTemplateArgumentList(out, arguments->asArray(), policy);
+      out.flush();
+      const std::string clone = hostNamespace(fn) + fn->getNameAsString() + written;
+      const std::string original = hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString() + written;
+      block += registration(specialization, "dispar_registered_specialization_" + std::to_string(count++), original,
+                            clone, loops.usesThreadLoops(fn));
+    }
+  }
+  if (block.empty()) return;
+  const unsigned end = static_cast<unsigned>(sm_.getBufferData(sm_.getMainFileID()).size());
+  add(result, fileLoc(end), 0,
+      "\n// The specializations of the template kernels this file uses, for launches through a pointer.\n"
+      "namespace dispar_host {\n" +
+          block + "}  // namespace dispar_host\n");
 }
 
 std::string CudaLowering::deducer(const clang::FunctionDecl* fn, clang::Rewriter& clones) {
@@ -1099,6 +1167,7 @@ void CudaLowering::lower(FrontendResult& result) {
             clonedTemplates_.push_back(tmpl->getCanonicalDecl());
   }
   std::vector<clang::SourceRange> deviceCode;  // launches in it are dynamic parallelism, reported
+  std::vector<const clang::FunctionDecl*> templateKernels;
   for (const clang::FunctionDecl* fn : state_.deviceFunctions) {
     if (!isDeviceOnly(fn)) continue;
     if (!inMainFileText(fn)) {
@@ -1126,7 +1195,11 @@ void CudaLowering::lower(FrontendResult& result) {
       lowerClone(fn, hostCode, loops, result);
     else
       lowerDeviceFunction(fn, hostCode, result);
+    if (fn->hasAttr<clang::CUDAGlobalAttr>() && fn->getDescribedFunctionTemplate() &&
+        fn->doesThisDeclarationHaveABody())
+      templateKernels.push_back(fn);
   }
+  registerSpecializations(templateKernels, loops, result);
 
   if (options_.cudaTarget == CudaTarget::HostOnly) removeExplicitInstantiations(result);
 

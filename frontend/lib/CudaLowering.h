@@ -43,6 +43,15 @@ class CudaLowering {
   void lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& clones, const ThreadLoopPlanner& loops,
                   FrontendResult& result);
   bool isClonedTemplate(const clang::FunctionDecl* fn) const;
+  /// At the end of the file (where every type a specialization names is declared): a registration of
+  /// each specialization of the template kernels the file uses, so that launches through a pointer and
+  /// cudaLaunchKernel calls find their clones as they find a plain kernel's.
+  void registerSpecializations(const std::vector<const clang::FunctionDecl*>& templateKernels,
+                               const ThreadLoopPlanner& loops, FrontendResult& result);
+  /// `static const bool NAME = registerKernel(...)` of kernel `fn` (a kernel or a specialization),
+  /// whose original and clone are `original` and `clone` (qualified names, template arguments included).
+  std::string registration(const clang::FunctionDecl* fn, const std::string& name, const std::string& original,
+                           const std::string& clone, bool threadLoops) const;
   /// Beside a template kernel's clone: `template <...> auto dispar_deduce_k(<its parameters>) ->
   /// ::dispar::hostk::detail::KernelOf<decltype(&k<...>), &k<...>>;`, through which a launch finds the
   /// specialization CUDA would deduce from its arguments (Launch.h). Empty when it cannot be spelt (an unnamed template
