@@ -50,6 +50,7 @@ const std::vector<std::string> kCorpus = {
     "atomics",
     "streams",
     "legacy_warp",
+    "launch_forms",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.
