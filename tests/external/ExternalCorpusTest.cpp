@@ -51,6 +51,7 @@ const std::vector<std::string> kCorpus = {
     "streams",
     "legacy_warp",
     "launch_forms",
+    "stream_hints",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.
