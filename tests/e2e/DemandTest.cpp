@@ -189,10 +189,10 @@ VNODE(sink, IN(q)) {
 }
 
 TEST(Demand, AFastReplicaOfLargeMessagesRunsAheadOfTheMerge) {
-  // 64 KiB messages leave MPI_Send only when their reader takes them. The sink's merge cannot take the
-  // fast replica's messages before the slow one's earlier number; unless it receives them ahead as they
-  // come, the fast replica waits in its send at every message and runs at about twice the slow one's
-  // pace (it took 2 : 1 of the stream), not at its own four times (4 : 1).
+  // 64 KiB messages leave MPI_Send only when their reader takes them. Unless the source sends them
+  // without waiting for a busy replica, and the sink's merge receives the fast replica's messages ahead
+  // while it waits for the slow one's earlier number, the fast replica is held to the slow one's pace
+  // (round robin's 75 : 75 of the stream), not its own six times.
   BuiltProgram program;
   ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
 #include <chrono>
@@ -213,7 +213,7 @@ VNODE(source, OUT(p)) {
 VNODE(worker, IN(p), OUT(q)) {
   std::vector<int> block;
   while (p.read(block)) {
-    std::this_thread::sleep_for(std::chrono::microseconds(dispar::replica() == 0 ? 1000 : 4000));
+    std::this_thread::sleep_for(std::chrono::microseconds(dispar::replica() == 0 ? 1000 : 6000));
     block[1] = dispar::replica();
     q.write(block);
   }
@@ -243,8 +243,9 @@ VNODE(sink, IN(q)) {
       << ran.output;
   EXPECT_EQ(ordered, 1) << ran.output;
   EXPECT_EQ(last, 149) << ran.output;
-  // 4 : 1 is 120 : 30; held to twice the slow one's pace it was about 100 : 50.
-  EXPECT_GE(fast, 110) << ran.output;
+  // 6 : 1 is about 129 : 21; held to the slow one's pace, as round robin deals, it was 75 : 75. Under a
+  // loaded CI (-j2, other tests beside it) a 4 : 1 version of this test got 102 : 48.
+  EXPECT_GE(fast, 100) << ran.output;
 }
 
 TEST(Demand, AReplicaThatReturnsEarlyIsDealtNoMore) {
