@@ -695,7 +695,7 @@ std::string CudaLowering::registration(const clang::FunctionDecl* fn, const std:
 namespace {
 
 /// Whether a specialization's template arguments can be written at the end of the file: types and
-/// integers, no class local to a function or unnamed.
+/// integers, no class local to a function, unnamed or in an anonymous namespace.
 bool nameableAtFileScope(llvm::ArrayRef<clang::TemplateArgument> arguments) {
   for (const clang::TemplateArgument& argument : arguments) {
     switch (argument.getKind()) {
@@ -714,7 +714,9 @@ bool nameableAtFileScope(llvm::ArrayRef<clang::TemplateArgument> arguments) {
             break;
         }
         if (const clang::TagDecl* tag = type->getAsTagDecl())
-          if (tag->getDeclName().isEmpty() || tag->getParentFunctionOrMethod() != nullptr) return false;
+          if (tag->getDeclName().isEmpty() || tag->getParentFunctionOrMethod() != nullptr ||
+              tag->isInAnonymousNamespace())
+            return false;
         break;
       }
       default: return false;
@@ -735,6 +737,8 @@ void CudaLowering::registerSpecializations(const std::vector<const clang::Functi
   for (const clang::FunctionDecl* fn : templateKernels) {
     const clang::FunctionTemplateDecl* tmpl = fn->getDescribedFunctionTemplate();
     for (const clang::FunctionDecl* specialization : tmpl->specializations()) {
+      // An explicit specialization is a kernel of its own, which the clones do not repeat.
+      if (specialization->getTemplateSpecializationKind() == clang::TSK_ExplicitSpecialization) continue;
       const clang::TemplateArgumentList* arguments = specialization->getTemplateSpecializationArgs();
       if (arguments == nullptr || !nameableAtFileScope(arguments->asArray())) continue;
       std::string written;

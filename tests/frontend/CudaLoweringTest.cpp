@@ -193,6 +193,38 @@ TEST(CudaLowering, LibraryCallsAreDispatchedAndRecorded) {
   EXPECT_EQ(outcome.result.gpuLibraries, (std::vector<std::string>{"cublas", "cufft"}));
 }
 
+TEST(CudaLowering, TemplateKernelSpecializationsAreRegisteredWhereTheyCanBeNamed) {
+  // Launches through a pointer and cudaLaunchKernel find a clone by its registration. Each
+  // specialization the file uses is registered at the end of the file, except those it cannot name
+  // there (a function's local class, a class in an anonymous namespace) and explicit specializations,
+  // which are kernels of their own.
+  const std::string out = emitted("__global__ void kernel(int*) {}\n"
+                                  "struct Pixel { int v; };\n"
+                                  "namespace { struct Hidden { int v; }; }\n"
+                                  "template <class T> __global__ void fill(T* out) { out[threadIdx.x] = T{}; }\n"
+                                  "template <> __global__ void fill<double>(double* out) { out[threadIdx.x] = 1.0; }\n"
+                                  "void launches(float* f, Pixel* p, Hidden* h, double* d) {\n"
+                                  "  struct Local { int v; };\n"
+                                  "  Local* l = nullptr;\n"
+                                  "  fill<<<1, 32>>>(f);\n"
+                                  "  void (*k)(Pixel*) = &fill<Pixel>;\n"
+                                  "  k<<<1, 32>>>(p);\n"
+                                  "  fill<<<1, 32>>>(h);\n"
+                                  "  fill<<<1, 32>>>(l);\n"
+                                  "  fill<<<1, 32>>>(d);\n"
+                                  "}\n");
+  const std::size_t block = out.find("// The specializations of the template kernels this file uses");
+  ASSERT_NE(block, std::string::npos) << out;
+  const std::string registrations = out.substr(block);
+  EXPECT_TRUE(contains(registrations, "(&::dispar_host::fill<float>)")) << registrations;
+  EXPECT_TRUE(contains(registrations, "(&::fill<Pixel>)")) << registrations;
+  EXPECT_TRUE(contains(registrations, "argsLauncherFor(static_cast<void (*)(Pixel *)>(&::dispar_host::fill<Pixel>))"))
+      << registrations;
+  EXPECT_FALSE(contains(registrations, "Hidden")) << registrations;
+  EXPECT_FALSE(contains(registrations, "Local")) << registrations;
+  EXPECT_FALSE(contains(registrations, "fill<double>")) << registrations;
+}
+
 TEST(CudaLowering, WithoutAGpuBuildTheHostVersionsReplaceTheOriginals) {
   const std::string out =
       emitted("namespace mathx { __device__ float twice(float x) { return 2 * x + threadIdx.x * 0; } }\n"
