@@ -4,6 +4,9 @@
 //   column-major A:  Y (m x n, ld sy) = op(A) * X (k x n, ld sx)
 //   row-major A:     Y^T (n x m, ld sy) = X^T (n x k, ld sx) * op(A)^T, op(A)^T being A with the
 //                    transposition flipped
+// Vectors one element apart, each with an increment (the columns of a row-major matrix), are the rows of
+// a column-major matrix instead: that operand is taken transposed, and where it is Y the product is
+// written for Y^T, all column-major (VectorsAsMatrix).
 #include "FusionPatterns.h"
 #include "LibraryFusion.h"
 #include "LibraryTables.h"
@@ -22,17 +25,6 @@ const GemvRow* gemvRow(llvm::StringRef name) {
 // where CBLAS has the order, and is column-major.
 enum GemvArg { Order, Handle = Order, Trans, M, N, Alpha, A, Lda, X, IncX, Beta, Y, IncY, GemvArgs };
 
-/// A gemv call of the loop, analysed, for fuseStrided.
-struct StridedProduct {
-  const GemvRow& row;
-  const LoopSite& site;
-  LoopAnalysis& analysis;
-  Poly rows, cols, lda;
-  std::string alpha, beta, handle;
-  std::int64_t order, trans;
-  AffinePointer matrix, x, y;
-};
-
 /// How a loop's vectors lie as one matrix: its columns (increment 1, `step` >= length apart: a
 /// column-major length x count matrix of leading dimension `step`), or its rows (successive vectors one
 /// element apart, each `increment` apart: a column-major count x length matrix of leading dimension
@@ -43,26 +35,25 @@ struct VectorsAsMatrix {
   Region region;
 };
 
-Analysed<VectorsAsMatrix> vectorsAsMatrix(const StridedProduct& p, GemvArg pointerArg, GemvArg incrementArg,
-                                          const AffinePointer& vectors, const Poly& length, Guard& guard) {
+Analysed<VectorsAsMatrix> vectorsAsMatrix(const clang::CallExpr* call, GemvArg pointerArg, GemvArg incrementArg,
+                                          const AffinePointer& vectors, const Poly& length, const GemvRow& row,
+                                          const CanonicalLoop& loop, LoopAnalysis& analysis, Guard& guard) {
   using Fail = Analysed<VectorsAsMatrix>;
-  const clang::CallExpr* call = p.site.trigger;
-  const CanonicalLoop& loop = p.site.loop;
   const std::string name = pointerArg == X ? "x" : "y";
   const Poly one = Poly::constant(1);
   VectorsAsMatrix out;
   const Poly& step = vectors.index.coefficient;
   Poly increment = one;
-  if (p.analysis.constant(call->getArg(incrementArg)) == 1) {
+  if (analysis.constant(call->getArg(incrementArg)) == 1) {
     out.leading = step;
     guard.requireAtLeast(step, length,
                          "successive vectors " + name + " overlap (their step is less than their length)");
     guard.requireAtLeast(step, one, "successive vectors " + name + " overlap (their step is less than their length)");
   } else {
-    Analysed<Poly> given = p.analysis.invariantPoly(call->getArg(incrementArg), loop);
+    Analysed<Poly> given = analysis.invariantPoly(call->getArg(incrementArg), loop);
     if (!given) return Fail::fail("the vector increment " + given.whyNot);
     if (step.constantValue() != 1)
-      return Fail::fail("the vector increment '" + p.analysis.text(call->getArg(incrementArg)) +
+      return Fail::fail("the vector increment '" + analysis.text(call->getArg(incrementArg)) +
                         "' is not 1, and successive vectors " + name + " do not start at successive elements");
     increment = *given;
     out.asRows = true;
@@ -70,69 +61,13 @@ Analysed<VectorsAsMatrix> vectorsAsMatrix(const StridedProduct& p, GemvArg point
     guard.requireAtLeast(increment, loop.count,
                          "the vectors " + name + " overlap (their increment is less than the loop's count)");
   }
-  // (count - 1) * step + (length - 1) * increment + 1 elements from the first vector's start.
-  out.region = Region{p.analysis.text(call->getArg(pointerArg)), vectors, vectors.textAt(loop.lower),
-                      (loop.count - one) * step + (length - one) * increment + one, p.row.elementBytes};
+  // Each vector spans (length - 1) * increment + 1 elements.
+  out.region = loopRegion(analysis.text(call->getArg(pointerArg)), vectors, loop, (length - one) * increment + one,
+                          row.elementBytes);
   return {std::move(out), ""};
 }
 
 long long flipped(long long trans) { return trans == kNoTrans ? kTrans : kNoTrans; }
-
-/// The loop as one gemm where a vector increment is not 1: the vectors are the columns or the rows of
-/// matrices. In the column-major view of the matrix (a row-major one is its transpose, the
-/// transposition flipped), y_j = op(A) x_j for every j is Y = op(A) X, and where Y is stored by rows
-/// (Y^T column-major) it is Y^T = X^T op(A)^T.
-Analysed<FusedLoop> fuseStrided(const StridedProduct& p) {
-  using Fail = Analysed<FusedLoop>;
-  const clang::CallExpr* call = p.site.trigger;
-  const CanonicalLoop& loop = p.site.loop;
-  const bool cublas = p.row.api == BlasApi::Cublas;
-  const bool transposed = p.trans != kNoTrans;
-  const Poly& m = transposed ? p.cols : p.rows;  // op(A) is m x k
-  const Poly& k = transposed ? p.rows : p.cols;
-  const std::string mText = p.analysis.text(call->getArg(transposed ? N : M));
-  const std::string kText = p.analysis.text(call->getArg(transposed ? M : N));
-  const Poly one = Poly::constant(1);
-
-  FusedLoop fused;
-  fused.fusedName = p.row.gemm.str();
-  Guard& guard = fused.guard;
-  requireAnIteration(guard, loop);
-  Analysed<VectorsAsMatrix> xs = vectorsAsMatrix(p, X, IncX, p.x, k, guard);
-  if (!xs) return Fail::fail(xs.whyNot);
-  Analysed<VectorsAsMatrix> ys = vectorsAsMatrix(p, Y, IncY, p.y, m, guard);
-  if (!ys) return Fail::fail(ys.whyNot);
-  const bool rowMajor = p.order == kRowMajor;
-  // On the column-major view; a real matrix's conjugate transpose is its transpose.
-  const long long trans = !p.row.complex && p.trans == kConjTrans ? static_cast<long long>(kTrans) : p.trans;
-  const long long op = rowMajor ? flipped(trans) : trans;
-  if (ys->asRows && op == kConjTrans)
-    return Fail::fail("a conjugate-transposed product into vectors y stored by rows has no gemm form");
-  Region aRegion{p.analysis.text(call->getArg(A)), p.matrix, p.matrix.textAt(Poly()),
-                 rowMajor ? (p.rows - one) * p.lda + p.cols : (p.cols - one) * p.lda + p.rows, p.row.elementBytes};
-  guard.requireDisjoint(ys->region, xs->region);
-  guard.requireDisjoint(ys->region, aRegion);
-  if (guard.refuted()) return Fail::fail(guard.refutation());
-
-  auto opName = [cublas](long long value) {
-    return std::string(cublas ? cublasOperationName(value) : cblasTransposeName(value));
-  };
-  const std::string count = loop.count.text();
-  const std::string matrixText = p.analysis.text(call->getArg(A)) + ", " + p.analysis.text(call->getArg(Lda));
-  const std::string vectorsText = p.x.textAt(loop.lower) + ", " + xs->leading.text();
-  std::string args;
-  if (!ys->asRows)  // Y = op(A) X, X by columns or (transposed) by rows
-    args = opName(op) + ", " + opName(xs->asRows ? kTrans : kNoTrans) + ", " + mText + ", " + count + ", " + kText +
-           ", " + p.alpha + ", " + matrixText + ", " + vectorsText;
-  else  // Y^T = X^T op(A)^T
-    args = opName(xs->asRows ? kNoTrans : kTrans) + ", " + opName(flipped(op)) + ", " + count + ", " + mText + ", " +
-           kText + ", " + p.alpha + ", " + vectorsText + ", " + matrixText;
-  args = (cublas ? p.handle : std::string("CblasColMajor")) + ", " + args;
-  const std::string callee = cublas ? libraryCallSpelling(p.row.gemm, p.site.options) : p.row.gemm.str();
-  fused.statement =
-      "{ " + callee + "(" + args + ", " + p.beta + ", " + p.y.textAt(loop.lower) + ", " + ys->leading.text() + "); }";
-  return {std::move(fused), ""};
-}
 
 }  // namespace
 
@@ -176,7 +111,6 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   if (!alpha) return Fail::fail("alpha " + alpha.whyNot);
   Analysed<std::string> beta = analysis.invariantText(arg(Beta), loop);
   if (!beta) return Fail::fail("beta " + beta.whyNot);
-  const bool unitIncrements = analysis.constant(arg(IncX)) == 1 && analysis.constant(arg(IncY)) == 1;
 
   Analysed<AffinePointer> matrix = analysis.pointer(arg(A), loop);
   if (!matrix) return Fail::fail("the matrix " + matrix.whyNot);
@@ -192,48 +126,47 @@ Analysed<FusedLoop> GemvLoopToGemm::fuse(const LoopSite& site, LoopAnalysis& ana
   const Poly& k = transposed ? *rows : *cols;
   std::string mText = analysis.text(arg(transposed ? N : M));
   std::string kText = analysis.text(arg(transposed ? M : N));
-  const Poly& sx = x->index.coefficient;
-  const Poly& sy = y->index.coefficient;
-
-  if (!unitIncrements) {
-    const StridedProduct product{row,   site,   analysis, *rows,  *cols,   *lda, *alpha,
-                                 *beta, handle, *order,   *trans, *matrix, *x,   *y};
-    return fuseStrided(product);
-  }
 
   FusedLoop fused;
   fused.fusedName = row.gemm.str();
   Guard& guard = fused.guard;
   requireAnIteration(guard, loop);
-  guard.requireAtLeast(sx, k, "successive vectors x overlap (their step is less than their length)");
-  guard.requireAtLeast(sx, Poly::constant(1), "successive vectors x overlap (their step is less than their length)");
-  guard.requireAtLeast(sy, m, "successive vectors y overlap (their step is less than their length)");
-  guard.requireAtLeast(sy, Poly::constant(1), "successive vectors y overlap (their step is less than their length)");
+  Analysed<VectorsAsMatrix> xs = vectorsAsMatrix(call, X, IncX, *x, k, row, loop, analysis, guard);
+  if (!xs) return Fail::fail(xs.whyNot);
+  Analysed<VectorsAsMatrix> ys = vectorsAsMatrix(call, Y, IncY, *y, m, row, loop, analysis, guard);
+  if (!ys) return Fail::fail(ys.whyNot);
+  // op on the column-major view of A: a row-major matrix is its transpose, the transposition flipped (a
+  // complex conjugate transpose was refused above; a real one is the transpose).
+  const long long op = rowMajor ? flipped(*trans) : *trans;
+  if (ys->asRows && op == kConjTrans && row.complex)
+    return Fail::fail("a conjugate-transposed product into vectors y stored by rows has no gemm form");
   const Poly one = Poly::constant(1);
-  Region yRegion = loopRegion(analysis.text(arg(Y)), *y, loop, m, row.elementBytes);
-  Region xRegion = loopRegion(analysis.text(arg(X)), *x, loop, k, row.elementBytes);
   Region aRegion{analysis.text(arg(A)), *matrix, matrix->textAt(Poly()),
                  rowMajor ? (*rows - one) * *lda + *cols : (*cols - one) * *lda + *rows, row.elementBytes};
-  guard.requireDisjoint(yRegion, xRegion);
-  guard.requireDisjoint(yRegion, aRegion);
+  guard.requireDisjoint(ys->region, xs->region);
+  guard.requireDisjoint(ys->region, aRegion);
   if (guard.refuted()) return Fail::fail(guard.refutation());
 
+  auto opName = [cublas](long long value) {
+    return std::string(cublas ? cublasOperationName(value) : cblasTransposeName(value));
+  };
   std::string count = loop.count.text();
   std::string x0 = x->textAt(loop.lower), y0 = y->textAt(loop.lower);
   std::string matrixText = analysis.text(arg(A)) + ", " + analysis.text(arg(Lda));
-  std::string vectorsText = x0 + ", " + sx.text();
+  std::string vectorsText = x0 + ", " + xs->leading.text();
   std::string args;
-  if (cublas)
-    args = handle + ", " + cublasOperationName(*trans) + ", CUBLAS_OP_N, " + mText + ", " + count + ", " + kText +
-           ", " + *alpha + ", " + matrixText + ", " + vectorsText;
-  else if (rowMajor)
-    args = "CblasRowMajor, CblasNoTrans, " + std::string(cblasTransposeName(transposed ? kNoTrans : kTrans)) + ", " +
-           count + ", " + mText + ", " + kText + ", " + *alpha + ", " + vectorsText + ", " + matrixText;
-  else
-    args = "CblasColMajor, " + std::string(cblasTransposeName(*trans)) + ", CblasNoTrans, " + mText + ", " + count +
-           ", " + kText + ", " + *alpha + ", " + matrixText + ", " + vectorsText;
+  if (rowMajor && !cublas && !xs->asRows && !ys->asRows)  // the vectors are rows of row-major X and Y
+    args = "CblasRowMajor, CblasNoTrans, " + opName(transposed ? kNoTrans : kTrans) + ", " + count + ", " + mText +
+           ", " + kText + ", " + *alpha + ", " + vectorsText + ", " + matrixText;
+  else if (!ys->asRows)  // Y = op(A) X, X by columns or (transposed) by rows
+    args = (cublas ? handle : "CblasColMajor") + ", " + opName(op) + ", " + opName(xs->asRows ? kTrans : kNoTrans) +
+           ", " + mText + ", " + count + ", " + kText + ", " + *alpha + ", " + matrixText + ", " + vectorsText;
+  else  // Y^T = X^T op(A)^T
+    args = (cublas ? handle : "CblasColMajor") + ", " + opName(xs->asRows ? kNoTrans : kTrans) + ", " +
+           opName(flipped(op)) + ", " + count + ", " + mText + ", " + kText + ", " + *alpha + ", " + vectorsText +
+           ", " + matrixText;
   std::string callee = cublas ? libraryCallSpelling(row.gemm, site.options) : row.gemm.str();
-  fused.statement = "{ " + callee + "(" + args + ", " + *beta + ", " + y0 + ", " + sy.text() + "); }";
+  fused.statement = "{ " + callee + "(" + args + ", " + *beta + ", " + y0 + ", " + ys->leading.text() + "); }";
   return {std::move(fused), ""};
 }
 
