@@ -53,10 +53,14 @@ echo "recorded $recorded of ${#corpus[@]} programs"
 
 # Makespans (issue 38: prediction judged by the run it gives). Per program and cluster, the median of 3
 # simulated runs of each mapping, the two interleaved (simulations are timed on this machine's CPU).
-simulated() {  # simulated DB CLUSTER: the makespan of one simulated run, mapped from DB's history
-  # (a simulation of many polling ranks can take minutes: one beyond 60 s leaves the program out)
-  timeout 60 "$build/bin/streammap" simulate --cluster "$2" --history "$1" "./$name.smpi" 2>/dev/null |
+# simulate ARGS...: the makespan of one `streammap simulate ARGS ./NAME.smpi`, empty when it failed (a
+# simulation of many polling ranks can take minutes: one beyond 60 s leaves the program out)
+simulate() {
+  timeout 60 "$build/bin/streammap" simulate "$@" "./$name.smpi" 2>/dev/null |
     sed -n 's/^simulated makespan: \([0-9.e+-]*\) s$/\1/p' || true
+}
+simulated() {  # simulated DB CLUSTER: the makespan of one simulated run, mapped from DB's history
+  simulate --cluster "$2" --history "$1"
 }
 # simulated_on_demand DB CLUSTER: as simulated, with every pipe that may be dealt on demand (the RTG's
 # "may_deal_on_demand" edges: replicated readers, no split clause) dealt on demand, as split(demand) would
@@ -71,10 +75,29 @@ mapping = json.load(open(path))
 mapping["demand_pipes"] = sorted({e["pipe"] for e in rtg["edges"] if e.get("may_deal_on_demand")})
 json.dump(mapping, open(path, "w"), indent=1)
 PY
-  timeout 60 "$build/bin/streammap" simulate --cluster "$2" --mapping on_demand.map.json "./$name.smpi" 2>/dev/null |
-    sed -n 's/^simulated makespan: \([0-9.e+-]*\) s$/\1/p' || true
+  simulate --cluster "$2" --mapping on_demand.map.json
 }
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+# compare SIMULATED LABEL CLUSTER: the median of 3 runs of SIMULATED (simulated or simulated_on_demand)
+# with the measured history and 3 with the predicted one, interleaved; prints their row and sets `ratio`
+# (predicted / measured), empty when a run did not simulate.
+compare() {
+  local simulated=$1 label=$2 cluster=$3 m p
+  local -a measured=() predicted=()
+  ratio=
+  for _ in 1 2 3; do
+    m=$("$simulated" "$db" "$cluster")
+    p=$("$simulated" predicted.db "$cluster")
+    if [[ -z $m || -z $p ]]; then
+      echo "bench_prediction: $label did not simulate on $(basename "$cluster") within 60 s; left out" >&2
+      return 0
+    fi
+    measured+=("$m") predicted+=("$p")
+  done
+  m=$(median3 "${measured[@]}") p=$(median3 "${predicted[@]}")
+  ratio=$(python3 -c "print('%.3f' % ($p / $m))")
+  printf '%-22s %-12s %12.6g %12.6g %7s\n' "$label" "$(basename "$cluster" .json)" "$m" "$p" "$ratio"
+}
 clusters=("$here/hetero4.json" "$here/fastslow2.json")
 echo
 echo "makespan, mapped from predicted costs / from measured costs (median of 3 simulated runs each):"
@@ -95,36 +118,13 @@ for entry in "${programs[@]}"; do
   cp "$db" predicted.db
   "$build/bin/streammap" profile remove --program "$program" --db predicted.db >/dev/null
   for cluster in "${clusters[@]}"; do
-    measured=() predicted=() failed=0
-    for _ in 1 2 3; do
-      m=$(simulated "$db" "$cluster") p=$(simulated predicted.db "$cluster")
-      [[ -n $m && -n $p ]] || { failed=1 && break; }
-      measured+=("$m") predicted+=("$p")
-    done
-    if [[ $failed == 1 ]]; then
-      echo "bench_prediction: $name did not simulate on $(basename "$cluster") within 60 s; left out" >&2
-      continue
-    fi
-    m=$(median3 "${measured[@]}") p=$(median3 "${predicted[@]}")
-    ratio=$(python3 -c "print('%.3f' % ($p / $m))")
+    compare simulated "$name" "$cluster"
+    [[ -n $ratio ]] || continue
     ratios+=("$ratio")
-    printf '%-22s %-12s %12.6g %12.6g %7s\n' "$name" "$(basename "$cluster" .json)" "$m" "$p" "$ratio"
     # Replicated readers: the same pair with every such pipe dealt on demand.
     grep -q '"may_deal_on_demand": true' "$name.smpi.rtg.json" || continue
-    measured=() predicted=() failed=0
-    for _ in 1 2 3; do
-      m=$(simulated_on_demand "$db" "$cluster") p=$(simulated_on_demand predicted.db "$cluster")
-      [[ -n $m && -n $p ]] || { failed=1 && break; }
-      measured+=("$m") predicted+=("$p")
-    done
-    if [[ $failed == 1 ]]; then
-      echo "bench_prediction: $name on demand did not simulate on $(basename "$cluster") within 60 s; left out" >&2
-      continue
-    fi
-    m=$(median3 "${measured[@]}") p=$(median3 "${predicted[@]}")
-    ratio=$(python3 -c "print('%.3f' % ($p / $m))")
-    demand_ratios+=("$ratio")
-    printf '%-22s %-12s %12.6g %12.6g %7s\n' "$name (demand)" "$(basename "$cluster" .json)" "$m" "$p" "$ratio"
+    compare simulated_on_demand "$name (demand)" "$cluster"
+    if [[ -n $ratio ]]; then demand_ratios+=("$ratio"); fi
   done
   cd ..
 done

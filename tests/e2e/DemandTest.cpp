@@ -142,24 +142,31 @@ VNODE(worker, IN(p), OUT(q)) {
   expectEveryGroupingPrints(program, "sink: count=1201 ordered=1 last=1200 both=1\n");
 }
 
+/// A source dealing `count` 64 KiB messages (16384 ints, the first its number) on p, split(demand),
+/// and the pipe q its readers write: beyond MPI's eager size, a send waits for its reader to take it.
+std::string largeBlocks(int count) {
+  return R"(PIPE(int, p);
+PIPE(int, q);
+#pragma streamap communication(p) split(demand)
+VNODE(source, OUT(p)) {
+  std::vector<int> block(16384);
+  for (int i = 0; i < )" +
+         std::to_string(count) + R"(; ++i) {
+    block[0] = i;
+    p.write(block);
+  }
+}
+)";
+}
+
 TEST(Demand, LargeMessagesThroughAFilterThatDropsSomeMergeInOrder) {
   // 64 KiB messages leave MPI_Send only when their reader takes them. The sink's merge waits for the
   // replica whose next number it has not seen, while the other replica waits in a send the merge takes
   // later and the source waits in a send to that one: the merge receives such messages ahead. Worker
   // replica 1 drops every seventh message, so the numbers it passes on have gaps.
   BuiltProgram program;
-  ASSERT_NO_FATAL_FAILURE(
-      buildProgram(std::string("#include <dispar/dispar.h>\n#include <cstdio>\n#include <vector>\n") + kSpin + R"(
-PIPE(int, p);
-PIPE(int, q);
-#pragma streamap communication(p) split(demand)
-VNODE(source, OUT(p)) {
-  std::vector<int> block(16384);
-  for (int i = 0; i < 400; ++i) {
-    block[0] = i;
-    p.write(block);
-  }
-}
+  ASSERT_NO_FATAL_FAILURE(buildProgram(
+      std::string("#include <dispar/dispar.h>\n#include <cstdio>\n#include <vector>\n") + kSpin + largeBlocks(400) + R"(
 #pragma streamap resource(cpu) replicas(2)
 VNODE(worker, IN(p), OUT(q)) {
   std::vector<int> block;
@@ -184,7 +191,7 @@ VNODE(sink, IN(q)) {
               count >= 400 - 58 && byReplica[0] > 0 && byReplica[1] > 0 ? 1 : 0);  // 58 numbers are 3 mod 7
 }
 )",
-                   program));
+      program));
   expectEveryGroupingPrints(program, "sink: ordered=1 last=399 kept=1\n");
 }
 
@@ -199,16 +206,7 @@ TEST(Demand, AFastReplicaOfLargeMessagesRunsAheadOfTheMerge) {
 #include <cstdio>
 #include <thread>
 #include <vector>
-PIPE(int, p);
-PIPE(int, q);
-#pragma streamap communication(p) split(demand)
-VNODE(source, OUT(p)) {
-  std::vector<int> block(16384);
-  for (int i = 0; i < 150; ++i) {
-    block[0] = i;
-    p.write(block);
-  }
-}
+)" + largeBlocks(150) + R"(
 #pragma streamap resource(cpu) replicas(2)
 VNODE(worker, IN(p), OUT(q)) {
   std::vector<int> block;
