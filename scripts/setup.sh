@@ -36,6 +36,7 @@ test_packages=(
   libsimgrid-dev
   clangd-19 libclang-rt-19-dev clang-format-19
   lintian
+  iproute2 jq
   libstarpu-dev libstarpumpi-1.3-3 starpu-tools
   chromium
 )

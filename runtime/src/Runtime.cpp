@@ -14,17 +14,19 @@
 #include "Trace.h"
 
 #include <dispar/gpu/MapFile.h>
+#include <dispar_lang/CpuQuota.h>
 #ifdef DISPAR_TARGET_SMPI
 #include <dispar/smpi/SimulatedGpu.h>
 #endif
 
 #include <dlfcn.h>
-#include <sched.h>
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -77,8 +79,31 @@ namespace {
 constexpr int kLaunchErrorExit = 2;  // wrong rank count, bad environment, bad program description
 constexpr int kFailureExit = 3;      // a VNODE failed; the MPI_Abort error code
 
+void report(const std::string& message);
+
+/// DISPAR_FINALIZE_SECONDS: how long MPI_Finalize may take once every rank has finished (MpiSession).
+std::optional<double> readFinalizeSeconds(std::string& error) {
+  const char* text = std::getenv("DISPAR_FINALIZE_SECONDS");
+  if (text == nullptr || *text == '\0') return 10.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
+    error = std::string("DISPAR_FINALIZE_SECONDS='") + text +
+            "' is not a number of seconds from 0 (wait for MPI_Finalize however long it takes) to 1000000";
+    return std::nullopt;
+  }
+  return seconds;
+}
+
 /// Initialises MPI unless the caller already did (tests run several programs in one process), and
 /// finalises it only in the first case. `threaded`: instances of a rank call MPI from their own threads.
+///
+/// MPI_Finalize is bounded: MPICH 4.0 over UCX's TCP transport (Debian 12's MPICH) can wait in it for
+/// ever when ranks on different nodes close their connections at the same time (every multi-node run on
+/// the emulated cluster of tests/cluster did; openucx/ucx#8738). Every rank first passes a barrier, so
+/// that once MPI_Finalize starts every rank's work is done and its output written; a rank whose
+/// MPI_Finalize has not returned after DISPAR_FINALIZE_SECONDS then ends with the status it would have
+/// returned, rank 0 saying so.
 class MpiSession {
  public:
   MpiSession(int* argc, char*** argv, bool threaded) {
@@ -94,17 +119,62 @@ class MpiSession {
     if (!owns_ || threaded) MPI_Query_thread(&provided_);
   }
   ~MpiSession() {
-    if (owns_) MPI_Finalize();
+    if (!owns_) return;
+#ifdef DISPAR_TARGET_SMPI
+    MPI_Finalize();  // a simulated rank cannot end the process: the simulation is one process
+#else
+    if (finalizeSeconds_ <= 0) {
+      MPI_Finalize();
+      return;
+    }
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::fflush(nullptr);
+    std::mutex mutex;
+    std::condition_variable finished;
+    bool done = false;
+    std::thread watch([&] {
+      std::unique_lock<std::mutex> lock(mutex);
+      const auto limit = std::chrono::duration<double>(finalizeSeconds_);
+      if (finished.wait_for(lock, limit, [&] { return done; })) return;
+      if (rank == 0) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", finalizeSeconds_);
+        report(std::string("warning: MPI_Finalize has not returned ") + seconds +
+               " s after every rank finished (a hang of the MPI library's shutdown, e.g. MPICH over UCX's TCP "
+               "transport); the run's work is complete: ending the ranks with their status "
+               "(DISPAR_FINALIZE_SECONDS)");
+      }
+      std::fflush(nullptr);
+      std::_Exit(status_);
+    });
+    MPI_Finalize();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    finished.notify_one();
+    watch.join();
+#endif
   }
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
   int threadLevel() const { return provided_; }
   bool ownsMpi() const { return owns_; }
+  /// The status run() returns (the process's, where a bounded MPI_Finalize ends it).
+  int finish(int status) {
+    status_ = status;
+    return status;
+  }
+  void limitFinalize(double seconds) { finalizeSeconds_ = seconds; }
 
  private:
   bool owns_ = false;
   int provided_ = MPI_THREAD_SINGLE;
+  int status_ = 0;
+  double finalizeSeconds_ = 0;
 };
 
 const char* threadLevelName(int level) {
@@ -418,13 +488,9 @@ std::unique_ptr<gpu::Device> startDevice(const ProgramSpec& program, InstanceId 
   }
 }
 
-/// The cores this process may run on (its affinity mask, which the launcher sets from the mapping).
-std::size_t availableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return static_cast<std::size_t>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+/// The cores this process may run on: its affinity mask (which the launcher sets from the mapping), no
+/// more than its cgroup's CPU quota (dispar_lang/CpuQuota.h).
+std::size_t availableCores() { return lang::usableCores(); }
 
 /// Libraries whose global state instances on threads share, made safe for that when they are linked:
 /// FFTW's planner (docs/runtime.md, "Rank groups"; disparcc links FFTW's threads library with FFTW).
@@ -606,12 +672,16 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   std::string traceError;
   const std::optional<TraceSettings> traceSettings = readTraceSettings(traceError);
   if (problem.empty() && !traceSettings) problem = traceError;
+  std::string finalizeError;
+  const std::optional<double> finalizeSeconds = readFinalizeSeconds(finalizeError);
+  if (problem.empty() && !finalizeSeconds) problem = finalizeError;
 #ifdef DISPAR_TARGET_SMPI
   stall = StallSettings{0, false};  // a simulated job's time is SimGrid's; a watch thread cannot run there
 #endif
   // The stall watch is a thread of its own that calls MPI (threadLevelForStallDetection's rule, from the
   // settings already read: off under SMPI).
   MpiSession session(&argc, &argv, groups.threaded() || (stall && stall->seconds > 0));
+  session.limitFinalize(finalizeSeconds.value_or(0));
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -630,11 +700,11 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
               "; use an MPI built with thread support, or map with --rank-per-instance";
   if (!problem.empty()) {
     if (rank == 0) report(problem);
-    return kLaunchErrorExit;
+    return session.finish(kLaunchErrorExit);
   }
 
   const unsigned window = agreedProgramWindow(rank);
-  if (window == 0) return kLaunchErrorExit;
+  if (window == 0) return session.finish(kLaunchErrorExit);
   const StallSettings stallSettings = agreedStallSettings(rank, *stall, session.threadLevel(), session.ownsMpi());
   // Where the instance's GPU is chosen: its rank's position on the node (collective).
   // Which ranks share a node, gathered once when first needed (a collective; every rank needs it at the
@@ -728,7 +798,7 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
       report(std::string("warning: no run trace: ") + failure.what());
     }
   }
-  if (profile.empty()) return 0;
+  if (profile.empty()) return session.finish(0);
   liveProfile.end();
   std::vector<InstanceProfile> lines;
   std::vector<KernelProfile> kernels;
@@ -751,7 +821,7 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   } catch (const std::exception& failure) {
     report(std::string("warning: no run profile: ") + failure.what());
   }
-  return 0;
+  return session.finish(0);
 }
 
 }  // namespace dispar::rt

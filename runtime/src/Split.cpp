@@ -4,7 +4,7 @@
 #include <dispar/split.h>
 
 #include <dispar/gpu/Device.h>
-#include <sched.h>
+#include <dispar_lang/CpuQuota.h>
 
 #include <algorithm>
 #include <chrono>
@@ -51,10 +51,7 @@ int defaultCpuThreads(bool withGpu) {
                                "' is not a thread count between 1 and 1024");
     return static_cast<int>(value);
   }
-  cpu_set_t set;
-  int cores = 0;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
-  if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = static_cast<int>(lang::usableCores());
   return std::max(1, withGpu ? cores - 1 : cores);
 }
 

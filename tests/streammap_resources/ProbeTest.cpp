@@ -144,3 +144,28 @@ TEST(NodeProbe, DiscoverRecordsTheProbe) {
   EXPECT_EQ(c.nodes[0].source, RecordSource::Probe);
   EXPECT_EQ(c.nodes[0].threads, probeLocalNode({}).node.threads);
 }
+
+// A node under a CPU quota (a container's, the emulated cluster's) is recorded as what it can run.
+TEST(NodeProbe, ACpuQuotaBecomesCoresAndSpeed) {
+  NodeInfo node;
+  node.sockets = 2;
+  node.cores = 16;
+  node.threads = 32;
+  applyCpuLimit(node, 0.5);
+  EXPECT_EQ(node.cores, 1);
+  EXPECT_EQ(node.threads, 2);
+  EXPECT_EQ(node.sockets, 1);
+  EXPECT_DOUBLE_EQ(node.cpuSpeed, 0.5);
+  applyCpuLimit(node, 4);  // not below the cores now recorded: no change
+  EXPECT_EQ(node.cores, 1);
+  NodeInfo wide;
+  wide.cores = wide.threads = 8;
+  applyCpuLimit(wide, 2.5);
+  EXPECT_EQ(wide.cores, 3);
+  EXPECT_DOUBLE_EQ(wide.cores * wide.cpuSpeed, 2.5);
+  NodeInfo unlimited;
+  unlimited.cores = unlimited.threads = 4;
+  applyCpuLimit(unlimited, 4);
+  EXPECT_EQ(unlimited.cores, 4);
+  EXPECT_DOUBLE_EQ(unlimited.cpuSpeed, 1.0);
+}

@@ -39,7 +39,13 @@ std::string plural(int n, const char* word) { return std::to_string(n) + " " + w
 }  // namespace
 
 std::string summarizeNode(const NodeInfo& node) {
-  std::string s = node.host + ": " + plural(node.sockets, "socket") + ", " + plural(node.cores, "core") + ", " +
+  std::string speed;
+  if (node.cpuSpeed != 1.0) {  // a CPU quota's share, or a described speed
+    char text[32];
+    std::snprintf(text, sizeof text, " at speed %g", node.cpuSpeed);
+    speed = text;
+  }
+  std::string s = node.host + ": " + plural(node.sockets, "socket") + ", " + plural(node.cores, "core") + speed + ", " +
                   plural(node.threads, "thread") + ", " + formatGiB(node.memoryBytes) + ", " +
                   plural(static_cast<int>(node.numa.size()), "NUMA node") + ", " +
                   plural(static_cast<int>(node.gpus.size()), "GPU");

@@ -2,9 +2,13 @@
 
 #include "Probes.h"
 
+#include <dispar_lang/CpuQuota.h>
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 
@@ -26,6 +30,18 @@ void fillWithoutTopology(NodeInfo& node) {
 }
 
 }  // namespace
+
+void applyCpuLimit(NodeInfo& node, double limit) {
+  if (!(limit > 0) || limit >= node.cores) return;
+  // As many cores as the quota lets run at once, each at the share of a core the quota leaves it: the
+  // node's capacity (cores x speed) is the quota.
+  const int cores = std::max(1, static_cast<int>(std::ceil(limit - 1e-9)));
+  const int threadsPerCore = std::max(1, node.threads / std::max(1, node.cores));
+  node.cpuSpeed *= limit / cores;
+  node.cores = cores;
+  node.threads = std::min(node.threads, cores * threadsPerCore);
+  node.sockets = std::min(node.sockets, cores);
+}
 
 std::string localHostName() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -56,6 +72,8 @@ ProbeResult probeLocalNode(const ProbeOptions& options) {
                               "); recording the operating system's processor and memory counts");
     fillWithoutTopology(node);
   }
+  // A container's or a batch system's CPU quota (dispar_lang/CpuQuota.h): what the node can really run.
+  if (const std::optional<double> limit = lang::cgroupCpuLimit()) applyCpuLimit(node, *limit);
   return result;
 }
 

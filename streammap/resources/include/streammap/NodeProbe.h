@@ -22,6 +22,11 @@ struct ProbeResult {
 
 ProbeResult probeLocalNode(const ProbeOptions& options);
 
+/// Records a CPU quota of `limit` CPUs (a cgroup's, dispar_lang/CpuQuota.h) on a node whose topology has
+/// more cores: as many cores as can run at once (the limit rounded up), each at the share of a core the
+/// limit leaves it, so that cores x speed is the limit. No change when the limit is not below the cores.
+void applyCpuLimit(NodeInfo& node, double limit);
+
 /// This machine's host name (gethostname), or "localhost" when it has none.
 std::string localHostName();
 

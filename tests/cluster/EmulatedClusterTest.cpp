@@ -1,0 +1,360 @@
+// DISPAR on an emulated cluster (emucluster.sh): every node its own network namespace, host name, /dev/shm,
+// boot ID and CPU quota, the links shaped. Each test starts its own cluster (named per run, so tests run in
+// parallel) and takes it down at the end; the launchers reach the nodes through emucluster-rsh, the user's
+// commands unchanged. Ranks on different nodes talk over TCP: the tests count the bytes on the nodes'
+// links. Needs root (label `cluster`).
+#include "Process.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace dispar::testing {
+namespace {
+
+const std::string kScripts = std::string(DISPAR_SOURCE_DIR) + "/tests/cluster";
+const std::string kEmucluster = kScripts + "/emucluster.sh";
+const std::string kRsh = kScripts + "/emucluster-rsh";
+
+/// One node of a description: its name, cores x speed (the CPU quota) and link rate (0: not shaped).
+struct EmulatedNode {
+  std::string host;
+  int cores = 1;
+  double speed = 1.0;
+  double bandwidth = 0;
+};
+
+/// A dispar-cluster description (docs/streammap.md, "Cluster description"): what streammap maps onto and
+/// what emucluster.sh builds.
+std::string describe(const std::vector<EmulatedNode>& nodes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const EmulatedNode& node : nodes) {
+    nlohmann::json entry = {{"host", node.host}, {"cpu", {{"cores", node.cores}, {"speed", node.speed}}}};
+    if (node.bandwidth > 0) entry["network"] = {{"bandwidth_bytes_per_s", node.bandwidth}};
+    list.push_back(entry);
+  }
+  return nlohmann::json{{"format", "dispar-cluster"}, {"version", 1}, {"nodes", list}}.dump(2) + "\n";
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+/// An emulated cluster for the life of the object: built from `nodes`, owned by this test process (so a
+/// killed test's cluster is swept by the next one), taken down by the destructor.
+class EmulatedCluster {
+ public:
+  EmulatedCluster(const ScratchDir& dir, std::vector<EmulatedNode> nodes) : nodes_(std::move(nodes)) {
+    description_ = dir.file("cluster.json");
+    dir.write("cluster.json", describe(nodes_));
+    const ProcessResult up =
+        runProcess({"bash", kEmucluster, "up", description_, "--owner", std::to_string(::getpid())}, ".", {}, 60);
+    const std::string prefix = "DISPAR_EMUCLUSTER=";
+    const std::size_t at = up.output.find(prefix);
+    if (up.status != 0 || at == std::string::npos) {
+      error_ = up.output;
+      return;
+    }
+    state_ = trimmed(up.output.substr(at + prefix.size()));
+  }
+  ~EmulatedCluster() {
+    if (!state_.empty()) runProcess({"bash", kEmucluster, "down", state_}, ".", {}, 60);
+  }
+  EmulatedCluster(const EmulatedCluster&) = delete;
+  EmulatedCluster& operator=(const EmulatedCluster&) = delete;
+
+  bool ok() const { return !state_.empty(); }
+  const std::string& error() const { return error_; }
+  const std::string& state() const { return state_; }
+  const std::string& description() const { return description_; }
+  std::string id() const { return state_.substr(state_.rfind('/') + 1); }
+
+  /// The environment under which MPICH's and Open MPI's launchers start their daemons on the nodes.
+  std::vector<std::string> launcherEnvironment() const {
+    return {"DISPAR_EMUCLUSTER=" + state_, "HYDRA_LAUNCHER=ssh", "HYDRA_LAUNCHER_EXEC=" + kRsh,
+            "OMPI_MCA_plm_rsh_agent=" + kRsh, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  }
+
+  ProcessResult exec(const std::string& node, const std::vector<std::string>& command) const {
+    std::vector<std::string> argv = {"bash", kEmucluster, "exec", state_, node};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return runProcess(argv, ".", {}, 60);
+  }
+
+  /// Bytes through `node`'s link so far, both directions (the bridge's side of its veth pair).
+  long long linkBytes(const std::string& node) const {
+    int index = 0;
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].host == node) index = static_cast<int>(i) + 1;
+    const std::string link = "dspe" + id() + "v" + std::to_string(index);
+    const std::string base = "/sys/class/net/" + link + "/statistics/";
+    return std::stoll(readFile(base + "rx_bytes")) + std::stoll(readFile(base + "tx_bytes"));
+  }
+
+ private:
+  std::vector<EmulatedNode> nodes_;
+  std::string description_;
+  std::string state_;
+  std::string error_;
+};
+
+/// Three nodes of different speeds, the slowest behind a slower link.
+std::vector<EmulatedNode> threeNodes() {
+  return {{"fast", 1, 1.0, 1.25e8}, {"half", 1, 0.5, 1.25e8}, {"slow", 1, 0.25, 1.25e7}};
+}
+
+ProcessResult streammap(const std::vector<std::string>& args, const std::string& dir,
+                        const std::vector<std::string>& env = {}, int timeoutSeconds = 120) {
+  std::vector<std::string> argv = {STREAMMAP_PATH};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv, dir, env, timeoutSeconds);
+}
+
+void build(const ScratchDir& dir, const std::string& source, const std::string& binary, const std::string& mpi) {
+  dir.write(binary + ".dsp", readFile(source));
+  const ProcessResult built = runProcess({DISPARCC_PATH, "--mpi", mpi, binary + ".dsp", "-o", binary}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+}
+
+/// (vnode, replica) -> host, from the ranks' own "placed VNODE REPLICA HOST ..." lines.
+std::map<std::pair<std::string, int>, std::string> placements(const std::string& output) {
+  std::map<std::pair<std::string, int>, std::string> placed;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string tag, vnode, host;
+    int replica = -1;
+    if (words >> tag >> vnode >> replica >> host && tag == "placed") placed[{vnode, replica}] = host;
+  }
+  return placed;
+}
+
+/// Every instance ran on the host its mapping names.
+void expectPlacedAsMapped(const std::string& output, const std::string& mapPath) {
+  const auto placed = placements(output);
+  const nlohmann::json map = nlohmann::json::parse(readFile(mapPath));
+  for (const nlohmann::json& rank : map.at("ranks")) {
+    const auto key = std::make_pair(rank.at("vnode").get<std::string>(), rank.at("replica").get<int>());
+    ASSERT_TRUE(placed.count(key)) << key.first << " " << key.second << " did not report\n" << output;
+    EXPECT_EQ(placed.at(key), rank.at("host").get<std::string>()) << key.first << " replica " << key.second;
+  }
+}
+
+// transfer.dsp: 64 blocks of 8192 doubles, block b holding b * 0.5 + i.
+constexpr long kTransferCount = 64L * 8192;
+double transferSum() {
+  double sum = 0;
+  for (int b = 0; b < 64; ++b)
+    for (int i = 0; i < 8192; ++i) sum += b * 0.5 + i;
+  return sum;
+}
+constexpr long long kTransferBytes = 64LL * 8192 * 8;
+
+/// Runs transfer.dsp built for `mpi` with its source and sink on two different nodes and checks that its
+/// blocks crossed the sink's link, not shared memory.
+void runTransferAcrossNodes(const std::string& mpi, const std::vector<EmulatedNode>& nodes) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, nodes);
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  build(dir, kScripts + "/transfer.dsp", "transfer", mpi);
+  // round-robin over one-core nodes, a rank per instance: the source on the first node, the sink on the next.
+  const ProcessResult mapped = streammap({"map", "transfer.rtg.json", "--cluster", cluster.description(), "--algorithm",
+                                          "round-robin", "--rank-per-instance"},
+                                         dir.path());
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  const nlohmann::json map = nlohmann::json::parse(readFile(dir.file("transfer.map.json")));
+  std::map<std::string, std::string> hostOf;
+  for (const nlohmann::json& rank : map.at("ranks")) hostOf[rank.at("vnode")] = rank.at("host");
+  ASSERT_NE(hostOf["source"], hostOf["sink"]) << mapped.output;
+
+  const long long before = cluster.linkBytes(hostOf["sink"]);
+  const ProcessResult run = streammap({"run", "--launcher", mpi, "--cluster", cluster.description(), "--algorithm",
+                                       "round-robin", "--rank-per-instance", "--no-history", "./transfer"},
+                                      dir.path(), cluster.launcherEnvironment());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const long long crossed = cluster.linkBytes(hostOf["sink"]) - before;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "count=%ld sum=%.1f", kTransferCount, transferSum());
+  EXPECT_NE(run.output.find(expected), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("MPI_Finalize"), std::string::npos) << run.output;
+  expectPlacedAsMapped(run.output, dir.file("transfer.map.json"));
+  // Every block crossed the sink's link (plus TCP's and the launcher's own traffic).
+  EXPECT_GE(crossed, kTransferBytes) << "the blocks did not cross the network\n" << run.output;
+}
+
+TEST(EmulatedCluster, EveryNodeIsAMachineOfItsOwn) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  const std::string hostBootId = trimmed(readFile("/proc/sys/kernel/random/boot_id"));
+  std::set<std::string> bootIds;
+  for (const EmulatedNode& node : threeNodes()) {
+    const ProcessResult seen = cluster.exec(
+        node.host, {"sh", "-c",
+                    "hostname; cat /proc/sys/kernel/random/boot_id; ip -4 -o addr show dev eth0 | awk '{print $4}'; "
+                    "getent hosts fast half slow | wc -l; touch /dev/shm/mark-" +
+                        node.host + "; ls /dev/shm | tr '\\n' ' '; echo; grep ':cpu:' /proc/self/cgroup"});
+    ASSERT_EQ(seen.status, 0) << seen.output;
+    std::istringstream lines(seen.output);
+    std::string hostname, bootId, address, resolved, shm, cgroup;
+    std::getline(lines, hostname);
+    std::getline(lines, bootId);
+    std::getline(lines, address);
+    std::getline(lines, resolved);
+    std::getline(lines, shm);
+    std::getline(lines, cgroup);
+    EXPECT_EQ(hostname, node.host);
+    EXPECT_NE(bootId, hostBootId);
+    bootIds.insert(bootId);
+    EXPECT_EQ(address.rfind("10.", 0), 0u) << address;
+    EXPECT_EQ(trimmed(resolved), "3") << "every node's name resolves on every node";
+    EXPECT_EQ(trimmed(shm), "mark-" + node.host) << "/dev/shm is the node's own";
+    EXPECT_EQ(cgroup, "1:cpu:/dspe" + cluster.id() + "/" + node.host);
+    const std::string quota =
+        readFile("/sys/fs/cgroup/cpu/dspe" + cluster.id() + "/" + node.host + "/cpu.cfs_quota_us");
+    EXPECT_EQ(std::stol(quota), static_cast<long>(node.cores * node.speed * 100000)) << node.host;
+  }
+  EXPECT_EQ(bootIds.size(), 3u);
+  // The slow node's link is shaped at its bandwidth (tc's token bucket on both ends of its link).
+  const ProcessResult shaped = runProcess({"tc", "qdisc", "show", "dev", "dspe" + cluster.id() + "v3"});
+  EXPECT_NE(shaped.output.find("tbf"), std::string::npos) << shaped.output;
+  EXPECT_NE(shaped.output.find("rate 100Mbit"), std::string::npos) << shaped.output;
+}
+
+// `streammap --discover` on each node records the node's own name and its CPU quota as what it can run
+// (cores x speed), into one SQLite file on a path every node shares.
+TEST(EmulatedCluster, DiscoveryOnEachNodeSeesItsNameAndQuota) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  const std::string db = dir.file("resources.db");
+  for (const EmulatedNode& node : threeNodes()) {
+    const ProcessResult discovered = cluster.exec(node.host, {STREAMMAP_PATH, "--discover", "--db", db});
+    ASSERT_EQ(discovered.status, 0) << discovered.output;
+    EXPECT_NE(discovered.output.find("discovered " + node.host + ": "), std::string::npos) << discovered.output;
+  }
+  const ProcessResult listed = streammap({"nodes", "--json", "--db", db}, dir.path());
+  ASSERT_EQ(listed.status, 0) << listed.output;
+  std::map<std::string, double> capacity;
+  const nlohmann::json listing = nlohmann::json::parse(listed.output);
+  for (const nlohmann::json& node : listing.at("nodes"))
+    capacity[node.at("host")] = node.at("cpu").at("cores").get<double>() * node.at("cpu").at("speed").get<double>();
+  ASSERT_EQ(capacity.size(), 3u) << listed.output;
+  for (const EmulatedNode& node : threeNodes()) EXPECT_DOUBLE_EQ(capacity[node.host], node.cores * node.speed);
+}
+
+#ifdef DISPAR_HAVE_OPENMPI
+TEST(EmulatedCluster, OpenMpiRanksTalkOverTheNetwork) { runTransferAcrossNodes("openmpi", threeNodes()); }
+
+// The placement program on three nodes as refine maps it: every instance where its mapping says.
+TEST(EmulatedCluster, OpenMpiRanksRunWhereTheMappingSays) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  build(dir, std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp", "placement", "openmpi");
+  const ProcessResult run = streammap(
+      {"run", "--launcher", "openmpi", "--cluster", cluster.description(), "--no-history", "./placement"}, dir.path(),
+      cluster.launcherEnvironment());
+  ASSERT_EQ(run.status, 0) << run.output;
+  long expected = 0;
+  for (long i = 0; i < 1000; ++i) expected += i * i;
+  EXPECT_NE(run.output.find("sum=" + std::to_string(expected)), std::string::npos) << run.output;
+  expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  std::set<std::string> hosts;
+  for (const auto& [instance, host] : placements(run.output)) hosts.insert(host);
+  EXPECT_GE(hosts.size(), 2u) << "six instances on one-core nodes use more than one\n" << run.output;
+}
+#endif
+
+// MPICH over two nodes. Three or more nodes: see docs/cluster.md ("MPICH over TCP").
+TEST(EmulatedCluster, MpichRanksTalkOverTheNetwork) {
+  runTransferAcrossNodes("mpich", {{"fast", 1, 1.0, 1.25e8}, {"half", 1, 0.5, 1.25e8}});
+}
+
+/// Whether anything named for run `id` is left: a namespace, a link, a cgroup, its state or hosts file.
+std::string leftovers(const std::string& id) {
+  const std::string name = "dspe" + id;
+  const ProcessResult netns = runProcess({"ip", "netns", "list"});
+  const ProcessResult links = runProcess({"ip", "-o", "link", "show"});
+  std::string left;
+  if (netns.output.find(name) != std::string::npos) left += "namespace ";
+  if (links.output.find(name) != std::string::npos) left += "link ";
+  if (fileExists("/sys/fs/cgroup/cpu/" + name)) left += "cgroup ";
+  if (fileExists("/run/dispar-emucluster/" + id)) left += "state ";
+  for (const char* node : {"fast", "half", "slow"})
+    if (fileExists("/etc/netns/" + name + "-" + node)) left += "hosts ";
+  return left;
+}
+
+TEST(EmulatedCluster, NothingIsLeftBehind) {
+  ScratchDir dir;
+  std::string id;
+  {
+    EmulatedCluster cluster(dir, threeNodes());
+    ASSERT_TRUE(cluster.ok()) << cluster.error();
+    id = cluster.id();
+    EXPECT_NE(leftovers(id), "");
+    // A process left running on a node is ended with it.
+    ASSERT_EQ(cluster.exec("half", {"sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 &"}).status, 0);
+  }
+  EXPECT_EQ(leftovers(id), "") << "after down";
+
+  // A cluster whose owner was killed (a test killed by its timeout) is swept by the next `up` or `sweep`.
+  const pid_t owner = ::fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  dir.write("two.json", describe({{"fast", 1, 1.0, 0}, {"half", 1, 0.5, 0}}));
+  const ProcessResult up =
+      runProcess({"bash", kEmucluster, "up", dir.file("two.json"), "--owner", std::to_string(owner)}, ".", {}, 60);
+  ASSERT_EQ(up.status, 0) << up.output;
+  const std::string state = trimmed(up.output.substr(up.output.find('=') + 1));
+  const std::string orphan = state.substr(state.rfind('/') + 1);
+  EXPECT_NE(leftovers(orphan), "");
+  ASSERT_EQ(runProcess({"bash", kEmucluster, "sweep"}).status, 0);
+  EXPECT_NE(leftovers(orphan), "") << "a live owner's cluster is kept";
+  ::kill(owner, SIGKILL);
+  ::waitpid(owner, nullptr, 0);
+  const ProcessResult swept = runProcess({"bash", kEmucluster, "sweep"});
+  ASSERT_EQ(swept.status, 0) << swept.output;
+  EXPECT_EQ(leftovers(orphan), "") << "after sweep";
+}
+
+TEST(EmulatedCluster, BadDescriptionsAreRefusedAndLeaveNothing) {
+  ScratchDir dir;
+  dir.write("dup.json", describe({{"a", 1, 1.0, 0}, {"a", 1, 1.0, 0}}));
+  const ProcessResult duplicate = runProcess({"bash", kEmucluster, "up", dir.file("dup.json")}, ".", {}, 60);
+  EXPECT_NE(duplicate.status, 0);
+  EXPECT_NE(duplicate.output.find("duplicate host 'a'"), std::string::npos) << duplicate.output;
+  dir.write("bad.json", "{\"nodes\": [");
+  const ProcessResult invalid = runProcess({"bash", kEmucluster, "up", dir.file("bad.json")}, ".", {}, 60);
+  EXPECT_NE(invalid.status, 0);
+  EXPECT_NE(invalid.output.find("not a dispar-cluster description"), std::string::npos) << invalid.output;
+  const ProcessResult listed = runProcess({"bash", kEmucluster, "list"});
+  // Neither left a run behind: every run listed belongs to a live test (their owners are alive).
+  std::istringstream runs(listed.output);
+  for (std::string run; std::getline(runs, run);) {
+    std::istringstream owner(readFile(run + "/owner"));
+    long pid = 0;
+    owner >> pid;
+    EXPECT_EQ(::kill(static_cast<pid_t>(pid), 0), 0) << run << " has no live owner";
+  }
+}
+
+}  // namespace
+}  // namespace dispar::testing
