@@ -173,6 +173,7 @@ cmd_up() {
   dir=$state_root/$id
   [ -d "$dir" ] || die "no free run ID"
   echo "$owner $(awk '{print $22}' "/proc/$owner/stat")" >"$dir/owner"
+  readlink -f "$description" >"$dir/description"
   # From here on a failure or a signal takes down what was made.
   trap 'teardown "$id"' EXIT
   trap 'exit 1' INT TERM HUP
@@ -252,7 +253,7 @@ cmd_exec() {
   # The process joins the node's cgroup before it enters the namespaces (whose /sys, mounted by ip-netns,
   # hides the cgroup tree), so that everything it starts runs within the node's quota.
   echo $$ >"$group/cgroup.procs"
-  exec nsenter -t "$holder" -n -m -u -- "$@"
+  exec nsenter -t "$holder" -n -m -u --wd="$PWD" -- "$@"
 }
 
 cmd_kill() {

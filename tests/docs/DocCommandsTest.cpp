@@ -7,7 +7,7 @@
 //   <!-- file: NAME -->           on the line before any fence: the block is written to NAME first
 //   <!-- output -->               on the line before a fence: what the previous ```sh block prints; every
 //                                 non-blank line must be a line of its output, in order, `...` matching any text
-// The scratch directory links build/, examples/ and scripts/ to this tree; build/bin is on PATH.
+// The scratch directory links build/, examples/, scripts/ and tests/ to this tree; build/bin is on PATH.
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -111,7 +111,7 @@ TEST_P(DocCommands, EveryShellBlockRunsAndPrintsWhatTheTextShows) {
   const std::string doc = GetParam();
   const std::vector<Block> blocks = blocksOf(readFile(kSourceDir + "/" + doc));
   ScratchDir dir;
-  for (const char* link : {"examples", "scripts"})
+  for (const char* link : {"examples", "scripts", "tests"})
     std::filesystem::create_symlink(kSourceDir + "/" + link, dir.file(link));
   std::filesystem::create_symlink(kBinaryDir, dir.file("build"));
   const std::vector<std::string> env = {

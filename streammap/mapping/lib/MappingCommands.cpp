@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -335,6 +336,28 @@ std::string programStem(const std::string& rtgPath) {
 
 std::string launchProgram(const std::string& stem) { return stem.find('/') == std::string::npos ? "./" + stem : stem; }
 
+/// Open MPI's launcher, as `streammap run` starts it: $DISPAR_MPIRUN, else the mpirun.openmpi CMake found
+/// (plain `mpirun` is MPICH's where both MPIs are installed, as on Debian).
+std::string openMpiLauncher() {
+  const char* mpirun = std::getenv("DISPAR_MPIRUN");
+  return mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH;
+}
+
+/// `launcher` as a user types it: its bare name when that name on $PATH is this very file.
+std::string launcherWord(const std::string& launcher) {
+  const std::filesystem::path path(launcher);
+  const char* searchPath = std::getenv("PATH");
+  if (!path.is_absolute() || searchPath == nullptr) return launcher;
+  std::istringstream directories(searchPath);
+  for (std::string directory; std::getline(directories, directory, ':');) {
+    std::error_code error;
+    const std::filesystem::path candidate = std::filesystem::path(directory) / path.filename();
+    if (::access(candidate.c_str(), X_OK) != 0) continue;
+    return std::filesystem::equivalent(candidate, path, error) ? path.filename().string() : launcher;
+  }
+  return launcher;
+}
+
 /// The measured and predicted costs a mapping uses (MeasuredCosts.h), and what they were read from.
 struct CostData {
   CostHistory history, profile;
@@ -499,7 +522,8 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
   switch (format) {
     case Launcher::OpenMpi:
       // Open MPI passes a variable to the ranks only when told (-x).
-      line = mapping + "mpirun --hostfile " + shellQuoted(output) + " --rankfile " + shellQuoted(rankfile) +
+      line = mapping + shellQuoted(launcherWord(openMpiLauncher())) + " --hostfile " + shellQuoted(output) +
+             " --rankfile " + shellQuoted(rankfile) +
              (ownMapping ? "" : " -x DISPAR_MAPPING") + " -n " + ranks + " " + program;
       break;
     case Launcher::Slurm:
@@ -868,8 +892,7 @@ int runCommand(const Args& args) {
       std::fprintf(stderr, "streammap run: note: running as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and "
                            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 for Open MPI's mpirun, which refuses root otherwise\n");
     }
-    const char* mpirun = std::getenv("DISPAR_MPIRUN");
-    argv = {mpirun && *mpirun ? mpirun : DISPAR_OPENMPI_MPIRUN_PATH,
+    argv = {openMpiLauncher(),
             "--hostfile",
             m.output,
             "--rankfile",
