@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -84,7 +86,7 @@ class EmulatedCluster {
 
   /// The environment under which MPICH's and Open MPI's launchers start their daemons on the nodes.
   std::vector<std::string> launcherEnvironment() const {
-    return {"DISPAR_EMUCLUSTER=" + state_, "HYDRA_LAUNCHER=ssh", "HYDRA_LAUNCHER_EXEC=" + kRsh,
+    return {"DISPAR_EMUCLUSTER=" + state_,    "HYDRA_LAUNCHER=ssh",       "HYDRA_LAUNCHER_EXEC=" + kRsh,
             "OMPI_MCA_plm_rsh_agent=" + kRsh, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
   }
 
@@ -265,9 +267,9 @@ TEST(EmulatedCluster, OpenMpiRanksRunWhereTheMappingSays) {
   EmulatedCluster cluster(dir, threeNodes());
   ASSERT_TRUE(cluster.ok()) << cluster.error();
   build(dir, std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp", "placement", "openmpi");
-  const ProcessResult run = streammap(
-      {"run", "--launcher", "openmpi", "--cluster", cluster.description(), "--no-history", "./placement"}, dir.path(),
-      cluster.launcherEnvironment());
+  const ProcessResult run =
+      streammap({"run", "--launcher", "openmpi", "--cluster", cluster.description(), "--no-history", "./placement"},
+                dir.path(), cluster.launcherEnvironment());
   ASSERT_EQ(run.status, 0) << run.output;
   long expected = 0;
   for (long i = 0; i < 1000; ++i) expected += i * i;
@@ -276,6 +278,43 @@ TEST(EmulatedCluster, OpenMpiRanksRunWhereTheMappingSays) {
   std::set<std::string> hosts;
   for (const auto& [instance, host] : placements(run.output)) hosts.insert(host);
   EXPECT_GE(hosts.size(), 2u) << "six instances on one-core nodes use more than one\n" << run.output;
+}
+
+// examples/fanout on nodes of unequal speed: the mapping deals its replicated branch on demand (docs/
+// streammap.md, "Demand by default"), so the replicas take items in no fixed rotation; the joiner must
+// still see every item once, in order, with the sum an independent loop computes. (The example numbered
+// its items by the round-robin rotation until this test's run on bench/cluster said in_order=no.)
+TEST(EmulatedCluster, FanOutIsRightWhereTheMappingDealsOnDemand) {
+  ScratchDir dir;
+  EmulatedCluster cluster(
+      dir, {{"full", 1, 1.0, 0}, {"half", 1, 0.5, 0}, {"quarter1", 1, 0.25, 0}, {"quarter2", 1, 0.25, 0}});
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  dir.write("fanout.dsp", readFile(std::string(DISPAR_SOURCE_DIR) + "/examples/fanout/fanout.dsp"));
+  const ProcessResult built = runProcess(
+      {DISPARCC_PATH, "--mpi", "openmpi", "fanout.dsp", "-o", "fanout", "-lfftw3", "-lopenblas"}, dir.path());
+  ASSERT_EQ(built.status, 0) << built.output;
+  const int items = 200, length = 2048;
+  const ProcessResult run = streammap({"run", "--launcher", "openmpi", "--cluster", cluster.description(),
+                                       "--no-history", "./fanout", std::to_string(items), std::to_string(length)},
+                                      dir.path(), cluster.launcherEnvironment());
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("note: pipe 'toSpectrum' is dealt on demand"), std::string::npos) << run.output;
+  double expected = 0;
+  for (int k = 0; k < items; ++k)
+    for (int i = 0; i < length; ++i) {
+      const double s = std::sin(0.05 * (k + 1) * i) + 0.5 * std::cos(0.013 * i * (k % 7)) + 1e-3 * i;
+      expected += s * s;
+    }
+  double sum = 0;
+  int count = 0;
+  char inOrder[8] = {};
+  const std::size_t at = run.output.find("items=");
+  ASSERT_NE(at, std::string::npos) << run.output;
+  ASSERT_EQ(std::sscanf(run.output.c_str() + at, "items=%d in_order=%7s sum_of_squares=%lf", &count, inOrder, &sum), 3)
+      << run.output;
+  EXPECT_EQ(count, items);
+  EXPECT_STREQ(inOrder, "yes") << run.output;
+  EXPECT_NEAR(sum, expected, 1e-9 * expected);
 }
 #endif
 

@@ -16,7 +16,8 @@ namespace {
 using dispar::testing::ScratchDir;
 
 void makeDirectories(const std::string& path) {
-  for (std::size_t at = 1; at != std::string::npos; at = path.find('/', at + 1)) ::mkdir(path.substr(0, at).c_str(), 0755);
+  for (std::size_t at = 1; at != std::string::npos; at = path.find('/', at + 1))
+    ::mkdir(path.substr(0, at).c_str(), 0755);
   ::mkdir(path.c_str(), 0755);
 }
 
@@ -29,9 +30,8 @@ void writeAt(const std::string& path, const std::string& text) {
 }
 
 // mountinfo lines as the kernel writes them (optional tags before the "-" separator).
-const std::string kV1Mounts =
-    "30 25 0:26 / /sys/fs/cgroup/cpu rw,nosuid shared:10 - cgroup cgroup rw,cpu\n"
-    "31 25 0:27 / /sys/fs/cgroup/memory rw,nosuid shared:11 - cgroup cgroup rw,memory\n";
+const std::string kV1Mounts = "30 25 0:26 / /sys/fs/cgroup/cpu rw,nosuid shared:10 - cgroup cgroup rw,cpu\n"
+                              "31 25 0:27 / /sys/fs/cgroup/memory rw,nosuid shared:11 - cgroup cgroup rw,memory\n";
 const std::string kV2Mounts = "35 25 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n";
 
 TEST(CpuQuota, ReadsAV1QuotaOfTheProcessCgroup) {
@@ -49,17 +49,17 @@ TEST(CpuQuota, AnAncestorsTighterQuotaWins) {
   writeAt(dir.path() + "/sys/fs/cgroup/cpu/job/cpu.cfs_period_us", "100000\n");
   writeAt(dir.path() + "/sys/fs/cgroup/cpu/job/step/cpu.cfs_quota_us", "-1\n");
   writeAt(dir.path() + "/sys/fs/cgroup/cpu/job/step/cpu.cfs_period_us", "100000\n");
-  const auto limit = cgroupCpuLimit("2:cpu,cpuacct:/job/step\n", 
-                                    "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n",
-                                    dir.path());
+  const auto limit =
+      cgroupCpuLimit("2:cpu,cpuacct:/job/step\n",
+                     "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n", dir.path());
   EXPECT_FALSE(limit.has_value()) << "the mount is cpu,cpuacct: the files are under that name";
   writeAt(dir.path() + "/sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us", "150000\n");
   writeAt(dir.path() + "/sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us", "100000\n");
   writeAt(dir.path() + "/sys/fs/cgroup/cpu,cpuacct/job/step/cpu.cfs_quota_us", "-1\n");
   writeAt(dir.path() + "/sys/fs/cgroup/cpu,cpuacct/job/step/cpu.cfs_period_us", "100000\n");
-  const auto nested = cgroupCpuLimit("2:cpu,cpuacct:/job/step\n",
-                                     "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n",
-                                     dir.path());
+  const auto nested =
+      cgroupCpuLimit("2:cpu,cpuacct:/job/step\n",
+                     "30 25 0:26 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n", dir.path());
   ASSERT_TRUE(nested.has_value());
   EXPECT_DOUBLE_EQ(*nested, 1.5);
 }
@@ -79,8 +79,8 @@ TEST(CpuQuota, AContainerSeesItsOwnCgroupAtTheMountPoint) {
   // Inside a container the mount's root is the container's cgroup, mounted at /sys/fs/cgroup.
   ScratchDir dir;
   writeAt(dir.path() + "/sys/fs/cgroup/cpu.max", "200000 100000\n");
-  const auto limit = cgroupCpuLimit("0::/docker/abc\n", "35 25 0:30 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
-                                    dir.path());
+  const auto limit =
+      cgroupCpuLimit("0::/docker/abc\n", "35 25 0:30 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", dir.path());
   ASSERT_TRUE(limit.has_value());
   EXPECT_DOUBLE_EQ(*limit, 2.0);
 }

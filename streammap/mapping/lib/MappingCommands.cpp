@@ -32,13 +32,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 
 extern char** environ;
 
@@ -523,8 +523,8 @@ int writeMapping(const MapInvocation& m, lang::Rtg rtg, const Cluster& cluster, 
     case Launcher::OpenMpi:
       // Open MPI passes a variable to the ranks only when told (-x).
       line = mapping + shellQuoted(launcherWord(openMpiLauncher())) + " --hostfile " + shellQuoted(output) +
-             " --rankfile " + shellQuoted(rankfile) +
-             (ownMapping ? "" : " -x DISPAR_MAPPING") + " -n " + ranks + " " + program;
+             " --rankfile " + shellQuoted(rankfile) + (ownMapping ? "" : " -x DISPAR_MAPPING") + " -n " + ranks + " " +
+             program;
       break;
     case Launcher::Slurm:
       line =
