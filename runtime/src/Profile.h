@@ -51,6 +51,18 @@ using InstanceProfile = lang::ProfiledInstance;
 using SplitSiteProfile = lang::ProfiledSplitSite;
 using KernelProfile = lang::ProfiledKernel;
 
+/// The CPU time of a body's compute on an oversubscribed node: the thread's CPU time (`cpuSeconds`) less
+/// the CPU time its port calls are estimated to have used (PortWaits::cpuInPorts), no more than the body's
+/// wall time outside its ports (`computeSeconds`). The port share is sampled: where the samples overstate
+/// it (a sampled wait that spun while most of them slept), the difference is not a measurement (at or
+/// below zero, which the history refuses); the wall time outside the ports, as a node that is not
+/// oversubscribed measures it, then stands, no more than the thread's CPU time.
+inline double computeCpuSeconds(double cpuSeconds, double cpuInPorts, double computeSeconds) {
+  const double estimate = cpuSeconds - cpuInPorts;
+  if (estimate > 0) return std::min(estimate, computeSeconds);
+  return std::max(0.0, std::min(computeSeconds, cpuSeconds));
+}
+
 /// The calling thread's CPU time so far, in seconds.
 double threadCpuSeconds();
 

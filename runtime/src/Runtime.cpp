@@ -621,7 +621,8 @@ void runInstance(int argc, char** argv, const ProgramSpec& program, DispatchFn d
       recordBodyTimes(measure->line, ports->waits(), bodyStart);
       measure->line.cpuSeconds = kRankOwnsThreadCpuClock ? threadCpuSeconds() - cpuStart : measure->line.computeSeconds;
       if (ports->waits().measureCpu)
-        measure->line.computeCpuSeconds = std::max(0.0, measure->line.cpuSeconds - ports->waits().cpuInPorts());
+        measure->line.computeCpuSeconds =
+            computeCpuSeconds(measure->line.cpuSeconds, ports->waits().cpuInPorts(), measure->line.computeSeconds);
     }
     ports->finish();
     if (measure != nullptr) {

@@ -1,5 +1,6 @@
 // The rank layout and routing that every rank derives from a ProgramSpec, without MPI.
 #include "Program.h"
+#include "Profile.h"
 
 #include <gtest/gtest.h>
 
@@ -165,6 +166,17 @@ TEST(Program, PipeWindowOverridesTheProgramWindowAndCreditsComeEveryHalfWindow) 
   EXPECT_EQ(creditBatch(2), 1u);
   EXPECT_EQ(creditBatch(7), 3u);
   EXPECT_EQ(creditBatch(64), 32u);
+}
+
+// A body's compute CPU on an oversubscribed node (Profile.h): the thread's CPU less its ports' estimated
+// share, bounded by the body's wall time outside its ports; where the sampled share overstates the ports'
+// CPU (the difference at or below zero), the wall time outside the ports stands, never zero.
+TEST(ComputeCpu, IsTheThreadsCpuLessItsPortsAndNeverZeroWhenTheBodyRan) {
+  EXPECT_DOUBLE_EQ(computeCpuSeconds(0.5, 0.2, 0.4), 0.3);
+  EXPECT_DOUBLE_EQ(computeCpuSeconds(0.5, 0.05, 0.4), 0.4);      // no more than its wall time outside the ports
+  EXPECT_DOUBLE_EQ(computeCpuSeconds(0.03, 0.05, 0.067), 0.03);  // the estimate underflows: bounded by the CPU
+  EXPECT_DOUBLE_EQ(computeCpuSeconds(0.5, 0.6, 0.067), 0.067);
+  EXPECT_DOUBLE_EQ(computeCpuSeconds(0, 0, 0), 0);
 }
 
 }  // namespace
