@@ -71,11 +71,24 @@ void onSignal(int signal, siginfo_t*, void*) {
   if (!isFault(signal)) raise(signal);
 }
 
-/// This rank's record in the folder `streammap run` named (dispar_lang/RankDeath.h), written whole under
-/// another name and renamed; best effort: a node that cannot see the folder writes none.
+int recordedRank = -1;  // this rank's number once its record is written
+
+/// Writes `text` to `path` whole: under another name, then renamed; best effort.
+void writeWhole(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  std::FILE* file = std::fopen(partial.c_str(), "w");
+  if (file == nullptr) return;
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0)
+    std::remove(partial.c_str());
+}
+
+/// This rank's record in the folder `streammap run` named (dispar_lang/RankDeath.h); best effort: a node
+/// that cannot see the folder writes none.
 void recordRank(int rank, const std::string& instances) {
   const char* folder = std::getenv(lang::kRankRegistryVariable);
   if (folder == nullptr || *folder == '\0') return;
+  recordedRank = rank;
   lang::RankRecord record;
   record.rank = rank;
   record.pid = static_cast<long>(::getpid());
@@ -83,17 +96,17 @@ void recordRank(int rank, const std::string& instances) {
   for (char& c : record.host)
     if (c == ' ' || c == '\n') c = '_';
   record.instances = instances;
-  const std::string path = std::string(folder) + "/" + lang::rankRecordFileName(rank);
-  const std::string partial = path + ".partial";
-  std::FILE* file = std::fopen(partial.c_str(), "w");
-  if (file == nullptr) return;
-  const std::string text = lang::formatRankRecord(record);
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  if (std::fclose(file) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0)
-    std::remove(partial.c_str());
+  writeWhole(std::string(folder) + "/" + lang::rankRecordFileName(rank), lang::formatRankRecord(record));
 }
 
 }  // namespace
+
+void recordRankEnd(bool aborted) {
+  const char* folder = std::getenv(lang::kRankRegistryVariable);
+  if (recordedRank < 0 || folder == nullptr || *folder == '\0') return;
+  writeWhole(std::string(folder) + "/" + lang::rankEndFileName(recordedRank),
+             std::string(aborted ? lang::kRankAborted : lang::kRankEnded) + "\n");
+}
 
 void installDeathReport(int rank, const std::string& instances) {
   recordRank(rank, instances);

@@ -166,6 +166,7 @@ class MpiSession {
   /// The status run() returns (the process's, where a bounded MPI_Finalize ends it).
   int finish(int status) {
     status_ = status;
+    recordRankEnd(false);
     return status;
   }
   void limitFinalize(double seconds) { finalizeSeconds_ = seconds; }
@@ -246,6 +247,7 @@ LiveProfile liveProfile;
 
 [[noreturn]] void abortJob(const std::string& message) {
   report(message);
+  recordRankEnd(true);  // streammap run: this job's end is explained
   liveProfile.writePartial(message);
   // Hydra forwards output asynchronously and may tear the job down before it has passed on this line
   // (seen about once in 50 runs); give it a moment. This is the failure path, time does not matter.

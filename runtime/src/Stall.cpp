@@ -1,5 +1,6 @@
 #include "Stall.h"
 
+#include "DeathReport.h"
 #include "Grouping.h"
 #include "MpiCheck.h"
 #include "Program.h"
@@ -296,6 +297,7 @@ void StallWatch::reportStall() {
   // Hydra forwards output asynchronously and may tear the job down before it has passed the report on
   // (as abortJob does, give it a moment).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  recordRankEnd(true);  // streammap run: this job's end is explained
   MPI_Abort(MPI_COMM_WORLD, kStallExit);
 }
 

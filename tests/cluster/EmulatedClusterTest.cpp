@@ -258,7 +258,101 @@ TEST(EmulatedCluster, DiscoveryOnEachNodeSeesItsNameAndQuota) {
   for (const EmulatedNode& node : threeNodes()) EXPECT_DOUBLE_EQ(capacity[node.host], node.cores * node.speed);
 }
 
+/// The nodes the database counts as up, by `streammap nodes --json`.
+std::set<std::string> upNodes(const std::string& db, const std::string& dir) {
+  const ProcessResult listed = streammap({"nodes", "--json", "--db", db}, dir);
+  std::set<std::string> up;
+  if (listed.status != 0) return up;
+  const nlohmann::json listing = nlohmann::json::parse(listed.output, nullptr, false);
+  if (listing.is_discarded()) return up;
+  for (const nlohmann::json& node : listing.at("nodes"))
+    if (node.at("status") == "up") up.insert(node.at("host").get<std::string>());
+  return up;
+}
+
+/// Polls `done` every 100 ms for up to `seconds`.
+template <typename Done>
+bool within(double seconds, Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
 #ifdef DISPAR_HAVE_OPENMPI
+// `streammap daemon` on every node keeps its record in one database on a path the nodes share (SQLite:
+// one machine's file system, so its locks hold). A node that dies (every process of it ended) counts as
+// down once its heartbeat is older than its TTL, and the next `streammap run` maps around it.
+TEST(EmulatedCluster, ADeadNodeDropsOutAndTheNextRunMapsAroundIt) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  const std::string db = dir.file("resources.db");
+  for (const EmulatedNode& node : threeNodes()) {
+    const ProcessResult started = cluster.exec(node.host, {"sh", "-c",
+                                                           "setsid " + std::string(STREAMMAP_PATH) + " daemon --db " +
+                                                               db + " --interval 0.2 --ttl 2 </dev/null >" +
+                                                               dir.file(node.host + ".log") + " 2>&1 &"});
+    ASSERT_EQ(started.status, 0) << started.output;
+  }
+  ASSERT_TRUE(within(30, [&] { return upNodes(db, dir.path()).size() == 3; }))
+      << "the daemons did not record their nodes: " << readFile(dir.file("fast.log"));
+
+  ASSERT_EQ(runProcess({"bash", kEmucluster, "kill", cluster.state(), "half"}).status, 0);
+  const auto died = std::chrono::steady_clock::now();
+  ASSERT_TRUE(within(10, [&] { return upNodes(db, dir.path()).count("half") == 0; }))
+      << "half is still up 10 s after it died";
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - died).count();
+  EXPECT_LE(seconds, 2 + 3) << "down within its TTL (2 s) and a few heartbeats";
+  EXPECT_EQ(upNodes(db, dir.path()), (std::set<std::string>{"fast", "slow"}));
+
+  build(dir, std::string(DISPAR_SOURCE_DIR) + "/tests/e2e/placement/placement.dsp", "placement", "openmpi");
+  const ProcessResult run =
+      streammap({"run", "--launcher", "openmpi", "--db", db, "--rank-per-instance", "--no-history", "./placement"},
+                dir.path(), cluster.launcherEnvironment());
+  ASSERT_EQ(run.status, 0) << run.output;
+  expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
+  std::set<std::string> hosts;
+  for (const auto& [instance, host] : placements(run.output)) hosts.insert(host);
+  EXPECT_EQ(hosts.count("half"), 0u) << run.output;
+  EXPECT_EQ(hosts.size(), 2u) << run.output;
+}
+
+// A node that dies during a run (every process of it ended) ends the job within seconds, and `streammap
+// run` names the node and what its ranks ran, exiting non-zero.
+TEST(EmulatedCluster, ANodeThatDiesEndsTheRunNamingIt) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  build(dir, kScripts + "/ticks.dsp", "ticks", "openmpi");
+  // round-robin over one-core nodes, a rank per instance: the source on fast, the sink on half.
+  ProcessResult run;
+  std::thread job([&] {
+    run = streammap({"run", "--launcher", "openmpi", "--cluster", cluster.description(), "--algorithm", "round-robin",
+                     "--rank-per-instance", "--no-history", "./ticks"},
+                    dir.path(), cluster.launcherEnvironment(), 120);
+  });
+  const bool running =
+      within(60, [&] { return fileExists(dir.file("started-source")) && fileExists(dir.file("started-sink")); });
+  std::chrono::steady_clock::time_point killed{};
+  if (running) {
+    EXPECT_EQ(runProcess({"bash", kEmucluster, "kill", cluster.state(), "half"}).status, 0);
+    killed = std::chrono::steady_clock::now();
+  }
+  job.join();
+  ASSERT_TRUE(running) << "the job did not start\n" << run.output;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LE(seconds, 15) << run.output;
+  EXPECT_NE(run.status, 0) << run.output;
+  EXPECT_EQ(run.output.find("ticks="), std::string::npos) << "the sink cannot have finished\n" << run.output;
+  EXPECT_NE(run.output.find("streammap run: node 'half' was lost: its rank 1 (vnode 'sink' (replica 0)) ended "
+                            "without a word"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST(EmulatedCluster, OpenMpiRanksTalkOverTheNetwork) { runTransferAcrossNodes("openmpi", threeNodes()); }
 
 // The placement program on three nodes as refine maps it: every instance where its mapping says.

@@ -118,6 +118,47 @@ TEST(RankDeathLine, FormattedFromOutsideReadsAsTheHandlersLine) {
   const std::string line = lang::formatRankDeath(3, SIGKILL, "vnode 'a' (replica 0)");
   EXPECT_EQ(line, "dispar: rank 3 killed by signal 9 (SIGKILL); the rank ran vnode 'a' (replica 0)");
   EXPECT_EQ(lang::signalOfRankDeath(line), SIGKILL);
+  EXPECT_EQ(lang::rankOfRankDeath(line), 3);
+  EXPECT_EQ(lang::rankOfRankDeath("dispar: rank 3 did something else"), -1);
+}
+
+// A node whose every rank left a record but neither a death line nor an end mark is silent; whether
+// another rank was heard says whether the job's end singles it out; a job a rank aborted has no silent
+// node (its failure explains the end).
+TEST(SilentNodes, AreTheNodesAllOfWhoseRanksEndedWithoutAWord) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("silent-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto record = [&](int rank, const std::string& host, const std::string& instances) {
+    std::ofstream(dir / lang::rankRecordFileName(rank)) << lang::formatRankRecord({rank, 100 + rank, host, instances});
+  };
+  const auto end = [&](int rank, std::string_view how) {
+    std::ofstream(dir / lang::rankEndFileName(rank)) << how << "\n";
+  };
+  record(0, "n1", "vnode 'source' (replica 0)");
+  record(1, "n2", "vnode 'worker' (replica 0)");
+  record(2, "n2", "vnode 'worker' (replica 1)");
+  record(3, "n3", "vnode 'sink' (replica 0)");
+  // n1's rank was stopped by the launcher (its death line), n3's ended; both of n2's are silent.
+  end(3, lang::kRankEnded);
+  SilentNodes silent = silentNodes(dir.string(), {0});
+  EXPECT_TRUE(silent.heard);
+  ASSERT_EQ(silent.nodes.size(), 1u);
+  EXPECT_EQ(silent.nodes[0].host, "n2");
+  ASSERT_EQ(silent.nodes[0].ranks.size(), 2u);
+  EXPECT_EQ(silent.nodes[0].ranks[0].rank, 1);
+  EXPECT_EQ(silent.nodes[0].ranks[1].instances, "vnode 'worker' (replica 1)");
+  // One of n2's ranks reported: n2 is not silent (a rank killed alone is the launcher report's to name).
+  EXPECT_TRUE(silentNodes(dir.string(), {0, 2}).nodes.empty());
+  // Nobody heard: every node silent, and nothing heard to single one out.
+  std::filesystem::remove(dir / lang::rankEndFileName(3));
+  silent = silentNodes(dir.string(), {});
+  EXPECT_FALSE(silent.heard);
+  EXPECT_EQ(silent.nodes.size(), 3u);
+  // A rank aborted the job: its failure explains the end.
+  end(3, lang::kRankAborted);
+  EXPECT_TRUE(silentNodes(dir.string(), {0}).nodes.empty());
+  EXPECT_TRUE(silentNodes("", {0}).nodes.empty());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

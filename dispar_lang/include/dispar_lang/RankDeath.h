@@ -49,6 +49,17 @@ constexpr int signalOfRankDeath(std::string_view line) {
   return at == numberStart || number >= 1000 ? 0 : number;
 }
 
+/// The rank a rank-death line names, or -1 when `line` is not one.
+constexpr int rankOfRankDeath(std::string_view line) {
+  if (signalOfRankDeath(line) == 0) return -1;
+  int rank = 0;
+  for (std::size_t at = kRankDeathPrefix.size(); at < line.size() && line[at] >= '0' && line[at] <= '9'; ++at) {
+    if (rank > 100000000) return -1;
+    rank = rank * 10 + (line[at] - '0');
+  }
+  return rank;
+}
+
 /// The line for a rank whose death the runtime could not report itself (SIGKILL cannot be caught):
 /// written by `streammap run` from what the launcher said, in the handler's shape.
 inline std::string formatRankDeath(int rank, int signal, std::string_view instances) {
@@ -79,6 +90,16 @@ inline std::string rankRecordFileName(int rank) { return std::string(kRankRecord
 inline std::string formatRankRecord(const RankRecord& record) {
   return std::to_string(record.pid) + " " + record.host + " " + record.instances + "\n";
 }
+
+// How a rank ended, beside its record: a file "rank-R.end" holding kRankEnded (its run returned) or
+// kRankAborted (it ended the job: a VNODE failed). A rank with a record and neither a death line nor an
+// end mark ended without a word: where every rank of a node did so and nothing else explains the job's
+// end, `streammap run` asks whether the node still answers (streammap/LauncherDeath.h, lostNodes).
+inline constexpr std::string_view kRankEndSuffix = ".end";
+inline constexpr std::string_view kRankEnded = "ended";
+inline constexpr std::string_view kRankAborted = "aborted";
+
+inline std::string rankEndFileName(int rank) { return rankRecordFileName(rank) + std::string(kRankEndSuffix); }
 
 /// Reads one record (the file of rank `rank`); false when `text` is not one.
 inline bool parseRankRecord(int rank, std::string_view text, RankRecord& record) {

@@ -5,6 +5,7 @@
 #include "streammap/SignalReader.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <thread>
 #include <utility>
 
 extern char** environ;
@@ -51,7 +53,10 @@ class OutputWatch {
         if (line.size() < 4096) line += data[i];
         continue;
       }
-      if (deaths_.rankSignal == 0 && stream == STDERR_FILENO) deaths_.rankSignal = lang::signalOfRankDeath(line);
+      if (stream == STDERR_FILENO) {
+        if (deaths_.rankSignal == 0) deaths_.rankSignal = lang::signalOfRankDeath(line);
+        if (const int rank = lang::rankOfRankDeath(line); rank >= 0) deaths_.reportedRanks.insert(rank);
+      }
       launcher_.line(line);
       line.clear();
     }
@@ -203,6 +208,43 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   if (seen.rankSignal != 0) return 128 + seen.rankSignal;
   if (seen.launcherDeath) return 128 + seen.launcherDeath->signal;
   return exitStatus(status);
+}
+
+int runQuietly(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+               double timeoutSeconds) {
+  std::vector<char*> cargv, cenv;
+  for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
+  cargv.push_back(nullptr);
+  for (const std::string& s : environment) cenv.push_back(const_cast<char*>(s.c_str()));
+  cenv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, STDIN_FILENO);
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+    }
+    ::setpgid(0, 0);  // its own group, so that a timeout ends whatever it started too
+    environ = cenv.data();
+    ::execvp(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  int status = 0;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return exitStatus(status);
+    if (done < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace dispar::streammap

@@ -1,8 +1,11 @@
 #include "streammap/LauncherDeath.h"
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace dispar::streammap {
@@ -113,6 +116,42 @@ std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, co
     if (record && record->pid == death.pid && (death.host.empty() || record->host == death.host)) return record;
   }
   return std::nullopt;
+}
+
+SilentNodes silentNodes(const std::string& registry, const std::set<int>& reported) {
+  SilentNodes result;
+  if (registry.empty()) return result;
+  std::map<std::string, SilentNode> byHost;
+  std::map<std::string, bool> allSilent;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string_view prefix = lang::kRankRecordPrefix;
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    std::size_t at = prefix.size();
+    long rank = 0;
+    if (!readNumber(name, at, rank) || at != name.size()) continue;  // a record, not an end mark
+    const std::optional<lang::RankRecord> record = readRecord(entry.path(), static_cast<int>(rank));
+    if (!record) continue;
+    std::ifstream endMark(std::filesystem::path(registry) / lang::rankEndFileName(record->rank));
+    std::string how;
+    endMark >> how;
+    if (how == lang::kRankAborted) return {};
+    const bool silent = how.empty() && reported.count(record->rank) == 0;
+    result.heard = result.heard || !silent;
+    auto [state, fresh] = allSilent.try_emplace(record->host, silent);
+    if (!fresh) state->second = state->second && silent;
+    SilentNode& node = byHost[record->host];
+    node.host = record->host;
+    node.ranks.push_back(*record);
+  }
+  for (auto& [host, node] : byHost) {
+    if (!allSilent[host]) continue;
+    std::sort(node.ranks.begin(), node.ranks.end(),
+              [](const lang::RankRecord& a, const lang::RankRecord& b) { return a.rank < b.rank; });
+    result.nodes.push_back(std::move(node));
+  }
+  return result;
 }
 
 }  // namespace dispar::streammap

@@ -675,6 +675,60 @@ std::string variableOrEmpty(const char* name) {
 }
 
 /// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
+/// How `streammap run` reaches a node the way the launcher does, to ask whether it still answers: the
+/// launcher's remote shell (Open MPI's plm_rsh_agent, hydra's launcher-exec, else ssh, with a short
+/// connection timeout and no password prompt); nothing for a job on this machine alone (hydra's fork
+/// launcher) or under Slurm, whose own records say what became of a node.
+std::vector<std::string> remoteAgent(Launcher launcher, bool forkLauncher,
+                                     const std::vector<std::string>& environment) {
+  const auto variable = [&](const std::string& name) -> std::string {
+    for (const std::string& entry : environment)
+      if (entry.compare(0, name.size() + 1, name + "=") == 0) return entry.substr(name.size() + 1);
+    return "";
+  };
+  if (forkLauncher || launcher == Launcher::Slurm) return {};
+  std::string agent;
+  if (launcher == Launcher::OpenMpi) agent = variable("OMPI_MCA_plm_rsh_agent");
+  if (launcher == Launcher::Mpich) {
+    const std::string kind = variable("HYDRA_LAUNCHER");
+    if (!kind.empty() && kind != "ssh" && kind != "rsh") return {};
+    agent = variable("HYDRA_LAUNCHER_EXEC");
+  }
+  if (agent.empty()) agent = "ssh";
+  std::vector<std::string> argv;
+  std::istringstream words(agent);  // Open MPI's agent may carry options: "ssh -x"
+  for (std::string word; words >> word;) argv.push_back(word);
+  if (!argv.empty() && std::filesystem::path(argv[0]).filename() == "ssh")
+    argv.insert(argv.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=5"});
+  return argv;
+}
+
+/// Names the nodes a failed job lost (LauncherDeath.h, silentNodes): all of whose ranks ended without a
+/// word, while the job's other ranks ended or were stopped; or, where no rank was heard at all (a launcher
+/// that stops every rank before their death lines get out), those that no longer answer `agent`.
+void reportLostNodes(const SilentNodes& silent, const std::vector<std::string>& agent,
+                     const std::vector<std::string>& environment) {
+  for (const SilentNode& node : silent.nodes) {
+    std::string why = "while the job's other ranks ended or were stopped";
+    if (!silent.heard) {
+      if (agent.empty()) continue;
+      std::vector<std::string> probe = agent;
+      probe.insert(probe.end(), {node.host, "true"});
+      const int answer = runQuietly(probe, environment, 10);
+      if (answer == 0) continue;  // it answers: the job was stopped as a whole
+      why = "and the node does not answer (" + joinedWords(probe) + ": " +
+            (answer < 0 ? std::string("no answer in 10 s") : "exit status " + std::to_string(answer)) + ")";
+    }
+    std::string ranks;
+    for (const lang::RankRecord& record : node.ranks)
+      ranks += (ranks.empty() ? "" : "; ") + std::to_string(record.rank) + " (" + record.instances + ")";
+    std::fprintf(stderr,
+                 "streammap run: node '%s' was lost: its rank%s %s ended without a word %s: the node failed or "
+                 "was cut off from the others\n",
+                 escapedForDisplay(node.host).c_str(), node.ranks.size() == 1 ? "" : "s", ranks.c_str(), why.c_str());
+  }
+}
+
 class ScratchDirectory {
  public:
   /// A fresh directory "$TMPDIR/streammap-WHAT-XXXXXX", or the directory `keep` (created if need be).
@@ -938,6 +992,9 @@ int runCommand(const Args& args) {
       std::fprintf(stderr, "streammap run: note: SIGKILL comes from outside the program: the kernel's "
                            "out-of-memory killer (see 'dmesg'), a batch system's limit, or 'kill -9'\n");
   }
+  if (status != 0 && !deaths.launcherDeath)
+    reportLostNodes(silentNodes(registry.path(), deaths.reportedRanks),
+                    remoteAgent(launcher, forkLauncher, environment), environment);
   if (rankSignal != 0) {
     const char* name = lang::signalName(rankSignal);
     std::fprintf(stderr,

@@ -7,6 +7,7 @@
 #include "streammap/LauncherDeath.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace dispar::streammap {
 struct LaunchDeaths {
   int rankSignal = 0;
   std::optional<LauncherDeath> launcherDeath;
+  std::set<int> reportedRanks;  // the ranks whose death lines were seen
 };
 
 /// Spawns `argv` (searched in PATH) with environment `environment` ("NAME=value") and waits for it,
@@ -31,6 +33,12 @@ struct LaunchDeaths {
 /// output straight to ours, and neither is read.
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
                 const std::string& stderrPath = "", LaunchDeaths* deaths = nullptr);
+
+/// Runs `argv` (searched in PATH) with environment `environment`, its output discarded, for at most
+/// `timeoutSeconds`; its exit status, 128 + the signal that ended it, or -1 when it could not be started
+/// or did not end in time (then killed).
+int runQuietly(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+               double timeoutSeconds);
 
 }  // namespace dispar::streammap
 

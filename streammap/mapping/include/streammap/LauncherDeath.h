@@ -10,8 +10,10 @@
 #include "dispar_lang/RankDeath.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dispar::streammap {
 
@@ -38,6 +40,23 @@ class LauncherDeathReader {
 /// rank when the launcher named one, else by process id on the same host; nullopt when it left none (a
 /// rank on a node that cannot see the folder).
 std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, const LauncherDeath& death);
+
+/// A node all of whose ranks ended without a word: each left a record in the registry but neither a death
+/// line (`reported`) nor an end mark (dispar_lang/RankDeath.h). What a node that fails or is cut off looks
+/// like from the launcher's side; so does a job whose every rank a launcher killed at once.
+struct SilentNode {
+  std::string host;
+  std::vector<lang::RankRecord> ranks;  // by rank
+};
+
+struct SilentNodes {
+  std::vector<SilentNode> nodes;  // by host
+  bool heard = false;             // another rank of the job ended or reported its death
+};
+
+/// The silent nodes of a job that failed; none where a rank aborted the job (its failure explains the
+/// end) or without a registry.
+SilentNodes silentNodes(const std::string& registry, const std::set<int>& reported);
 
 }  // namespace dispar::streammap
 
