@@ -281,6 +281,39 @@ bool within(double seconds, Done done) {
   return done();
 }
 
+// A node that dies during a run (every process of it ended) ends the job within seconds, and `streammap
+// run` names the node and what its ranks ran, exiting non-zero.
+void failANodeUnderARun(const std::string& mpi) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  build(dir, kScripts + "/ticks.dsp", "ticks", mpi);
+  // round-robin over one-core nodes, a rank per instance: the source on fast, the sink on half.
+  ProcessResult run;
+  std::thread job([&] {
+    run = streammap({"run", "--launcher", mpi, "--cluster", cluster.description(), "--algorithm", "round-robin",
+                     "--rank-per-instance", "--no-history", "./ticks"},
+                    dir.path(), cluster.launcherEnvironment(), 120);
+  });
+  const bool running =
+      within(60, [&] { return fileExists(dir.file("started-source")) && fileExists(dir.file("started-sink")); });
+  std::chrono::steady_clock::time_point killed{};
+  if (running) {
+    EXPECT_EQ(runProcess({"bash", kEmucluster, "kill", cluster.state(), "half"}).status, 0);
+    killed = std::chrono::steady_clock::now();
+  }
+  job.join();
+  ASSERT_TRUE(running) << "the job did not start\n" << run.output;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LE(seconds, 15) << run.output;
+  EXPECT_NE(run.status, 0) << run.output;
+  EXPECT_EQ(run.output.find("ticks="), std::string::npos) << "the sink cannot have finished\n" << run.output;
+  EXPECT_NE(run.output.find("streammap run: node 'half' was lost: its rank 1 (vnode 'sink' (replica 0)) ended "
+                            "without a word"),
+            std::string::npos)
+      << run.output;
+}
+
 #ifdef DISPAR_HAVE_OPENMPI
 // `streammap daemon` on every node keeps its record in one database on a path the nodes share (SQLite:
 // one machine's file system, so its locks hold). A node that dies (every process of it ended) counts as
@@ -320,38 +353,7 @@ TEST(EmulatedCluster, ADeadNodeDropsOutAndTheNextRunMapsAroundIt) {
   EXPECT_EQ(hosts.size(), 2u) << run.output;
 }
 
-// A node that dies during a run (every process of it ended) ends the job within seconds, and `streammap
-// run` names the node and what its ranks ran, exiting non-zero.
-TEST(EmulatedCluster, ANodeThatDiesEndsTheRunNamingIt) {
-  ScratchDir dir;
-  EmulatedCluster cluster(dir, threeNodes());
-  ASSERT_TRUE(cluster.ok()) << cluster.error();
-  build(dir, kScripts + "/ticks.dsp", "ticks", "openmpi");
-  // round-robin over one-core nodes, a rank per instance: the source on fast, the sink on half.
-  ProcessResult run;
-  std::thread job([&] {
-    run = streammap({"run", "--launcher", "openmpi", "--cluster", cluster.description(), "--algorithm", "round-robin",
-                     "--rank-per-instance", "--no-history", "./ticks"},
-                    dir.path(), cluster.launcherEnvironment(), 120);
-  });
-  const bool running =
-      within(60, [&] { return fileExists(dir.file("started-source")) && fileExists(dir.file("started-sink")); });
-  std::chrono::steady_clock::time_point killed{};
-  if (running) {
-    EXPECT_EQ(runProcess({"bash", kEmucluster, "kill", cluster.state(), "half"}).status, 0);
-    killed = std::chrono::steady_clock::now();
-  }
-  job.join();
-  ASSERT_TRUE(running) << "the job did not start\n" << run.output;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  EXPECT_LE(seconds, 15) << run.output;
-  EXPECT_NE(run.status, 0) << run.output;
-  EXPECT_EQ(run.output.find("ticks="), std::string::npos) << "the sink cannot have finished\n" << run.output;
-  EXPECT_NE(run.output.find("streammap run: node 'half' was lost: its rank 1 (vnode 'sink' (replica 0)) ended "
-                            "without a word"),
-            std::string::npos)
-      << run.output;
-}
+TEST(EmulatedCluster, ANodeThatDiesEndsTheRunNamingIt) { failANodeUnderARun("openmpi"); }
 
 TEST(EmulatedCluster, OpenMpiRanksTalkOverTheNetwork) { runTransferAcrossNodes("openmpi", threeNodes()); }
 
@@ -411,6 +413,8 @@ TEST(EmulatedCluster, FanOutIsRightWhereTheMappingDealsOnDemand) {
   EXPECT_NEAR(sum, expected, 1e-9 * expected);
 }
 #endif
+
+TEST(EmulatedCluster, ANodeThatDiesEndsTheMpichRunNamingIt) { failANodeUnderARun("mpich"); }
 
 // MPICH over two nodes. Three or more nodes: see docs/cluster.md ("MPICH over TCP").
 TEST(EmulatedCluster, MpichRanksTalkOverTheNetwork) {
