@@ -99,8 +99,9 @@ std::optional<double> readFinalizeSeconds(std::string& error) {
 /// finalises it only in the first case. `threaded`: instances of a rank call MPI from their own threads.
 ///
 /// MPI_Finalize is bounded: MPICH 4.0 over UCX's TCP transport (Debian 12's MPICH) can wait in it for
-/// ever when ranks on different nodes close their connections at the same time (every multi-node run on
-/// the emulated cluster of tests/cluster did; openucx/ucx#8738). Every rank first passes a barrier, so
+/// ever when its ranks on different nodes close their connections (on the emulated cluster of
+/// tests/cluster: most runs of two nodes, until every rank passed a barrier first, and most runs of three
+/// or more nodes even so; a bug of the kind of openucx/ucx#8738). Every rank first passes a barrier, so
 /// that once MPI_Finalize starts every rank's work is done and its output written; a rank whose
 /// MPI_Finalize has not returned after DISPAR_FINALIZE_SECONDS then ends with the status it would have
 /// returned, rank 0 saying so.

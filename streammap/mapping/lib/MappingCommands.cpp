@@ -674,7 +674,6 @@ std::string variableOrEmpty(const char* name) {
   return value ? value : "";
 }
 
-/// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
 /// How `streammap run` reaches a node the way the launcher does, to ask whether it still answers: the
 /// launcher's remote shell (Open MPI's plm_rsh_agent, hydra's launcher-exec, else ssh, with a short
 /// connection timeout and no password prompt); nothing for a job on this machine alone (hydra's fork
@@ -704,20 +703,24 @@ std::vector<std::string> remoteAgent(Launcher launcher, bool forkLauncher,
 }
 
 /// Names the nodes a failed job lost (LauncherDeath.h, silentNodes): all of whose ranks ended without a
-/// word, while the job's other ranks ended or were stopped; or, where no rank was heard at all (a launcher
-/// that stops every rank before their death lines get out), those that no longer answer `agent`.
-void reportLostNodes(const SilentNodes& silent, const std::vector<std::string>& agent,
+/// word and that no longer answer `agent`; without an agent (Slurm), those whose ranks were silent while
+/// the job's other ranks ended or were stopped. Nothing for a job on this machine alone (`local`).
+void reportLostNodes(const SilentNodes& silent, const std::vector<std::string>& agent, bool local,
                      const std::vector<std::string>& environment) {
+  if (local) return;
   for (const SilentNode& node : silent.nodes) {
-    std::string why = "while the job's other ranks ended or were stopped";
-    if (!silent.heard) {
-      if (agent.empty()) continue;
+    std::string why;
+    if (!agent.empty()) {
       std::vector<std::string> probe = agent;
       probe.insert(probe.end(), {node.host, "true"});
       const int answer = runQuietly(probe, environment, 10);
-      if (answer == 0) continue;  // it answers: the job was stopped as a whole
+      if (answer == 0) continue;  // it answers: its ranks were killed (SIGKILL), the node was not lost
       why = "and the node does not answer (" + joinedWords(probe) + ": " +
             (answer < 0 ? std::string("no answer in 10 s") : "exit status " + std::to_string(answer)) + ")";
+    } else if (silent.heard) {
+      why = "while the job's other ranks ended or were stopped";
+    } else {
+      continue;
     }
     std::string ranks;
     for (const lang::RankRecord& record : node.ranks)
@@ -729,6 +732,7 @@ void reportLostNodes(const SilentNodes& silent, const std::vector<std::string>& 
   }
 }
 
+/// A scratch directory removed with everything in it when this goes (RAII); `keep` names one kept instead.
 class ScratchDirectory {
  public:
   /// A fresh directory "$TMPDIR/streammap-WHAT-XXXXXX", or the directory `keep` (created if need be).
@@ -994,7 +998,7 @@ int runCommand(const Args& args) {
   }
   if (status != 0 && !deaths.launcherDeath)
     reportLostNodes(silentNodes(registry.path(), deaths.reportedRanks),
-                    remoteAgent(launcher, forkLauncher, environment), environment);
+                    remoteAgent(launcher, forkLauncher, environment), forkLauncher, environment);
   if (rankSignal != 0) {
     const char* name = lang::signalName(rankSignal);
     std::fprintf(stderr,
