@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # An emulated cluster on this one machine (needs root): each node of a dispar-cluster description becomes
-# a network namespace with its own address on a private bridge, its own host name (a UTS namespace per
-# process it runs) and /etc/hosts (ip-netns's /etc/netns/NS/hosts), a CPU quota (cgroup v1 cpu) and a
-# shaped link (tc tbf), so that ranks on different nodes talk over TCP at the link's rate and run at the
-# node's speed.
+# a network namespace with its own address on a private bridge, its own host name, /etc/hosts
+# (ip-netns's /etc/netns/NS/hosts), /dev/shm and boot ID (mount and UTS namespaces kept by one holder
+# process per node), a CPU quota (cgroup v1 cpu) and a shaped link (tc tbf), so that ranks on different
+# nodes talk over TCP at the link's rate and run at the node's speed (docs/cluster.md, "Trying the
+# cluster path on one machine").
 #
 #   emucluster.sh up CLUSTER.json [--owner PID]
 #       builds the cluster and prints "DISPAR_EMUCLUSTER=DIR": DIR holds the run's state, its hosts file
@@ -50,7 +51,7 @@ need_root() {
   [ -n "${cgroup_cpu:-}" ] && [ -d "$cgroup_cpu" ] || die "no cgroup v1 hierarchy with the cpu controller is mounted"
 }
 
-# The pieces of run ID, from its state (nodes in order) or, for a run without state, from their names.
+# Removes every piece of run ID, found by its names (so also those of a run whose state is gone).
 teardown() {
   local id=$1 dir=$state_root/$1 ns pid
   for ns in $(ip netns list | awk '{print $1}' | grep "^$prefix$id-" || true); do
