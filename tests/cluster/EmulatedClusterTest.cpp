@@ -281,6 +281,77 @@ bool within(double seconds, Done done) {
   return done();
 }
 
+/// A PostgreSQL server on the cluster's bridge (postgres_on_bridge.sh) for the life of the object.
+class BridgePostgres {
+ public:
+  explicit BridgePostgres(const std::string& address) {
+    // Its own directory under /tmp: the server's user must reach it (a scratch directory is root's alone).
+    std::string pattern = "/tmp/dispar-pg-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      error_ = "mkdtemp failed";
+      return;
+    }
+    dir_ = pattern;
+    const ProcessResult started = runProcess(
+        {"bash", kScripts + "/postgres_on_bridge.sh", "start", DISPAR_POSTGRESQL_BINDIR, dir_, address}, ".", {}, 120);
+    if (started.status == 0)
+      url_ = trimmed(started.output);
+    else
+      error_ = started.output;
+  }
+  ~BridgePostgres() {
+    if (dir_.empty()) return;
+    runProcess({"bash", kScripts + "/postgres_on_bridge.sh", "stop", DISPAR_POSTGRESQL_BINDIR, dir_}, ".", {}, 60);
+  }
+  BridgePostgres(const BridgePostgres&) = delete;
+  BridgePostgres& operator=(const BridgePostgres&) = delete;
+  const std::string& url() const { return url_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string dir_, url_, error_;
+};
+
+// Every node's daemon records its node into one PostgreSQL server on the bridge, over the network. A node
+// cut off from the server (its link down) keeps its daemon running: its record goes down with its
+// heartbeat, `streammap map` on that node fails naming the server, and once the link is back the same
+// daemon goes on and the node is up again; the other nodes' records are untouched throughout.
+TEST(EmulatedCluster, DaemonsRecordIntoAServerOnTheBridgeAndRideOutACutLink) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  const std::string bridge = trimmed(runProcess({"bash", kEmucluster, "address", cluster.state()}).output);
+  BridgePostgres server(bridge);
+  ASSERT_FALSE(server.url().empty()) << server.error();
+  for (const EmulatedNode& node : threeNodes()) {
+    const ProcessResult started = cluster.exec(node.host, {"sh", "-c",
+                                                           "setsid " + std::string(STREAMMAP_PATH) + " daemon --db '" +
+                                                               server.url() + "' --interval 0.2 --ttl 2 </dev/null >" +
+                                                               dir.file(node.host + ".log") + " 2>&1 &"});
+    ASSERT_EQ(started.status, 0) << started.output;
+  }
+  ASSERT_TRUE(within(30, [&] { return upNodes(server.url(), dir.path()).size() == 3; }))
+      << "the daemons did not record their nodes: " << readFile(dir.file("slow.log"));
+
+  ASSERT_EQ(runProcess({"bash", kEmucluster, "link", cluster.state(), "slow", "down"}).status, 0);
+  ASSERT_TRUE(within(15, [&] { return upNodes(server.url(), dir.path()).count("slow") == 0; }))
+      << "slow is still up with its link down";
+  EXPECT_EQ(upNodes(server.url(), dir.path()), (std::set<std::string>{"fast", "half"}));
+  dir.write("one.dsp", "#include <dispar/dispar.h>\nVNODE(only) {}\n");
+  ASSERT_EQ(runProcess({DISPARCC_PATH, "one.dsp", "-o", "one"}, dir.path()).status, 0);
+  const ProcessResult cutOff = cluster.exec("slow", {"timeout", "60", STREAMMAP_PATH, "map", dir.file("one.rtg.json"),
+                                                     "--db", server.url(), "-o", dir.file("one.machinefile")});
+  EXPECT_NE(cutOff.status, 0) << cutOff.output;
+  EXPECT_NE(cutOff.output.find(bridge), std::string::npos) << "the error names the server\n" << cutOff.output;
+
+  ASSERT_EQ(runProcess({"bash", kEmucluster, "link", cluster.state(), "slow", "up"}).status, 0);
+  EXPECT_TRUE(within(30, [&] { return upNodes(server.url(), dir.path()).size() == 3; }))
+      << "slow did not come back: " << readFile(dir.file("slow.log"));
+  // The same daemon all along: its connection stalled while the link was down and went on after.
+  const std::string log = readFile(dir.file("slow.log"));
+  EXPECT_EQ(log.find("keeping slow"), log.rfind("keeping slow")) << log;
+}
+
 // A node that dies during a run (every process of it ended) ends the job within seconds, and `streammap
 // run` names the node and what its ranks ran, exiting non-zero.
 void failANodeUnderARun(const std::string& mpi) {
