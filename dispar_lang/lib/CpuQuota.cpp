@@ -55,7 +55,9 @@ void findMounts(const std::string& mountInfo, std::optional<Mount>& v1Cpu, std::
 
 /// The directory of cgroup `path` under `mount`, or "" when the mount does not show it.
 std::string directoryOf(const Mount& mount, const std::string& path, const std::string& root) {
-  if (path.compare(0, mount.root.size(), mount.root) != 0) return "";
+  const bool under = mount.root == "/" || path == mount.root ||
+                     (path.compare(0, mount.root.size(), mount.root) == 0 && path[mount.root.size()] == '/');
+  if (!under) return "";
   std::string relative = path.substr(mount.root == "/" ? 0 : mount.root.size());
   return root + mount.point + relative;
 }

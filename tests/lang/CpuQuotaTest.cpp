@@ -83,6 +83,10 @@ TEST(CpuQuota, AContainerSeesItsOwnCgroupAtTheMountPoint) {
       cgroupCpuLimit("0::/docker/abc\n", "35 25 0:30 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", dir.path());
   ASSERT_TRUE(limit.has_value());
   EXPECT_DOUBLE_EQ(*limit, 2.0);
+  // A cgroup whose name only begins with the mount's is not under it.
+  EXPECT_FALSE(cgroupCpuLimit("0::/docker/abcdef\n", "35 25 0:30 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+                              dir.path())
+                   .has_value());
 }
 
 TEST(CpuQuota, NoMountOrNoFilesIsNoLimit) {
