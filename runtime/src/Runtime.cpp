@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -83,16 +82,7 @@ void report(const std::string& message);
 
 /// DISPAR_FINALIZE_SECONDS: how long MPI_Finalize may take once every rank has finished (MpiSession).
 std::optional<double> readFinalizeSeconds(std::string& error) {
-  const char* text = std::getenv("DISPAR_FINALIZE_SECONDS");
-  if (text == nullptr || *text == '\0') return 10.0;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
-    error = std::string("DISPAR_FINALIZE_SECONDS='") + text +
-            "' is not a number of seconds from 0 (wait for MPI_Finalize however long it takes) to 1000000";
-    return std::nullopt;
-  }
-  return seconds;
+  return readSecondsVariable("DISPAR_FINALIZE_SECONDS", 10, "wait for MPI_Finalize however long it takes", error);
 }
 
 /// Initialises MPI unless the caller already did (tests run several programs in one process), and

@@ -71,18 +71,25 @@ void waitingOn(int instance) {
   if (threadActivity != nullptr) threadActivity->peer.store(instance, std::memory_order_relaxed);
 }
 
+std::optional<double> readSecondsVariable(const char* name, double fallback, const char* zeroMeans,
+                                          std::string& error) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
+    error = std::string(name) + "='" + text + "' is not a number of seconds from 0 (" + zeroMeans + ") to 1000000";
+    return std::nullopt;
+  }
+  return seconds;
+}
+
 std::optional<StallSettings> readStallSettings(std::string& error) {
   StallSettings settings;
-  if (const char* text = std::getenv("DISPAR_STALL_SECONDS"); text != nullptr && *text != '\0') {
-    char* end = nullptr;
-    const double seconds = std::strtod(text, &end);
-    if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
-      error = std::string("DISPAR_STALL_SECONDS='") + text +
-              "' is not a number of seconds from 0 (no stall detection) to 1000000";
-      return std::nullopt;
-    }
-    settings.seconds = seconds;
-  }
+  const std::optional<double> seconds =
+      readSecondsVariable("DISPAR_STALL_SECONDS", settings.seconds, "no stall detection", error);
+  if (!seconds) return std::nullopt;
+  settings.seconds = *seconds;
   if (const char* text = std::getenv("DISPAR_STALL_ABORT"); text != nullptr && *text != '\0') {
     if (std::strcmp(text, "1") != 0 && std::strcmp(text, "0") != 0) {
       error = std::string("DISPAR_STALL_ABORT='") + text + "' is not 1 (end the job on a stall) or 0";

@@ -86,6 +86,11 @@ struct StallSettings {
 /// bad text.
 std::optional<StallSettings> readStallSettings(std::string& error);
 
+/// A number of seconds from the environment variable `name`, from 0 to 1000000: `fallback` when it is
+/// unset or empty; nullopt with `error` ("NAME='x' is not a number of seconds from 0 (ZERO) to 1000000",
+/// `zeroMeans` saying what 0 does) when it is not one. DISPAR_STALL_SECONDS, DISPAR_FINALIZE_SECONDS.
+std::optional<double> readSecondsVariable(const char* name, double fallback, const char* zeroMeans, std::string& error);
+
 /// The report for the instances' states, by instance (pure, for tests): one line per blocked instance,
 /// the cycle of the wait-for graph if there is one, and the likely fix.
 struct InstanceState {

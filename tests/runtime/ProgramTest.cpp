@@ -1,6 +1,9 @@
 // The rank layout and routing that every rank derives from a ProgramSpec, without MPI.
 #include "Program.h"
+#include "Stall.h"
+
 #include "Profile.h"
+#include <cstdlib>
 
 #include <gtest/gtest.h>
 
@@ -177,6 +180,25 @@ TEST(ComputeCpu, IsTheThreadsCpuLessItsPortsAndNeverZeroWhenTheBodyRan) {
   EXPECT_DOUBLE_EQ(computeCpuSeconds(0.03, 0.05, 0.067), 0.03);  // the estimate underflows: bounded by the CPU
   EXPECT_DOUBLE_EQ(computeCpuSeconds(0.5, 0.6, 0.067), 0.067);
   EXPECT_DOUBLE_EQ(computeCpuSeconds(0, 0, 0), 0);
+}
+
+// The one reader of a seconds variable (DISPAR_STALL_SECONDS, DISPAR_FINALIZE_SECONDS): its default when
+// unset or empty, the value, or an error naming the variable, the text and what 0 means.
+TEST(SecondsVariable, IsTheDefaultTheValueOrAnErrorNamingIt) {
+  std::string error;
+  ::unsetenv("DISPAR_TEST_SECONDS");
+  EXPECT_EQ(readSecondsVariable("DISPAR_TEST_SECONDS", 10, "off", error), 10.0);
+  ::setenv("DISPAR_TEST_SECONDS", "", 1);
+  EXPECT_EQ(readSecondsVariable("DISPAR_TEST_SECONDS", 10, "off", error), 10.0);
+  ::setenv("DISPAR_TEST_SECONDS", "0.5", 1);
+  EXPECT_EQ(readSecondsVariable("DISPAR_TEST_SECONDS", 10, "off", error), 0.5);
+  for (const char* bad : {"x", "-1", "1e7", "nan", "2s"}) {
+    ::setenv("DISPAR_TEST_SECONDS", bad, 1);
+    EXPECT_FALSE(readSecondsVariable("DISPAR_TEST_SECONDS", 10, "off", error)) << bad;
+    EXPECT_EQ(error,
+              std::string("DISPAR_TEST_SECONDS='") + bad + "' is not a number of seconds from 0 (off) to 1000000");
+  }
+  ::unsetenv("DISPAR_TEST_SECONDS");
 }
 
 }  // namespace

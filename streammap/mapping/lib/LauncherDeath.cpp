@@ -36,6 +36,22 @@ std::optional<lang::RankRecord> readRecord(const std::filesystem::path& file, in
   return record;
 }
 
+/// Calls `visit` with every rank record in the registry folder (files "rank-R"; not their end marks nor
+/// records being written).
+template <typename Visit>
+void forEachRankRecord(const std::string& registry, Visit visit) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string_view prefix = lang::kRankRecordPrefix;
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    std::size_t at = prefix.size();
+    long rank = 0;
+    if (!readNumber(name, at, rank) || at != name.size()) continue;
+    if (const std::optional<lang::RankRecord> record = readRecord(entry.path(), static_cast<int>(rank))) visit(*record);
+  }
+}
+
 std::string_view trimmed(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
@@ -104,47 +120,33 @@ std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, co
   if (registry.empty()) return std::nullopt;
   if (death.rank >= 0)
     return readRecord(std::filesystem::path(registry) / lang::rankRecordFileName(death.rank), death.rank);
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string_view prefix = lang::kRankRecordPrefix;
-    if (name.substr(0, prefix.size()) != prefix) continue;
-    std::size_t at = prefix.size();
-    long rank = 0;
-    if (!readNumber(name, at, rank) || at != name.size()) continue;
-    std::optional<lang::RankRecord> record = readRecord(entry.path(), static_cast<int>(rank));
-    if (record && record->pid == death.pid && (death.host.empty() || record->host == death.host)) return record;
-  }
-  return std::nullopt;
+  std::optional<lang::RankRecord> found;
+  forEachRankRecord(registry, [&](const lang::RankRecord& record) {
+    if (!found && record.pid == death.pid && (death.host.empty() || record.host == death.host)) found = record;
+  });
+  return found;
 }
 
 SilentNodes silentNodes(const std::string& registry, const std::set<int>& reported) {
+  if (registry.empty()) return {};
   SilentNodes result;
-  if (registry.empty()) return result;
   std::map<std::string, SilentNode> byHost;
   std::map<std::string, bool> allSilent;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string_view prefix = lang::kRankRecordPrefix;
-    if (name.substr(0, prefix.size()) != prefix) continue;
-    std::size_t at = prefix.size();
-    long rank = 0;
-    if (!readNumber(name, at, rank) || at != name.size()) continue;  // a record, not an end mark
-    const std::optional<lang::RankRecord> record = readRecord(entry.path(), static_cast<int>(rank));
-    if (!record) continue;
-    std::ifstream endMark(std::filesystem::path(registry) / lang::rankEndFileName(record->rank));
+  bool aborted = false;
+  forEachRankRecord(registry, [&](const lang::RankRecord& record) {
+    std::ifstream endMark(std::filesystem::path(registry) / lang::rankEndFileName(record.rank));
     std::string how;
     endMark >> how;
-    if (how == lang::kRankAborted) return {};
-    const bool silent = how.empty() && reported.count(record->rank) == 0;
+    aborted = aborted || how == lang::kRankAborted;
+    const bool silent = how.empty() && reported.count(record.rank) == 0;
     result.heard = result.heard || !silent;
-    auto [state, fresh] = allSilent.try_emplace(record->host, silent);
+    auto [state, fresh] = allSilent.try_emplace(record.host, silent);
     if (!fresh) state->second = state->second && silent;
-    SilentNode& node = byHost[record->host];
-    node.host = record->host;
-    node.ranks.push_back(*record);
-  }
+    SilentNode& node = byHost[record.host];
+    node.host = record.host;
+    node.ranks.push_back(record);
+  });
+  if (aborted) return {};
   for (auto& [host, node] : byHost) {
     if (!allSilent[host]) continue;
     std::sort(node.ranks.begin(), node.ranks.end(),
