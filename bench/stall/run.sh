@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# What stall detection costs (docs/runtime.md, "Stalls"): bench/pipe_bandwidth and bench/item_ports run
-# alternately with detection off (DISPAR_STALL_SECONDS=0: no watch thread, MPI_THREAD_SINGLE for a rank of
-# one instance) and on (the default: a watch thread and MPI_THREAD_MULTIPLE), ROUNDS times each; prints each
+# What stall detection and the heartbeat cost (docs/runtime.md, "Stalls"): bench/pipe_bandwidth and
+# bench/item_ports run alternately with the watch off (DISPAR_STALL_SECONDS=0 DISPAR_HEARTBEAT_SECONDS=0:
+# no watch thread, MPI_THREAD_SINGLE for a rank of one instance) and on (the default: a watch thread and
+# MPI_THREAD_MULTIPLE), ROUNDS times each; prints each
 # run's figures, the best of each, and the ratio on / off. The two modes cannot share one job (the thread
 # level is fixed when MPI starts), so they alternate job by job to see the same machine load.
 #
@@ -14,10 +15,11 @@ best() { sort -g | tail -1; }
 declare -A figures
 for round in $(seq "$rounds"); do
   for mode in off on; do
-    seconds=0
-    [ "$mode" = on ] && seconds=10
-    bandwidth=$(DISPAR_STALL_SECONDS=$seconds "$mpiexec" -n 2 "$build/bin/pipe_bandwidth")
-    items=$(DISPAR_STALL_SECONDS=$seconds "$mpiexec" -n 2 "$build/bin/item_ports_bench")
+    seconds=0 heartbeat=0
+    [ "$mode" = on ] && seconds=10 heartbeat=30
+    export DISPAR_STALL_SECONDS=$seconds DISPAR_HEARTBEAT_SECONDS=$heartbeat
+    bandwidth=$("$mpiexec" -n 2 "$build/bin/pipe_bandwidth")
+    items=$("$mpiexec" -n 2 "$build/bin/item_ports_bench")
     # The DISPAR column at 8 B and 64 KiB (MB/s), and items' push/pop throughput (MB/s).
     small=$(awk '$1 == "8" && $2 == "B" && $3 != "scal" { print $5 }' <<<"$bandwidth")
     large=$(awk '$1 == "64" && $2 == "KiB" { print $5 }' <<<"$bandwidth")

@@ -101,11 +101,10 @@ void recordRank(int rank, const std::string& instances) {
 
 }  // namespace
 
-void recordRankEnd(bool aborted) {
+void recordRankEnd(bool aborted, int status) {
   const char* folder = std::getenv(lang::kRankRegistryVariable);
   if (recordedRank < 0 || folder == nullptr || *folder == '\0') return;
-  writeWhole(std::string(folder) + "/" + lang::rankEndFileName(recordedRank),
-             std::string(aborted ? lang::kRankAborted : lang::kRankEnded) + "\n");
+  writeWhole(std::string(folder) + "/" + lang::rankEndFileName(recordedRank), lang::formatRankEnd(aborted, status));
 }
 
 void installDeathReport(int rank, const std::string& instances) {

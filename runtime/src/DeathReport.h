@@ -16,8 +16,9 @@ namespace dispar::rt {
 void installDeathReport(int rank, const std::string& instances);
 
 /// Marks in `streammap run`'s registry how this rank ended (dispar_lang/RankDeath.h, "rank-R.end"): its
-/// run returned, or it ends the job (`aborted`). Nothing before installDeathReport, or without a registry.
-void recordRankEnd(bool aborted);
+/// run returned `status`, or it ends the job (`aborted`). Nothing before installDeathReport, or without a
+/// registry.
+void recordRankEnd(bool aborted, int status = 0);
 
 /// While alive, the calling thread runs instance `who` ("vnode 'a' (replica 0, rank 3)"), which a fault
 /// on this thread names; and the thread has an alternate signal stack, so that a stack overflow in the

@@ -157,7 +157,7 @@ class MpiSession {
   /// The status run() returns (the process's, where a bounded MPI_Finalize ends it).
   int finish(int status) {
     status_ = status;
-    recordRankEnd(false);
+    recordRankEnd(false, status);
     return status;
   }
   void limitFinalize(double seconds) { finalizeSeconds_ = seconds; }
@@ -409,17 +409,18 @@ unsigned agreedProgramWindow(int rank) {
 /// did not get it, silently when the caller initialised MPI at a lower level (collective over
 /// MPI_COMM_WORLD).
 StallSettings agreedStallSettings(int rank, const StallSettings& mine, int threadLevel, bool ownsMpi) {
-  double values[2] = {mine.seconds, mine.abort ? 1.0 : 0.0};
-  DISPAR_MPI(MPI_Bcast, values, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double values[3] = {mine.seconds, mine.abort ? 1.0 : 0.0, mine.heartbeatSeconds};
+  DISPAR_MPI(MPI_Bcast, values, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   int lowest = threadLevel;
   DISPAR_MPI(MPI_Allreduce, &threadLevel, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  StallSettings settings{values[0], values[1] != 0};
-  if (settings.seconds > 0 && lowest < MPI_THREAD_MULTIPLE) {
+  StallSettings settings{values[0], values[1] != 0, values[2]};
+  if (settings.watching() && lowest < MPI_THREAD_MULTIPLE) {
     if (rank == 0 && ownsMpi)
-      report(std::string("warning: no stall detection: it needs MPI_THREAD_MULTIPLE, but the MPI library "
-                         "provides ") +
-             threadLevelName(lowest) + " (set DISPAR_STALL_SECONDS=0 to silence this)");
+      report(std::string("warning: no stall detection and no heartbeat: they need MPI_THREAD_MULTIPLE, but the MPI "
+                         "library provides ") +
+             threadLevelName(lowest) + " (set DISPAR_STALL_SECONDS=0 and DISPAR_HEARTBEAT_SECONDS=0 to silence this)");
     settings.seconds = 0;
+    settings.heartbeatSeconds = 0;
   }
   return settings;
 }
@@ -670,11 +671,11 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   const std::optional<double> finalizeSeconds = readFinalizeSeconds(finalizeError);
   if (problem.empty() && !finalizeSeconds) problem = finalizeError;
 #ifdef DISPAR_TARGET_SMPI
-  stall = StallSettings{0, false};  // a simulated job's time is SimGrid's; a watch thread cannot run there
+  stall = StallSettings{0, false, 0};  // a simulated job's time is SimGrid's; a watch thread cannot run there
 #endif
   // The stall watch is a thread of its own that calls MPI (threadLevelForStallDetection's rule, from the
   // settings already read: off under SMPI).
-  MpiSession session(&argc, &argv, groups.threaded() || (stall && stall->seconds > 0));
+  MpiSession session(&argc, &argv, groups.threaded() || (stall && stall->watching()));
   session.limitFinalize(finalizeSeconds.value_or(0));
   int rank = 0;
   int size = 0;
@@ -719,10 +720,10 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   }
 
   const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(rank)];
-  std::vector<InstanceActivity> activities(stallSettings.seconds > 0 ? instances.size() : 0);
+  std::vector<InstanceActivity> activities(stallSettings.watching() ? instances.size() : 0);
   const auto activityOf = [&](std::size_t i) { return activities.empty() ? nullptr : &activities[i]; };
   std::unique_ptr<StallWatch> stallWatch;
-  if (stallSettings.seconds > 0)
+  if (stallSettings.watching())
     stallWatch = std::make_unique<StallWatch>(program, groups, rank, stallSettings, activities);
 #ifndef DISPAR_TARGET_SMPI
   {

@@ -1,5 +1,7 @@
 #include "Stall.h"
 
+#include <dispar/dispar.h>
+
 #include "DeathReport.h"
 #include "Grouping.h"
 #include "MpiCheck.h"
@@ -27,13 +29,30 @@ std::string instanceName(const ProgramSpec& program, int instance) {
   return std::string("vnode '") + program.vnodes[id->vnode].name + "' (replica " + std::to_string(id->replica) + ")";
 }
 
-/// Completes `request` (a collective of the watches), polling every `interval`: the watch holds no core.
-void completeGently(MPI_Request& request, std::chrono::milliseconds interval) {
-  for (int done = 0;;) {
-    DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    std::this_thread::sleep_for(interval);
-  }
+/// How long a watch that probes the other ranks waits for their answers.
+constexpr double kProbeAnswerSeconds = 3;
+/// The probes' tags on the watch's probe communicator.
+constexpr int kProbeTag = 1;
+constexpr int kAnswerTag = 2;
+/// The longest node name gathered for the reports.
+constexpr int kNodeNameBytes = 256;
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Every rank's node, gathered on `comm` (collective).
+std::vector<std::string> gatherNodeNames(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  char mine[kNodeNameBytes] = {};
+  const std::string name = node_name();
+  std::memcpy(mine, name.data(), std::min<std::size_t>(name.size(), kNodeNameBytes - 1));
+  std::vector<char> all(static_cast<std::size_t>(size) * kNodeNameBytes);
+  DISPAR_MPI(MPI_Allgather, mine, kNodeNameBytes, MPI_CHAR, all.data(), kNodeNameBytes, MPI_CHAR, comm);
+  std::vector<std::string> names;
+  for (int r = 0; r < size; ++r) names.emplace_back(all.data() + static_cast<std::size_t>(r) * kNodeNameBytes);
+  return names;
 }
 
 std::string pipeName(const ProgramSpec& program, int pipe) {
@@ -97,13 +116,17 @@ std::optional<StallSettings> readStallSettings(std::string& error) {
     }
     settings.abort = std::strcmp(text, "1") == 0;
   }
+  const std::optional<double> heartbeat =
+      readSecondsVariable("DISPAR_HEARTBEAT_SECONDS", settings.heartbeatSeconds, "no heartbeat", error);
+  if (!heartbeat) return std::nullopt;
+  settings.heartbeatSeconds = *heartbeat;
   return settings;
 }
 
 int threadLevelForStallDetection() {
   std::string ignored;
   const std::optional<StallSettings> settings = readStallSettings(ignored);
-  return settings && settings->seconds > 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+  return settings && settings->watching() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
 }
 
 std::string formatStallReport(const ProgramSpec& program, const std::vector<InstanceState>& states, double seconds) {
@@ -191,10 +214,50 @@ std::string formatStallReport(const ProgramSpec& program, const std::vector<Inst
   return text;
 }
 
+std::string formatUnreachableReport(const ProgramSpec& program, const RankGroups& groups, int rank,
+                                    const std::vector<std::string>& nodeOfRank, const std::vector<int>& silent,
+                                    double seconds) {
+  const auto nodeOf = [&](int r) {
+    return r >= 0 && static_cast<std::size_t>(r) < nodeOfRank.size() ? nodeOfRank[static_cast<std::size_t>(r)]
+                                                                     : std::string("?");
+  };
+  const auto rankName = [&](int r) {
+    std::string text = "rank " + std::to_string(r) + " (";
+    if (r >= 0 && r < groups.rankCount()) {
+      const std::vector<int>& instances = groups.instancesOfRank[static_cast<std::size_t>(r)];
+      for (std::size_t k = 0; k < instances.size(); ++k) text += (k ? ", " : "") + instanceName(program, instances[k]);
+    }
+    return text + ") on node '" + nodeOf(r) + "'";
+  };
+  char secondsText[32];
+  std::snprintf(secondsText, sizeof secondsText, "%.0f", seconds);
+  std::string text = rankName(rank) + " has not heard from every other rank for " + secondsText +
+                     " s (DISPAR_HEARTBEAT_SECONDS), and these do not answer:\n";
+  std::vector<std::string> nodes;  // the silent ranks' nodes, once each, in rank order
+  for (const int r : silent) {
+    text += "  " + rankName(r) + "\n";
+    if (std::find(nodes.begin(), nodes.end(), nodeOf(r)) == nodes.end()) nodes.push_back(nodeOf(r));
+  }
+  std::string named;
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    named += (k == 0 ? "" : k + 1 == nodes.size() ? " and " : ", ") + ("'" + nodes[k] + "'");
+  const bool sameNode = nodes.size() == 1 && nodes.front() == nodeOf(rank);
+  text += (nodes.size() == 1 ? "node " : "nodes ") + named + " cannot" + " be reached from node '" + nodeOf(rank) +
+          "': " +
+          (sameNode ? "its ranks stopped answering (stopped, or stuck outside the program)"
+                    : "failed, or a link between them is down") +
+          "\n";
+  text += "ending the job, status " + std::to_string(kUnreachableExit) + "\n";
+  return text;
+}
+
 StallWatch::StallWatch(const ProgramSpec& program, const RankGroups& groups, int rank, const StallSettings& settings,
                        std::vector<InstanceActivity>& activities)
     : program_(program), groups_(groups), rank_(rank), settings_(settings), activities_(activities) {
   DISPAR_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &comm_);
+  DISPAR_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &probeComm_);
+  nodeOfRank_ = gatherNodeNames(comm_);
+  DISPAR_MPI(MPI_Irecv, &probeFrom_, 1, MPI_INT, MPI_ANY_SOURCE, kProbeTag, probeComm_, &probeIn_);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -206,6 +269,104 @@ StallWatch::~StallWatch() {
   wake_.notify_all();
   thread_.join();
   MPI_Comm_free(&comm_);
+  // No probe can come any more (every rank has finished its rounds); answers still on their way complete
+  // without us.
+  MPI_Cancel(&probeIn_);
+  MPI_Wait(&probeIn_, MPI_STATUS_IGNORE);
+  for (MPI_Request& answer : answers_)
+    if (answer != MPI_REQUEST_NULL) MPI_Request_free(&answer);
+  MPI_Comm_free(&probeComm_);
+}
+
+void StallWatch::answerProbes() {
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    DISPAR_MPI(MPI_Test, &probeIn_, &arrived, &status);
+    if (!arrived) break;
+    answers_.push_back(MPI_REQUEST_NULL);
+    static const int kHere = 1;
+    DISPAR_MPI(MPI_Isend, &kHere, 1, MPI_INT, status.MPI_SOURCE, kAnswerTag, probeComm_, &answers_.back());
+    DISPAR_MPI(MPI_Irecv, &probeFrom_, 1, MPI_INT, MPI_ANY_SOURCE, kProbeTag, probeComm_, &probeIn_);
+  }
+  if (answers_.empty()) return;
+  int allSent = 0;
+  DISPAR_MPI(MPI_Testall, static_cast<int>(answers_.size()), answers_.data(), &allSent, MPI_STATUSES_IGNORE);
+  if (allSent) answers_.clear();
+}
+
+void StallWatch::awaitRound(MPI_Request& request, std::chrono::milliseconds interval) {
+  auto waitingSince = std::chrono::steady_clock::now();
+  for (int done = 0;;) {
+    DISPAR_MPI(MPI_Test, &request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    answerProbes();
+    const double waited = secondsSince(waitingSince);
+    if (settings_.heartbeatSeconds > 0 && waited >= settings_.heartbeatSeconds) {
+      checkPeers(waited);
+      waitingSince = std::chrono::steady_clock::now();  // every rank answered: keep waiting, and ask again later
+    }
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+void StallWatch::checkPeers(double waitedSeconds) {
+  int size = 0;
+  DISPAR_MPI(MPI_Comm_size, probeComm_, &size);
+  static const int kProbe = 1;
+  std::vector<int> replies(static_cast<std::size_t>(size));
+  std::vector<MPI_Request> probes, answersIn;
+  std::vector<int> peers;
+  for (int peer = 0; peer < size; ++peer) {
+    if (peer == rank_) continue;
+    peers.push_back(peer);
+    answersIn.push_back(MPI_REQUEST_NULL);
+    DISPAR_MPI(MPI_Irecv, &replies[static_cast<std::size_t>(peer)], 1, MPI_INT, peer, kAnswerTag, probeComm_,
+               &answersIn.back());
+    probes.push_back(MPI_REQUEST_NULL);
+    DISPAR_MPI(MPI_Isend, &kProbe, 1, MPI_INT, peer, kProbeTag, probeComm_, &probes.back());
+  }
+  const auto asked = std::chrono::steady_clock::now();
+  std::vector<bool> answered(peers.size(), false);
+  std::size_t answeredCount = 0;
+  while (answeredCount < peers.size() && secondsSince(asked) < kProbeAnswerSeconds) {
+    answerProbes();  // another watch may be asking us at the same time
+    for (std::size_t k = 0; k < peers.size(); ++k) {
+      if (answered[k]) continue;
+      int done = 0;
+      DISPAR_MPI(MPI_Test, &answersIn[k], &done, MPI_STATUS_IGNORE);
+      if (done) {
+        answered[k] = true;
+        ++answeredCount;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (answeredCount == peers.size()) {
+    // Every rank is there: the round is slow, not lost (a rank starved of CPU, a debugger). The probes
+    // to answering ranks have been received, so they complete.
+    DISPAR_MPI(MPI_Waitall, static_cast<int>(probes.size()), probes.data(), MPI_STATUSES_IGNORE);
+    return;
+  }
+  std::vector<int> silent;
+  for (std::size_t k = 0; k < peers.size(); ++k)
+    if (!answered[k]) silent.push_back(peers[k]);
+  const std::string text = formatUnreachableReport(program_, groups_, rank_, nodeOfRank_, silent, waitedSeconds);
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    out += "dispar: " + text.substr(begin, end - begin) + "\n";
+    begin = end == std::string::npos ? text.size() : end + 1;
+  }
+  std::fflush(stdout);
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+  // As reportStall: give the launcher a moment to pass the report on before the job is torn down. The
+  // requests to the silent ranks are left as they are: the process ends here.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  recordRankEnd(true);  // streammap run: this job's end is explained
+  MPI_Abort(MPI_COMM_WORLD, kUnreachableExit);
 }
 
 void StallWatch::run() {
@@ -238,9 +399,9 @@ void StallWatch::run() {
     DISPAR_MPI(MPI_Iallreduce, local, global, 4, MPI_LONG_LONG, MPI_SUM, comm_, &request);
     // A finished rank polls often (the job's end waits for its last round); a running one less, its
     // instances keep their cores.
-    completeGently(request, finished ? std::chrono::milliseconds(1) : std::chrono::milliseconds(5));
+    awaitRound(request, finished ? std::chrono::milliseconds(1) : std::chrono::milliseconds(5));
     if (global[2] == 0) return;  // every rank's instances have finished
-    if (global[0] == 0 && global[1] > 0 && global[3] == lastCompleted) {
+    if (settings_.seconds > 0 && global[0] == 0 && global[1] > 0 && global[3] == lastCompleted) {
       if (++stableRounds >= rounds && !reported) {
         reportStall();
         reported = true;
@@ -274,7 +435,7 @@ void StallWatch::reportStall() {
   MPI_Request request = MPI_REQUEST_NULL;
   DISPAR_MPI(MPI_Igatherv, records.data(), static_cast<int>(records.size()), MPI_INT, all.data(), counts.data(),
              offsets.data(), MPI_INT, 0, comm_, &request);
-  completeGently(request, std::chrono::milliseconds(1));
+  awaitRound(request, std::chrono::milliseconds(1));
   if (rank_ != 0) return;
   std::vector<InstanceState> states(static_cast<std::size_t>(program_.rankCount));
   for (std::size_t at = 0; at + 5 <= all.size(); at += 5) {

@@ -8,6 +8,12 @@
 // non-blocking all-reduce on a communicator of its own. The decision uses only the all-reduced values, so
 // every rank takes it in the same round. A slow instance computing in its body is active, and keeps any
 // stall from being reported.
+//
+// The rounds are also the job's heartbeat (docs/runtime.md, "Unreachable nodes"): a round that has not
+// completed for DISPAR_HEARTBEAT_SECONDS means some rank cannot be heard. The watch then asks every other
+// rank's watch directly, names those that do not answer within a few seconds and the nodes they run on,
+// and ends the job with status 6: a node that failed, or a link that went down, ends the job in bounded
+// time instead of after TCP's timeouts (minutes), or never.
 #ifndef DISPAR_RUNTIME_STALL_H
 #define DISPAR_RUNTIME_STALL_H
 
@@ -15,6 +21,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -30,6 +37,8 @@ struct RankGroups;
 
 /// The job's exit status when a stall ends it (DISPAR_STALL_ABORT=1).
 inline constexpr int kStallExit = 4;
+/// The job's exit status when some rank cannot be reached (DISPAR_HEARTBEAT_SECONDS).
+inline constexpr int kUnreachableExit = 6;
 
 /// What an instance waits for inside a pipe operation.
 enum class PipeWait : int {
@@ -80,10 +89,13 @@ void waitingOn(int instance);
 struct StallSettings {
   double seconds = 10;  // 0: detection off
   bool abort = false;
+  double heartbeatSeconds = 30;  // 0: no heartbeat
+  /// Whether a watch runs at all: for stalls, for the heartbeat, or both.
+  bool watching() const { return seconds > 0 || heartbeatSeconds > 0; }
 };
 
-/// DISPAR_STALL_SECONDS (default 10; 0 disables) and DISPAR_STALL_ABORT (1 or 0); nullopt and `error` on
-/// bad text.
+/// DISPAR_STALL_SECONDS (default 10; 0 disables), DISPAR_STALL_ABORT (1 or 0) and DISPAR_HEARTBEAT_SECONDS
+/// (default 30; 0 disables); nullopt and `error` on bad text.
 std::optional<StallSettings> readStallSettings(std::string& error);
 
 /// A number of seconds from the environment variable `name`, from 0 to 1000000: `fallback` when it is
@@ -102,6 +114,12 @@ struct InstanceState {
 };
 std::string formatStallReport(const ProgramSpec& program, const std::vector<InstanceState>& states, double seconds);
 
+/// The report of a rank that has not heard the job for `seconds` and whose probes `silent` did not answer
+/// (pure, for tests): "dispar: "-less lines, the last saying the job ends. `nodeOfRank`: each rank's node.
+std::string formatUnreachableReport(const ProgramSpec& program, const RankGroups& groups, int rank,
+                                    const std::vector<std::string>& nodeOfRank, const std::vector<int>& silent,
+                                    double seconds);
+
 /// One rank's watch (collective: every rank constructs it at the same point, and destroys it after its
 /// instances have finished; the destructor returns once every rank's have).
 class StallWatch {
@@ -115,6 +133,14 @@ class StallWatch {
  private:
   void run();
   void reportStall();
+  /// Completes `request` (a collective of the watches), polling every `interval` (the watch holds no core)
+  /// and answering other watches' probes meanwhile; when the heartbeat is on and the request has waited
+  /// that long, probes the other ranks (checkPeers).
+  void awaitRound(MPI_Request& request, std::chrono::milliseconds interval);
+  /// Answers the probes that have arrived, and retires the answers sent.
+  void answerProbes();
+  /// Asks every other rank's watch whether it is there; ends the job naming those that do not answer.
+  void checkPeers(double waitedSeconds);
 
   const ProgramSpec& program_;
   const RankGroups& groups_;
@@ -122,6 +148,11 @@ class StallWatch {
   const StallSettings settings_;
   std::vector<InstanceActivity>& activities_;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm probeComm_ = MPI_COMM_NULL;  // probes and their answers, apart from the rounds
+  MPI_Request probeIn_ = MPI_REQUEST_NULL;
+  int probeFrom_ = 0;
+  std::vector<MPI_Request> answers_;
+  std::vector<std::string> nodeOfRank_;  // each rank's node (dispar::node_name()), gathered at the start
   std::mutex mutex_;
   std::condition_variable wake_;
   bool rankFinished_ = false;

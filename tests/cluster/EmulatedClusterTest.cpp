@@ -191,7 +191,15 @@ void runTransferAcrossNodes(const std::string& mpi, const std::vector<EmulatedNo
   char expected[64];
   std::snprintf(expected, sizeof expected, "count=%ld sum=%.1f", kTransferCount, transferSum());
   EXPECT_NE(run.output.find(expected), std::string::npos) << run.output;
-  EXPECT_EQ(run.output.find("MPI_Finalize"), std::string::npos) << run.output;
+  // Debian's MPICH over TCP sometimes holds a rank in MPI_Finalize after the work is done, also on two
+  // nodes under load (about 1 run in 12 here; docs/cluster.md, "MPICH over TCP"): bounded, and the run
+  // still a success that says why. Open MPI never.
+  if (mpi == "mpich" && run.output.find("MPI_Finalize has not returned") != std::string::npos)
+    EXPECT_NE(run.output.find("streammap run: note: every rank of the job ended its work with status 0"),
+              std::string::npos)
+        << run.output;
+  else
+    EXPECT_EQ(run.output.find("MPI_Finalize"), std::string::npos) << run.output;
   expectPlacedAsMapped(run.output, dir.file("transfer.map.json"));
   // Every block crossed the sink's link (plus TCP's and the launcher's own traffic).
   EXPECT_GE(crossed, kTransferBytes) << "the blocks did not cross the network\n" << run.output;
@@ -352,37 +360,77 @@ TEST(EmulatedCluster, DaemonsRecordIntoAServerOnTheBridgeAndRideOutACutLink) {
   EXPECT_EQ(log.find("keeping slow"), log.rfind("keeping slow")) << log;
 }
 
-// A node that dies during a run (every process of it ended) ends the job within seconds, and `streammap
-// run` names the node and what its ranks ran, exiting non-zero.
-void failANodeUnderARun(const std::string& mpi) {
+enum class Fault { NodeDies, LinkGoesDown };
+
+// A fault under a running job (ticks.dsp: the source on 'fast', the sink on 'half'):
+// - a node that dies (every process of it ended) ends the job within seconds, and `streammap run` names
+//   the node and what its ranks ran, exiting non-zero;
+// - a link that goes down (half's) ends the job within a bound: the ranks' heartbeat (DISPAR_HEARTBEAT_
+//   SECONDS, 3 here) finds that half does not answer and names it, and streammap stops a launcher that
+//   waits for the node it cannot reach (kLauncherGraceSeconds, 10). When the link is back, nothing of the
+//   job is left on the node.
+void failUnderARun(const std::string& mpi, Fault fault) {
   ScratchDir dir;
   EmulatedCluster cluster(dir, threeNodes());
   ASSERT_TRUE(cluster.ok()) << cluster.error();
   build(dir, kScripts + "/ticks.dsp", "ticks", mpi);
+  std::vector<std::string> environment = cluster.launcherEnvironment();
+  environment.push_back("DISPAR_HEARTBEAT_SECONDS=3");
   // round-robin over one-core nodes, a rank per instance: the source on fast, the sink on half.
   ProcessResult run;
   std::thread job([&] {
     run = streammap({"run", "--launcher", mpi, "--cluster", cluster.description(), "--algorithm", "round-robin",
                      "--rank-per-instance", "--no-history", "./ticks"},
-                    dir.path(), cluster.launcherEnvironment(), 120);
+                    dir.path(), environment, 120);
   });
   const bool running =
       within(60, [&] { return fileExists(dir.file("started-source")) && fileExists(dir.file("started-sink")); });
-  std::chrono::steady_clock::time_point killed{};
+  std::chrono::steady_clock::time_point failed{};
   if (running) {
-    EXPECT_EQ(runProcess({"bash", kEmucluster, "kill", cluster.state(), "half"}).status, 0);
-    killed = std::chrono::steady_clock::now();
+    const std::vector<std::string> command =
+        fault == Fault::NodeDies
+            ? std::vector<std::string>{"bash", kEmucluster, "kill", cluster.state(), "half"}
+            : std::vector<std::string>{"bash", kEmucluster, "link", cluster.state(), "half", "down"};
+    EXPECT_EQ(runProcess(command).status, 0);
+    failed = std::chrono::steady_clock::now();
   }
   job.join();
   ASSERT_TRUE(running) << "the job did not start\n" << run.output;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  EXPECT_LE(seconds, 15) << run.output;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - failed).count();
   EXPECT_NE(run.status, 0) << run.output;
   EXPECT_EQ(run.output.find("ticks="), std::string::npos) << "the sink cannot have finished\n" << run.output;
-  EXPECT_NE(run.output.find("streammap run: node 'half' was lost: its rank 1 (vnode 'sink' (replica 0)) ended "
-                            "without a word"),
+  if (fault == Fault::NodeDies) {
+    EXPECT_LE(seconds, 15) << run.output;
+    EXPECT_NE(run.output.find("streammap run: node 'half' was lost: its rank 1 (vnode 'sink' (replica 0)) ended "
+                              "without a word"),
+              std::string::npos)
+        << run.output;
+    return;
+  }
+  // 3 s without a heartbeat, 3 s for the answers, and the launcher's 10 s of grace at most.
+  EXPECT_LE(seconds, 3 + 3 + 10 + 5) << run.output;
+  EXPECT_NE(run.output.find("dispar: rank 0 (vnode 'source' (replica 0)) on node 'fast' has not heard from every "
+                            "other rank for 3 s"),
             std::string::npos)
       << run.output;
+  EXPECT_NE(run.output.find("dispar:   rank 1 (vnode 'sink' (replica 0)) on node 'half'\n"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("dispar: node 'half' cannot be reached from node 'fast': failed, or a link between them "
+                            "is down"),
+            std::string::npos)
+      << run.output;
+  ASSERT_EQ(runProcess({"bash", kEmucluster, "link", cluster.state(), "half", "up"}).status, 0);
+  // The sink ended itself (its own heartbeat); the launcher's daemon there ends once it hears that its
+  // launcher is gone.
+  const auto jobLeftOn = [&](const std::string& node) {
+    const std::string netns = "dspe" + cluster.id() + "-" + node;  // emucluster.sh's name for the node's namespace
+    return runProcess({"sh", "-c",
+                       "for p in $(ip netns pids " + netns +
+                           "); do tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null; echo; done | "
+                           "grep -E 'ticks|orted|hydra_pmi_proxy' || true"})
+        .output;
+  };
+  EXPECT_TRUE(within(30, [&] { return jobLeftOn("half").empty(); })) << jobLeftOn("half");
 }
 
 #ifdef DISPAR_HAVE_OPENMPI
@@ -429,7 +477,8 @@ TEST(EmulatedCluster, NodesJoinAndDropOutAndTheNextRunMapsAccordingly) {
   EXPECT_EQ(hosts, (std::set<std::string>{"fast", "slow"})) << "the joined node used, the dead one not\n" << run.output;
 }
 
-TEST(EmulatedCluster, ANodeThatDiesEndsTheRunNamingIt) { failANodeUnderARun("openmpi"); }
+TEST(EmulatedCluster, ANodeThatDiesEndsTheRunNamingIt) { failUnderARun("openmpi", Fault::NodeDies); }
+TEST(EmulatedCluster, ALinkThatGoesDownEndsTheRunNamingTheNode) { failUnderARun("openmpi", Fault::LinkGoesDown); }
 
 TEST(EmulatedCluster, OpenMpiRanksTalkOverTheNetwork) { runTransferAcrossNodes("openmpi", threeNodes()); }
 
@@ -490,11 +539,85 @@ TEST(EmulatedCluster, FanOutIsRightWhereTheMappingDealsOnDemand) {
 }
 #endif
 
-TEST(EmulatedCluster, ANodeThatDiesEndsTheMpichRunNamingIt) { failANodeUnderARun("mpich"); }
+TEST(EmulatedCluster, ANodeThatDiesEndsTheMpichRunNamingIt) { failUnderARun("mpich", Fault::NodeDies); }
+TEST(EmulatedCluster, ALinkThatGoesDownEndsTheMpichRunNamingTheNode) { failUnderARun("mpich", Fault::LinkGoesDown); }
 
 // MPICH over two nodes. Three or more nodes: see docs/cluster.md ("MPICH over TCP").
 TEST(EmulatedCluster, MpichRanksTalkOverTheNetwork) {
   runTransferAcrossNodes("mpich", {{"fast", 1, 1.0, 1.25e8}, {"half", 1, 0.5, 1.25e8}});
+}
+
+/// A Slurm cluster on the emulated nodes for the life of the object (tests/slurm/slurm_cluster.sh
+/// --emucluster): slurmctld on the bridge's address, one slurmd on each node at the node's address.
+class SlurmOnNodes {
+ public:
+  SlurmOnNodes(const ScratchDir& dir, const EmulatedCluster& cluster) : dir_(dir.file("slurm")) {
+    const ProcessResult started =
+        runProcess({"bash", kSlurmScript, "start", dir_, "--emucluster", cluster.state()}, ".", {}, 60);
+    if (started.status != 0) error_ = started.output;
+  }
+  ~SlurmOnNodes() { runProcess({"bash", kSlurmScript, "stop", dir_}, ".", {}, 60); }
+  SlurmOnNodes(const SlurmOnNodes&) = delete;
+  SlurmOnNodes& operator=(const SlurmOnNodes&) = delete;
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  std::string conf() const { return "SLURM_CONF=" + dir_ + "/slurm.conf"; }
+
+ private:
+  const std::string kSlurmScript = std::string(DISPAR_SOURCE_DIR) + "/tests/slurm/slurm_cluster.sh";
+  std::string dir_;
+  std::string error_;
+};
+
+// Slurm with one slurmd per node, each at its node's own address: `streammap cluster import --slurm`,
+// `streammap run --launcher slurm` (srun) for programs of either MPI, and the batch script `streammap
+// sbatch` writes, run by sbatch (its script on the first node, its srun from there). Each run's source and
+// sink are on two nodes, its blocks cross the sink's link, and every instance runs where its mapping says.
+TEST(EmulatedCluster, SlurmRunsAndBatchJobsAcrossTheNodes) {
+  ScratchDir dir;
+  EmulatedCluster cluster(dir, threeNodes());
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  SlurmOnNodes slurm(dir, cluster);
+  ASSERT_TRUE(slurm.ok()) << slurm.error();
+  const std::vector<std::string> env = {slurm.conf()};
+  const ProcessResult imported = streammap({"cluster", "import", "--slurm", "--db", "r.db"}, dir.path(), env);
+  ASSERT_EQ(imported.status, 0) << imported.output;
+  EXPECT_NE(imported.output.find("imported 3 nodes from Slurm"), std::string::npos) << imported.output;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "count=%ld sum=%.1f", kTransferCount, transferSum());
+  const std::vector<std::string> mapping = {"--db", "r.db", "--algorithm", "round-robin", "--rank-per-instance"};
+  std::vector<std::string> mpis = {"mpich"};
+#ifdef DISPAR_HAVE_OPENMPI
+  mpis.push_back("openmpi");
+#endif
+  for (const std::string& mpi : mpis) {
+    const std::string binary = "transfer_" + mpi;
+    build(dir, kScripts + "/transfer.dsp", binary, mpi);
+    std::vector<std::string> args = {"run", "--launcher", "slurm"};
+    args.insert(args.end(), mapping.begin(), mapping.end());
+    args.insert(args.end(), {"--no-history", "./" + binary});
+    const long long before = cluster.linkBytes("half");
+    const ProcessResult run = streammap(args, dir.path(), env);
+    ASSERT_EQ(run.status, 0) << mpi << "\n" << run.output;
+    EXPECT_NE(run.output.find(expected), std::string::npos) << mpi << "\n" << run.output;
+    expectPlacedAsMapped(run.output, dir.file(binary + ".map.json"));
+    EXPECT_EQ(placements(run.output).at({"sink", 0}), "half") << run.output;
+    EXPECT_GE(cluster.linkBytes("half") - before, kTransferBytes) << mpi << ": the blocks did not cross the network";
+  }
+
+  std::vector<std::string> args = {"sbatch", "transfer_mpich.rtg.json"};
+  args.insert(args.end(), mapping.begin(), mapping.end());
+  args.insert(args.end(), {"--time", "5:00", "-o", "job.sbatch"});
+  const ProcessResult written = streammap(args, dir.path(), env);
+  ASSERT_EQ(written.status, 0) << written.output;
+  const ProcessResult batch =
+      runProcess({"sbatch", "--wait", "-o", dir.file("job.out"), "job.sbatch"}, dir.path(), env, 120);
+  ASSERT_EQ(batch.status, 0) << batch.output << readFile(dir.file("job.out"));
+  const std::string out = readFile(dir.file("job.out"));
+  EXPECT_NE(out.find(expected), std::string::npos) << out;
+  const auto placed = placements(out);
+  EXPECT_EQ(placed.at({"source", 0}), "fast") << out;
+  EXPECT_EQ(placed.at({"sink", 0}), "half") << out;
 }
 
 /// Whether anything named for run `id` is left: a namespace, a link, a cgroup, its state or hosts file.

@@ -88,6 +88,11 @@ owner_alive() {
 
 sweep() {
   local dir id
+  # Claims a killed `up` left (their runs made nothing yet); a minute old, not one being written now.
+  for dir in "$state_root"/.claim.*/; do
+    [ -d "$dir" ] && [ -n "$(find "$dir" -maxdepth 0 -mmin +1)" ] || continue
+    owner_alive "$dir" || rm -rf "$dir"
+  done
   for dir in "$state_root"/*/; do
     [ -d "$dir" ] || continue
     owner_alive "$dir" || teardown "$(basename "$dir")"
@@ -169,14 +174,22 @@ cmd_up() {
     # 10.X.Y.0/24 from the ID; never one an interface of this machine already has.
     subnet="10.$((16#${id:0:2} % 200 + 50)).$((16#${id:2:2})).0"
     ip -4 -o addr show | grep -q " ${subnet%.0}\." && continue
-    mkdir "$state_root/$id" 2>/dev/null && break
+    [ -e "$state_root/$id" ] && continue
+    # The state appears whole, its owner in it: another run's sweep must never see it without one (it
+    # would take this run down as a dead one's). The ID is claimed by the rename (a second claimant's
+    # rename onto the non-empty directory fails).
+    local claim
+    claim=$(mktemp -d "$state_root/.claim.XXXXXX")
+    echo "$owner $(awk '{print $22}' "/proc/$owner/stat")" >"$claim/owner"
+    readlink -f "$description" >"$claim/description"
+    mv -T "$claim" "$state_root/$id" 2>/dev/null && break
+    rm -rf "$claim"
   done
   dir=$state_root/$id
-  [ -d "$dir" ] || die "no free run ID"
-  echo "$owner $(awk '{print $22}' "/proc/$owner/stat")" >"$dir/owner"
-  readlink -f "$description" >"$dir/description"
-  # From here on a failure or a signal takes down what was made.
-  trap 'teardown "$id"' EXIT
+  [ -f "$dir/owner" ] || die "no free run ID"
+  # From here on a failure or a signal takes down what was made (the ID expanded now: the trap runs
+  # after this function's locals are gone).
+  trap "teardown '$id'" EXIT
   trap 'exit 1' INT TERM HUP
 
   local bridge=$prefix${id}b base=${subnet%.0}

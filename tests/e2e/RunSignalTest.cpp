@@ -220,6 +220,31 @@ TEST(RankDeaths, ASignalToTheLauncherFromElsewhereIsNotASuccess) {
       << text;
 }
 
+// The job's outcome is its ranks': a launcher that fails in its own shutdown after every rank ended its
+// work with status 0 (hydra exits 255 when DISPAR_FINALIZE_SECONDS ends ranks that MPICH's MPI_Finalize
+// held over TCP, docs/cluster.md) does not fail the run, and says so; one whose ranks never ran does.
+TEST(RankDeaths, ALauncherFailingAfterEveryRankEndedWellIsASuccessWithANote) {
+  DyingProgram program;
+  ASSERT_EQ(program.built().status, 0) << program.built().output;
+  const ScratchDir& dir = program.dir();
+  dir.write("after.sh", std::string("#!/bin/sh\n") + MPIEXEC_PATH + " \"$@\"\nexit 255\n");
+  dir.write("never.sh", "#!/bin/sh\nexit 255\n");
+  ASSERT_EQ(::chmod(dir.file("after.sh").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir.file("never.sh").c_str(), 0755), 0);
+  const std::vector<std::string> run = {STREAMMAP_PATH, "run",          "--launcher",   "fork",
+                                        "--cluster",    "cluster.json", "--no-history", "./die"};
+  const ProcessResult after = runProcess(run, dir.path(), {"DISPAR_MPIEXEC=" + dir.file("after.sh")}, 120);
+  EXPECT_EQ(after.status, 0) << after.output;
+  EXPECT_NE(after.output.find("n=1000"), std::string::npos) << after.output;
+  EXPECT_NE(after.output.find("streammap run: note: every rank of the job ended its work with status 0; " +
+                              dir.file("after.sh") + " then failed in its own shutdown (status 255"),
+            std::string::npos)
+      << after.output;
+  const ProcessResult never = runProcess(run, dir.path(), {"DISPAR_MPIEXEC=" + dir.file("never.sh")}, 120);
+  EXPECT_EQ(never.status, 255) << never.output;
+  EXPECT_EQ(never.output.find("the run succeeded"), std::string::npos) << never.output;
+}
+
 // Before: a rank killed with SIGKILL (the out-of-memory killer, `kill -9`) ended the job with hydra's
 // banner naming a process id only, and `streammap run` exited 255.
 TEST(RankDeaths, ARankKilledWithSigkillIsNamedFromTheLaunchersReport) {

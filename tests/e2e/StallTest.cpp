@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace dispar::testing {
 namespace {
 
@@ -225,6 +227,48 @@ VNODE(waiting, IN(q)) { int v, n = 0; while (q.read(v)) ++n; std::printf("n=%d\n
   const double cpu = userMinutes * 60 + userSeconds + systemMinutes * 60 + systemSeconds;
   // Two readers wait about 3 s each: spinning, 6 s of CPU; waiting patiently, a fraction of one.
   EXPECT_LT(cpu, 1.5) << result.output;
+}
+
+// The heartbeat (docs/runtime.md, "Unreachable nodes"): a rank that stops answering (here it stops
+// itself, as a node cut off or frozen would look) ends the job within DISPAR_HEARTBEAT_SECONDS + the
+// probes' 3 s, with status 6 and a report naming the rank, what it runs and its node. The same program
+// without the stop runs to its end.
+TEST(Heartbeat, ARankThatStopsAnsweringEndsTheJobNamingIt) {
+  BuiltProgram program;
+  ASSERT_NO_FATAL_FAILURE(buildProgram(R"(#include <dispar/dispar.h>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+PIPE(int, p);
+VNODE(source, OUT(p)) { for (int i = 0; i < 100000; ++i) p.write(i); }
+VNODE(sink, IN(p)) {
+  if (std::getenv("STOP_THE_SINK")) std::raise(SIGSTOP);
+  long n = 0; int v;
+  while (p.read(v)) ++n;
+  std::printf("n=%ld\n", n);
+}
+)",
+                                       program));
+  const ProcessResult live = runGrouped(program, {}, {"DISPAR_HEARTBEAT_SECONDS=1"}, 60);
+  ASSERT_EQ(live.status, 0) << live.output;
+  EXPECT_NE(live.output.find("n=100000"), std::string::npos) << live.output;
+
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult stopped = runGrouped(program, {}, {"DISPAR_HEARTBEAT_SECONDS=2", "STOP_THE_SINK=1"}, 60);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(stopped.status, 0) << stopped.output;
+  EXPECT_NE(stopped.status, 124) << "it hung\n" << stopped.output;
+  EXPECT_LT(seconds, 2 + 3 + 5) << stopped.output;  // + MPI start-up and the end
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const std::string node = host;  // the rank's node under `-launcher fork`
+  for (const std::string& line :
+       {"dispar: rank 0 (vnode 'source' (replica 0)) on node '" + node +
+            "' has not heard from every other rank for 2 s (DISPAR_HEARTBEAT_SECONDS), and these do not answer:\n",
+        "dispar:   rank 1 (vnode 'sink' (replica 0)) on node '" + node + "'\n",
+        "dispar: node '" + node + "' cannot be reached from node '" + node + "': its ranks stopped answering",
+        std::string("dispar: ending the job, status 6\n")})
+    EXPECT_NE(stopped.output.find(line), std::string::npos) << line << "\n" << stopped.output;
 }
 
 }  // namespace

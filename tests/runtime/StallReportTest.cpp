@@ -1,6 +1,7 @@
 // The stall report's wait-for graph (runtime/src/Stall.h), without MPI: the cycle found whichever
 // instance it starts from, each kind of wait, no cycle when a reader waits on any writer, and the
 // settings' parsing. The end-to-end tests (tests/e2e/StallTest.cpp) deadlock real programs.
+#include "Grouping.h"
 #include "Stall.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,57 @@ TEST(StallSettings, ReadFromTheEnvironmentWithClearErrors) {
   EXPECT_NE(error.find("DISPAR_STALL_ABORT='yes' is not 1"), std::string::npos) << error;
   ::unsetenv("DISPAR_STALL_SECONDS");
   ::unsetenv("DISPAR_STALL_ABORT");
+}
+
+TEST(StallSettings, TheHeartbeatIsOnByDefaultAndAWatchRunsForEither) {
+  std::string error;
+  ::unsetenv("DISPAR_HEARTBEAT_SECONDS");
+  auto settings = readStallSettings(error);
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->heartbeatSeconds, 30);
+  EXPECT_TRUE(settings->watching());
+  ::setenv("DISPAR_HEARTBEAT_SECONDS", "0", 1);
+  ::setenv("DISPAR_STALL_SECONDS", "0", 1);
+  settings = readStallSettings(error);
+  ASSERT_TRUE(settings);
+  EXPECT_FALSE(settings->watching());
+  ::setenv("DISPAR_HEARTBEAT_SECONDS", "4", 1);
+  settings = readStallSettings(error);
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->heartbeatSeconds, 4);
+  EXPECT_TRUE(settings->watching()) << "the heartbeat alone runs the watch";
+  ::setenv("DISPAR_HEARTBEAT_SECONDS", "soon", 1);
+  EXPECT_FALSE(readStallSettings(error));
+  EXPECT_NE(error.find("DISPAR_HEARTBEAT_SECONDS='soon' is not a number of seconds from 0 (no heartbeat)"),
+            std::string::npos)
+      << error;
+  ::unsetenv("DISPAR_HEARTBEAT_SECONDS");
+  ::unsetenv("DISPAR_STALL_SECONDS");
+}
+
+// Ranks 0 and 1 run split and work[0] on node n1; rank 2 runs work[1] and join on n2.
+RankGroups twoNodeGroups() {
+  RankGroups groups;
+  groups.instancesOfRank = {{0}, {1}, {2, 3}};
+  groups.rankOfInstance = {0, 1, 2, 2};
+  return groups;
+}
+
+TEST(UnreachableReport, NamesTheSilentRanksTheirInstancesAndTheirNode) {
+  const std::string report = formatUnreachableReport(kProgram, twoNodeGroups(), 0, {"n1", "n1", "n2"}, {2}, 30.4);
+  EXPECT_EQ(report, "rank 0 (vnode 'split' (replica 0)) on node 'n1' has not heard from every other rank for 30 s "
+                    "(DISPAR_HEARTBEAT_SECONDS), and these do not answer:\n"
+                    "  rank 2 (vnode 'work' (replica 1), vnode 'join' (replica 0)) on node 'n2'\n"
+                    "node 'n2' cannot be reached from node 'n1': failed, or a link between them is down\n"
+                    "ending the job, status 6\n");
+}
+
+TEST(UnreachableReport, NamesEveryNodeOnceAndSaysWhenTheSilentRanksShareTheReportersNode) {
+  std::string report = formatUnreachableReport(kProgram, twoNodeGroups(), 2, {"n1", "n3", "n2"}, {0, 1}, 5);
+  EXPECT_NE(report.find("nodes 'n1' and 'n3' cannot be reached from node 'n2'"), std::string::npos) << report;
+  report = formatUnreachableReport(kProgram, twoNodeGroups(), 2, {"n2", "n2", "n2"}, {0}, 5);
+  EXPECT_NE(report.find("node 'n2' cannot be reached from node 'n2': its ranks stopped answering"), std::string::npos)
+      << report;
 }
 
 }  // namespace

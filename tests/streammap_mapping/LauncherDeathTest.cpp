@@ -154,10 +154,45 @@ TEST(SilentNodes, AreTheNodesAllOfWhoseRanksEndedWithoutAWord) {
   silent = silentNodes(dir.string(), {});
   EXPECT_FALSE(silent.heard);
   EXPECT_EQ(silent.nodes.size(), 3u);
-  // A rank aborted the job: its failure explains the end.
+  // A rank aborted the job: its failure explains the end, and `streammap run` starts the launcher's grace.
+  EXPECT_FALSE(abortingRank(dir.string()));
   end(3, lang::kRankAborted);
   EXPECT_TRUE(silentNodes(dir.string(), {0}).nodes.empty());
   EXPECT_TRUE(silentNodes("", {0}).nodes.empty());
+  EXPECT_EQ(abortingRank(dir.string()), 3);
+  end(1, lang::kRankAborted);
+  EXPECT_EQ(abortingRank(dir.string()), 1) << "the lowest";
+  EXPECT_FALSE(abortingRank(""));
+  std::filesystem::remove_all(dir);
+}
+
+// The end marks' one format (dispar_lang/RankDeath.h), and the rule that makes a job's work complete:
+// every one of its ranks marked that its run returned 0.
+TEST(RankEnds, AreReadAsWrittenAndEveryRankMustHaveEndedWithZero) {
+  EXPECT_EQ(lang::formatRankEnd(false, 0), "ended 0\n");
+  EXPECT_EQ(lang::formatRankEnd(true, 0), "aborted\n");
+  EXPECT_EQ(lang::parseRankEnd("ended 3\n").status, 3);
+  EXPECT_EQ(lang::parseRankEnd("ended 3\n").how, "ended");
+  EXPECT_EQ(lang::parseRankEnd("ended\n").status, -1) << "an older mark, without its status";
+  EXPECT_EQ(lang::parseRankEnd("ended x").status, -1);
+  EXPECT_EQ(lang::parseRankEnd("aborted\n").how, "aborted");
+  EXPECT_EQ(lang::parseRankEnd("").how, "");
+
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ends-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto end = [&](int rank, bool aborted, int status) {
+    std::ofstream(dir / lang::rankEndFileName(rank)) << lang::formatRankEnd(aborted, status);
+  };
+  end(0, false, 0);
+  EXPECT_FALSE(everyRankEndedWell(dir.string(), 2)) << "rank 1 left no mark";
+  end(1, false, 2);
+  EXPECT_FALSE(everyRankEndedWell(dir.string(), 2)) << "rank 1 returned 2";
+  end(1, true, 0);
+  EXPECT_FALSE(everyRankEndedWell(dir.string(), 2)) << "rank 1 aborted the job";
+  end(1, false, 0);
+  EXPECT_TRUE(everyRankEndedWell(dir.string(), 2));
+  EXPECT_FALSE(everyRankEndedWell(dir.string(), 3));
+  EXPECT_FALSE(everyRankEndedWell("", 2));
   std::filesystem::remove_all(dir);
 }
 

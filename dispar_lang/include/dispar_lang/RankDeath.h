@@ -91,15 +91,45 @@ inline std::string formatRankRecord(const RankRecord& record) {
   return std::to_string(record.pid) + " " + record.host + " " + record.instances + "\n";
 }
 
-// How a rank ended, beside its record: a file "rank-R.end" holding kRankEnded (its run returned) or
-// kRankAborted (it ended the job: a VNODE failed). A rank with a record and neither a death line nor an
-// end mark ended without a word: where every rank of a node did so and nothing else explains the job's
-// end, `streammap run` asks whether the node still answers (streammap/LauncherDeath.h, lostNodes).
+// How a rank ended, beside its record: a file "rank-R.end" holding kRankEnded and the status its run
+// returned ("ended 0"), or kRankAborted (it ended the job: a VNODE failed, a stall, an unreachable rank).
+// A rank with a record and neither a death line nor an end mark ended without a word: where every rank of
+// a node did so and nothing else explains the job's end, `streammap run` asks whether the node still
+// answers (streammap/LauncherDeath.h, lostNodes). Where every rank ended with status 0 and the launcher
+// failed after, the run's work is complete (streammap/LauncherDeath.h, everyRankEndedWell).
 inline constexpr std::string_view kRankEndSuffix = ".end";
 inline constexpr std::string_view kRankEnded = "ended";
 inline constexpr std::string_view kRankAborted = "aborted";
 
 inline std::string rankEndFileName(int rank) { return rankRecordFileName(rank) + std::string(kRankEndSuffix); }
+
+/// An end mark's text.
+inline std::string formatRankEnd(bool aborted, int status) {
+  return aborted ? std::string(kRankAborted) + "\n" : std::string(kRankEnded) + " " + std::to_string(status) + "\n";
+}
+
+/// An end mark as read: how (kRankEnded, kRankAborted; empty: no mark) and, for kRankEnded, the status
+/// (-1 where the mark names none).
+struct RankEnd {
+  std::string how;
+  int status = -1;
+};
+inline RankEnd parseRankEnd(std::string_view text) {
+  RankEnd end;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const std::size_t space = text.find(' ');
+  end.how = std::string(text.substr(0, space));
+  if (space == std::string_view::npos || end.how != kRankEnded) return end;
+  int status = 0;
+  const std::string_view digits = text.substr(space + 1);
+  if (digits.empty() || digits.size() > 3) return end;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return end;
+    status = status * 10 + (c - '0');
+  }
+  end.status = status;
+  return end;
+}
 
 /// Reads one record (the file of rank `rank`); false when `text` is not one.
 inline bool parseRankRecord(int rank, std::string_view text, RankRecord& record) {

@@ -117,9 +117,10 @@ int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch, 
 int run(int argc, char** argv, const ProgramSpec& program, DispatchFn dispatch);
 
 /// The MPI thread level run() asks MPI_Init_thread for when it initialises MPI and every rank runs one
-/// instance: MPI_THREAD_MULTIPLE while stall detection is on (DISPAR_STALL_SECONDS, docs/runtime.md,
-/// "Stalls": its watch is a thread that calls MPI), else MPI_THREAD_SINGLE. A caller that initialises
-/// MPI itself asks for this level to get stall detection; with a lower one run() has none.
+/// instance: MPI_THREAD_MULTIPLE while stall detection or the heartbeat is on (DISPAR_STALL_SECONDS,
+/// DISPAR_HEARTBEAT_SECONDS, docs/runtime.md, "Stalls": their watch is a thread that calls MPI), else
+/// MPI_THREAD_SINGLE. A caller that initialises MPI itself asks for this level to get them; with a lower
+/// one run() has neither.
 int threadLevelForStallDetection();
 
 /// run() with `devices`: before building its ports every CG instance (VnodeSpec::usesGpu) asks it for

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -103,7 +106,7 @@ class OutputWatch {
 }  // namespace
 
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
-                const std::string& stderrPath, LaunchDeaths* deaths) {
+                const std::string& stderrPath, LaunchDeaths* deaths, const std::string& registry) {
   std::vector<char*> cargv, cenv;
   for (const std::string& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
   cargv.push_back(nullptr);
@@ -162,6 +165,15 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
   int forwarded = 0;  // the last signal passed on
   int status = 0;
   bool exited = false;
+  // When the job was told to end, and by what ("rank 3 ended the job", "SIGTERM was passed on").
+  std::optional<std::chrono::steady_clock::time_point> toldToEnd;
+  std::string toldBy;
+  bool killedLauncher = false;
+  const auto tellEnd = [&](std::string by) {
+    if (toldToEnd) return;
+    toldToEnd = std::chrono::steady_clock::now();
+    toldBy = std::move(by);
+  };
   FileDescriptor* outputs[2] = {&stdoutRead, &stderrRead};
   const int destinations[2] = {STDOUT_FILENO, STDERR_FILENO};
   const auto outputsOpen = [&] { return stdoutRead.get() >= 0 || stderrRead.get() >= 0; };
@@ -179,8 +191,22 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
     // (poll skips the closed outputs, whose descriptors are -1.)
     pollfd fds[3] = {{signals.fd(), POLLIN, 0}, {stdoutRead.get(), POLLIN, 0}, {stderrRead.get(), POLLIN, 0}};
     // Once the launcher is gone, what its children still hold open is read until it ends or goes quiet.
-    const int ready = ::poll(fds, 3, exited ? 1000 : -1);
+    // Before, the registry and the grace period are looked at twice a second.
+    const bool watching = !registry.empty() || toldToEnd;
+    const int ready = ::poll(fds, 3, exited ? 1000 : watching ? 500 : -1);
     if (ready == 0 && exited) break;
+    if (!exited && !toldToEnd)
+      if (const std::optional<int> rank = abortingRank(registry))
+        tellEnd("rank " + std::to_string(*rank) + " ended the job");
+    if (!exited && toldToEnd && !killedLauncher &&
+        std::chrono::steady_clock::now() - *toldToEnd >= std::chrono::duration<double>(kLauncherGraceSeconds)) {
+      std::fprintf(stderr,
+                   "streammap run: %s had not ended %.0f s after %s: killed it (it waits for a node it cannot "
+                   "reach, whose processes of this job end on their own)\n",
+                   argv[0].c_str(), kLauncherGraceSeconds, toldBy.c_str());
+      ::kill(pid, SIGKILL);
+      killedLauncher = true;
+    }
     for (int stream = 0; stream < 2; ++stream) {
       if (fds[stream + 1].revents == 0) continue;
       char buffer[65536];
@@ -195,6 +221,8 @@ int runLauncher(const std::vector<std::string>& argv, const std::vector<std::str
       if (signal == 0 || signal == SIGCHLD || exited) continue;  // look at the launcher again
       forwarded = signal;
       ::kill(pid, forwarded);
+      const char* name = lang::signalName(signal);
+      tellEnd(std::string(name != nullptr ? name : "a signal") + " was passed on to it");
     }
   }
   const LaunchDeaths seen = watch.deaths();

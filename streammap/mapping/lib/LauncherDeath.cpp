@@ -52,6 +52,14 @@ void forEachRankRecord(const std::string& registry, Visit visit) {
   }
 }
 
+/// Rank `rank`'s end mark in the registry (an empty `how` where it left none).
+lang::RankEnd readRankEnd(const std::string& registry, int rank) {
+  std::ifstream in(std::filesystem::path(registry) / lang::rankEndFileName(rank));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? lang::parseRankEnd(text.str()) : lang::RankEnd{};
+}
+
 std::string_view trimmed(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
@@ -127,6 +135,25 @@ std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, co
   return found;
 }
 
+std::optional<int> abortingRank(const std::string& registry) {
+  if (registry.empty()) return std::nullopt;
+  std::optional<int> found;
+  forEachRankRecord(registry, [&](const lang::RankRecord& record) {
+    if (readRankEnd(registry, record.rank).how == lang::kRankAborted && (!found || record.rank < *found))
+      found = record.rank;
+  });
+  return found;
+}
+
+bool everyRankEndedWell(const std::string& registry, int rankCount) {
+  if (registry.empty() || rankCount <= 0) return false;
+  for (int rank = 0; rank < rankCount; ++rank) {
+    const lang::RankEnd end = readRankEnd(registry, rank);
+    if (end.how != lang::kRankEnded || end.status != 0) return false;
+  }
+  return true;
+}
+
 SilentNodes silentNodes(const std::string& registry, const std::set<int>& reported) {
   if (registry.empty()) return {};
   SilentNodes result;
@@ -134,9 +161,7 @@ SilentNodes silentNodes(const std::string& registry, const std::set<int>& report
   std::map<std::string, bool> allSilent;
   bool aborted = false;
   forEachRankRecord(registry, [&](const lang::RankRecord& record) {
-    std::ifstream endMark(std::filesystem::path(registry) / lang::rankEndFileName(record.rank));
-    std::string how;
-    endMark >> how;
+    const std::string how = readRankEnd(registry, record.rank).how;
     aborted = aborted || how == lang::kRankAborted;
     const bool silent = how.empty() && reported.count(record.rank) == 0;
     result.heard = result.heard || !silent;

@@ -957,10 +957,11 @@ int runCommand(const Args& args) {
             siblingPath(m.output, ".rankfile"),
             "-n",
             std::to_string(lang::rankCountOf(record.ranks))};
-    // Open MPI passes the environment to remote ranks only when told.
-    argv.insert(argv.end(), {"-x", lang::kRankRegistryVariable});
-    if (!profilePath.empty()) argv.insert(argv.end(), {"-x", "DISPAR_PROFILE"});
-    if (!tracePath.empty()) argv.insert(argv.end(), {"-x", "DISPAR_TRACE"});
+    // Open MPI passes the environment to remote ranks only when told: every DISPAR_ variable, the runtime's
+    // settings (DISPAR_HEARTBEAT_SECONDS...) and what streammap set (the rank registry, the profile).
+    for (const std::string& entry : environment)
+      if (entry.rfind("DISPAR_", 0) == 0 && entry.find('=') != std::string::npos)
+        argv.insert(argv.end(), {"-x", entry.substr(0, entry.find('='))});
   } else {
     const char* mpiexec = std::getenv("DISPAR_MPIEXEC");
     argv = {mpiexec && *mpiexec ? mpiexec : DISPAR_MPIEXEC_PATH};
@@ -971,8 +972,19 @@ int runCommand(const Args& args) {
   // streammap stays the job's supervisor: ^C or a timeout's SIGTERM reaches the launcher, which stops
   // every rank.
   LaunchDeaths deaths;
-  const int status = runLauncher(argv, environment, error, "", &deaths);
+  int status = runLauncher(argv, environment, error, "", &deaths, registry.path());
   if (status < 0) return fail("run", error);
+  // Every rank ended its work with status 0 and said so; the launcher failed in its own shutdown after
+  // (hydra exits 255 when DISPAR_FINALIZE_SECONDS ends ranks that MPICH's MPI_Finalize held over TCP).
+  const bool interrupted = status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP;
+  if (status > 0 && !interrupted && deaths.rankSignal == 0 && !deaths.launcherDeath &&
+      everyRankEndedWell(registry.path(), lang::rankCountOf(record.ranks))) {
+    std::fprintf(stderr,
+                 "streammap run: note: every rank of the job ended its work with status 0; %s then failed in its "
+                 "own shutdown (status %d; MPICH over TCP: docs/cluster.md, \"MPICH over TCP\"): the run succeeded\n",
+                 argv[0].c_str(), status);
+    status = 0;
+  }
   int rankSignal = deaths.rankSignal;
   if (rankSignal == 0 && deaths.launcherDeath) {
     // No rank said how it died (SIGKILL cannot be caught): the launcher's report, with the rank's record.

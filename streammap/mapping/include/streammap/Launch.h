@@ -31,8 +31,16 @@ struct LaunchDeaths {
 /// death lines (dispar_lang/RankDeath.h) and the launcher's own reports (LauncherDeath.h), into `deaths`.
 /// With `stderrPath`, its standard error goes to that file instead (created or truncated), its standard
 /// output straight to ours, and neither is read.
+///
+/// Once the job has been told to end (a signal forwarded, or a rank's end mark in the rank registry
+/// `registry` saying it aborted the job), the launcher has kLauncherGraceSeconds to end; then it is
+/// killed, with a line saying so: a launcher that cannot reach one of its nodes (a link down) would
+/// otherwise wait for it for TCP's timeouts, or forever.
 int runLauncher(const std::vector<std::string>& argv, const std::vector<std::string>& environment, std::string& error,
-                const std::string& stderrPath = "", LaunchDeaths* deaths = nullptr);
+                const std::string& stderrPath = "", LaunchDeaths* deaths = nullptr, const std::string& registry = "");
+
+/// How long a launcher has to end once its job has been told to.
+inline constexpr double kLauncherGraceSeconds = 10;
 
 /// Runs `argv` (searched in PATH) with environment `environment`, its output discarded, for at most
 /// `timeoutSeconds`; its exit status, 128 + the signal that ended it, or -1 when it could not be started

@@ -54,6 +54,14 @@ struct SilentNodes {
   bool heard = false;             // another rank of the job ended or reported its death
 };
 
+/// The lowest rank whose end mark in the registry says it ended the job (kRankAborted: a VNODE failed, a
+/// stall or an unreachable rank); nullopt when none has, or without a registry.
+std::optional<int> abortingRank(const std::string& registry);
+
+/// Whether each of the job's `rankCount` ranks marked in the registry that its run returned status 0: the
+/// job's work is complete, whatever the launcher says of its own shutdown after.
+bool everyRankEndedWell(const std::string& registry, int rankCount);
+
 /// The silent nodes of a job that failed; none where a rank aborted the job (its failure explains the
 /// end) or without a registry.
 SilentNodes silentNodes(const std::string& registry, const std::set<int>& reported);
