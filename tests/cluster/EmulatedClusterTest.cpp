@@ -3,6 +3,7 @@
 // parallel) and takes it down at the end; the launchers reach the nodes through emucluster-rsh, the user's
 // commands unchanged. Ranks on different nodes talk over TCP: the tests count the bytes on the nodes'
 // links. Needs root (label `cluster`).
+#include "Placements.h"
 #include "Process.h"
 
 #include <gtest/gtest.h>
@@ -29,6 +30,7 @@ namespace {
 const std::string kScripts = std::string(DISPAR_SOURCE_DIR) + "/tests/cluster";
 const std::string kEmucluster = kScripts + "/emucluster.sh";
 const std::string kRsh = kScripts + "/emucluster-rsh";
+const std::string kPostgresScript = std::string(DISPAR_SOURCE_DIR) + "/tests/streammap_resources/postgres_server.sh";
 
 /// One node of a description: its name, cores x speed (the CPU quota) and link rate (0: not shaped).
 struct EmulatedNode {
@@ -129,30 +131,6 @@ void build(const ScratchDir& dir, const std::string& source, const std::string& 
   dir.write(binary + ".dsp", readFile(source));
   const ProcessResult built = runProcess({DISPARCC_PATH, "--mpi", mpi, binary + ".dsp", "-o", binary}, dir.path());
   ASSERT_EQ(built.status, 0) << built.output;
-}
-
-/// (vnode, replica) -> host, from the ranks' own "placed VNODE REPLICA HOST ..." lines.
-std::map<std::pair<std::string, int>, std::string> placements(const std::string& output) {
-  std::map<std::pair<std::string, int>, std::string> placed;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string tag, vnode, host;
-    int replica = -1;
-    if (words >> tag >> vnode >> replica >> host && tag == "placed") placed[{vnode, replica}] = host;
-  }
-  return placed;
-}
-
-/// Every instance ran on the host its mapping names.
-void expectPlacedAsMapped(const std::string& output, const std::string& mapPath) {
-  const auto placed = placements(output);
-  const nlohmann::json map = nlohmann::json::parse(readFile(mapPath));
-  for (const nlohmann::json& rank : map.at("ranks")) {
-    const auto key = std::make_pair(rank.at("vnode").get<std::string>(), rank.at("replica").get<int>());
-    ASSERT_TRUE(placed.count(key)) << key.first << " " << key.second << " did not report\n" << output;
-    EXPECT_EQ(placed.at(key), rank.at("host").get<std::string>()) << key.first << " replica " << key.second;
-  }
 }
 
 // transfer.dsp: 64 blocks of 8192 doubles, block b holding b * 0.5 + i.
@@ -289,7 +267,8 @@ bool within(double seconds, Done done) {
   return done();
 }
 
-/// A PostgreSQL server on the cluster's bridge (postgres_on_bridge.sh) for the life of the object.
+/// A PostgreSQL server on the cluster's bridge for the life of the object (the tests' one recipe:
+/// tests/streammap_resources/postgres_server.sh, given the bridge's address).
 class BridgePostgres {
  public:
   explicit BridgePostgres(const std::string& address) {
@@ -300,8 +279,8 @@ class BridgePostgres {
       return;
     }
     dir_ = pattern;
-    const ProcessResult started = runProcess(
-        {"bash", kScripts + "/postgres_on_bridge.sh", "start", DISPAR_POSTGRESQL_BINDIR, dir_, address}, ".", {}, 120);
+    const ProcessResult started =
+        runProcess({"bash", kPostgresScript, "start", DISPAR_POSTGRESQL_BINDIR, dir_, address}, ".", {}, 120);
     if (started.status == 0)
       url_ = trimmed(started.output);
     else
@@ -309,7 +288,7 @@ class BridgePostgres {
   }
   ~BridgePostgres() {
     if (dir_.empty()) return;
-    runProcess({"bash", kScripts + "/postgres_on_bridge.sh", "stop", DISPAR_POSTGRESQL_BINDIR, dir_}, ".", {}, 60);
+    runProcess({"bash", kPostgresScript, "stop", DISPAR_POSTGRESQL_BINDIR, dir_}, ".", {}, 60);
   }
   BridgePostgres(const BridgePostgres&) = delete;
   BridgePostgres& operator=(const BridgePostgres&) = delete;
@@ -473,7 +452,7 @@ TEST(EmulatedCluster, NodesJoinAndDropOutAndTheNextRunMapsAccordingly) {
   ASSERT_EQ(run.status, 0) << run.output;
   expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
   std::set<std::string> hosts;
-  for (const auto& [instance, host] : placements(run.output)) hosts.insert(host);
+  for (const auto& [instance, host] : placedHosts(run.output)) hosts.insert(host);
   EXPECT_EQ(hosts, (std::set<std::string>{"fast", "slow"})) << "the joined node used, the dead one not\n" << run.output;
 }
 
@@ -497,7 +476,7 @@ TEST(EmulatedCluster, OpenMpiRanksRunWhereTheMappingSays) {
   EXPECT_NE(run.output.find("sum=" + std::to_string(expected)), std::string::npos) << run.output;
   expectPlacedAsMapped(run.output, dir.file("placement.map.json"));
   std::set<std::string> hosts;
-  for (const auto& [instance, host] : placements(run.output)) hosts.insert(host);
+  for (const auto& [instance, host] : placedHosts(run.output)) hosts.insert(host);
   EXPECT_GE(hosts.size(), 2u) << "six instances on one-core nodes use more than one\n" << run.output;
 }
 
@@ -601,7 +580,7 @@ TEST(EmulatedCluster, SlurmRunsAndBatchJobsAcrossTheNodes) {
     ASSERT_EQ(run.status, 0) << mpi << "\n" << run.output;
     EXPECT_NE(run.output.find(expected), std::string::npos) << mpi << "\n" << run.output;
     expectPlacedAsMapped(run.output, dir.file(binary + ".map.json"));
-    EXPECT_EQ(placements(run.output).at({"sink", 0}), "half") << run.output;
+    EXPECT_EQ(placedHosts(run.output).at({"sink", 0}), "half") << run.output;
     EXPECT_GE(cluster.linkBytes("half") - before, kTransferBytes) << mpi << ": the blocks did not cross the network";
   }
 
@@ -615,7 +594,7 @@ TEST(EmulatedCluster, SlurmRunsAndBatchJobsAcrossTheNodes) {
   ASSERT_EQ(batch.status, 0) << batch.output << readFile(dir.file("job.out"));
   const std::string out = readFile(dir.file("job.out"));
   EXPECT_NE(out.find(expected), std::string::npos) << out;
-  const auto placed = placements(out);
+  const auto placed = placedHosts(out);
   EXPECT_EQ(placed.at({"source", 0}), "fast") << out;
   EXPECT_EQ(placed.at({"sink", 0}), "half") << out;
 }

@@ -1,7 +1,7 @@
-// A throw-away PostgreSQL server for the tests of the resource database's PostgreSQL backend: initdb
-// and pg_ctl (DISPAR_POSTGRESQL_BINDIR) in a fresh temporary directory, listening only on a unix socket
-// in that directory, on a port picked by binding port 0. Under root (CI) it runs as the 'postgres'
-// system user (else 'nobody'), which owns the directory. It starts the first time a test asks for it
+// A throw-away PostgreSQL server for the tests of the resource database's PostgreSQL backend:
+// postgres_server.sh (beside this file: initdb and pg_ctl from DISPAR_POSTGRESQL_BINDIR) in a fresh
+// temporary directory, listening only on a unix socket in that directory. Under root (CI) it runs as the
+// 'postgres' system user (else 'nobody'), which owns the directory. It starts the first time a test asks for it
 // and is stopped and deleted once the test binary's tests have run, whether they passed or not (a
 // GoogleTest global environment).
 #ifndef STREAMMAP_RESOURCES_POSTGRES_SERVER_H
@@ -37,9 +37,8 @@ class PostgresServer {
  private:
   PostgresServer();
   void stop();
-  std::string pgCtl(const std::string& arguments) const;
 
-  std::string bin_, dir_, runAs_;
+  std::string bin_, dir_;
   int port_ = 0;
   int next_ = 0;
   int owner_ = 0;  // pid of the process that started it
