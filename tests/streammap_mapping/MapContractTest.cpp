@@ -194,5 +194,35 @@ TEST(MapPlanner, ADefaultRoundRobinToUnequalReplicasIsDealtOnDemand) {
   EXPECT_EQ(error, "map.demand_pipes[0]: expected a pipe name, got 3");
 }
 
+// A reader dealt on demand carries its share of the stream's bytes, not the whole stream (bench/cluster:
+// paper's mapping of examples/fanout put a dealt replica behind a slow link, round-robin's a single
+// reader, and the model priced both the same where paper's ran 1.5x faster). Round-robin over a (source
+// and sink), b (speed 3) and c (speed 1, a 1 MB/s link): work[0] on b, work[1] on c, times 10/3 and 10,
+// shares 1.5 and 0.5; c's link carries half of the 10000-byte messages of a round-robin turn.
+TEST(MapPlanner, AReplicaDealtOnDemandCarriesItsShareOfTheBytes) {
+  lang::Rtg rtg = rtgOf({vertex(0, "source", Requirement::CO), vertex(1, "work", Requirement::CO, 10),
+                         vertex(2, "work", Requirement::CO, 10), vertex(3, "sink", Requirement::CO)},
+                        {edge(0, 1, 10000), edge(0, 2, 10000), edge(1, 3, 8), edge(2, 3, 8)});
+  rtg.vertices[1].replicas = rtg.vertices[2].replicas = 2;
+  rtg.vertices[2].replica = 1;
+  for (lang::RtgEdge& e : rtg.edges) {
+    e.pipe = e.from == 0 ? "p" : "q";
+    e.mayDealOnDemand = e.from == 0;
+  }
+  Cluster cluster;
+  cluster.nodes = {node("a", 1), node("b", 1, {}, 3.0), node("c", 1)};
+  cluster.nodes[2].bandwidthBytesPerSec = 1e6;
+  MapSettings settings;
+  settings.algorithm = Algorithm::RoundRobin;
+  MappingOutcome o;
+  std::string error;
+  ASSERT_TRUE(planMapping(rtg, cluster, settings, o, error)) << error;
+  ASSERT_EQ(o.result.nodeOf, (std::vector<int>{0, 1, 2, 0}));
+  ASSERT_EQ(o.demandPipes, std::vector<std::string>{"p"});
+  const NodeCost& c = o.evaluation.nodes[2];
+  EXPECT_NEAR(c.net, (0.5 * 10000 + 0.5 * 8) / 1e6, 2e-4) << "the whole stream would be 0.01";
+  EXPECT_NEAR(c.cpu, 0.5 * 10, 1e-9);
+}
+
 }  // namespace
 }  // namespace dispar::streammap
