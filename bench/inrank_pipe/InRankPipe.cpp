@@ -3,10 +3,16 @@
 // std::vector&)`: one copy, into a vector the reader gave back) and with moved writes
 // (`write(std::move(v))`: no copy), and compares each with memcpy of the same bytes between two
 // long-lived buffers in the same run. Best of several runs per case. Run it without mpiexec (MPI
-// singleton) or with `mpiexec -n 1`.
+// singleton) or with `mpiexec -n 1`. With `--busy`, a process of its own spins on one core for the whole
+// run, memcpy's included: the node has fewer free cores than the rank has instances, the situation
+// grouping is made for (issue 38's target there: copying >= 0.5 of memcpy at every size).
 #include <dispar/runtime.h>
 
 #include <mpi.h>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -91,11 +97,25 @@ double memcpySeconds(std::vector<unsigned char>& target) {
 
 }  // namespace
 
+/// A process that spins until killed, competing for the cores.
+pid_t startCompetitor() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    for (volatile unsigned long spin = 0;; spin = spin + 1) {
+    }
+  }
+  return pid;
+}
+
 int main(int argc, char** argv) {
+  bool busy = false;
+  for (int i = 1; i < argc; ++i) busy = busy || std::strcmp(argv[i], "--busy") == 0;
+  // Before MPI starts: a child forked later would be MPI's to account for.
+  const pid_t competitor = busy ? startCompetitor() : -1;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  std::printf("in-rank pipe (writer and reader grouped in one rank) vs memcpy of the same bytes, best of %d\n",
-              kRepetitions);
+  std::printf("in-rank pipe (writer and reader grouped in one rank) vs memcpy of the same bytes, best of %d%s\n",
+              kRepetitions, busy ? ", one busy process competing for the cores" : "");
   std::printf("%10s %14s %14s %10s %16s %14s\n", "bytes", "memcpy GB/s", "copying GB/s", "ratio", "moved GB/s-eq",
               "moved ratio");
   double worstCopyRatio = 1e9;
@@ -118,7 +138,11 @@ int main(int argc, char** argv) {
     std::printf("%10zu %14.2f %14.2f %9.2fx %16.1f %13.1fx\n", bytes, memcpyRate, copyRate, copyRate / memcpyRate,
                 movedRate, movedRate / memcpyRate);
   }
-  std::printf("worst copying ratio (target >= 0.80): %.2f\n", worstCopyRatio);
+  std::printf("worst copying ratio (target >= %.2f): %.2f\n", busy ? 0.5 : 0.8, worstCopyRatio);
   MPI_Finalize();
+  if (competitor > 0) {
+    ::kill(competitor, SIGKILL);
+    ::waitpid(competitor, nullptr, 0);
+  }
   return 0;
 }
