@@ -55,6 +55,20 @@ std::vector<std::string> gatherNodeNames(MPI_Comm comm) {
   return names;
 }
 
+/// Writes `text` to standard error in one write, every line with the runtime's prefix.
+void reportLines(const std::string& text) {
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    out += "dispar: " + text.substr(begin, end - begin) + "\n";
+    begin = end == std::string::npos ? text.size() : end + 1;
+  }
+  std::fflush(stdout);
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+}
+
 std::string pipeName(const ProgramSpec& program, int pipe) {
   return pipe >= 0 && pipe < program.pipeCount ? std::string("'") + program.pipes[pipe].name + "'" : "?";
 }
@@ -242,8 +256,7 @@ std::string formatUnreachableReport(const ProgramSpec& program, const RankGroups
   for (std::size_t k = 0; k < nodes.size(); ++k)
     named += (k == 0 ? "" : k + 1 == nodes.size() ? " and " : ", ") + ("'" + nodes[k] + "'");
   const bool sameNode = nodes.size() == 1 && nodes.front() == nodeOf(rank);
-  text += (nodes.size() == 1 ? "node " : "nodes ") + named + " cannot" + " be reached from node '" + nodeOf(rank) +
-          "': " +
+  text += (nodes.size() == 1 ? "node " : "nodes ") + named + " cannot be reached from node '" + nodeOf(rank) + "': " +
           (sameNode ? "its ranks stopped answering (stopped, or stuck outside the program)"
                     : "failed, or a link between them is down") +
           "\n";
@@ -351,17 +364,7 @@ void StallWatch::checkPeers(double waitedSeconds) {
   std::vector<int> silent;
   for (std::size_t k = 0; k < peers.size(); ++k)
     if (!answered[k]) silent.push_back(peers[k]);
-  const std::string text = formatUnreachableReport(program_, groups_, rank_, nodeOfRank_, silent, waitedSeconds);
-  std::string out;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    const std::size_t end = text.find('\n', begin);
-    out += "dispar: " + text.substr(begin, end - begin) + "\n";
-    begin = end == std::string::npos ? text.size() : end + 1;
-  }
-  std::fflush(stdout);
-  std::fputs(out.c_str(), stderr);
-  std::fflush(stderr);
+  reportLines(formatUnreachableReport(program_, groups_, rank_, nodeOfRank_, silent, waitedSeconds));
   // As reportStall: give the launcher a moment to pass the report on before the job is torn down. The
   // requests to the silent ranks are left as they are: the process ends here.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -450,17 +453,7 @@ void StallWatch::reportStall() {
   }
   std::string text = formatStallReport(program_, states, settings_.seconds);
   if (settings_.abort) text += "ending the job (DISPAR_STALL_ABORT=1), status 4\n";
-  // One write, every line with the runtime's prefix.
-  std::string out;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    const std::size_t end = text.find('\n', begin);
-    out += "dispar: " + text.substr(begin, end - begin) + "\n";
-    begin = end == std::string::npos ? text.size() : end + 1;
-  }
-  std::fflush(stdout);
-  std::fputs(out.c_str(), stderr);
-  std::fflush(stderr);
+  reportLines(text);
   if (!settings_.abort) return;
   // Hydra forwards output asynchronously and may tear the job down before it has passed the report on
   // (as abortJob does, give it a moment).
