@@ -702,11 +702,16 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   if (window == 0) return session.finish(kLaunchErrorExit);
   const StallSettings stallSettings = agreedStallSettings(rank, *stall, session.threadLevel(), session.ownsMpi());
   // Where the instance's GPU is chosen: its rank's position on the node (collective).
-  // Which ranks share a node, gathered once when first needed (a collective; every rank needs it at the
-  // same points, for the GPU choice, the oversubscription test and the trace's clock).
+  // Each rank's node, gathered once when first needed (a collective; every rank needs it at the same
+  // points, for the GPU choice, the oversubscription test, the trace's clock and the heartbeat's report).
+  std::optional<std::vector<std::string>> gatheredNodes;
+  const auto nodeNames = [&]() -> const std::vector<std::string>& {
+    if (!gatheredNodes) gatheredNodes = gatherNodeNames();
+    return *gatheredNodes;
+  };
   std::optional<std::vector<int>> gatheredLeaders;
   const auto leaders = [&]() -> const std::vector<int>& {
-    if (!gatheredLeaders) gatheredLeaders = nodeLeaders();
+    if (!gatheredLeaders) gatheredLeaders = nodeLeaders(nodeNames());
     return *gatheredLeaders;
   };
   const std::pair<int, int> local =
@@ -724,7 +729,7 @@ int run(int argc, char** argv, const ProgramSpec& declared, DispatchFn dispatch,
   const auto activityOf = [&](std::size_t i) { return activities.empty() ? nullptr : &activities[i]; };
   std::unique_ptr<StallWatch> stallWatch;
   if (stallSettings.watching())
-    stallWatch = std::make_unique<StallWatch>(program, groups, rank, stallSettings, activities);
+    stallWatch = std::make_unique<StallWatch>(program, groups, rank, stallSettings, activities, nodeNames());
 #ifndef DISPAR_TARGET_SMPI
   {
     std::string names;

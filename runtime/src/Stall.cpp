@@ -1,7 +1,5 @@
 #include "Stall.h"
 
-#include <dispar/dispar.h>
-
 #include "DeathReport.h"
 #include "Grouping.h"
 #include "MpiCheck.h"
@@ -13,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace dispar::rt {
 
@@ -34,25 +33,9 @@ constexpr double kProbeAnswerSeconds = 3;
 /// The probes' tags on the watch's probe communicator.
 constexpr int kProbeTag = 1;
 constexpr int kAnswerTag = 2;
-/// The longest node name gathered for the reports.
-constexpr int kNodeNameBytes = 256;
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// Every rank's node, gathered on `comm` (collective).
-std::vector<std::string> gatherNodeNames(MPI_Comm comm) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  char mine[kNodeNameBytes] = {};
-  const std::string name = node_name();
-  std::memcpy(mine, name.data(), std::min<std::size_t>(name.size(), kNodeNameBytes - 1));
-  std::vector<char> all(static_cast<std::size_t>(size) * kNodeNameBytes);
-  DISPAR_MPI(MPI_Allgather, mine, kNodeNameBytes, MPI_CHAR, all.data(), kNodeNameBytes, MPI_CHAR, comm);
-  std::vector<std::string> names;
-  for (int r = 0; r < size; ++r) names.emplace_back(all.data() + static_cast<std::size_t>(r) * kNodeNameBytes);
-  return names;
 }
 
 /// Writes `text` to standard error in one write, every line with the runtime's prefix.
@@ -265,11 +248,11 @@ std::string formatUnreachableReport(const ProgramSpec& program, const RankGroups
 }
 
 StallWatch::StallWatch(const ProgramSpec& program, const RankGroups& groups, int rank, const StallSettings& settings,
-                       std::vector<InstanceActivity>& activities)
-    : program_(program), groups_(groups), rank_(rank), settings_(settings), activities_(activities) {
+                       std::vector<InstanceActivity>& activities, std::vector<std::string> nodeOfRank)
+    : program_(program), groups_(groups), rank_(rank), settings_(settings), activities_(activities),
+      nodeOfRank_(std::move(nodeOfRank)) {
   DISPAR_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &comm_);
   DISPAR_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &probeComm_);
-  nodeOfRank_ = gatherNodeNames(comm_);
   DISPAR_MPI(MPI_Irecv, &probeFrom_, 1, MPI_INT, MPI_ANY_SOURCE, kProbeTag, probeComm_, &probeIn_);
   thread_ = std::thread([this] { run(); });
 }

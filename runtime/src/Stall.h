@@ -100,7 +100,8 @@ std::optional<StallSettings> readStallSettings(std::string& error);
 
 /// A number of seconds from the environment variable `name`, from 0 to 1000000: `fallback` when it is
 /// unset or empty; nullopt with `error` ("NAME='x' is not a number of seconds from 0 (ZERO) to 1000000",
-/// `zeroMeans` saying what 0 does) when it is not one. DISPAR_STALL_SECONDS, DISPAR_FINALIZE_SECONDS.
+/// `zeroMeans` saying what 0 does) when it is not one. DISPAR_STALL_SECONDS, DISPAR_HEARTBEAT_SECONDS,
+/// DISPAR_FINALIZE_SECONDS.
 std::optional<double> readSecondsVariable(const char* name, double fallback, const char* zeroMeans, std::string& error);
 
 /// The report for the instances' states, by instance (pure, for tests): one line per blocked instance,
@@ -124,8 +125,9 @@ std::string formatUnreachableReport(const ProgramSpec& program, const RankGroups
 /// instances have finished; the destructor returns once every rank's have).
 class StallWatch {
  public:
+  /// `nodeOfRank`: each rank's node (gatherNodeNames(), NodeLeaders.h), for the heartbeat's report.
   StallWatch(const ProgramSpec& program, const RankGroups& groups, int rank, const StallSettings& settings,
-             std::vector<InstanceActivity>& activities);
+             std::vector<InstanceActivity>& activities, std::vector<std::string> nodeOfRank);
   ~StallWatch();
   StallWatch(const StallWatch&) = delete;
   StallWatch& operator=(const StallWatch&) = delete;
@@ -152,7 +154,7 @@ class StallWatch {
   MPI_Request probeIn_ = MPI_REQUEST_NULL;
   int probeFrom_ = 0;
   std::vector<MPI_Request> answers_;
-  std::vector<std::string> nodeOfRank_;  // each rank's node (dispar::node_name()), gathered at the start
+  const std::vector<std::string> nodeOfRank_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool rankFinished_ = false;

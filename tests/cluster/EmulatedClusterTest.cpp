@@ -135,11 +135,14 @@ void build(const ScratchDir& dir, const std::string& source, const std::string& 
 
 // transfer.dsp: 64 blocks of 8192 doubles, block b holding b * 0.5 + i.
 constexpr long kTransferCount = 64L * 8192;
-double transferSum() {
+/// The line transfer.dsp's sink prints, computed here.
+std::string transferResult() {
   double sum = 0;
   for (int b = 0; b < 64; ++b)
     for (int i = 0; i < 8192; ++i) sum += b * 0.5 + i;
-  return sum;
+  char line[64];
+  std::snprintf(line, sizeof line, "count=%ld sum=%.1f", kTransferCount, sum);
+  return line;
 }
 constexpr long long kTransferBytes = 64LL * 8192 * 8;
 
@@ -166,8 +169,7 @@ void runTransferAcrossNodes(const std::string& mpi, const std::vector<EmulatedNo
                                       dir.path(), cluster.launcherEnvironment());
   ASSERT_EQ(run.status, 0) << run.output;
   const long long crossed = cluster.linkBytes(hostOf["sink"]) - before;
-  char expected[64];
-  std::snprintf(expected, sizeof expected, "count=%ld sum=%.1f", kTransferCount, transferSum());
+  const std::string expected = transferResult();
   EXPECT_NE(run.output.find(expected), std::string::npos) << run.output;
   // Debian's MPICH over TCP sometimes holds a rank in MPI_Finalize after the work is done, also on two
   // nodes under load (about 1 run in 12 here; docs/cluster.md, "MPICH over TCP"): bounded, and the run
@@ -562,8 +564,7 @@ TEST(EmulatedCluster, SlurmRunsAndBatchJobsAcrossTheNodes) {
   const ProcessResult imported = streammap({"cluster", "import", "--slurm", "--db", "r.db"}, dir.path(), env);
   ASSERT_EQ(imported.status, 0) << imported.output;
   EXPECT_NE(imported.output.find("imported 3 nodes from Slurm"), std::string::npos) << imported.output;
-  char expected[64];
-  std::snprintf(expected, sizeof expected, "count=%ld sum=%.1f", kTransferCount, transferSum());
+  const std::string expected = transferResult();
   const std::vector<std::string> mapping = {"--db", "r.db", "--algorithm", "round-robin", "--rank-per-instance"};
   std::vector<std::string> mpis = {"mpich"};
 #ifdef DISPAR_HAVE_OPENMPI

@@ -7,6 +7,7 @@
 #ifndef DISPAR_LANG_RANK_DEATH_H
 #define DISPAR_LANG_RANK_DEATH_H
 
+#include <charconv>
 #include <csignal>
 #include <string>
 #include <string_view>
@@ -120,14 +121,10 @@ inline RankEnd parseRankEnd(std::string_view text) {
   const std::size_t space = text.find(' ');
   end.how = std::string(text.substr(0, space));
   if (space == std::string_view::npos || end.how != kRankEnded) return end;
-  int status = 0;
   const std::string_view digits = text.substr(space + 1);
-  if (digits.empty() || digits.size() > 3) return end;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return end;
-    status = status * 10 + (c - '0');
-  }
-  end.status = status;
+  int status = -1;
+  const auto [past, error] = std::from_chars(digits.data(), digits.data() + digits.size(), status);
+  if (error == std::errc() && past == digits.data() + digits.size() && status >= 0) end.status = status;
   return end;
 }
 

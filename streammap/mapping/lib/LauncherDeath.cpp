@@ -52,12 +52,33 @@ void forEachRankRecord(const std::string& registry, Visit visit) {
   }
 }
 
-/// Rank `rank`'s end mark in the registry (an empty `how` where it left none).
-lang::RankEnd readRankEnd(const std::string& registry, int rank) {
-  std::ifstream in(std::filesystem::path(registry) / lang::rankEndFileName(rank));
+/// The end mark in file `file` (an empty `how` where there is none).
+lang::RankEnd readRankEndFile(const std::filesystem::path& file) {
+  std::ifstream in(file);
   std::ostringstream text;
   text << in.rdbuf();
   return in ? lang::parseRankEnd(text.str()) : lang::RankEnd{};
+}
+
+/// Rank `rank`'s end mark in the registry (an empty `how` where it left none).
+lang::RankEnd readRankEnd(const std::string& registry, int rank) {
+  return readRankEndFile(std::filesystem::path(registry) / lang::rankEndFileName(rank));
+}
+
+/// Calls `visit(rank, end)` with every end mark in the registry folder (files "rank-R.end"), reading
+/// nothing else: `streammap run` looks twice a second while its job runs.
+template <typename Visit>
+void forEachRankEnd(const std::string& registry, Visit visit) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string_view prefix = lang::kRankRecordPrefix;
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    std::size_t at = prefix.size();
+    long rank = 0;
+    if (!readNumber(name, at, rank) || name.substr(at) != lang::kRankEndSuffix) continue;
+    visit(static_cast<int>(rank), readRankEndFile(entry.path()));
+  }
 }
 
 std::string_view trimmed(std::string_view text) {
@@ -138,9 +159,8 @@ std::optional<lang::RankRecord> recordOfDeadRank(const std::string& registry, co
 std::optional<int> abortingRank(const std::string& registry) {
   if (registry.empty()) return std::nullopt;
   std::optional<int> found;
-  forEachRankRecord(registry, [&](const lang::RankRecord& record) {
-    if (readRankEnd(registry, record.rank).how == lang::kRankAborted && (!found || record.rank < *found))
-      found = record.rank;
+  forEachRankEnd(registry, [&](int rank, const lang::RankEnd& end) {
+    if (end.how == lang::kRankAborted && (!found || rank < *found)) found = rank;
   });
   return found;
 }
