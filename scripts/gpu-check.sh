@@ -10,6 +10,7 @@
 #   scripts/gpu-check.sh [run]                 there, from the repository root with gpu-check/ carried
 #                                              over: runs everything on the GPU, prints one summary;
 #                                              exit status 0 only when every check passed
+#                                              (GPU_CHECK_TIMEOUT: seconds a program may run, 300)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 checkdir="$root/gpu-check"
@@ -163,7 +164,7 @@ run() {
     local start end output status
     start=$(date +%s.%N)
     set +e
-    output=$(cd "$here" && timeout 300 mpiexec.hydra -launcher fork -n "$ranks" "$@" 2>&1 </dev/null)
+    output=$(cd "$here" && timeout "${GPU_CHECK_TIMEOUT:-300}" mpiexec.hydra -launcher fork -n "$ranks" "$@" 2>&1 </dev/null)
     status=$?
     set -e
     end=$(date +%s.%N)
