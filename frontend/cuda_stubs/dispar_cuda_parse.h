@@ -87,7 +87,8 @@ struct dim3 {
   X(cudaSuccess) X(cudaErrorInvalidValue) X(cudaErrorMemoryAllocation) X(cudaErrorInvalidConfiguration) \
   X(cudaErrorInvalidDevicePointer) X(cudaErrorInvalidMemcpyDirection) X(cudaErrorInvalidDeviceFunction) \
   X(cudaErrorNoDevice) X(cudaErrorInvalidDevice) X(cudaErrorInvalidResourceHandle) X(cudaErrorNotReady) \
-  X(cudaErrorLaunchOutOfResources) X(cudaErrorLaunchFailure) X(cudaErrorNotSupported) X(cudaErrorUnknown)
+  X(cudaErrorLaunchOutOfResources) X(cudaErrorLaunchFailure) X(cudaErrorCooperativeLaunchTooLarge)              \
+  X(cudaErrorLaunchMaxDepthExceeded) X(cudaErrorNotSupported) X(cudaErrorUnknown)
 #define DISPAR_CUDA_PARSE_COPY_KINDS(X)                                                     \
   X(cudaMemcpyHostToHost) X(cudaMemcpyHostToDevice) X(cudaMemcpyDeviceToHost) X(cudaMemcpyDeviceToDevice) \
   X(cudaMemcpyDefault)
@@ -153,6 +154,14 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
 template <class T>
 cudaError_t cudaLaunchKernel(T* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem = 0,
                              cudaStream_t stream = 0);
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem = 0, cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaLaunchCooperativeKernel(T* func, dim3 gridDim, dim3 blockDim, void** args, std::size_t sharedMem = 0,
+                                        cudaStream_t stream = 0);
+template <class T>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T func, int blockSize,
+                                                          std::size_t dynamicSMemSize);
 // (A using-declaration, which names an overload set too, fails for a name not declared above.)
 #define DISPAR_GPU_RUNTIME_SPECIAL(name)                                                                               \
   namespace dispar_cuda_parse_check {                                                                                  \

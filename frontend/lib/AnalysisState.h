@@ -93,6 +93,7 @@ struct AnalysisState {
   std::vector<const clang::VarDecl*> deviceVariables;       // __constant__ / __device__ globals
   std::vector<const clang::CallExpr*> runtimeCalls;         // GPU library calls in host code
   std::vector<const clang::CUDAKernelCallExpr*> launches;
+  bool launchesInDeviceCode = false;  // dynamic parallelism: a GPU build needs separate compilation
   std::vector<HostUnsupported> hostUnsupported;
   std::vector<clang::SourceLocation> hostlessArchConditionals;  // `#if __CUDA_ARCH__` with no host branch
   std::vector<clang::SourceLocation> archComparisons;           // `__CUDA_ARCH__` compared in an #if / #elif

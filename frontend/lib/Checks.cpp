@@ -191,6 +191,8 @@ void GpuUseCollector::run(const MatchFinder::MatchResult& result) {
     // A launch in a template is rewritten once, in the template: its instantiations share the text.
     const auto* where = result.Nodes.getNodeAs<clang::FunctionDecl>("fn");
     if (!where->getTemplateInstantiationPattern()) state_.launches.push_back(launch);
+    if (where->hasAttr<clang::CUDAGlobalAttr>() || where->hasAttr<clang::CUDADeviceAttr>())
+      state_.launchesInDeviceCode = true;
     state_.gpuUses.push_back(GpuUse{fn, launch->getBeginLoc()});
   } else if (const auto* call = result.Nodes.getNodeAs<clang::CallExpr>("gpucall")) {
     state_.gpuUses.push_back(GpuUse{fn, call->getBeginLoc()});

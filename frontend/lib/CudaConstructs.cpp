@@ -85,4 +85,10 @@ bool isWarpLevel(const clang::Decl* decl) {
          owner != "group_size";
 }
 
+bool isGridLevel(const clang::Decl* decl) {
+  if (!isInCooperativeGroups(decl)) return false;
+  const std::string_view owner = cooperativeGroupsOwner(decl);
+  return owner == "grid_group" || owner == "this_grid";
+}
+
 }  // namespace dispar::frontend

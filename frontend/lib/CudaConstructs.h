@@ -32,6 +32,9 @@ bool isAnyBlockBarrierCall(const clang::CallExpr* call);
 /// Whether a use of `decl` makes the lanes of a warp meet: a Warp row of the table, or a
 /// cooperative-groups entity other than the thread block's.
 bool isWarpLevel(const clang::Decl* decl);
+/// Whether `decl` is the grid group of a cooperative launch (this_grid, grid_group and its members):
+/// every block of the grid meets at its sync, which only fibers can wait at.
+bool isGridLevel(const clang::Decl* decl);
 
 }  // namespace dispar::frontend
 

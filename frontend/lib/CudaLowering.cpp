@@ -318,8 +318,30 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     return true;
   }
 
+  // Dynamic parallelism: `child<<<g, b, s, st>>>(a, x)` becomes
+  // `::dispar::hostk::launchFromKernel("child", "file:line:col", child, g, b, s, st)(a, x)`, the child grid
+  // run at once by the launching thread (Launch.h). Only the launch's punctuation changes, so that the
+  // configuration and the arguments are rewritten as the rest of the body is.
   bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr* launch) {
-    unsupported(launch->getBeginLoc(), "dynamic parallelism", "launch kernels from host code");
+    const clang::CallExpr* config = launch->getConfig();
+    const clang::Expr* callee = launch->getCallee()->IgnoreParenImpCasts();
+    const clang::SourceLocation begin = launch->getBeginLoc();
+    if (!config || begin.isMacroID() || config->getBeginLoc().isMacroID() || config->getRParenLoc().isMacroID()) {
+      unsupported(begin, "a kernel launch in device code written through a macro", "write the launch in the kernel");
+      return true;
+    }
+    // (Clang, which parses the program, accepts no kernel template launched from device code.)
+    std::string name = "a kernel through a pointer";
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(callee))
+      name = ref->getDecl()->getNameAsString();
+    else if (const auto* lookup = llvm::dyn_cast<clang::UnresolvedLookupExpr>(callee))
+      name = lookup->getName().getAsString();
+    const clang::PresumedLoc where = sm_.getPresumedLoc(begin);
+    rewriter_.InsertTextBefore(begin, "::dispar::hostk::launchFromKernel(\"" + name + "\", \"" + where.getFilename() +
+                                          ":" + std::to_string(where.getLine()) + ":" +
+                                          std::to_string(where.getColumn()) + "\", ");
+    rewriter_.ReplaceText(config->getBeginLoc(), 3, ", ");  // <<<
+    rewriter_.ReplaceText(config->getRParenLoc(), 3, ")");  // >>>
     return true;
   }
 
@@ -415,7 +437,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     if (hostk::providesCooperativeGroupsName(kind, name)) return true;
     if (!reportedCooperativeGroups_.insert(sm_.getFileOffset(sm_.getExpansionLoc(loc))).second) return false;
     unsupported(loc, "cooperative groups' '" + name + "'",
-                "the host path has thread blocks and their tiles of up to 32 threads (docs/cuda.md)");
+                "the host path has thread blocks, their tiles, coalesced groups and the grids of cooperative "
+                "launches, not clusters (docs/cuda.md)");
     return false;
   }
 
@@ -1083,7 +1106,7 @@ clang::SourceLocation CudaLowering::writtenCalleeLocation(clang::SourceLocation 
   return loc;
 }
 
-void CudaLowering::recordLibraries(FrontendResult& result) const {
+void CudaLowering::recordLinkNeeds(FrontendResult& result) const {
   for (const clang::CallExpr* call : state_.runtimeCalls)
     if (const clang::FunctionDecl* callee = call->getDirectCallee())
       if (const LibraryCall* library = libraryCall(callee->getName())) {
@@ -1092,6 +1115,7 @@ void CudaLowering::recordLibraries(FrontendResult& result) const {
           result.gpuLibraries.push_back(name);
       }
   std::sort(result.gpuLibraries.begin(), result.gpuLibraries.end());
+  result.launchesInDeviceCode = state_.launchesInDeviceCode;
 }
 
 void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
@@ -1154,7 +1178,7 @@ void CudaLowering::rewriteRuntimeCalls(FrontendResult& result) {
 }
 
 void CudaLowering::lower(FrontendResult& result) {
-  recordLibraries(result);
+  recordLinkNeeds(result);
   if (options_.cudaTarget == CudaTarget::GpuOnly) return;
   clang::Rewriter hostCode(const_cast<clang::SourceManager&>(sm_), context_.getLangOpts());
   const ThreadLoopPlanner loops(context_, state_);

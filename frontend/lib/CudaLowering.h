@@ -71,8 +71,9 @@ class CudaLowering {
   /// Where a called function's name is written (through macro arguments, this file's macros and
   /// headers' alias macros), for the rewrite of its name.
   clang::SourceLocation writtenCalleeLocation(clang::SourceLocation loc) const;
-  /// The GPU libraries (cuBLAS, cuFFT) the program calls, which the build links or loads.
-  void recordLibraries(FrontendResult& result) const;
+  /// What the build links: the GPU libraries (cuBLAS, cuFFT) the program calls, and whether kernels launch
+  /// kernels (nvcc's separate compilation and device runtime).
+  void recordLinkNeeds(FrontendResult& result) const;
   const clang::FunctionDecl* launchedKernel(const clang::CUDAKernelCallExpr* launch) const;
   std::string rewriteLaunch(const clang::CUDAKernelCallExpr* launch, const clang::FunctionDecl* kernel,
                             const ThreadLoopPlanner& loops) const;

@@ -82,6 +82,7 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   llvm::SmallPtrSet<const clang::VarDecl*, 16> used;  // membership only, never iterated
   bool jumps = false;
   std::string warpLevel;            ///< the first warp-level name used, if any
+  std::string gridLevel;            ///< the first grid-group name used, if any
   bool readsContext = false;        ///< calls the user's functions or uses cooperative groups
   bool threadIndexInMacro = false;  ///< threadIdx written inside a macro's definition
   bool threadIndexInLambda = false;
@@ -93,6 +94,7 @@ class StatementScan : public clang::RecursiveASTVisitor<StatementScan> {
   }
   void noteWarpLevel(const clang::ValueDecl* decl) {
     if (warpLevel.empty() && decl->getIdentifier() && isWarpLevel(decl)) warpLevel = decl->getNameAsString();
+    if (gridLevel.empty() && decl->getIdentifier() && isGridLevel(decl)) gridLevel = decl->getNameAsString();
   }
   int lambdaDepth_ = 0;
 };
@@ -224,6 +226,9 @@ class ThreadLoopPlanner::Builder {
     kernel_ = kernel;
     StatementScan whole;
     whole.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
+    if (!whole.gridLevel.empty())
+      return fail("it uses the grid group's '" + whole.gridLevel +
+                  "' (every block of a cooperative launch meets at grid.sync())");
     if (!whole.warpLevel.empty())
       return fail("it uses the warp-level '" + whole.warpLevel + "' (the lanes of a warp meet there)");
     if (findWarpSynchronousCode(kernel).any())

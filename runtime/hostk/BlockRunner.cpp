@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
 
 namespace dispar::hostk::detail {
 
@@ -25,8 +26,10 @@ struct BlockRunner::Fiber {
   BlockRunner* runner;
   FiberStack stack;
   ExecutionContext context;
-  ThreadContext* thread = nullptr;  ///< the CUDA thread on this fiber, while it has one
-  BarrierSite site{};               ///< where that thread waits, while it waits
+  ThreadContext* thread = nullptr;        ///< the CUDA thread on this fiber, while it has one
+  BarrierSite site{};                     ///< where that thread waits, while it waits
+  const BarrierSite* askingAt = nullptr;  ///< where it asks __activemask, while it asks (null: anywhere)
+  bool atGridSync = false;                ///< the barrier it waits at is grid_group::sync()
 };
 
 BlockRunner::BlockRunner(const HostConfig& config) : config_(config) {}
@@ -177,7 +180,7 @@ bool sameSite(const BarrierSite& a, const BarrierSite& b) {
 void BlockRunner::openBarrier() {
   const Fiber& first = *waiting_.front();
   for (const Fiber* other : waiting_) {
-    if (sameSite(other->site, first.site)) continue;
+    if (sameSite(other->site, first.site) && other->atGridSync == first.atGridSync) continue;
     const uint3& a = first.thread->threadIdx;
     const uint3& b = other->thread->threadIdx;
     fatal("divergent __syncthreads in kernel: in block (%u,%u,%u) thread (%u,%u,%u) waits at %s:%u:%u "
@@ -185,6 +188,11 @@ void BlockRunner::openBarrier() {
           "barrier",
           blockIdx_.x, blockIdx_.y, blockIdx_.z, a.x, a.y, a.z, first.site.file, first.site.line, first.site.column,
           b.x, b.y, b.z, other->site.file, other->site.line, other->site.column);
+  }
+  if (first.atGridSync) {
+    // This OS thread runs only this block (runCooperative): it may wait here for the others.
+    for (Fiber* fiber : waiting_) fiber->atGridSync = false;
+    launch_->gridBarrier->arriveAndWait();
   }
   lastOutcome_ = BarrierOutcome{arrivedTrue_, static_cast<unsigned>(waiting_.size())};
   arrivedTrue_ = 0;
@@ -240,15 +248,27 @@ void BlockRunner::tryAnswerActive(unsigned w) {
   WarpState& warp = warps_[w];
   const unsigned held = warp.arrived | warp.askingActive | warp.atBarrier | warp.exited;
   if ((existingLanes(w) & ~held) != 0) return;
-  warp.activeAnswer = warp.askingActive;
+  // Lanes that ask at different places (the two sides of a branch) are told apart.
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    if (!(warp.askingActive >> lane & 1u)) continue;
+    const BarrierSite* site = warp.lanes[lane]->askingAt;
+    unsigned together = 0;
+    for (unsigned other = 0; other < kWarpLanes; ++other) {
+      if (!(warp.askingActive >> other & 1u)) continue;
+      const BarrierSite* otherSite = warp.lanes[other]->askingAt;
+      if (site == nullptr || otherSite == nullptr || sameSite(*site, *otherSite)) together |= 1u << other;
+    }
+    warp.activeAnswer[lane] = together;
+  }
   for (unsigned lane = 0; lane < kWarpLanes; ++lane)
     if (warp.askingActive >> lane & 1u) release(warp.lanes[lane]);
   warp.askingActive = 0;
   if (warp.arrived == 0) --warpsWaiting_;
 }
 
-unsigned BlockRunner::activeLanes() {
+unsigned BlockRunner::activeLanes(const BarrierSite* site) {
   Fiber& fiber = *running_;
+  fiber.askingAt = site;
   const unsigned linear = fiber.thread->linearIndex;
   const unsigned w = linear / kWarpLanes;
   leaveMeeting(linear);
@@ -259,26 +279,32 @@ unsigned BlockRunner::activeLanes() {
   tryAnswerActive(w);
   if (warp.arrived != 0) tryOpenWarp(w);  // a meeting may have waited for this lane's arrival elsewhere
   switchAway(fiber, pickNext());
-  return warp.activeAnswer;
+  fiber.askingAt = nullptr;
+  return warp.activeAnswer[linear % kWarpLanes];
 }
 
 void BlockRunner::tryOpenWarp(unsigned w) {
   WarpState& warp = warps_[w];
-  const unsigned needed = warp.wanted & existingLanes(w) & ~warp.exited;
-  if ((needed & ~warp.arrived) != 0) return;
-  Meeting& meeting = *warp.collecting;
-  meeting.participants = warp.arrived;
-  meeting.readers = 0;
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane)
-    if (warp.arrived >> lane & 1u) {
-      release(warp.lanes[lane]);
-      laneMeeting_[w * kWarpLanes + lane] = &meeting;
-      ++meeting.readers;
+  const unsigned live = existingLanes(w) & ~warp.exited;
+  const bool waited = warp.arrived != 0;
+  for (unsigned i = 0; i < warp.collectingCount;) {
+    Meeting& meeting = *warp.collecting[i];
+    if ((meeting.mask & live & ~meeting.arrived) != 0) {
+      ++i;
+      continue;
     }
-  warp.arrived = 0;
-  warp.wanted = 0;
-  warp.collecting = nullptr;
-  if (warp.askingActive == 0) --warpsWaiting_;
+    meeting.participants = meeting.arrived;
+    meeting.readers = 0;
+    for (unsigned lane = 0; lane < kWarpLanes; ++lane)
+      if (meeting.arrived >> lane & 1u) {
+        release(warp.lanes[lane]);
+        laneMeeting_[w * kWarpLanes + lane] = &meeting;
+        ++meeting.readers;
+      }
+    warp.arrived &= ~meeting.arrived;
+    warp.collecting[i] = warp.collecting[--warp.collectingCount];
+  }
+  if (waited && warp.arrived == 0 && warp.askingActive == 0) --warpsWaiting_;
 }
 
 const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate,
@@ -289,15 +315,21 @@ const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::
   const unsigned bit = 1u << (linear % kWarpLanes);
   leaveMeeting(linear);
   WarpState& warp = warps_[w];
-  if (warp.arrived == 0) {
-    if (warp.askingActive == 0) ++warpsWaiting_;
-    warp.what = what;
-    warp.collecting = takeMeeting();
-    warp.collecting->predicates = 0;
+  if (warp.arrived == 0 && warp.askingActive == 0) ++warpsWaiting_;
+  Meeting* found = nullptr;
+  for (unsigned i = 0; i < warp.collectingCount && found == nullptr; ++i)
+    if (warp.collecting[i]->mask == (mask | bit)) found = warp.collecting[i];
+  if (found == nullptr) {
+    found = takeMeeting();
+    found->mask = mask | bit;
+    found->arrived = 0;
+    found->predicates = 0;
+    found->what = what;
+    warp.collecting[warp.collectingCount++] = found;
   }
-  Meeting& round = *warp.collecting;
+  Meeting& round = *found;
+  round.arrived |= bit;
   warp.arrived |= bit;
-  warp.wanted |= mask | bit;
   if (predicate) round.predicates |= bit;
   if (bytes > 0) std::memcpy(round.values[linear % kWarpLanes], value, bytes);
   warp.lanes[linear % kWarpLanes] = &fiber;
@@ -310,11 +342,12 @@ const WarpRound& BlockRunner::warpArrive(unsigned mask, const void* value, std::
 void BlockRunner::reportWarpDeadlock() const {
   for (unsigned w = 0; w < warpCount_; ++w) {
     const WarpState& warp = warps_[w];
-    if (warp.arrived == 0) continue;  // __activemask is answered before every lane can be held
-    const unsigned missing = warp.wanted & existingLanes(w) & ~warp.exited & ~warp.arrived;
+    if (warp.collectingCount == 0) continue;  // __activemask is answered before every lane can be held
+    const Meeting& meeting = *warp.collecting[0];
+    const unsigned missing = meeting.mask & existingLanes(w) & ~warp.exited & ~meeting.arrived;
     fatal("warp-level primitive that cannot complete in kernel: in block (%u,%u,%u) lanes 0x%08x of warp %u "
           "wait in %s for lanes 0x%08x, which %s; every live lane named by the mask must reach the primitive",
-          blockIdx_.x, blockIdx_.y, blockIdx_.z, warp.arrived, w, warp.what, missing,
+          blockIdx_.x, blockIdx_.y, blockIdx_.z, meeting.arrived, w, meeting.what, missing,
           waiting_.empty() ? "wait at another warp-level primitive" : "wait at __syncthreads");
   }
   fatal("internal error: a warp was counted as waiting but none waits");
@@ -333,11 +366,25 @@ BarrierOutcome BlockRunner::arrive(const BarrierSite& site, bool predicate) {
   return lastOutcome_;
 }
 
+void BlockRunner::gridArrive(const BarrierSite& site) {
+  if (launch_->gridBarrier == nullptr) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "grid.sync() at %s:%u:%u in a launch that is not cooperative: launch the kernel with "
+                  "cudaLaunchCooperativeKernel",
+                  site.file, site.line, site.column);
+    throw std::logic_error(text);
+  }
+  running_->atGridSync = true;
+  arrive(site, true);
+}
+
 void BlockRunner::abandonSuspendedFibers() {
   // A thread failed: the block is over. Threads parked at a barrier never resume; their fibers start
   // afresh for the next block (their frames are dropped without running destructors).
   auto restart = [this](Fiber* fiber) {
     fiber->thread = nullptr;
+    fiber->atGridSync = false;
     fiber->restart();
     idle_.push_back(fiber);
   };
@@ -347,8 +394,8 @@ void BlockRunner::abandonSuspendedFibers() {
     WarpState& warp = warps_[w];
     for (unsigned lane = 0; lane < kWarpLanes; ++lane)
       if ((warp.arrived | warp.askingActive) >> lane & 1u) restart(warp.lanes[lane]);
-    warp.arrived = warp.wanted = warp.askingActive = 0;
-    warp.collecting = nullptr;
+    warp.arrived = warp.askingActive = 0;
+    warp.collectingCount = 0;
   }
   warpsWaiting_ = 0;
   waiting_.clear();
@@ -417,5 +464,18 @@ int syncthreadsAnd(int predicate, const char* file, unsigned line, unsigned colu
 int syncthreadsOr(int predicate, const char* file, unsigned line, unsigned column) {
   return barrier(file, line, column, predicate != 0).trueCount != 0 ? 1 : 0;
 }
+
+namespace detail {
+
+void gridSync(const char* file, unsigned line, unsigned column) {
+  ThreadContext& thread = runningThread("grid.sync()");
+  if (__builtin_expect(currentLoopBlock != nullptr, 0))
+    fatal("internal error: grid.sync() at %s:%u was reached inside a thread-loop segment", file, line);
+  thread.runner->gridArrive(BarrierSite{file, line, column});
+}
+
+bool inCooperativeLaunch() { return runningThread("grid_group::is_valid").runner->cooperative(); }
+
+}  // namespace detail
 
 }  // namespace dispar::hostk

@@ -18,6 +18,7 @@
 #include "BlockMemory.h"
 #include "ExecutionContext.h"
 #include "FiberStack.h"
+#include "GridBarrier.h"
 #include "HostConfig.h"
 
 #include <dispar/hostk/Kernel.h>
@@ -39,6 +40,7 @@ struct KernelLaunch {
   dim3 blockDim;
   std::size_t dynamicSharedBytes;
   CloneForm form;
+  GridBarrier* gridBarrier = nullptr;  ///< a cooperative launch's (HostDevice::runCooperative), else none
 };
 
 /// Where a barrier call is in the source (filled in at the call by __builtin_FILE/LINE/COLUMN, so
@@ -68,8 +70,14 @@ class BlockRunner {
 
   // Called from the running CUDA thread.
   [[gnu::always_inline]] inline BarrierOutcome arrive(const BarrierSite& site, bool predicate);
+  /// grid_group::sync(): a barrier of the block that, once every live thread waits at it, waits for the
+  /// grid's other blocks too. Throws in a launch that is not cooperative.
+  void gridArrive(const BarrierSite& site);
+  bool cooperative() const { return launch_ != nullptr && launch_->gridBarrier != nullptr; }
   const WarpRound& warpArrive(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
-  unsigned activeLanes();
+  /// The lanes of the warp asking at `site` together with the running one (all that ask at the same time
+  /// when `site` is null).
+  unsigned activeLanes(const BarrierSite* site);
   void* sharedSlot(unsigned key, std::size_t size, std::size_t alignment) {
     return shared_.slot(key, size, alignment, blockIdx_);
   }
@@ -90,18 +98,21 @@ class BlockRunner {
   /// after it resumes, while others, released from it too, may already be meeting again.
   struct Meeting : WarpRound {
     unsigned readers = 0;
+    unsigned mask = 0;           ///< the lanes it is for: the mask its lanes called with
+    unsigned arrived = 0;        ///< its lanes that are waiting in it
+    const char* what = nullptr;  ///< the primitive its first lane called
   };
-  /// The lanes of one warp that wait at a warp-level primitive (__shfl_sync, __ballot_sync, a tile's
-  /// sync, ...). Lanes of several tiles of the warp that wait at the same time meet together.
+  /// The lanes of one warp that wait at warp-level primitives (__shfl_sync, __ballot_sync, a tile's
+  /// sync, ...). Lanes meet with the lanes that call with the same mask; lanes with other masks (another
+  /// tile, the other side of a branch) meet apart, at the same time.
   struct WarpState {
-    unsigned arrived = 0;           ///< lanes waiting in the current meeting
-    unsigned wanted = 0;            ///< lanes the waiting lanes' masks name
-    unsigned exited = 0;            ///< lanes whose thread has returned
-    unsigned atBarrier = 0;         ///< lanes waiting at __syncthreads
-    unsigned askingActive = 0;      ///< lanes waiting in __activemask
-    unsigned activeAnswer = 0;      ///< what the last __activemask gave its lanes
-    const char* what = nullptr;     ///< the primitive the first lane of the meeting called
-    Meeting* collecting = nullptr;  ///< the meeting lanes are arriving at
+    unsigned arrived = 0;            ///< lanes waiting in any meeting
+    unsigned exited = 0;             ///< lanes whose thread has returned
+    unsigned atBarrier = 0;          ///< lanes waiting at __syncthreads
+    unsigned askingActive = 0;       ///< lanes waiting in __activemask
+    unsigned activeAnswer[32] = {};  ///< what the last __activemask gave each lane
+    Meeting* collecting[32] = {};    ///< the meetings lanes are arriving at, one per mask
+    unsigned collectingCount = 0;
     Fiber* lanes[32] = {};
   };
 

@@ -1,6 +1,7 @@
 #include "HostDevice.h"
 
 #include <memory>
+#include <system_error>
 
 namespace dispar::hostk::detail {
 
@@ -87,6 +88,44 @@ bool HostDevice::run(const KernelLaunch& launch, std::string& failure) {
   if (!failed_.load()) return true;
   failure = failure_;
   return false;
+}
+
+bool HostDevice::runCooperative(KernelLaunch launch, std::string& failure) {
+  std::lock_guard<std::mutex> serial(launchMutex_);
+  const dim3 grid = launch.gridDim;
+  const std::uint64_t blocks = grid.volume();
+  GridBarrier barrier(blocks);
+  launch.gridBarrier = &barrier;
+  std::vector<std::string> failures(blocks);
+  auto runBlock = [&](std::uint64_t block, BlockRunner& runner) {
+    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
+                         static_cast<unsigned>(block / grid.x / grid.y)};
+    if (!runner.run(launch, blockIdx)) failures[block] = runner.failure();
+    barrier.leave();
+  };
+  std::vector<std::thread> others;
+  others.reserve(blocks - 1);
+  std::uint64_t started = 1;
+  try {
+    for (; started < blocks; ++started)
+      others.emplace_back([&, started] {
+        BlockRunner runner(config_);
+        runBlock(started, runner);
+      });
+  } catch (const std::system_error& error) {
+    // The blocks that could not start never arrive: the others must not wait for them.
+    failures[started] = std::string("cannot start an OS thread for each block of a cooperative launch of ") +
+                        std::to_string(blocks) + " blocks: " + error.what();
+    for (std::uint64_t block = started; block < blocks; ++block) barrier.leave();
+  }
+  runBlock(0, callerRunner());
+  for (std::thread& other : others) other.join();
+  for (const std::string& text : failures)
+    if (!text.empty()) {
+      failure = text;
+      return false;
+    }
+  return true;
 }
 
 }  // namespace dispar::hostk::detail

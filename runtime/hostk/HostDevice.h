@@ -30,6 +30,9 @@ class HostDevice {
   /// Runs every block of `launch` and returns when all have finished. False when a kernel thread
   /// failed; `failure` then says where and why.
   bool run(const KernelLaunch& launch, std::string& failure);
+  /// As run, for a cooperative launch: every block at once, each on an OS thread of its own (the caller
+  /// runs the first), meeting at grid_group::sync() (GridBarrier.h).
+  bool runCooperative(KernelLaunch launch, std::string& failure);
 
   const HostConfig& config() const { return config_; }
 

@@ -34,10 +34,14 @@ const WarpRound& warpExchange(unsigned mask, const void* value, std::size_t byte
 
 unsigned laneId() { return runningThread("laneId").linearIndex % kWarpLanes; }
 
-unsigned activeLanes() {
+unsigned activeLanes() { return activeLanesAt(nullptr, 0, 0); }
+
+unsigned activeLanesAt(const char* file, unsigned line, unsigned column) {
   ThreadContext& thread = runningThread("__activemask");
   if (currentLoopBlock != nullptr) fatal("internal error: __activemask called from a kernel running as thread loops");
-  return thread.runner->activeLanes();
+  if (file == nullptr) return thread.runner->activeLanes(nullptr);
+  const BarrierSite site{file, line, column};
+  return thread.runner->activeLanes(&site);
 }
 
 void* dynamicSharedMemory() { return runningThread("extern __shared__").runner->dynamicShared(); }

@@ -5,8 +5,11 @@
 #include <dispar/hostk/Kernel.h>
 #include <dispar/hostk/Launch.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,38 @@ namespace {
 bool validShape(const dim3& shape, const unsigned (&limits)[3]) {
   return shape.x >= 1 && shape.y >= 1 && shape.z >= 1 && shape.x <= limits[0] && shape.y <= limits[1] &&
          shape.z <= limits[2];
+}
+
+/// CUDA's limit on nested launches (dynamic parallelism).
+constexpr unsigned kMaxNestingDepth = 24;
+
+/// Dynamic parallelism: a launch from a kernel's thread runs the child grid there and then, every block in
+/// turn on this OS thread (a runner per nesting depth), before the parent thread goes on. CUDA lets a
+/// child grid run at any time before its parent grid ends, so this is one of the schedules a GPU may take.
+thread_local unsigned nestedDepth = 0;  ///< grids launched from kernels, running on this OS thread
+
+bool runNested(const KernelLaunch& launch, std::string& failure) {
+  thread_local std::vector<std::unique_ptr<BlockRunner>> runners;
+  unsigned& depth = nestedDepth;
+  if (runners.size() <= depth) runners.push_back(std::make_unique<BlockRunner>(HostDevice::instance().config()));
+  BlockRunner& runner = *runners[depth];
+  ThreadContext* const parentThread = currentThread;
+  ThreadLoopBlock* const parentLoopBlock = currentLoopBlock;
+  ++depth;
+  bool ok = true;
+  const dim3 grid = launch.gridDim;
+  for (std::uint64_t block = 0; ok && block < grid.volume(); ++block) {
+    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
+                         static_cast<unsigned>(block / grid.x / grid.y)};
+    currentThread = nullptr;
+    currentLoopBlock = nullptr;
+    ok = runner.run(launch, blockIdx);
+  }
+  --depth;
+  currentThread = parentThread;
+  currentLoopBlock = parentLoopBlock;
+  if (!ok) failure = "in a grid launched from a kernel: " + runner.failure();
+  return ok;
 }
 
 }  // namespace
@@ -48,8 +83,10 @@ bool findKernel(const void* kernel, RegisteredKernel& found) {
 }
 
 cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes, KernelInvoker invoke,
-                         const void* closure, CloneForm form) {
-  if (currentThread != nullptr) return recordError(cudaErrorNotSupported);  // dynamic parallelism
+                         const void* closure, CloneForm form, GridKind kind) {
+  const bool nested = currentThread != nullptr;
+  if (nested && nestedDepth + 1 >= kMaxNestingDepth) return recordError(cudaErrorLaunchMaxDepthExceeded);
+  if (nested && kind == GridKind::Cooperative) return recordError(cudaErrorNotSupported);
   if (invoke == nullptr) return recordError(cudaErrorInvalidDeviceFunction);
   if (!validShape(grid, LaunchLimits::kMaxGridDim) || !validShape(block, LaunchLimits::kMaxBlockDim) ||
       block.volume() > LaunchLimits::kMaxThreadsPerBlock)
@@ -58,9 +95,18 @@ cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynami
 
   const KernelLaunch launch{invoke, closure, grid, block, dynamicSharedBytes, form};
   std::string failure;
-  if (HostDevice::instance().run(launch, failure)) return cudaSuccess;
+  HostDevice& device = HostDevice::instance();
+  if (nested                          ? runNested(launch, failure)
+      : kind == GridKind::Cooperative ? device.runCooperative(launch, failure)
+                                      : device.run(launch, failure))
+    return cudaSuccess;
   std::fprintf(stderr, "dispar hostk: error: %s\n", failure.c_str());
   return recordError(cudaErrorLaunchFailure);
+}
+
+void launchFromKernelFailed(const char* kernel, const char* site, cudaError_t error) {
+  throw std::runtime_error(std::string("the launch of kernel '") + kernel + "' at " + site +
+                           " (dynamic parallelism) failed: " + cudaGetErrorString(error));
 }
 
 }  // namespace dispar::hostk::detail
@@ -72,7 +118,28 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   detail::RegisteredKernel entry{};
   if (!detail::findKernel(func, entry) || entry.launchFromArgs == nullptr)
     return detail::recordError(cudaErrorInvalidDeviceFunction);
-  return entry.launchFromArgs(entry.clone, entry.form, gridDim, blockDim, sharedMem, args);
+  return entry.launchFromArgs(entry.clone, entry.form, detail::GridKind::Independent, gridDim, blockDim, sharedMem,
+                              args);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem, cudaStream_t /*stream: as cudaLaunchKernel*/) {
+  detail::RegisteredKernel entry{};
+  if (!detail::findKernel(func, entry) || entry.launchFromArgs == nullptr)
+    return detail::recordError(cudaErrorInvalidDeviceFunction);
+  // Before the arguments are read, as CUDA checks the configuration first.
+  if (gridDim.volume() > kMaxCooperativeBlocks) return detail::recordError(cudaErrorCooperativeLaunchTooLarge);
+  return entry.launchFromArgs(entry.clone, entry.form, detail::GridKind::Cooperative, gridDim, blockDim, sharedMem,
+                              args);
+}
+
+cudaError_t occupancyMaxActiveBlocks(int* numBlocks, int blockSize, std::size_t dynamicSMemSize) {
+  if (numBlocks == nullptr || blockSize <= 0) return detail::recordError(cudaErrorInvalidValue);
+  *numBlocks = static_cast<unsigned>(blockSize) <= LaunchLimits::kMaxThreadsPerBlock &&
+                       dynamicSMemSize <= LaunchLimits::kMaxDynamicSharedBytes
+                   ? 1
+                   : 0;
+  return cudaSuccess;
 }
 
 }  // namespace dispar::hostk

@@ -51,6 +51,8 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
     {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
     {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorLaunchMaxDepthExceeded, "cudaErrorLaunchMaxDepthExceeded",
+     "launch would exceed maximum depth of nested launches"},
     {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
@@ -60,6 +62,7 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
     {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
@@ -223,7 +226,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->concurrentManagedAccess = 1;
   prop->concurrentKernels = 0;  // launches run one at a time
   prop->asyncEngineCount = 0;   // copies are synchronous
-  prop->cooperativeLaunch = 0;  // no grid-wide groups
+  prop->cooperativeLaunch = 1;  // grid_group::sync with cudaLaunchCooperativeKernel
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   prop->l2CacheSize = l2 > 0 ? static_cast<int>(l2) : 0;
   return cudaSuccess;

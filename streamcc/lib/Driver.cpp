@@ -178,6 +178,7 @@ class Disparcc {
     gpuBuild_ = parsed.program.isCuda && frontendOptions.cudaTarget != frontend::CudaTarget::HostOnly;
     hostPath_ = frontendOptions.cudaTarget != frontend::CudaTarget::GpuOnly;
     gpuLibraries_ = parsed.gpuLibraries;
+    launchesInDeviceCode_ = parsed.launchesInDeviceCode;
     fusedCalls_ = parsed.fusedCalls;
     if (parsed.program.isCuda && !gpuBuild_ && !simulated())
       llvm::errs() << "disparcc: warning: no CUDA toolkit found; the GPU vnodes of '" << options_.output
@@ -392,6 +393,8 @@ class Disparcc {
         bool ptx = gpu::parseCudaArch(arch)->kind == gpu::CudaArch::Kind::Ptx;
         cmd.push_back("-gencode=arch=compute_" + number + ",code=" + (ptx ? "compute_" : "sm_") + number);
       }
+      // Dynamic parallelism: a device-side launch needs relocatable device code and the device runtime.
+      if (launchesInDeviceCode_) cmd.push_back("-rdc=true");
     } else {
       cmd = {mpi_.mpicxx, "-std=c++17", options_.optimization, "-pthread"};
     }
@@ -429,7 +432,9 @@ class Disparcc {
         cmd.push_back(std::string("-l") + fftw);
       }
     }
-    if (gpuBuild_) cmd.insert(cmd.end(), {"-L" + paths_.cudaPath + "/lib64", "-lcudart"});
+    if (gpuBuild_) cmd.push_back("-L" + paths_.cudaPath + "/lib64");
+    if (gpuBuild_ && launchesInDeviceCode_) cmd.push_back("-lcudadevrt");
+    if (gpuBuild_) cmd.push_back("-lcudart");
     if (gpuBuild_ && !hostPath_)
       for (const std::string& library : gpuLibraries_) cmd.push_back("-l" + library);
     cmd.insert(cmd.end(), {"-o", outputPath});
@@ -456,6 +461,7 @@ class Disparcc {
   bool gpuBuild_ = false;
   bool hostPath_ = true;                         // CG vnodes may run on the host (not --no-host-path)
   std::vector<frontend::FusedCall> fusedCalls_;  // what fusion made of the user's loops, for link errors
+  bool launchesInDeviceCode_ = false;            // dynamic parallelism: -rdc=true, cudadevrt
   std::vector<std::string> gpuLibraries_;        // cublas, cufft: called by the program
 };
 

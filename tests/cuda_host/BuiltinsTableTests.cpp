@@ -69,8 +69,10 @@ namespace cooperative_groups_rows {
 TEST(BuiltinsTable, CooperativeGroupsTableNamesWhatTheHostPathProvides) {
   EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "tiled_partition"));
   EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Member, "shfl_down"));
-  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "this_grid"));
-  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Type, "grid_group"));
+  EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "this_grid"));
+  EXPECT_TRUE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Type, "coalesced_group"));
+  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Function, "this_cluster"));
+  EXPECT_FALSE(hk::providesCooperativeGroupsName(hk::CooperativeGroupsKind::Type, "cluster_group"));
 }
 
 TEST(BuiltinsTable, NamesAreUniqueAndRewritesAreQualified) {

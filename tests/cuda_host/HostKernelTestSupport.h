@@ -1,6 +1,9 @@
-// What the host-kernel tests share: random inputs, and the FIR filter's CPU reference.
+// What the host-kernel tests share: random inputs, the FIR filter's CPU reference, and the registration
+// of a hand-written clone.
 #ifndef DISPAR_TESTS_HOST_KERNEL_TEST_SUPPORT_H
 #define DISPAR_TESTS_HOST_KERNEL_TEST_SUPPORT_H
+
+#include <dispar/hostk.h>
 
 #include <random>
 #include <vector>
@@ -26,6 +29,15 @@ inline std::vector<float> referenceFir(const std::vector<float>& in, const std::
     out[i] = acc;
   }
   return out;
+}
+
+/// Registers a fiber-form clone by its own address, as StreamCC registers every kernel: what
+/// cudaLaunchKernel, cudaLaunchCooperativeKernel and launches from kernels find clones by.
+template <class... Params>
+void registerClone(void (*clone)(Params...)) {
+  ::dispar::hostk::detail::registerKernel(reinterpret_cast<const void*>(clone), reinterpret_cast<const void*>(clone),
+                                          ::dispar::hostk::detail::CloneForm::Fibers,
+                                          ::dispar::hostk::detail::argsLauncherFor(clone));
 }
 
 }  // namespace dispar::testing

@@ -1,4 +1,6 @@
 // Launch configuration checks, CUDA-style error reporting, argument conversion.
+#include "HostKernelTestSupport.h"
+
 #include <dispar/hostk.h>
 
 #include <gtest/gtest.h>
@@ -77,12 +79,47 @@ TEST_F(LaunchErrors, KernelThatThrowsFailsTheLaunchWithoutHanging) {
   EXPECT_GE(counter, 24);
 }
 
-void host_nested(int* result) { *result = hk::launch(1, 1, 0, &host_count, result); }
+// Dynamic parallelism: each parent thread's child grid runs at once, before the parent thread goes on.
+void host_child(int* slots, int parent) {
+  hk::atomicAdd(&slots[parent], static_cast<int>(hk::blockIdx().x * hk::blockDim().x + hk::threadIdx().x) + 1);
+}
+void host_parent(int* slots, int* seen) {
+  const int parent = static_cast<int>(hk::blockIdx().x * hk::blockDim().x + hk::threadIdx().x);
+  hk::launchFromKernel("host_child", "LaunchTests.cpp", &host_child, 2, 3)(slots, parent);
+  seen[parent] = slots[parent];  // the child grid has ended
+  hk::syncthreads();
+}
 
-TEST_F(LaunchErrors, LaunchFromInsideAKernelIsNotSupported) {
-  int result = -1;
-  ASSERT_EQ(hk::launch(1, 1, 0, &host_nested, &result), hk::cudaSuccess);
-  EXPECT_EQ(result, hk::cudaErrorNotSupported);
+TEST_F(LaunchErrors, ALaunchFromAKernelRunsTheChildGridBeforeTheLaunchingThreadGoesOn) {
+  ::dispar::testing::registerClone(&host_child);
+  std::vector<int> slots(4 * 8, 0), seen(4 * 8, -1);
+  ASSERT_EQ(hk::launch(4, 8, 0, &host_parent, slots.data(), seen.data()), hk::cudaSuccess);
+  for (int parent = 0; parent < 4 * 8; ++parent) {
+    EXPECT_EQ(slots[parent], 1 + 2 + 3 + 4 + 5 + 6) << parent;  // the six child threads, once each
+    EXPECT_EQ(seen[parent], slots[parent]) << parent;
+  }
+}
+
+void host_recurse(int* depth) {
+  ++*depth;
+  hk::launchFromKernel("host_recurse", "LaunchTests.cpp:recurse", &host_recurse, 1, 1)(depth);
+}
+
+TEST_F(LaunchErrors, NestedLaunchesStopAtCudasDepthNamingTheLaunch) {
+  ::dispar::testing::registerClone(&host_recurse);
+  int depth = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(hk::launch(1, 1, 0, &host_recurse, &depth), hk::cudaErrorLaunchFailure);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(depth, 24);  // the host launch and 23 nested ones
+  EXPECT_NE(log.find("the launch of kernel 'host_recurse' at LaunchTests.cpp:recurse (dynamic parallelism) failed: "
+                     "launch would exceed maximum depth of nested launches"),
+            std::string::npos)
+      << log;
+  // The host device is still usable.
+  int counter = 0;
+  EXPECT_EQ(hk::launch(2, 4, 0, &host_count, &counter), hk::cudaSuccess);
+  EXPECT_EQ(counter, 8);
 }
 
 // Arguments are converted once to the clone's parameter types, as a CUDA launch converts them.

@@ -52,6 +52,9 @@ const std::vector<std::string> kCorpus = {
     "legacy_warp",
     "launch_forms",
     "stream_hints",
+    "grid_sync",
+    "warp_aggregation",
+    "dynamic_parallelism",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.

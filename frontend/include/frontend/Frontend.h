@@ -55,6 +55,7 @@ struct FrontendResult {
   std::vector<clang::tooling::Range> fusedRanges;  // main-file text library-call fusion replaced (offsets
                                                    // into sourceText); other rewrites leave it alone
   std::vector<std::string> gpuLibraries;           // "cublas", "cufft": GPU libraries the program calls (sorted)
+  bool launchesInDeviceCode = false;               // kernels launch kernels: nvcc needs -rdc and cudadevrt
   std::vector<FusedCall> fusedCalls;               // every loop library-call fusion replaced, in source order
   std::vector<unsigned> archComparisons;           // offsets of the `__CUDA_ARCH__` tokens that #if / #elif
                                                    // conditions in device code compare (CudaArchConditionals.h)

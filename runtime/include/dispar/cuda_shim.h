@@ -61,6 +61,7 @@ using cudaDeviceProp = ::dispar::hostk::cudaDeviceProp;
 #include <dispar/hostk/VectorTypes.h>
 
 // Error codes and copy kinds.
+using ::dispar::hostk::cudaErrorCooperativeLaunchTooLarge;
 using ::dispar::hostk::cudaErrorInvalidConfiguration;
 using ::dispar::hostk::cudaErrorInvalidDevice;
 using ::dispar::hostk::cudaErrorInvalidDeviceFunction;
@@ -69,6 +70,7 @@ using ::dispar::hostk::cudaErrorInvalidMemcpyDirection;
 using ::dispar::hostk::cudaErrorInvalidResourceHandle;
 using ::dispar::hostk::cudaErrorInvalidValue;
 using ::dispar::hostk::cudaErrorLaunchFailure;
+using ::dispar::hostk::cudaErrorLaunchMaxDepthExceeded;
 using ::dispar::hostk::cudaErrorLaunchOutOfResources;
 using ::dispar::hostk::cudaErrorMemoryAllocation;
 using ::dispar::hostk::cudaErrorNoDevice;
@@ -102,6 +104,7 @@ using ::dispar::hostk::cudaGetErrorString;
 using ::dispar::hostk::cudaGetLastError;
 using ::dispar::hostk::cudaGetSymbolAddress;
 using ::dispar::hostk::cudaGetSymbolSize;
+using ::dispar::hostk::cudaLaunchCooperativeKernel;
 using ::dispar::hostk::cudaLaunchKernel;
 using ::dispar::hostk::cudaMalloc;
 using ::dispar::hostk::cudaMallocHost;
@@ -116,6 +119,7 @@ using ::dispar::hostk::cudaMemcpyToSymbolAsync;
 using ::dispar::hostk::cudaMemGetInfo;
 using ::dispar::hostk::cudaMemset;
 using ::dispar::hostk::cudaMemsetAsync;
+using ::dispar::hostk::cudaOccupancyMaxActiveBlocksPerMultiprocessor;
 using ::dispar::hostk::cudaPeekAtLastError;
 using ::dispar::hostk::cudaSetDevice;
 using ::dispar::hostk::cudaStreamCreate;

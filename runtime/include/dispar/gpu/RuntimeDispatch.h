@@ -178,6 +178,29 @@ cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDi
                                          stream);
 }
 
+// A cooperative launch (grid_group::sync): every block at once, on the host path too.
+inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                               std::size_t sharedMem = 0, cudaStream_t stream = 0) {
+  if (onHost())
+    return detail::fromHostk(
+        hostk::cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, detail::toHostk(stream)));
+  return ::cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+template <class... Params>
+cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem = 0, cudaStream_t stream = 0) {
+  return ::dispar::gpu::cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(func), gridDim, blockDim, args,
+                                                    sharedMem, stream);
+}
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel func, int blockSize,
+                                                          std::size_t dynamicSMemSize) {
+  if (onHost())
+    return detail::fromHostk(
+        hostk::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize));
+  return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
 /// Called by generated code after a kernel launch: a failed launch (bad configuration, no kernel
 /// image, ...) throws CudaError, which aborts the job naming the VNODE, the kernel and the error.
 inline void checkLaunch(const char* kernel, const char* location) {

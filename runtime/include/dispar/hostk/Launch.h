@@ -35,10 +35,16 @@ enum class CloneForm {
   ThreadLoops,  ///< the clone is one block
 };
 
+/// Whether the blocks of a grid may meet at a grid-wide barrier (grid_group::sync).
+enum class GridKind {
+  Independent,  ///< `<<<>>>` and cudaLaunchKernel: blocks run in any order, a few at a time
+  Cooperative,  ///< cudaLaunchCooperativeKernel: every block at once
+};
+
 /// Validates the configuration, runs every block, returns when the grid has finished. Errors are
 /// recorded as the calling thread's last error, as a CUDA launch does.
 cudaError_t launchKernel(const dim3& grid, const dim3& block, std::size_t dynamicSharedBytes, KernelInvoker invoke,
-                         const void* closure, CloneForm form);
+                         const void* closure, CloneForm form, GridKind kind = GridKind::Independent);
 
 /// The clone and its arguments, converted once to the clone's parameter types. Every CUDA thread
 /// calls the clone with its own copies, as every GPU thread sees its own parameters.
@@ -61,12 +67,12 @@ struct Parameter {
 };
 
 template <class... Params>
-cudaError_t launchAs(CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
-                     typename Parameter<Params>::type... args) {
+cudaError_t launchAs(CloneForm form, GridKind kind, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
+                     void (*kernel)(Params...), typename Parameter<Params>::type... args) {
   static_assert(((!std::is_lvalue_reference_v<Params> || std::is_const_v<std::remove_reference_t<Params>>) && ...),
                 "dispar::hostk::launch: kernel parameters cannot be non-const references");
   const KernelClosure<Params...> closure{kernel, std::tuple<std::decay_t<Params>...>(args...)};
-  return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form);
+  return launchKernel(grid, block, dynamicSharedBytes, &KernelClosure<Params...>::invoke, &closure, form, kind);
 }
 
 /// A kernel template's specialization as a type: StreamCC declares, beside each template kernel's clone,
@@ -79,23 +85,23 @@ struct KernelOf {
   static constexpr Pointer value = Kernel;
 };
 
-/// Runs a registered clone with the arguments of a cudaLaunchKernel call: `args[i]` points to a value of
-/// parameter i's type.
-using ArgsLauncher = cudaError_t (*)(const void* clone, CloneForm form, dim3 grid, dim3 block,
+/// Runs a registered clone with the arguments of a cudaLaunchKernel (or cudaLaunchCooperativeKernel)
+/// call: `args[i]` points to a value of parameter i's type.
+using ArgsLauncher = cudaError_t (*)(const void* clone, CloneForm form, GridKind kind, dim3 grid, dim3 block,
                                      std::size_t dynamicSharedBytes, void** args);
 
 template <class... Params, std::size_t... I>
-cudaError_t launchFromArgs(const void* clone, CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
-                           void** args, std::index_sequence<I...>) {
+cudaError_t launchFromArgs(const void* clone, CloneForm form, GridKind kind, dim3 grid, dim3 block,
+                           std::size_t dynamicSharedBytes, void** args, std::index_sequence<I...>) {
   if (sizeof...(Params) != 0 && args == nullptr) return recordError(cudaErrorInvalidValue);
   const auto kernel = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(clone));
-  return launchAs<Params...>(form, grid, block, dynamicSharedBytes, kernel,
+  return launchAs<Params...>(form, kind, grid, block, dynamicSharedBytes, kernel,
                              *static_cast<std::decay_t<Params>*>(args[I])...);
 }
 template <class... Params>
-cudaError_t launchFromArgs(const void* clone, CloneForm form, dim3 grid, dim3 block, std::size_t dynamicSharedBytes,
-                           void** args) {
-  return launchFromArgs<Params...>(clone, form, grid, block, dynamicSharedBytes, args,
+cudaError_t launchFromArgs(const void* clone, CloneForm form, GridKind kind, dim3 grid, dim3 block,
+                           std::size_t dynamicSharedBytes, void** args) {
+  return launchFromArgs<Params...>(clone, form, kind, grid, block, dynamicSharedBytes, args,
                                    std::index_sequence_for<Params...>{});
 }
 /// The ArgsLauncher of a clone of this type (StreamCC registers it with the clone).
@@ -127,7 +133,8 @@ cudaError_t launchByPointer(dim3 grid, dim3 block, std::size_t dynamicSharedByte
   if (!detail::findKernel(reinterpret_cast<const void*>(kernel), entry))
     return detail::recordError(cudaErrorInvalidDeviceFunction);
   const auto clone = reinterpret_cast<void (*)(Params...)>(const_cast<void*>(entry.clone));
-  return detail::launchAs<Params...>(entry.form, grid, block, dynamicSharedBytes, clone, args...);
+  return detail::launchAs<Params...>(entry.form, detail::GridKind::Independent, grid, block, dynamicSharedBytes, clone,
+                                     args...);
 }
 
 /// Runs `kernel` (a host clone) on a grid of `grid` blocks of `block` threads with `dynamicSharedBytes`
@@ -135,14 +142,53 @@ cudaError_t launchByPointer(dim3 grid, dim3 block, std::size_t dynamicSharedByte
 template <class... Params>
 cudaError_t launch(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
                    typename detail::Parameter<Params>::type... args) {
-  return detail::launchAs<Params...>(detail::CloneForm::Fibers, grid, block, dynamicSharedBytes, kernel, args...);
+  return detail::launchAs<Params...>(detail::CloneForm::Fibers, detail::GridKind::Independent, grid, block,
+                                     dynamicSharedBytes, kernel, args...);
+}
+
+namespace detail {
+/// Throws, so that the parent kernel's thread fails naming the launch: a launch in device code has no
+/// caller that checks its error.
+[[noreturn]] void launchFromKernelFailed(const char* kernel, const char* site, cudaError_t error);
+}  // namespace detail
+
+/// A launch inside a kernel (dynamic parallelism), whose grid runs at once, to its end, on the launching
+/// thread's OS thread (one of the schedules CUDA allows: a child grid may run any time before its parent
+/// grid ends). StreamCC rewrites `child<<<g, b, s, st>>>(a, x)` in a host clone into
+/// `::dispar::hostk::launchFromKernel("child", "file:line:col", child, g, b, s, st)(a, x)`, where `child`
+/// names the child's clone (or its kernel, which is registered with it).
+template <class... Params>
+class KernelLaunchFromKernel {
+ public:
+  KernelLaunchFromKernel(const char* name, const char* site, void (*kernel)(Params...), dim3 grid, dim3 block,
+                         std::size_t dynamicSharedBytes)
+      : name_(name), site_(site), kernel_(kernel), grid_(grid), block_(block), shared_(dynamicSharedBytes) {}
+  void operator()(typename detail::Parameter<Params>::type... args) const {
+    const cudaError_t error = launchByPointer(grid_, block_, shared_, kernel_, args...);
+    if (error != cudaSuccess) detail::launchFromKernelFailed(name_, site_, error);
+  }
+
+ private:
+  const char* name_;
+  const char* site_;
+  void (*kernel_)(Params...);
+  dim3 grid_, block_;
+  std::size_t shared_;
+};
+
+template <class... Params, class Stream = int>
+KernelLaunchFromKernel<Params...> launchFromKernel(const char* name, const char* site, void (*kernel)(Params...),
+                                                   dim3 grid, dim3 block = 1, std::size_t dynamicSharedBytes = 0,
+                                                   Stream /*stream: the child runs at once*/ = 0) {
+  return KernelLaunchFromKernel<Params...>(name, site, kernel, grid, block, dynamicSharedBytes);
 }
 
 /// As launch, for a clone emitted as thread loops: called once per block.
 template <class... Params>
 cudaError_t launchThreadLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
                               typename detail::Parameter<Params>::type... args) {
-  return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, grid, block, dynamicSharedBytes, kernel, args...);
+  return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, detail::GridKind::Independent, grid, block,
+                                     dynamicSharedBytes, kernel, args...);
 }
 
 }  // namespace dispar::hostk

@@ -16,6 +16,7 @@ enum cudaError {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorLaunchMaxDepthExceeded = 65,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInvalidDeviceFunction = 98,
@@ -25,6 +26,7 @@ enum cudaError {
   cudaErrorNotReady = 600,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,
 };
@@ -182,6 +184,27 @@ template <class... Params>
 cudaError_t cudaLaunchKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                              std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
   return cudaLaunchKernel(reinterpret_cast<const void*>(func), gridDim, blockDim, args, sharedMem, stream);
+}
+
+// Cooperative launches (grid_group::sync, CooperativeGroups.h): every block of the grid runs at once, so
+// a grid-wide barrier can open. The host path runs up to kMaxCooperativeBlocks blocks at once (an OS
+// thread each), more than the occupancy below promises: a grid sized for a GPU runs here too.
+// cudaErrorCooperativeLaunchTooLarge beyond that.
+constexpr unsigned kMaxCooperativeBlocks = 1024;
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem = 0, cudaStream_t stream = nullptr);
+template <class... Params>
+cudaError_t cudaLaunchCooperativeKernel(void (*func)(Params...), dim3 gridDim, dim3 blockDim, void** args,
+                                        std::size_t sharedMem = 0, cudaStream_t stream = nullptr) {
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(func), gridDim, blockDim, args, sharedMem, stream);
+}
+/// Blocks of `blockSize` threads that one "multiprocessor" runs at once: one (a host thread runs one block
+/// at a time; cudaDeviceProp::multiProcessorCount is the host threads), none when the block cannot run.
+cudaError_t occupancyMaxActiveBlocks(int* numBlocks, int blockSize, std::size_t dynamicSMemSize);
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, Kernel /*func: any kernel*/, int blockSize,
+                                                          std::size_t dynamicSMemSize) {
+  return occupancyMaxActiveBlocks(numBlocks, blockSize, dynamicSMemSize);
 }
 
 }  // namespace dispar::hostk

@@ -7,6 +7,8 @@
 #ifndef DISPAR_HOSTK_WARP_H
 #define DISPAR_HOSTK_WARP_H
 
+#include <dispar/hostk/Kernel.h>
+
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -31,8 +33,11 @@ struct WarpRound {
 const WarpRound& warpExchange(unsigned mask, const void* value, std::size_t bytes, bool predicate, const char* what);
 /// The running thread's lane (0..31).
 unsigned laneId();
-/// The lanes of the running thread's warp that call __activemask together with it.
+/// Once every lane of the running thread's warp is held somewhere (or has returned): the lanes that ask
+/// with it (activeLanes: anywhere; activeLanesAt: at the same source position, so that the two sides of a
+/// branch are told apart).
 unsigned activeLanes();
+unsigned activeLanesAt(const char* file, unsigned line, unsigned column);
 
 /// A shuffle segment's width: a power of two from 1 to 32 (anything else counts as 32).
 constexpr unsigned segmentWidth(int width) {
@@ -126,9 +131,9 @@ inline void syncwarp(unsigned mask = 0xffffffffu) { (void)detail::warpExchange(m
 
 /// __activemask: the lanes of this warp that call it together. The lane waits until every other lane
 /// of its warp is held somewhere (here, at another warp-level primitive, at __syncthreads) or has
-/// returned; the lanes waiting here are the active ones. Inside `if (pred) { m = __activemask(); ... }`
-/// that is exactly the lanes that took the branch, as on the GPU.
-inline unsigned activemask() { return detail::activeLanes(); }
+/// returned; the lanes waiting at this call are the active ones. Inside `if (pred) { m = __activemask();
+/// ... } else { m = __activemask(); ... }` that is exactly the lanes that took each branch, as on the GPU.
+inline unsigned activemask(DISPAR_HOSTK_SITE) { return detail::activeLanesAt(file, line, column); }
 
 /// The assignments of a lock-step store.
 enum class LockstepOp { Assign, Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr };
