@@ -58,6 +58,7 @@
 #include <dispar/hostk/Launch.h>
 #include <dispar/hostk/Math.h>
 #include <dispar/hostk/RuntimeApi.h>
+#include <dispar/hostk/Textures.h>
 #include <dispar/hostk/Types.h>
 #include <dispar/hostk/Warp.h>
 #pragma clang force_cuda_host_device end
@@ -130,6 +131,12 @@ using cudaEvent_t = CUevent_st*;
 extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, std::size_t sharedMem = 0,
                                                 cudaStream_t stream = 0);
 cudaError_t cudaConfigureCall(dim3 gridDim, dim3 blockDim, std::size_t sharedMem = 0, cudaStream_t stream = 0);
+
+// The types of the texture and surface API, global as in CUDA's headers (the same text as dispar::hostk's).
+#include <dispar/hostk/TextureTypes.inc>
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f);
+template <class T>
+cudaChannelFormatDesc cudaCreateChannelDesc();
 
 // The runtime API, one global declaration per row of RuntimeApi.def. The rows dispatched by hand carry
 // no parameter list in the table: they are declared as cuda_runtime_api.h declares them, and the table
@@ -208,6 +215,7 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x0
   auto CudaName(Args&&... args) -> decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
 #define DISPAR_CUDA_PARSE_BUILTIN_Barrier(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
 #define DISPAR_CUDA_PARSE_BUILTIN_Warp(CudaName, HostName) DISPAR_CUDA_PARSE_BUILTIN_Function(CudaName, HostName)
+#define DISPAR_CUDA_PARSE_BUILTIN_Texture(CudaName, HostName)  // declared below, as templates of the texel type
 #define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_CUDA_PARSE_BUILTIN_##Kind(CudaName, HostName)
 #include <dispar/hostk/Builtins.def>
 #undef DISPAR_CUDA_PARSE_BUILTIN_Index
@@ -215,6 +223,7 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x0
 #undef DISPAR_CUDA_PARSE_BUILTIN_Function
 #undef DISPAR_CUDA_PARSE_BUILTIN_Barrier
 #undef DISPAR_CUDA_PARSE_BUILTIN_Warp
+#undef DISPAR_CUDA_PARSE_BUILTIN_Texture
 
 // cuBLAS and cuFFT (cublas_v2.h, cufft.h, cuComplex.h): the global names of builds without the toolkit,
 // one per row of <dispar/hostlib/Cublas.def> and Cufft.def; cuComplex.h's functions host and device.
@@ -224,11 +233,12 @@ cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned flags = 0x0
 #pragma clang force_cuda_host_device begin
 
 // Device functions the host path cannot run, declared so that the frontend reports them as unsupported
-// on the host path, as it does with a toolkit, rather than as unknown names: __nanosleep, textures and
-// surfaces (through texture objects).
+// on the host path, as it does with a toolkit, rather than as unknown names.
 void __nanosleep(unsigned ns);
-using cudaTextureObject_t = unsigned long long;
-using cudaSurfaceObject_t = unsigned long long;
+
+// Textures and surfaces: the fetches, global templates of the texel type as CUDA's headers declare them
+// (the Texture rows of Builtins.def, rewritten like the other builtins), in both forms. The types are
+// declared with the runtime API's.
 template <class T>
 T tex1Dfetch(cudaTextureObject_t texture, int x);
 template <class T>
@@ -238,11 +248,20 @@ T tex2D(cudaTextureObject_t texture, float x, float y);
 template <class T>
 T tex3D(cudaTextureObject_t texture, float x, float y, float z);
 template <class T>
+T tex1DLayered(cudaTextureObject_t texture, float x, int layer);
+template <class T>
 T tex2DLayered(cudaTextureObject_t texture, float x, float y, int layer);
 template <class T>
-T surf2Dread(cudaSurfaceObject_t surface, int x, int y);
+void tex1Dfetch(T* value, cudaTextureObject_t texture, int x);
 template <class T>
-void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y);
+void tex1D(T* value, cudaTextureObject_t texture, float x);
+template <class T>
+void tex2D(T* value, cudaTextureObject_t texture, float x, float y);
+template <class T>
+void tex3D(T* value, cudaTextureObject_t texture, float x, float y, float z);
+template <class T>
+void tex2DLayered(T* value, cudaTextureObject_t texture, float x, float y, int layer);
+#include "dispar_surface_functions.h"
 
 #pragma clang force_cuda_host_device end
 

@@ -1,7 +1,7 @@
 // Parse-only additions to the CUDA toolkit's headers: what the frontend force-includes (-include) when
 // it parses a CUDA program with a toolkit. Clang 19's CUDA wrapper leaves out the cache-hinted loads and
-// stores (__ldcs, __stcs, ...; <dispar/hostk/CacheHints.def>), which nvcc declares. They are declared here,
-// typed after their dispar::hostk counterparts, so that the frontend accepts and rewrites them as nvcc
+// stores (__ldcs, __stcs, ...; <dispar/hostk/CacheHints.def>) and the surface functions, which nvcc declares. They are
+// declared here, typed after their dispar::hostk counterparts, so that the frontend accepts and rewrites them as nvcc
 // compiles them; host-and-device, as a device function could not name the host counterpart in its type.
 // Nothing here is compiled to code.
 #ifndef DISPAR_CUDA_TOOLKIT_PARSE_H
@@ -19,5 +19,8 @@
       -> decltype(::dispar::hostk::HostName(static_cast<Args&&>(args)...));
 #include <dispar/hostk/CacheHints.def>
 #undef DISPAR_HOSTK_BUILTIN
+
+// Clang's CUDA wrapper leaves out the surface functions too.
+#include "dispar_surface_functions.h"
 
 #endif  // DISPAR_CUDA_TOOLKIT_PARSE_H

@@ -21,10 +21,11 @@ auto pipeVariable() { return varDecl(hasGlobalStorage(), hasType(pipeType())); }
 
 // GPU libraries whose calls make a VNODE CG: the CUDA runtime and driver, cuBLAS, cuFFT and friends.
 constexpr const char* kGpuLibraryPattern = "^::(cuda|cu|cublas|cufft|curand|cusparse|cusolver|nccl)[A-Z]";
-// cuComplex.h's arithmetic (cuCmul, cuCreal, ...) matches that pattern but is inline code that runs
-// anywhere, host code included: it neither makes a VNODE CG nor needs a stand-in.
-constexpr const char* kComplexArithmeticPattern =
-    "^::cu(C(real|imag|add|sub|mul|div|abs|onj|fma)f?|ComplexFloatToDouble|ComplexDoubleToFloat)$";
+// cuComplex.h's arithmetic (cuCmul, cuCreal, ...) and cudaCreateChannelDesc match that pattern but are
+// inline code that runs anywhere, host code included: they neither make a VNODE CG nor need a stand-in.
+constexpr const char* kRunsAnywherePattern =
+    "^::(cu(C(real|imag|add|sub|mul|div|abs|onj|fma)f?|ComplexFloatToDouble|ComplexDoubleToFloat)|"
+    "cudaCreateChannelDesc)$";
 
 // The named function a statement belongs to: a lambda's body belongs to the function it is written in.
 const clang::FunctionDecl* owningFunction(const clang::FunctionDecl* fn) {
@@ -156,12 +157,14 @@ void GpuUseCollector::registerMatchers(MatchFinder& finder) {
                     this);
   finder.addMatcher(cudaKernelCallExpr(isExpansionInMainFile(), forCallable(functionDecl().bind("fn"))).bind("launch"),
                     this);
-  finder.addMatcher(callExpr(isExpansionInMainFile(),
-                             callee(functionDecl(unless(isExpansionInMainFile()), matchesName(kGpuLibraryPattern),
-                                                 unless(matchesName(kComplexArithmeticPattern)))),
-                             forCallable(functionDecl().bind("fn")))
-                        .bind("gpucall"),
-                    this);
+  finder.addMatcher(
+      callExpr(isExpansionInMainFile(),
+               // Members (a CUDA struct's assignment) are not calls into a library.
+               callee(functionDecl(unless(isExpansionInMainFile()), unless(cxxMethodDecl()),
+                                   matchesName(kGpuLibraryPattern), unless(matchesName(kRunsAnywherePattern)))),
+               forCallable(functionDecl().bind("fn")))
+          .bind("gpucall"),
+      this);
   finder.addMatcher(callExpr(isExpansionInMainFile(), callee(functionDecl(hasName("::dispar::split_for"))),
                              forCallable(functionDecl().bind("fn")))
                         .bind("split"),

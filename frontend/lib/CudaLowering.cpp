@@ -68,23 +68,24 @@ constexpr SymbolCall kSymbolCalls[] = {
 };
 
 // Device-code constructs the host path cannot run, by the prefix of the CUDA function's name (names of
-// the rewriting table, such as __shfl_sync, are looked up first).
+// the rewriting table, such as __shfl_sync and tex2D, are looked up first).
 struct UnsupportedFamily {
   std::string_view prefix;
   std::string_view what;
+  std::string_view advice;
 };
+constexpr std::string_view kOtherTextureFetches =
+    "the host path has tex1Dfetch, tex1D, tex2D, tex3D and their layered forms, without mipmaps, gathers or "
+    "cubemaps (docs/cuda.md)";
 constexpr UnsupportedFamily kUnsupportedFunctions[] = {
-    {"__shfl", "warp shuffles without _sync"},
-    {"__ballot", "warp votes without _sync"},
-    {"__any", "warp votes without _sync"},
-    {"__all", "warp votes without _sync"},
-    {"tex1D", "textures"},
-    {"tex2D", "textures"},
-    {"tex3D", "textures"},
-    {"texCubemap", "textures"},
-    {"tex1Dfetch", "textures"},
-    {"surf", "surfaces"},
-    {"__nanosleep", "timed sleeps"},
+    {"__shfl", "warp shuffles without _sync", "use the _sync forms (CUDA 9 and later)"},
+    {"__ballot", "warp votes without _sync", "use the _sync forms (CUDA 9 and later)"},
+    {"__any", "warp votes without _sync", "use the _sync forms (CUDA 9 and later)"},
+    {"__all", "warp votes without _sync", "use the _sync forms (CUDA 9 and later)"},
+    {"tex", "this texture fetch", kOtherTextureFetches},
+    {"surf", "this surface access",
+     "the host path has surf1D, surf2D, surf3D and surf2DLayered reads and writes (docs/cuda.md)"},
+    {"__nanosleep", "timed sleeps", "the host path has no warp scheduler to sleep in"},
 };
 
 constexpr std::string_view kQualifierTokens[] = {"__global__",  "__device__",      "__host__",    "__constant__",
@@ -262,8 +263,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
     }
     for (const UnsupportedFamily& family : kUnsupportedFunctions)
       if (llvm::StringRef(name).starts_with(family.prefix)) {
-        unsupported(ref->getLocation(), std::string(family.what),
-                    "the host path has no texture units; see docs/cuda.md");
+        unsupported(ref->getLocation(), std::string(family.what), std::string(family.advice));
         return true;
       }
     if (const auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl); fn && isDeviceOnly(fn) && !hasHostVersion(fn))

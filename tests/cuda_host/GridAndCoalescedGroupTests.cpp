@@ -20,7 +20,6 @@ namespace cg = ::dispar::hostk::cooperative_groups;
 // blocks of the cooperative launches below, which must all run at once all the same.
 const bool kSeveralHostThreads = (setenv("DISPAR_HOST_THREADS", "4", /*overwrite=*/1), true);
 
-
 // ---- grid groups ----
 
 // __global__ void gridSum(const int* in, int* partial, int* out, int n) {   // the samples' reduceMultiBlockCg

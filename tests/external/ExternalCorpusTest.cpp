@@ -55,6 +55,8 @@ const std::vector<std::string> kCorpus = {
     "grid_sync",
     "warp_aggregation",
     "dynamic_parallelism",
+    "textures",
+    "surfaces",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.

@@ -1,5 +1,6 @@
 // The dispatch table (<dispar/gpu/RuntimeApi.def>) names exactly the runtime functions dispar_hostk
-// stands in for (<dispar/hostk/RuntimeApi.h>): adding one to either without the other fails here.
+// stands in for (<dispar/hostk/RuntimeApi.h>, and Textures.h for arrays, textures and surfaces): adding
+// one to either without the other fails here.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -20,9 +21,11 @@ std::set<std::string> tableNames() {
 }
 
 std::set<std::string> hostkNames() {
-  std::ifstream in(DISPAR_HOSTK_RUNTIME_API_HEADER);
   std::ostringstream text;
-  text << in.rdbuf();
+  for (const char* header : {DISPAR_HOSTK_RUNTIME_API_HEADER, DISPAR_HOSTK_TEXTURES_HEADER}) {
+    std::ifstream in(header);
+    text << in.rdbuf() << "\n";
+  }
   const std::string source = text.str();
   // Declarations at namespace scope: "cudaError_t cudaMemcpy(" or "const char* cudaGetErrorString(" (the
   // symbol functions are templates: "cudaError_t cudaMemcpyToSymbol(const T& symbol").

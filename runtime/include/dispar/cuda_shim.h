@@ -129,6 +129,26 @@ using ::dispar::hostk::cudaStreamQuery;
 using ::dispar::hostk::cudaStreamSynchronize;
 using ::dispar::hostk::cudaStreamWaitEvent;
 
+// Textures and surfaces: the runtime API, and the fetches for device code written outside kernels' clones.
+using cudaTextureObject_t = ::dispar::hostk::cudaTextureObject_t;
+using cudaSurfaceObject_t = ::dispar::hostk::cudaSurfaceObject_t;
+#define DISPAR_HOSTK_TEXTURE_NAME(Name) using ::dispar::hostk::Name;
+#include <dispar/hostk/TextureNames.def>
+#define DISPAR_HOSTK_BUILTIN_Index(CudaName, HostName)
+#define DISPAR_HOSTK_BUILTIN_Constant(CudaName, HostName)
+#define DISPAR_HOSTK_BUILTIN_Function(CudaName, HostName)
+#define DISPAR_HOSTK_BUILTIN_Barrier(CudaName, HostName)
+#define DISPAR_HOSTK_BUILTIN_Warp(CudaName, HostName)
+#define DISPAR_HOSTK_BUILTIN_Texture(CudaName, HostName) using ::dispar::hostk::HostName;
+#define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_HOSTK_BUILTIN_##Kind(CudaName, HostName)
+#include <dispar/hostk/Builtins.def>
+#undef DISPAR_HOSTK_BUILTIN_Index
+#undef DISPAR_HOSTK_BUILTIN_Constant
+#undef DISPAR_HOSTK_BUILTIN_Function
+#undef DISPAR_HOSTK_BUILTIN_Barrier
+#undef DISPAR_HOSTK_BUILTIN_Warp
+#undef DISPAR_HOSTK_BUILTIN_Texture
+
 #endif  // !__CUDACC__ && !__CUDA_RUNTIME_H__
 
 #endif  // DISPAR_CUDA_SHIM_H

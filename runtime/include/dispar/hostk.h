@@ -13,6 +13,7 @@
 #include <dispar/hostk/Launch.h>
 #include <dispar/hostk/Math.h>
 #include <dispar/hostk/RuntimeApi.h>
+#include <dispar/hostk/Textures.h>
 #include <dispar/hostk/Types.h>
 #include <dispar/hostk/Warp.h>
 

@@ -30,6 +30,42 @@ inline hostk::cudaEvent_t* toHostk(cudaEvent_t* event) { return reinterpret_cast
 inline hostk::cudaMemcpyKind toHostk(cudaMemcpyKind kind) { return static_cast<hostk::cudaMemcpyKind>(kind); }
 inline hostk::cudaError_t toHostk(cudaError_t error) { return static_cast<hostk::cudaError_t>(error); }
 inline cudaError_t fromHostk(hostk::cudaError_t error) { return static_cast<cudaError_t>(error); }
+
+// Textures and surfaces: CUDA's structs and hostk's have the same members in the same order (hostk's
+// TextureTypes.inc copies driver_types.h and texture_types.h); the asserts hold the layouts together.
+static_assert(sizeof(cudaChannelFormatDesc) == sizeof(hostk::cudaChannelFormatDesc));
+static_assert(sizeof(cudaResourceDesc) == sizeof(hostk::cudaResourceDesc) &&
+              offsetof(cudaResourceDesc, flags) == offsetof(hostk::cudaResourceDesc, flags) &&
+              offsetof(cudaResourceDesc, res.pitch2D.pitchInBytes) ==
+                  offsetof(hostk::cudaResourceDesc, res.pitch2D.pitchInBytes));
+static_assert(sizeof(cudaTextureDesc) == sizeof(hostk::cudaTextureDesc) &&
+              offsetof(cudaTextureDesc, seamlessCubemap) == offsetof(hostk::cudaTextureDesc, seamlessCubemap));
+static_assert(sizeof(cudaMemcpy3DParms) == sizeof(hostk::cudaMemcpy3DParms) &&
+              offsetof(cudaMemcpy3DParms, kind) == offsetof(hostk::cudaMemcpy3DParms, kind));
+inline hostk::cudaArray_t toHostk(cudaArray_t array) { return reinterpret_cast<hostk::cudaArray_t>(array); }
+inline hostk::cudaArray_t* toHostk(cudaArray_t* array) { return reinterpret_cast<hostk::cudaArray_t*>(array); }
+inline hostk::cudaArray_const_t toHostk(cudaArray_const_t array) {
+  return reinterpret_cast<hostk::cudaArray_const_t>(array);
+}
+inline hostk::cudaChannelFormatDesc* toHostk(cudaChannelFormatDesc* desc) {
+  return reinterpret_cast<hostk::cudaChannelFormatDesc*>(desc);
+}
+inline const hostk::cudaChannelFormatDesc* toHostk(const cudaChannelFormatDesc* desc) {
+  return reinterpret_cast<const hostk::cudaChannelFormatDesc*>(desc);
+}
+inline hostk::cudaExtent toHostk(cudaExtent extent) { return {extent.width, extent.height, extent.depth}; }
+inline const hostk::cudaMemcpy3DParms* toHostk(const cudaMemcpy3DParms* p) {
+  return reinterpret_cast<const hostk::cudaMemcpy3DParms*>(p);
+}
+inline const hostk::cudaResourceDesc* toHostk(const cudaResourceDesc* resource) {
+  return reinterpret_cast<const hostk::cudaResourceDesc*>(resource);
+}
+inline const hostk::cudaTextureDesc* toHostk(const cudaTextureDesc* description) {
+  return reinterpret_cast<const hostk::cudaTextureDesc*>(description);
+}
+inline const hostk::cudaResourceViewDesc* toHostk(const cudaResourceViewDesc* view) {
+  return reinterpret_cast<const hostk::cudaResourceViewDesc*>(view);
+}
 }  // namespace detail
 
 #define DISPAR_GPU_RUNTIME_API(name, parameters, arguments)                                                            \

@@ -14,11 +14,13 @@ enum class BuiltinKind {
   Function,  ///< function; the callee becomes the qualified name
   Barrier,   ///< block barrier (__syncthreads...), rewritten as a Function
   Warp,      ///< warp-level function, rewritten as a Function; its caller runs as fibers
+  Texture,   ///< texture fetch or surface access, rewritten as a Function
 };
 
 /// Whether uses of `kind` are calls (rewritten by replacing the callee's name).
 constexpr bool isCall(BuiltinKind kind) {
-  return kind == BuiltinKind::Function || kind == BuiltinKind::Barrier || kind == BuiltinKind::Warp;
+  return kind == BuiltinKind::Function || kind == BuiltinKind::Barrier || kind == BuiltinKind::Warp ||
+         kind == BuiltinKind::Texture;
 }
 
 struct Builtin {

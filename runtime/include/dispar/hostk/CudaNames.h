@@ -13,6 +13,7 @@
 #include <dispar/hostk/Atomics.h>
 #include <dispar/hostk/Kernel.h>
 #include <dispar/hostk/Math.h>
+#include <dispar/hostk/Textures.h>
 #include <dispar/hostk/Warp.h>
 
 #include <utility>
@@ -28,6 +29,7 @@ namespace dispar::hostk::cuda_names {
     return ::dispar::hostk::HostName(std::forward<Args>(args)...);                                                     \
   }
 #define DISPAR_HOSTK_CUDA_NAME_Warp(CudaName, HostName) DISPAR_HOSTK_CUDA_NAME_Function(CudaName, HostName)
+#define DISPAR_HOSTK_CUDA_NAME_Texture(CudaName, HostName) using ::dispar::hostk::HostName;
 #define DISPAR_HOSTK_BUILTIN(Kind, CudaName, HostName, Summary) DISPAR_HOSTK_CUDA_NAME_##Kind(CudaName, HostName)
 #include <dispar/hostk/Builtins.def>
 #undef DISPAR_HOSTK_CUDA_NAME_Index
@@ -35,6 +37,7 @@ namespace dispar::hostk::cuda_names {
 #undef DISPAR_HOSTK_CUDA_NAME_Barrier
 #undef DISPAR_HOSTK_CUDA_NAME_Function
 #undef DISPAR_HOSTK_CUDA_NAME_Warp
+#undef DISPAR_HOSTK_CUDA_NAME_Texture
 
 // The Barrier rows: the source position of the call is taken where the macro is used.
 inline void __syncthreads(DISPAR_HOSTK_SITE) { ::dispar::hostk::syncthreads(file, line, column); }
