@@ -18,14 +18,16 @@ T surf2DLayeredread(cudaSurfaceObject_t surface, int x, int y, int layer,
 template <class T>
 void surf1Dread(T* value, cudaSurfaceObject_t surface, int x, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 template <class T>
-void surf2Dread(T* value, cudaSurfaceObject_t surface, int x, int y, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
+void surf2Dread(T* value, cudaSurfaceObject_t surface, int x, int y,
+                cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 template <class T>
 void surf3Dread(T* value, cudaSurfaceObject_t surface, int x, int y, int z,
                 cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 template <class T>
 void surf1Dwrite(T value, cudaSurfaceObject_t surface, int x, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 template <class T>
-void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y, cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
+void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y,
+                 cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
 template <class T>
 void surf3Dwrite(T value, cudaSurfaceObject_t surface, int x, int y, int z,
                  cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);

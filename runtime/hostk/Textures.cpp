@@ -53,7 +53,7 @@ bool validChannels(const cudaChannelFormatDesc& d) {
   const int bits[4] = {d.x, d.y, d.z, d.w};
   for (int c = 0; c < 4; ++c) {
     if (bits[c] != 0 && bits[c] != 8 && bits[c] != 16 && bits[c] != 32) return false;
-    if (c > 0 && bits[c] != 0 && bits[c - 1] == 0) return false;  // components come in order
+    if (c > 0 && bits[c] != 0 && bits[c - 1] == 0) return false;                           // components come in order
     if (d.f == cudaChannelFormatKindFloat && bits[c] != 0 && bits[c] != 32) return false;  // no half texels
   }
   return d.x != 0;
@@ -130,19 +130,14 @@ bool address(long long& i, long long n, cudaTextureAddressMode mode, bool normal
   // Wrap and mirror need normalized coordinates; otherwise CUDA clamps.
   if (!normalized && (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror)) mode = cudaAddressModeClamp;
   switch (mode) {
-    case cudaAddressModeWrap:
-      i = ((i % n) + n) % n;
-      return true;
+    case cudaAddressModeWrap: i = ((i % n) + n) % n; return true;
     case cudaAddressModeMirror: {
       const long long m = ((i % (2 * n)) + 2 * n) % (2 * n);
       i = m < n ? m : 2 * n - 1 - m;
       return true;
     }
-    case cudaAddressModeBorder:
-      return i >= 0 && i < n;
-    default:
-      i = std::clamp<long long>(i, 0, n - 1);
-      return true;
+    case cudaAddressModeBorder: return i >= 0 && i < n;
+    default: i = std::clamp<long long>(i, 0, n - 1); return true;
   }
 }
 
@@ -154,9 +149,8 @@ detail::Texel borderTexel(const ObjectState& o) {
 
 /// The texel at integer indices (already addressed) of layer `layer`.
 detail::Texel texelAt(const ObjectState& o, const long long (&i)[3], std::size_t layer) {
-  const unsigned char* p =
-      o.base + (o.layers > 0 ? layer : std::size_t(i[2])) * o.slicePitch + std::size_t(i[1]) * o.rowPitch +
-      std::size_t(i[0]) * o.elementBytes;
+  const unsigned char* p = o.base + (o.layers > 0 ? layer : std::size_t(i[2])) * o.slicePitch +
+                           std::size_t(i[1]) * o.rowPitch + std::size_t(i[0]) * o.elementBytes;
   return readTexel(o, p);
 }
 
@@ -172,11 +166,12 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChan
 
 namespace {
 
-cudaError_t allocateArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, std::size_t width,
-                          std::size_t height, std::size_t depth, unsigned flags) {
+cudaError_t allocateArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, std::size_t width, std::size_t height,
+                          std::size_t depth, unsigned flags) {
   if (array == nullptr || desc == nullptr || !validChannels(*desc) || width == 0)
     return detail::recordError(cudaErrorInvalidValue);
-  if ((flags & ~(kCudaArrayLayered | kCudaArraySurfaceLoadStore)) != 0) return detail::recordError(cudaErrorInvalidValue);
+  if ((flags & ~(kCudaArrayLayered | kCudaArraySurfaceLoadStore)) != 0)
+    return detail::recordError(cudaErrorInvalidValue);
   if ((flags & kCudaArrayLayered) && depth == 0) return detail::recordError(cudaErrorInvalidValue);
   auto* state = new (std::nothrow) cudaArray{*desc, width, height, depth, flags, channelBits(*desc) / 8, {}};
   if (state == nullptr) return detail::recordError(cudaErrorMemoryAllocation);
@@ -225,7 +220,8 @@ cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, std::size_t wOffset, std::size_t hOffset, const void* src,
                                 std::size_t spitch, std::size_t width, std::size_t height, cudaMemcpyKind kind) {
   if (dst == nullptr || (src == nullptr && width * height != 0)) return detail::recordError(cudaErrorInvalidValue);
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return detail::recordError(cudaErrorInvalidMemcpyDirection);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return detail::recordError(cudaErrorInvalidMemcpyDirection);
   if (spitch < width || wOffset + width > dst->rowBytes() || hOffset + height > dst->rows())
     return detail::recordError(cudaErrorInvalidValue);
   for (std::size_t r = 0; r < height; ++r)
@@ -237,7 +233,8 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, std::size_t wOffset, std::size_
 cudaError_t cudaMemcpy2DFromArray(void* dst, std::size_t dpitch, cudaArray_const_t src, std::size_t wOffset,
                                   std::size_t hOffset, std::size_t width, std::size_t height, cudaMemcpyKind kind) {
   if (src == nullptr || (dst == nullptr && width * height != 0)) return detail::recordError(cudaErrorInvalidValue);
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return detail::recordError(cudaErrorInvalidMemcpyDirection);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return detail::recordError(cudaErrorInvalidMemcpyDirection);
   if (dpitch < width || wOffset + width > src->rowBytes() || hOffset + height > src->rows())
     return detail::recordError(cudaErrorInvalidValue);
   for (std::size_t r = 0; r < height; ++r)
@@ -256,14 +253,19 @@ struct CopySide {
 
 bool sideOf(cudaArray_t array, const cudaPitchedPtr& pointer, CopySide& side) {
   if (array != nullptr) {
-    side = CopySide{array->data.data(),  array->rowBytes(), array->rowBytes(), array->rowBytes() * array->rows(),
-                    array->rows(),       array->slices(),   array->elementBytes};
+    side = CopySide{array->data.data(), array->rowBytes(), array->rowBytes(),  array->rowBytes() * array->rows(),
+                    array->rows(),      array->slices(),   array->elementBytes};
     return true;
   }
   if (pointer.ptr == nullptr) return false;
   const std::size_t rows = std::max<std::size_t>(pointer.ysize, 1);
-  side = CopySide{static_cast<unsigned char*>(pointer.ptr), pointer.pitch, pointer.pitch, pointer.pitch * rows, rows,
-                  std::size_t(-1), 1};
+  side = CopySide{static_cast<unsigned char*>(pointer.ptr),
+                  pointer.pitch,
+                  pointer.pitch,
+                  pointer.pitch * rows,
+                  rows,
+                  std::size_t(-1),
+                  1};
   return true;
 }
 
@@ -279,7 +281,8 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   // An array's extent and position count elements; between two pitched pointers, bytes.
   const std::size_t unit = p->srcArray != nullptr ? src.elementBytes : p->dstArray != nullptr ? dst.elementBytes : 1;
   const std::size_t width = p->extent.width * unit;
-  const std::size_t height = std::max<std::size_t>(p->extent.height, 1), depth = std::max<std::size_t>(p->extent.depth, 1);
+  const std::size_t height = std::max<std::size_t>(p->extent.height, 1),
+                    depth = std::max<std::size_t>(p->extent.depth, 1);
   const std::size_t srcX = p->srcPos.x * (p->srcArray != nullptr ? src.elementBytes : 1);
   const std::size_t dstX = p->dstPos.x * (p->dstArray != nullptr ? dst.elementBytes : 1);
   if (srcX + width > src.rowBytes || dstX + width > dst.rowBytes || p->srcPos.y + height > src.rows ||
@@ -327,7 +330,8 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
       o.linear = true;
       return o.extent[0] > 0 ? cudaSuccess : cudaErrorInvalidValue;
     case cudaResourceTypePitch2D:
-      if (surface || r.res.pitch2D.devPtr == nullptr || !validChannels(r.res.pitch2D.desc)) return cudaErrorInvalidValue;
+      if (surface || r.res.pitch2D.devPtr == nullptr || !validChannels(r.res.pitch2D.desc))
+        return cudaErrorInvalidValue;
       o.base = static_cast<unsigned char*>(r.res.pitch2D.devPtr);
       o.format = r.res.pitch2D.desc;
       o.elementBytes = channelBits(o.format) / 8;
@@ -338,10 +342,10 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
       o.rowPitch = r.res.pitch2D.pitchInBytes;
       o.slicePitch = o.rowPitch * o.extent[1];
       o.linear = false;
-      if (o.extent[0] == 0 || o.extent[1] == 0 || o.rowPitch < o.extent[0] * o.elementBytes) return cudaErrorInvalidValue;
+      if (o.extent[0] == 0 || o.extent[1] == 0 || o.rowPitch < o.extent[0] * o.elementBytes)
+        return cudaErrorInvalidValue;
       return cudaSuccess;
-    default:
-      return cudaErrorInvalidValue;  // mipmapped arrays: not on the host path
+    default: return cudaErrorInvalidValue;  // mipmapped arrays: not on the host path
   }
 }
 
@@ -474,8 +478,9 @@ unsigned char* surfaceAddress(cudaSurfaceObject_t surface, std::size_t bytes, in
     throw std::runtime_error(std::string(what) + " out of bounds (cudaBoundaryModeTrap): x " + std::to_string(x) +
                              " bytes, y " + std::to_string(y) + ", z " + std::to_string(z));
   }
-  const std::size_t slice =
-      o.layers > 0 ? std::size_t(std::clamp<long long>(layer, 0, static_cast<long long>(o.layers) - 1)) : std::size_t(at[2]);
+  const std::size_t slice = o.layers > 0
+                                ? std::size_t(std::clamp<long long>(layer, 0, static_cast<long long>(o.layers) - 1))
+                                : std::size_t(at[2]);
   return o.base + slice * o.slicePitch + std::size_t(at[1]) * o.rowPitch + std::size_t(at[0]);
 }
 

@@ -117,8 +117,8 @@ TEST(HostTextures, NormalizedFloatReadsOfBytesAndFetchesFromLinearMemory) {
   r.res.linear.devPtr = linear;
   r.res.linear.desc = desc;
   r.res.linear.sizeInBytes = texels.size() * sizeof(UChar4);
-  hk::cudaTextureDesc d = sampling(hk::cudaAddressModeClamp, hk::cudaFilterModePoint, false,
-                                   hk::cudaReadModeNormalizedFloat);
+  hk::cudaTextureDesc d =
+      sampling(hk::cudaAddressModeClamp, hk::cudaFilterModePoint, false, hk::cudaReadModeNormalizedFloat);
   hk::cudaTextureObject_t t = 0;
   ASSERT_EQ(hk::cudaCreateTextureObject(&t, &r, &d, nullptr), hk::cudaSuccess);
   const Float4 first = hk::tex1Dfetch<Float4>(t, 0);

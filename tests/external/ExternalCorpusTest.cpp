@@ -57,6 +57,10 @@ const std::vector<std::string> kCorpus = {
     "dynamic_parallelism",
     "textures",
     "surfaces",
+    "sobel_texture",
+    "cooperative_scan",
+    "cdp_mandelbrot",
+    "box_filter_rgba",
 };
 
 // "toolkit": nvcc, for one architecture to keep the build short. "host_only": no toolkit at all.

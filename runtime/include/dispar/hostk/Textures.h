@@ -193,8 +193,7 @@ T surf3Dread(cudaSurfaceObject_t surface, int x, int y, int z, int mode = cudaBo
   return value;
 }
 template <class T>
-T surf2DLayeredread(cudaSurfaceObject_t surface, int x, int y, int layer,
-                    int mode = cudaBoundaryModeTrap) {
+T surf2DLayeredread(cudaSurfaceObject_t surface, int x, int y, int layer, int mode = cudaBoundaryModeTrap) {
   T value{};
   detail::surfaceRead(surface, &value, sizeof(T), x, y, 0, layer, static_cast<cudaSurfaceBoundaryMode>(mode));
   return value;
@@ -204,13 +203,11 @@ void surf1Dread(T* value, cudaSurfaceObject_t surface, int x, int mode = cudaBou
   *value = surf1Dread<T>(surface, x, mode);
 }
 template <class T>
-void surf2Dread(T* value, cudaSurfaceObject_t surface, int x, int y,
-                int mode = cudaBoundaryModeTrap) {
+void surf2Dread(T* value, cudaSurfaceObject_t surface, int x, int y, int mode = cudaBoundaryModeTrap) {
   *value = surf2Dread<T>(surface, x, y, mode);
 }
 template <class T>
-void surf3Dread(T* value, cudaSurfaceObject_t surface, int x, int y, int z,
-                int mode = cudaBoundaryModeTrap) {
+void surf3Dread(T* value, cudaSurfaceObject_t surface, int x, int y, int z, int mode = cudaBoundaryModeTrap) {
   *value = surf3Dread<T>(surface, x, y, z, mode);
 }
 template <class T>
@@ -218,13 +215,11 @@ void surf1Dwrite(T value, cudaSurfaceObject_t surface, int x, int mode = cudaBou
   detail::surfaceWrite(surface, &value, sizeof(T), x, 0, 0, -1, static_cast<cudaSurfaceBoundaryMode>(mode));
 }
 template <class T>
-void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y,
-                 int mode = cudaBoundaryModeTrap) {
+void surf2Dwrite(T value, cudaSurfaceObject_t surface, int x, int y, int mode = cudaBoundaryModeTrap) {
   detail::surfaceWrite(surface, &value, sizeof(T), x, y, 0, -1, static_cast<cudaSurfaceBoundaryMode>(mode));
 }
 template <class T>
-void surf3Dwrite(T value, cudaSurfaceObject_t surface, int x, int y, int z,
-                 int mode = cudaBoundaryModeTrap) {
+void surf3Dwrite(T value, cudaSurfaceObject_t surface, int x, int y, int z, int mode = cudaBoundaryModeTrap) {
   detail::surfaceWrite(surface, &value, sizeof(T), x, y, z, -1, static_cast<cudaSurfaceBoundaryMode>(mode));
 }
 template <class T>
