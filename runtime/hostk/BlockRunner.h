@@ -26,6 +26,7 @@
 #include <dispar/hostk/Warp.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct KernelLaunch {
   CloneForm form;
   GridBarrier* gridBarrier = nullptr;  ///< a cooperative launch's (HostDevice::runCooperative), else none
 };
+
+/// The index of block number `block` of `grid` (x fastest), as the runners number the blocks of a launch.
+inline uint3 blockIndex(std::uint64_t block, const dim3& grid) {
+  return uint3{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
+               static_cast<unsigned>(block / grid.x / grid.y)};
+}
 
 /// Where a barrier call is in the source (filled in at the call by __builtin_FILE/LINE/COLUMN, so
 /// that the optimiser duplicating a call cannot make one barrier look like two).

@@ -54,8 +54,7 @@ void HostDevice::runBlocks(BlockRunner& runner) {
   for (;;) {
     const std::uint64_t block = nextBlock_.fetch_add(1, std::memory_order_relaxed);
     if (block >= blockCount_ || failed_.load(std::memory_order_relaxed)) return;
-    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
-                         static_cast<unsigned>(block / grid.x / grid.y)};
+    const uint3 blockIdx = blockIndex(block, grid);
     if (!runner.run(launch, blockIdx)) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!failed_.exchange(true)) failure_ = runner.failure();
@@ -98,8 +97,7 @@ bool HostDevice::runCooperative(KernelLaunch launch, std::string& failure) {
   launch.gridBarrier = &barrier;
   std::vector<std::string> failures(blocks);
   auto runBlock = [&](std::uint64_t block, BlockRunner& runner) {
-    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
-                         static_cast<unsigned>(block / grid.x / grid.y)};
+    const uint3 blockIdx = blockIndex(block, grid);
     if (!runner.run(launch, blockIdx)) failures[block] = runner.failure();
     barrier.leave();
   };

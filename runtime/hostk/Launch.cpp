@@ -40,8 +40,7 @@ bool runNested(const KernelLaunch& launch, std::string& failure) {
   bool ok = true;
   const dim3 grid = launch.gridDim;
   for (std::uint64_t block = 0; ok && block < grid.volume(); ++block) {
-    const uint3 blockIdx{static_cast<unsigned>(block % grid.x), static_cast<unsigned>(block / grid.x % grid.y),
-                         static_cast<unsigned>(block / grid.x / grid.y)};
+    const uint3 blockIdx = blockIndex(block, grid);
     currentThread = nullptr;
     currentLoopBlock = nullptr;
     ok = runner.run(launch, blockIdx);

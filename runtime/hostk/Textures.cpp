@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -37,11 +38,14 @@ struct ObjectState {
   unsigned char* base;
   cudaChannelFormatDesc format;
   std::size_t elementBytes;
-  std::size_t extent[3];   ///< texels along x, y, z (1 where the resource has no such dimension)
-  std::size_t layers;      ///< of a layered array; 0 otherwise
-  std::size_t rowPitch;    ///< bytes from one row to the next
-  std::size_t slicePitch;  ///< bytes from one slice (or layer) to the next
-  bool linear;             ///< a cudaResourceTypeLinear resource: tex1Dfetch only
+  int components;              ///< components per texel (1 to 4)
+  int bits[4];                 ///< of each component
+  std::size_t componentAt[4];  ///< byte offset of each component in the texel
+  std::size_t extent[3];       ///< texels along x, y, z (1 where the resource has no such dimension)
+  std::size_t layers;          ///< of a layered array; 0 otherwise
+  std::size_t rowPitch;        ///< bytes from one row to the next
+  std::size_t slicePitch;      ///< bytes from one slice (or layer) to the next
+  bool linear;                 ///< a cudaResourceTypeLinear resource: tex1Dfetch only
   cudaTextureDesc sampling;
 };
 
@@ -66,12 +70,25 @@ ObjectState& objectOf(unsigned long long handle, std::uint32_t magic, const char
   return *state;
 }
 
+/// The texel format of `o`, with its layout worked out once (a fetch reads it for every texel).
+void setFormat(ObjectState& o, const cudaChannelFormatDesc& format) {
+  o.format = format;
+  const int bits[4] = {format.x, format.y, format.z, format.w};
+  o.components = 0;
+  std::size_t offset = 0;
+  for (int c = 0; c < 4; ++c) {
+    o.bits[c] = bits[c];
+    o.componentAt[c] = offset;
+    offset += std::size_t(bits[c]) / 8;
+    o.components += bits[c] != 0;
+  }
+  o.elementBytes = offset;
+}
+
 /// Component `c` of the texel at `p`, as an exact value: integers as they are, floats as floats.
 double component(const ObjectState& o, const unsigned char* p, int c) {
-  const int bits[4] = {o.format.x, o.format.y, o.format.z, o.format.w};
-  std::size_t offset = 0;
-  for (int k = 0; k < c; ++k) offset += std::size_t(bits[k]) / 8;
-  p += offset;
+  const int* bits = o.bits;
+  p += o.componentAt[c];
   switch (o.format.f) {
     case cudaChannelFormatKindFloat: {
       float v;
@@ -103,15 +120,13 @@ double component(const ObjectState& o, const unsigned char* p, int c) {
   }
 }
 
-int componentCount(const cudaChannelFormatDesc& d) { return (d.x != 0) + (d.y != 0) + (d.z != 0) + (d.w != 0); }
-
 /// The texel's components as the read mode returns them: cudaReadModeNormalizedFloat maps 8- and 16-bit
 /// integers onto [0, 1] (unsigned) or [-1, 1] (signed), as CUDA does.
 detail::Texel readTexel(const ObjectState& o, const unsigned char* p) {
   detail::Texel t{{0, 0, 0, 0}};
-  const int bits[4] = {o.format.x, o.format.y, o.format.z, o.format.w};
+  const int* bits = o.bits;
   const bool normalize = o.sampling.readMode == cudaReadModeNormalizedFloat && o.format.f != cudaChannelFormatKindFloat;
-  for (int c = 0; c < componentCount(o.format); ++c) {
+  for (int c = 0; c < o.components; ++c) {
     double v = component(o, p, c);
     if (normalize && bits[c] < 32) {
       if (o.format.f == cudaChannelFormatKindUnsigned)
@@ -306,8 +321,7 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
       if (a == nullptr) return cudaErrorInvalidValue;
       if (surface && !(a->flags & kCudaArraySurfaceLoadStore)) return cudaErrorInvalidValue;
       o.base = const_cast<unsigned char*>(a->data.data());
-      o.format = a->desc;
-      o.elementBytes = a->elementBytes;
+      setFormat(o, a->desc);
       const bool layered = (a->flags & kCudaArrayLayered) != 0;
       o.extent[0] = a->width;
       o.extent[1] = a->rows();
@@ -321,8 +335,7 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
     case cudaResourceTypeLinear:
       if (surface || r.res.linear.devPtr == nullptr || !validChannels(r.res.linear.desc)) return cudaErrorInvalidValue;
       o.base = static_cast<unsigned char*>(r.res.linear.devPtr);
-      o.format = r.res.linear.desc;
-      o.elementBytes = channelBits(o.format) / 8;
+      setFormat(o, r.res.linear.desc);
       o.extent[0] = r.res.linear.sizeInBytes / o.elementBytes;
       o.extent[1] = o.extent[2] = 1;
       o.layers = 0;
@@ -333,8 +346,7 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
       if (surface || r.res.pitch2D.devPtr == nullptr || !validChannels(r.res.pitch2D.desc))
         return cudaErrorInvalidValue;
       o.base = static_cast<unsigned char*>(r.res.pitch2D.devPtr);
-      o.format = r.res.pitch2D.desc;
-      o.elementBytes = channelBits(o.format) / 8;
+      setFormat(o, r.res.pitch2D.desc);
       o.extent[0] = r.res.pitch2D.width;
       o.extent[1] = r.res.pitch2D.height;
       o.extent[2] = 1;
@@ -349,58 +361,49 @@ cudaError_t describeResource(const cudaResourceDesc& r, ObjectState& o, bool sur
   }
 }
 
+/// A new texture (with `sampling`) or surface (without) object over `resource`, into `handle`.
+cudaError_t createObject(unsigned long long* handle, std::uint32_t magic, const cudaResourceDesc* resource,
+                         const cudaTextureDesc* sampling) {
+  if (handle == nullptr || resource == nullptr) return detail::recordError(cudaErrorInvalidValue);
+  auto o = std::make_unique<ObjectState>();
+  o->magic = magic;
+  if (const cudaError_t error = describeResource(*resource, *o, magic == kSurfaceMagic); error != cudaSuccess)
+    return detail::recordError(error);
+  if (sampling != nullptr) {
+    o->sampling = *sampling;
+    // Linear filtering returns floats: of float texels, or of integer ones read as normalized floats.
+    if (o->sampling.filterMode == cudaFilterModeLinear && o->format.f != cudaChannelFormatKindFloat &&
+        o->sampling.readMode != cudaReadModeNormalizedFloat)
+      return detail::recordError(cudaErrorInvalidValue);
+  }
+  *handle = reinterpret_cast<std::uintptr_t>(o.release());
+  return cudaSuccess;
+}
+
+cudaError_t destroyObject(unsigned long long handle, std::uint32_t magic) {
+  if (handle == 0) return cudaSuccess;
+  auto* o = reinterpret_cast<ObjectState*>(static_cast<std::uintptr_t>(handle));
+  if (o->magic != magic) return detail::recordError(cudaErrorInvalidValue);
+  o->magic = 0;
+  delete o;
+  return cudaSuccess;
+}
+
 }  // namespace
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texture, const cudaResourceDesc* resource,
                                     const cudaTextureDesc* description, const cudaResourceViewDesc* view) {
-  if (texture == nullptr || resource == nullptr || description == nullptr || view != nullptr)
-    return detail::recordError(cudaErrorInvalidValue);
-  auto* o = new ObjectState{};
-  o->magic = kTextureMagic;
-  if (const cudaError_t error = describeResource(*resource, *o, false); error != cudaSuccess) {
-    delete o;
-    return detail::recordError(error);
-  }
-  o->sampling = *description;
-  // Linear filtering returns floats: of float texels, or of integer ones read as normalized floats.
-  if (o->sampling.filterMode == cudaFilterModeLinear && o->format.f != cudaChannelFormatKindFloat &&
-      o->sampling.readMode != cudaReadModeNormalizedFloat) {
-    delete o;
-    return detail::recordError(cudaErrorInvalidValue);
-  }
-  *texture = reinterpret_cast<std::uintptr_t>(o);
-  return cudaSuccess;
+  if (description == nullptr || view != nullptr) return detail::recordError(cudaErrorInvalidValue);
+  return createObject(texture, kTextureMagic, resource, description);
 }
 
-cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texture) {
-  if (texture == 0) return cudaSuccess;
-  auto* o = reinterpret_cast<ObjectState*>(static_cast<std::uintptr_t>(texture));
-  if (o->magic != kTextureMagic) return detail::recordError(cudaErrorInvalidValue);
-  o->magic = 0;
-  delete o;
-  return cudaSuccess;
-}
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texture) { return destroyObject(texture, kTextureMagic); }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surface, const cudaResourceDesc* resource) {
-  if (surface == nullptr || resource == nullptr) return detail::recordError(cudaErrorInvalidValue);
-  auto* o = new ObjectState{};
-  o->magic = kSurfaceMagic;
-  if (const cudaError_t error = describeResource(*resource, *o, true); error != cudaSuccess) {
-    delete o;
-    return detail::recordError(error);
-  }
-  *surface = reinterpret_cast<std::uintptr_t>(o);
-  return cudaSuccess;
+  return createObject(surface, kSurfaceMagic, resource, nullptr);
 }
 
-cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surface) {
-  if (surface == 0) return cudaSuccess;
-  auto* o = reinterpret_cast<ObjectState*>(static_cast<std::uintptr_t>(surface));
-  if (o->magic != kSurfaceMagic) return detail::recordError(cudaErrorInvalidValue);
-  o->magic = 0;
-  delete o;
-  return cudaSuccess;
-}
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surface) { return destroyObject(surface, kSurfaceMagic); }
 
 namespace detail {
 

@@ -36,10 +36,10 @@ std::optional<lang::RankRecord> readRecord(const std::filesystem::path& file, in
   return record;
 }
 
-/// Calls `visit` with every rank record in the registry folder (files "rank-R"; not their end marks nor
-/// records being written).
+/// Calls `visit(rank, path)` with every file of the registry folder named "rank-R" followed by exactly
+/// `suffix` (files being written, and the other kind of file, do not match).
 template <typename Visit>
-void forEachRankRecord(const std::string& registry, Visit visit) {
+void forEachRankFile(const std::string& registry, std::string_view suffix, Visit visit) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
     const std::string name = entry.path().filename().string();
@@ -47,9 +47,17 @@ void forEachRankRecord(const std::string& registry, Visit visit) {
     if (name.substr(0, prefix.size()) != prefix) continue;
     std::size_t at = prefix.size();
     long rank = 0;
-    if (!readNumber(name, at, rank) || at != name.size()) continue;
-    if (const std::optional<lang::RankRecord> record = readRecord(entry.path(), static_cast<int>(rank))) visit(*record);
+    if (!readNumber(name, at, rank) || std::string_view(name).substr(at) != suffix) continue;
+    visit(static_cast<int>(rank), entry.path());
   }
+}
+
+/// Calls `visit` with every rank record in the registry folder (files "rank-R").
+template <typename Visit>
+void forEachRankRecord(const std::string& registry, Visit visit) {
+  forEachRankFile(registry, "", [&](int rank, const std::filesystem::path& file) {
+    if (const std::optional<lang::RankRecord> record = readRecord(file, rank)) visit(*record);
+  });
 }
 
 /// The end mark in file `file` (an empty `how` where there is none).
@@ -69,16 +77,8 @@ lang::RankEnd readRankEnd(const std::string& registry, int rank) {
 /// nothing else: `streammap run` looks twice a second while its job runs.
 template <typename Visit>
 void forEachRankEnd(const std::string& registry, Visit visit) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(registry, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string_view prefix = lang::kRankRecordPrefix;
-    if (name.substr(0, prefix.size()) != prefix) continue;
-    std::size_t at = prefix.size();
-    long rank = 0;
-    if (!readNumber(name, at, rank) || name.substr(at) != lang::kRankEndSuffix) continue;
-    visit(static_cast<int>(rank), readRankEndFile(entry.path()));
-  }
+  forEachRankFile(registry, lang::kRankEndSuffix,
+                  [&](int rank, const std::filesystem::path& file) { visit(rank, readRankEndFile(file)); });
 }
 
 std::string_view trimmed(std::string_view text) {
