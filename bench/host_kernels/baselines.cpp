@@ -112,4 +112,13 @@ void segmentSum(Form form, const float* in, float* out, int n, int segment) {
   });
 }
 
+void saxpy(Form form, float* y, const float* x, float a, int n) {
+  if (form == Form::OpenMP) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+  } else {
+    for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+  }
+}
+
 }  // namespace baselines

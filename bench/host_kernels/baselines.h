@@ -22,6 +22,8 @@ void histogram(Form form, const unsigned char* data, unsigned* bins, int n);
 void segmentScan(Form form, const int* in, int* out, int n, int segment);
 /// The sum of every segment of `segment` elements.
 void segmentSum(Form form, const float* in, float* out, int n, int segment);
+/// y = a x + y, n elements.
+void saxpy(Form form, float* y, const float* x, float a, int n);
 
 }  // namespace baselines
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Six kernels of the public suites' kind on the host path (suite.dsp: PolyBench's fdtd-2d, Rodinia's srad,
-# the CUDA samples' matrixMul, histogram256 and reduction, GPU Gems 3's scan), each against the same
-# computation as a plain C++ loop and with OpenMP (baselines.cpp, g++ -O2), in the same run: with one host
-# thread (DISPAR_HOST_THREADS=1, OMP_NUM_THREADS=1) and with every core. Prints a table per thread count
-# and the geometric means. The suite is built by disparcc as a user's program is (no toolkit: the kernels'
-# host clones, compiled by g++ -O2 like the baselines).
+# Seven kernels of the public suites' kind on the host path (suite.dsp: the samples' saxpy, PolyBench's
+# fdtd-2d, Rodinia's srad, the CUDA samples' matrixMul, histogram256 and reduction, GPU Gems 3's scan),
+# each against the same computation as a plain C++ loop and with OpenMP (baselines.cpp, g++ -O2), in the
+# same run: with one host thread (DISPAR_HOST_THREADS=1, OMP_NUM_THREADS=1) and with every core. Prints a
+# table per thread count and the geometric means. The suite is built by disparcc as a user's program is
+# (no toolkit: the kernels' host clones, compiled by g++ -O2 like the baselines).
 #
 #   bench/host_kernels/run.sh [BUILD_DIR]     HOST_KERNELS_RUNS=N: best of N runs per figure (default 5)
 set -euo pipefail

@@ -551,7 +551,8 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 
 // How the clone runs its CUDA threads, for whoever reads the generated code (--emit-cpp).
 std::string hostFormComment(const clang::FunctionDecl* fn, const ThreadLoopPlanner& loops) {
-  if (loops.usesThreadLoops(fn)) return "  // kernel '" + fn->getNameAsString() + "': thread loops";
+  if (loops.usesThreadLoops(fn))
+    return "  // kernel '" + fn->getNameAsString() + "': " + ThreadLoopPlanner::description(loops.form(fn));
   return "  // kernel '" + fn->getNameAsString() + "': fibers, because " + loops.fiberReason(fn);
 }
 
@@ -671,7 +672,8 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   if (kernel && fn->doesThisDeclarationHaveABody() && options_.remarkHostPath)
     diags_.report(fn->getLocation(), Diag::HostPathForm)
         << fn->getNameAsString()
-        << (loops.usesThreadLoops(fn) ? std::string("thread loops") : "fibers, because " + loops.fiberReason(fn));
+        << (loops.usesThreadLoops(fn) ? std::string(ThreadLoopPlanner::description(loops.form(fn)))
+                                      : "fibers, because " + loops.fiberReason(fn));
 
   const clang::SourceLocation begin = range.getBegin();
   std::string block = "namespace dispar_host {" +
@@ -685,7 +687,7 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
         hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString();  // same without a GPU build
     block += registration(
         fn, "dispar_registered_" + fn->getNameAsString() + "_L" + std::to_string(sm_.getPresumedLoc(begin).getLine()),
-        original, clone, loops.usesThreadLoops(fn));
+        original, clone, loops.form(fn));
   }
   if (kernel) block += deducer(fn, clones);
   block += "}  // namespace dispar_host\n";
@@ -703,7 +705,8 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
 }
 
 std::string CudaLowering::registration(const clang::FunctionDecl* fn, const std::string& name,
-                                       const std::string& original, const std::string& clone, bool threadLoops) const {
+                                       const std::string& original, const std::string& clone,
+                                       ThreadLoopPlanner::Form form) const {
   clang::PrintingPolicy policy = context_.getPrintingPolicy();
   policy.SuppressScope = false;
   const std::string pointer = "static_cast<" + context_.getPointerType(fn->getType()).getAsString(policy) + ">";
@@ -711,7 +714,7 @@ std::string CudaLowering::registration(const clang::FunctionDecl* fn, const std:
     return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
   };
   return "static const bool " + name + " = ::dispar::hostk::detail::registerKernel(" + address(original) + ", " +
-         address(clone) + ", ::dispar::hostk::detail::CloneForm::" + (threadLoops ? "ThreadLoops" : "Fibers") +
+         address(clone) + ", ::dispar::hostk::detail::CloneForm::" + ThreadLoopPlanner::cloneFormName(form) +
          ", ::dispar::hostk::detail::argsLauncherFor(" + pointer + "(&" + clone + ")));\n";
 }
 
@@ -771,7 +774,7 @@ void CudaLowering::registerSpecializations(const std::vector<const clang::Functi
       const std::string clone = hostNamespace(fn) + fn->getNameAsString() + written;
       const std::string original = hostOnly ? clone : enclosingNamespace(fn) + fn->getNameAsString() + written;
       block += registration(specialization, "dispar_registered_specialization_" + std::to_string(count++), original,
-                            clone, loops.usesThreadLoops(fn));
+                            clone, loops.form(fn));
     }
   }
   if (block.empty()) return;
@@ -1030,9 +1033,11 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());
     host += out.str();
   }
-  const char* launcher = !kernel                         ? "::dispar::hostk::launchByPointer("
-                         : loops.usesThreadLoops(kernel) ? "::dispar::hostk::launchThreadLoops("
-                                                         : "::dispar::hostk::launch(";
+  const ThreadLoopPlanner::Form form = kernel ? loops.form(kernel) : ThreadLoopPlanner::Form::Fibers;
+  const char* launcher = !kernel                                        ? "::dispar::hostk::launchByPointer("
+                         : form == ThreadLoopPlanner::Form::ThreadLoops ? "::dispar::hostk::launchThreadLoops("
+                         : form == ThreadLoopPlanner::Form::GridLoops   ? "::dispar::hostk::launchGridLoops("
+                                                                        : "::dispar::hostk::launch(";
   std::string hostLaunch =
       std::string(launcher) + configArg(0, "1") + ", " + configArg(1, "1") + ", " + configArg(2, "0") + ", " + host;
   for (const clang::Expr* arg : launch->arguments()) {

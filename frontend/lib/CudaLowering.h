@@ -15,6 +15,7 @@
 #define DISPAR_FRONTEND_CUDA_LOWERING_H
 
 #include "AnalysisState.h"
+#include "ThreadLoops.h"
 #include "frontend/DisparDiagnostics.h"
 #include "frontend/Frontend.h"
 
@@ -26,8 +27,6 @@
 #include <vector>
 
 namespace dispar::frontend {
-
-class ThreadLoopPlanner;
 
 class CudaLowering {
  public:
@@ -51,7 +50,7 @@ class CudaLowering {
   /// `static const bool NAME = registerKernel(...)` of kernel `fn` (a kernel or a specialization),
   /// whose original and clone are `original` and `clone` (qualified names, template arguments included).
   std::string registration(const clang::FunctionDecl* fn, const std::string& name, const std::string& original,
-                           const std::string& clone, bool threadLoops) const;
+                           const std::string& clone, ThreadLoopPlanner::Form form) const;
   /// Beside a template kernel's clone: `template <...> auto dispar_deduce_k(<its parameters>) ->
   /// ::dispar::hostk::detail::KernelOf<decltype(&k<...>), &k<...>>;`, through which a launch finds the
   /// specialization CUDA would deduce from its arguments (Launch.h). Empty when it cannot be spelt (an unnamed template

@@ -192,6 +192,74 @@ bool isScalar(clang::QualType type) {
   return type->isArithmeticType() || type->isEnumeralType() || type->isObjectPointerType();
 }
 
+/// The locals of a kernel body that may be block-level values although they change: declared alone,
+/// `T v = e;` with `T` a number or pointer, and changed only by statements of their own (`v *= 2;`,
+/// `v = e;`, `++v;`) directly in a compound statement; everything else only reads them. Whether `e`,
+/// the changes' values and the places of the changes are uniform is for the Builder to judge. GPU Gems 3's
+/// scan halves `offset` with `offset >>= 1;` in the loop around its barriers: kept per thread, every
+/// thread repeats the same arithmetic and the segments that read it can no longer stop at their bound.
+class ChangingLocals : public clang::RecursiveASTVisitor<ChangingLocals> {
+ public:
+  ChangingLocals(clang::ASTContext& context, const clang::Stmt* body) : context_(context) {
+    TraverseStmt(const_cast<clang::Stmt*>(body));
+  }
+  bool TraverseLambdaExpr(clang::LambdaExpr*) { return true; }
+  bool VisitDeclStmt(clang::DeclStmt* stmt) {
+    if (!stmt->isSingleDecl()) return true;
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(stmt->getSingleDecl());
+    if (var && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) && var->getInit() &&
+        !var->getType()->isDependentType() && (var->getType()->isArithmeticType() || var->getType()->isPointerType()) &&
+        !var->getType().isVolatileQualified() && !llvm::isa<clang::DecompositionDecl>(var))
+      declared_.push_back(var);
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (!var || !var->hasLocalStorage()) return true;
+    const clang::Stmt* child = ref;
+    clang::DynTypedNodeList parents = context_.getParents(*child);
+    while (parents.size() == 1 && parents[0].get<clang::ParenExpr>()) {
+      child = parents[0].get<clang::ParenExpr>();
+      parents = context_.getParents(*child);
+    }
+    const clang::Stmt* parent = parents.size() == 1 ? parents[0].get<clang::Stmt>() : nullptr;
+    if (const auto* cast = llvm::dyn_cast_or_null<clang::ImplicitCastExpr>(parent);
+        cast && cast->getCastKind() == clang::CK_LValueToRValue)
+      return true;  // read
+    const clang::Stmt* update = nullptr;
+    if (const auto* op = llvm::dyn_cast_or_null<clang::BinaryOperator>(parent);
+        op && op->isAssignmentOp() && op->getLHS()->IgnoreParens() == ref)
+      update = op;
+    if (const auto* op = llvm::dyn_cast_or_null<clang::UnaryOperator>(parent); op && op->isIncrementDecrementOp())
+      update = op;
+    const clang::DynTypedNodeList above = update ? context_.getParents(*update) : clang::DynTypedNodeList(parents);
+    if (update && above.size() == 1 && above[0].get<clang::CompoundStmt>())
+      updates_.emplace_back(var, update);
+    else
+      refused_.push_back(var);  // its address taken, a reference bound, a change inside an expression...
+    return true;
+  }
+
+  /// The candidates, each with the statements that change it.
+  std::vector<std::pair<const clang::VarDecl*, std::vector<const clang::Stmt*>>> candidates() const {
+    std::vector<std::pair<const clang::VarDecl*, std::vector<const clang::Stmt*>>> found;
+    for (const clang::VarDecl* var : declared_) {
+      if (std::find(refused_.begin(), refused_.end(), var) != refused_.end()) continue;
+      std::vector<const clang::Stmt*> changes;
+      for (const auto& [changed, stmt] : updates_)
+        if (changed == var) changes.push_back(stmt);
+      if (!changes.empty()) found.emplace_back(var, std::move(changes));
+    }
+    return found;
+  }
+
+ private:
+  clang::ASTContext& context_;
+  std::vector<const clang::VarDecl*> declared_;
+  std::vector<std::pair<const clang::VarDecl*, const clang::Stmt*>> updates_;
+  std::vector<const clang::VarDecl*> refused_;
+};
+
 }  // namespace
 
 ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisState& state)
@@ -217,13 +285,33 @@ ThreadLoopPlanner::ThreadLoopPlanner(clang::ASTContext& context, const AnalysisS
 /// branches that hold barriers, recording the segment of every thread-level statement.
 class ThreadLoopPlanner::Builder {
  public:
-  Builder(clang::ASTContext& context, Plan& plan) : context_(context), sm_(context.getSourceManager()), plan_(plan) {}
+  /// `kept`: locals that must stay per thread although they look like changing block-level values (an
+  /// earlier build found one of their changes in thread-level code).
+  Builder(clang::ASTContext& context, Plan& plan, const std::vector<const clang::VarDecl*>& kept)
+      : context_(context), sm_(context.getSourceManager()), plan_(plan), kept_(kept) {}
+
+  /// The changing block-level values of this build that a thread-level statement changes: the build is
+  /// wrong for them and must be redone with them kept per thread.
+  std::vector<const clang::VarDecl*> changedPerThread() const {
+    std::vector<const clang::VarDecl*> found;
+    for (const clang::VarDecl* var : changingUniforms_)
+      for (const auto& [candidate, changes] : changing_)
+        if (candidate == var)
+          for (const clang::Stmt* change : changes)
+            if (std::find(handledChanges_.begin(), handledChanges_.end(), change) == handledChanges_.end() &&
+                std::find(found.begin(), found.end(), var) == found.end())
+              found.push_back(var);
+    return found;
+  }
 
   /// False, with plan.fiberReason set, when the kernel keeps the fiber form.
   bool build(const clang::FunctionDecl* kernel) {
     const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(kernel->getBody());
     if (!body) return fail("it has no body");
     kernel_ = kernel;
+    for (auto& candidate : ChangingLocals(context_, body).candidates())
+      if (std::find(kept_.begin(), kept_.end(), candidate.first) == kept_.end())
+        changing_.push_back(std::move(candidate));
     StatementScan whole;
     whole.TraverseStmt(const_cast<clang::CompoundStmt*>(body));
     if (!whole.gridLevel.empty())
@@ -247,6 +335,13 @@ class ThreadLoopPlanner::Builder {
         plan_.segmentHasCode[statement.segment] = true;
     findBounds();
     findStridedLoops();
+    plan_.gridLoops = plan_.segments == 1 && plan_.bounds.empty() && plan_.strided.empty() && plan_.carried.empty() &&
+                      plan_.rematerialized.empty() && plan_.localized.empty() && plan_.earlyReturns.empty() &&
+                      plan_.regionHoisted.empty() &&
+                      std::none_of(plan_.hoisted.begin(), plan_.hoisted.end(), [](const clang::DeclStmt* decl) {
+                        return std::any_of(decl->decl_begin(), decl->decl_end(),
+                                           [](const clang::Decl* d) { return d->hasAttr<clang::CUDASharedAttr>(); });
+                      });
     return true;
   }
 
@@ -279,6 +374,14 @@ class ThreadLoopPlanner::Builder {
       scan.TraverseStmt(const_cast<clang::Stmt*>(stmt));
       if (scan.jumps) return fail("it uses goto or labels");
       if (scan.barriers.empty()) {
+        if (uniformChange(stmt)) {
+          // `offset *= 2;` of a block-level value: once per block, between the segments around it.
+          edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
+          ++segment_;
+          edit(SegmentEdit::InsertBefore, nullptr, afterSemicolon(stmt), SegmentEdit::kNone, current());
+          handledChanges_.push_back(stmt);
+          continue;
+        }
         if (uniformDeclaration(stmt)) {
           // Computed once per block, at the start of its region.
           const auto* decl = llvm::cast<clang::DeclStmt>(stmt);
@@ -290,12 +393,8 @@ class ThreadLoopPlanner::Builder {
         }
         if (loopDepth_ > 0 && uniformJump(stmt)) {
           // `if (uniform) break;` in a block-level loop: every thread leaves together.
-          if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc()))
-            return fail("a break or continue comes from a macro");
-          const clang::SourceLocation after =
-              clang::Lexer::findLocationAfterToken(stmt->getEndLoc(), clang::tok::semi, sm_, context_.getLangOpts(),
-                                                   /*SkipTrailingWhitespaceAndNewLine=*/false);
-          if (!inFile(after)) return fail("a break or continue comes from a macro");
+          const clang::SourceLocation after = afterSemicolon(stmt);
+          if (after.isInvalid()) return fail("a break or continue comes from a macro");
           edit(SegmentEdit::InsertBefore, nullptr, stmt->getBeginLoc(), current(), SegmentEdit::kNone);
           ++segment_;
           edit(SegmentEdit::InsertBefore, nullptr, after, SegmentEdit::kNone, current());
@@ -320,7 +419,37 @@ class ThreadLoopPlanner::Builder {
     return true;
   }
 
-  /// `T x = e;` whose `e` every thread computes alike and that nothing changes: a block-level value.
+  /// Where the statement's semicolon ends, when the statement and it are in the main file; else invalid.
+  clang::SourceLocation afterSemicolon(const clang::Stmt* stmt) const {
+    if (!inFile(stmt->getBeginLoc()) || !inFile(stmt->getEndLoc())) return {};
+    const clang::SourceLocation after = clang::Lexer::findLocationAfterToken(
+        stmt->getEndLoc(), clang::tok::semi, sm_, context_.getLangOpts(), /*SkipTrailingWhitespaceAndNewLine=*/false);
+    return inFile(after) ? after : clang::SourceLocation();
+  }
+
+  /// A statement of a block-level region that changes a changing block-level value by a uniform amount.
+  bool uniformChange(const clang::Stmt* stmt) const {
+    const clang::Expr* target = nullptr;
+    const clang::Expr* value = nullptr;
+    if (const auto* op = llvm::dyn_cast<clang::BinaryOperator>(stmt); op && op->isAssignmentOp()) {
+      target = op->getLHS();
+      value = op->getRHS();
+    } else if (const auto* op = llvm::dyn_cast<clang::UnaryOperator>(stmt); op && op->isIncrementDecrementOp()) {
+      target = op->getSubExpr();
+    }
+    const auto* ref = target ? llvm::dyn_cast<clang::DeclRefExpr>(target->IgnoreParens()) : nullptr;
+    if (!ref ||
+        std::find(changingUniforms_.begin(), changingUniforms_.end(), ref->getDecl()) == changingUniforms_.end())
+      return false;
+    if (value && (!readsOnly(value, ValueRules{/*threadIndex=*/false, /*memory=*/false, /*assignments=*/false}) ||
+                  mayTrap(value, context_)))
+      return false;
+    return afterSemicolon(stmt).isValid();
+  }
+
+  /// `T x = e;` whose `e` every thread computes alike and that nothing changes: a block-level value. Or
+  /// one that only uniform changes of its own change (ChangingLocals): a block-level value too, changed
+  /// between segments.
   bool uniformDeclaration(const clang::Stmt* stmt) {
     const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt);
     if (!decl || !decl->isSingleDecl()) return false;
@@ -333,21 +462,37 @@ class ThreadLoopPlanner::Builder {
     if (!inFile(decl->getBeginLoc()) || !inFile(decl->getEndLoc())) return false;
     // Computed at the start of its region, maybe before an early return that guarded it in the kernel.
     // Moved before statements that may write memory: it must not read any.
-    if (!readsOnly(var->getInit(), ValueRules{/*threadIndex=*/false, /*memory=*/false, /*assignments=*/false}) ||
-        mayTrap(var->getInit(), context_) || mutatedIn(kernel_->getBody(), var))
+    if (!readsOnly(var->getInit(), ValueRules{/*threadIndex=*/false, /*memory=*/false, /*assignments=*/false,
+                                              /*changing=*/false}) ||
+        mayTrap(var->getInit(), context_))
       return false;
+    if (std::any_of(changing_.begin(), changing_.end(), [var](const auto& c) { return c.first == var; })) {
+      changingUniforms_.push_back(var);
+      return true;
+    }
+    if (mutatedIn(kernel_->getBody(), var)) return false;
     uniformLocals_.push_back(var);
     return true;
   }
 
-  /// `if (threadIdx.x < bound) ...` with a uniform bound and no else: if it turns out to be alone in
-  /// its segment, the segment's loop can stop at the bound.
+  /// `if (threadIdx.x < bound) ...` with a uniform bound and no else, or `if (threadIdx.x == 0) ...`
+  /// (bound 1): if it turns out to be alone in its segment, the segment's loop can stop at the bound.
   void noteBoundCandidate(const clang::Stmt* stmt) {
     const auto* branch = llvm::dyn_cast<clang::IfStmt>(stmt);
     if (!branch || branch->getElse() || branch->getInit() || branch->getConditionVariable() || branch->isConsteval())
       return;
     const auto* less = llvm::dyn_cast<clang::BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
-    if (!less || less->getOpcode() != clang::BO_LT || !isThreadIndexX(less->getLHS())) return;
+    if (!less || !isThreadIndexX(less->getLHS())) return;
+    if (less->getOpcode() == clang::BO_EQ) {
+      clang::Expr::EvalResult zero;
+      if (!less->getRHS()->isValueDependent() && less->getRHS()->EvaluateAsInt(zero, context_) &&
+          zero.Val.getInt() == 0) {
+        boundCandidates_.push_back(Bound{0, nullptr, "unsigned"});
+        boundStatements_.push_back(stmt);
+      }
+      return;
+    }
+    if (less->getOpcode() != clang::BO_LT) return;
     const clang::QualType type = less->getLHS()->getType();
     if (type->isDependentType() || !type->isIntegerType() || !uniform(less->getRHS()) ||
         mayTrap(less->getRHS(), context_))
@@ -579,6 +724,9 @@ class ThreadLoopPlanner::Builder {
     bool threadIndex = false;  ///< threadIdx and rematerialised locals
     bool memory = true;        ///< loads through pointers, arrays and references
     bool assignments = true;   ///< a loop header's `++i`, `s >>= 1` (of its own uniform variables)
+    /// block-level values changed between segments: their value where the expression is evaluated, so
+    /// not in what is computed elsewhere (a hoisted or recomputed declaration)
+    bool changing = true;
   };
 
   /// Whether `expr` reads only parameters (none is assigned), constants, blockIdx/blockDim/gridDim/
@@ -606,6 +754,7 @@ class ThreadLoopPlanner::Builder {
         ok = var->isConstexpr() || var->isUsableInConstantExpressions(builder_.context_) ||
              (llvm::isa<clang::ParmVarDecl>(var) && !has(builder_.mutatedParameters_)) ||
              has(builder_.loopVariables_) || has(builder_.uniformLocals_) ||
+             (rules_.changing && has(builder_.changingUniforms_)) ||
              (rules_.threadIndex && has(builder_.rematerialized_));
         return ok;
       }
@@ -830,7 +979,8 @@ class ThreadLoopPlanner::Builder {
     if (!inFile(decl->getBeginLoc()) || !inFile(init.getBegin()) || !inFile(init.getEnd())) return false;
     if (mutatedIn(kernel_->getBody(), var)) return false;
     // Memory may change across a barrier: a value computed from it must be kept, not recomputed.
-    return readsOnly(var->getInit(), ValueRules{/*threadIndex=*/true, /*memory=*/false, /*assignments=*/false});
+    return readsOnly(var->getInit(),
+                     ValueRules{/*threadIndex=*/true, /*memory=*/false, /*assignments=*/false, /*changing=*/false});
   }
 
   bool carry(const clang::DeclStmt* decl, const clang::VarDecl* var, const std::vector<bool>& usedIn) {
@@ -958,6 +1108,10 @@ class ThreadLoopPlanner::Builder {
   std::vector<ThreadStatement> statements_;           // every thread-level statement, in source order
   std::vector<const clang::VarDecl*> loopVariables_;  // of the enclosing uniform loops
   std::vector<const clang::VarDecl*> uniformLocals_;  // block-level values, in declaration order
+  const std::vector<const clang::VarDecl*>& kept_;
+  std::vector<std::pair<const clang::VarDecl*, std::vector<const clang::Stmt*>>> changing_;  // candidates
+  std::vector<const clang::VarDecl*> changingUniforms_;  // block-level values changed between segments
+  std::vector<const clang::Stmt*> handledChanges_;       // their changes, run once per block
   std::vector<const clang::VarDecl*> rematerialized_;
   std::vector<const clang::VarDecl*> mutatedParameters_;  // kept per thread; not uniform
   std::vector<Bound> boundCandidates_;                    // parallel to boundStatements_
@@ -967,9 +1121,21 @@ class ThreadLoopPlanner::Builder {
 
 ThreadLoopPlanner::Plan ThreadLoopPlanner::plan(const clang::FunctionDecl* kernel) const {
   Plan plan;
-  plan.kernel = kernel->getCanonicalDecl();
-  plan.definition = kernel;
-  if (!Builder(context_, plan).build(kernel)) {
+  // A local that looked like a changing block-level value but that thread-level code changes is kept per
+  // thread, and the kernel planned again.
+  std::vector<const clang::VarDecl*> kept;
+  bool built = false;
+  for (;;) {
+    plan = Plan{};
+    plan.kernel = kernel->getCanonicalDecl();
+    plan.definition = kernel;
+    Builder builder(context_, plan, kept);
+    built = builder.build(kernel);
+    const std::vector<const clang::VarDecl*> perThread = builder.changedPerThread();
+    if (perThread.empty()) break;
+    kept.insert(kept.end(), perThread.begin(), perThread.end());
+  }
+  if (!built) {
     Plan fibers;
     fibers.kernel = plan.kernel;
     fibers.definition = kernel;
@@ -989,9 +1155,32 @@ const ThreadLoopPlanner::Plan* ThreadLoopPlanner::find(const clang::FunctionDecl
   return nullptr;
 }
 
-bool ThreadLoopPlanner::usesThreadLoops(const clang::FunctionDecl* kernel) const {
+ThreadLoopPlanner::Form ThreadLoopPlanner::form(const clang::FunctionDecl* kernel) const {
   const Plan* plan = find(kernel);
-  return plan && plan->fiberReason.empty();
+  if (!plan || !plan->fiberReason.empty()) return Form::Fibers;
+  return plan->gridLoops ? Form::GridLoops : Form::ThreadLoops;
+}
+
+const char* ThreadLoopPlanner::cloneFormName(Form form) {
+  switch (form) {
+    case Form::Fibers: return "Fibers";
+    case Form::ThreadLoops: return "ThreadLoops";
+    case Form::GridLoops: return "GridLoops";
+  }
+  return "Fibers";
+}
+
+const char* ThreadLoopPlanner::description(Form form) {
+  switch (form) {
+    case Form::Fibers: return "fibers";
+    case Form::ThreadLoops: return "thread loops";
+    case Form::GridLoops: return "grid loops";
+  }
+  return "fibers";
+}
+
+bool ThreadLoopPlanner::usesThreadLoops(const clang::FunctionDecl* kernel) const {
+  return form(kernel) != Form::Fibers;
 }
 
 std::string ThreadLoopPlanner::fiberReason(const clang::FunctionDecl* kernel) const {
@@ -1013,7 +1202,7 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   for (const Rematerialized& value : plan->rematerialized)
     rematerializedInit.push_back(rewritten(value.var->getInit()));
   std::vector<std::string> boundText;
-  for (const Bound& bound : plan->bounds) boundText.push_back(rewritten(bound.bound));
+  for (const Bound& bound : plan->bounds) boundText.push_back(bound.bound ? rewritten(bound.bound) : "1");
   // A grid-stride loop's header, from its rewritten parts (threadIdx is the segment loop's by now).
   std::vector<std::string> stridedHeader;
   for (const Strided& loop : plan->strided) {
@@ -1080,6 +1269,18 @@ void ThreadLoopPlanner::rewrite(const clang::FunctionDecl* kernel, clang::Rewrit
   };
 
   // No edit adds a line, so the clone's #line stays exact.
+  if (plan->gridLoops) {
+    // One loop over the run's threads, the block's index and shape among the loop's values. The segment
+    // captures by value: no thread changes a parameter here (one that does is kept per thread, and the
+    // kernel gets thread loops), and the loop then keeps them in registers.
+    std::string prologue = " ::dispar::hostk::forEachGridThread<" + context +
+                           ">([=](const ::dispar::hostk::LoopBlockShape& " + kBlockShape +
+                           ", const ::dispar::hostk::LoopThread dispar_thread) { ";
+    for (const clang::DeclStmt* decl : plan->hoisted) prologue += take(decl);
+    clone.InsertTextAfterToken(body->getLBracLoc(), prologue);
+    clone.InsertTextBefore(body->getRBracLoc(), " }); ");
+    return;
+  }
   std::string prologue =
       std::string(" const ::dispar::hostk::LoopBlockShape ") + kBlockShape + " = ::dispar::hostk::loopBlockShape(); ";
   for (const clang::DeclStmt* decl : plan->hoisted) prologue += take(decl);

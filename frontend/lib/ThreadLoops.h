@@ -17,8 +17,13 @@
 //
 //     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) { forEachThread([&] { ... }); forEachThread(...); }
 //
-// Kernels outside that shape keep the fiber form; the planner only decides and rewrites, it never
-// reports: both forms are correct.
+// A kernel without barriers, __shared__ memory or other block-level state (the one-element-per-thread
+// kernels: stencils, element-wise maps) has independent threads: its clone runs once per run of consecutive
+// blocks as one loop over their threads in the grid's row order, the "grid loops" form
+// (hostk::forEachGridThread), `blockIdx` becoming the loop's too.
+//
+// Kernels outside these shapes keep the fiber form; the planner only decides and rewrites, it never
+// reports: every form is correct.
 #ifndef DISPAR_FRONTEND_THREAD_LOOPS_H
 #define DISPAR_FRONTEND_THREAD_LOOPS_H
 
@@ -36,7 +41,19 @@ class ThreadLoopPlanner {
  public:
   ThreadLoopPlanner(clang::ASTContext& context, const AnalysisState& state);
 
-  /// Whether the clone of `kernel` (any declaration or specialisation of it) is emitted as thread loops.
+  /// How the clone of a kernel runs its CUDA threads.
+  enum class Form {
+    Fibers,       ///< one fiber per thread
+    ThreadLoops,  ///< once per block, a loop over its threads per segment
+    GridLoops,    ///< once per run of blocks, one loop over their threads (no barrier, no shared memory)
+  };
+  /// The form of the clone of `kernel` (any declaration or specialisation of it).
+  Form form(const clang::FunctionDecl* kernel) const;
+  /// The name of hostk::detail::CloneForm's member for `form`, and of the form in comments and remarks.
+  static const char* cloneFormName(Form form);
+  static const char* description(Form form);
+
+  /// Whether the clone of `kernel` is emitted as thread loops (either loop form): threadIdx is a loop's.
   bool usesThreadLoops(const clang::FunctionDecl* kernel) const;
 
   /// Why `kernel` keeps the fiber form; empty when it uses thread loops. For docs and tests.
@@ -81,11 +98,11 @@ class ThreadLoopPlanner {
     std::string type;
     unsigned segment;
   };
-  /// A segment that is `if (threadIdx.x < bound) ...` alone: its loop stops at `bound`.
+  /// A segment that is `if (threadIdx.x < bound) ...` (or `== 0`) alone: its loop stops at `bound`.
   struct Bound {
     unsigned segment;
-    const clang::Expr* bound;
-    std::string type;  ///< the comparison's type
+    const clang::Expr* bound;  ///< null: 1 (`if (threadIdx.x == 0) ...`)
+    std::string type;          ///< the comparison's type
   };
   /// A segment that is a grid-stride loop alone, `for (T v = start; v < bound; v += stride) body` with
   /// `bound` and `stride` uniform, `start` a pure function of the thread, a body that never leaves the
@@ -131,6 +148,7 @@ class ThreadLoopPlanner {
     std::vector<Localized> localized;
     std::vector<Bound> bounds;
     std::vector<Strided> strided;
+    bool gridLoops = false;                              ///< one segment and no block-level state: Form::GridLoops
     bool needsContext = false;                           ///< segments call code that reads the running thread's context
     std::vector<const clang::ReturnStmt*> earlyReturns;  ///< returns in segments before the last
   };

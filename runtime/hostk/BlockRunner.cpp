@@ -37,6 +37,10 @@ BlockRunner::BlockRunner(const HostConfig& config) : config_(config) {}
 BlockRunner::~BlockRunner() = default;
 
 bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
+  if (launch.form == CloneForm::GridLoops)
+    return runGridLoops(
+        launch,
+        blockIdx.x + std::uint64_t{launch.gridDim.x} * (blockIdx.y + std::uint64_t{launch.gridDim.y} * blockIdx.z), 1);
   launch_ = &launch;
   blockIdx_ = blockIdx;
   threadCount_ = static_cast<unsigned>(launch.blockDim.volume());
@@ -93,6 +97,24 @@ void BlockRunner::runThreadLoops() {
   loopExitedDirty_ = block.exitedCount > 0;
   currentThread = nullptr;
   currentLoopBlock = nullptr;
+}
+
+bool BlockRunner::runGridLoops(const KernelLaunch& launch, std::uint64_t first, std::uint64_t count) {
+  launch_ = &launch;
+  blockIdx_ = blockIndex(first, launch.gridDim);
+  threadCount_ = static_cast<unsigned>(launch.blockDim.volume());
+  failed_ = false;
+  // No shared memory, scratch or early exits: the frontend gives this form only to kernels without them.
+  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch.blockDim, launch.gridDim, this, nullptr, 0};
+  ThreadLoopBlock block{&loopThread_, nullptr, 0, threadCount_, false, first, count};
+  currentLoopBlock = &block;
+  currentThread = &loopThread_;
+  invokeClone(loopThread_);
+  failed_ = failed_ || block.failed;
+  currentThread = nullptr;
+  currentLoopBlock = nullptr;
+  launch_ = nullptr;
+  return !failed_;
 }
 
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {

@@ -73,6 +73,9 @@ class BlockRunner {
 
   /// Runs every thread of block `blockIdx`. False when a thread threw; failure() says which and why.
   bool run(const KernelLaunch& launch, const uint3& blockIdx);
+  /// Runs `count` consecutive blocks from block number `first` (x fastest) of a grid-loop clone, in one
+  /// call of the clone. As run otherwise.
+  bool runGridLoops(const KernelLaunch& launch, std::uint64_t first, std::uint64_t count);
   const std::string& failure() const { return failure_; }
 
   // Called from the running CUDA thread.

@@ -1,5 +1,6 @@
 #include "HostDevice.h"
 
+#include <algorithm>
 #include <memory>
 #include <system_error>
 
@@ -48,14 +49,39 @@ void HostDevice::helperMain() {
   }
 }
 
+namespace {
+
+/// The blocks a host thread takes at a time: a run of consecutive blocks, so that the threads do not meet
+/// at the shared counter for every block (the 65,536 blocks of a reduction ran no faster on two threads
+/// than on one), and at least four runs per host thread, so that a slow run is made up by the others.
+/// A grid-loop clone runs its run as one loop: there, runs cover whole rows of the grid where they can.
+std::uint64_t blocksPerRun(const dim3& grid, unsigned threads, CloneForm form) {
+  const std::uint64_t blocks = grid.volume();
+  std::uint64_t run = std::max<std::uint64_t>(1, blocks / (std::uint64_t{threads} * 4));
+  if (form == CloneForm::GridLoops && run > grid.x) run -= run % grid.x;
+  return run;
+}
+
+}  // namespace
+
 void HostDevice::runBlocks(BlockRunner& runner) {
   const KernelLaunch& launch = *launch_;
   const dim3 grid = launch.gridDim;
+  const bool gridLoops = launch.form == CloneForm::GridLoops;
   for (;;) {
-    const std::uint64_t block = nextBlock_.fetch_add(1, std::memory_order_relaxed);
-    if (block >= blockCount_ || failed_.load(std::memory_order_relaxed)) return;
-    const uint3 blockIdx = blockIndex(block, grid);
-    if (!runner.run(launch, blockIdx)) {
+    const std::uint64_t first = nextBlock_.fetch_add(blocksPerRun_, std::memory_order_relaxed);
+    if (first >= blockCount_ || failed_.load(std::memory_order_relaxed)) return;
+    const std::uint64_t end = std::min(blockCount_, first + blocksPerRun_);
+    bool ran = true;
+    if (gridLoops) {
+      ran = runner.runGridLoops(launch, first, end - first);
+    } else {
+      for (std::uint64_t block = first; ran && block < end; ++block) {
+        if (block > first && failed_.load(std::memory_order_relaxed)) return;
+        ran = runner.run(launch, blockIndex(block, grid));
+      }
+    }
+    if (!ran) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!failed_.exchange(true)) failure_ = runner.failure();
       return;
@@ -71,6 +97,7 @@ bool HostDevice::run(const KernelLaunch& launch, std::string& failure) {
     std::lock_guard<std::mutex> lock(mutex_);
     launch_ = &launch;
     blockCount_ = blocks;
+    blocksPerRun_ = blocksPerRun(launch.gridDim, config_.threads, launch.form);
     nextBlock_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     failure_.clear();

@@ -54,6 +54,7 @@ class HostDevice {
   unsigned busyHelpers_ = 0;
   bool stopping_ = false;
   std::uint64_t blockCount_ = 0;
+  std::uint64_t blocksPerRun_ = 1;  ///< consecutive blocks a thread takes at a time
   std::atomic<std::uint64_t> nextBlock_{0};
   std::atomic<bool> failed_{false};
   std::string failure_;  ///< guarded by mutex_

@@ -401,4 +401,110 @@ TEST(ThreadLoops, SameResultsAsFibers) {
   }
 }
 
+// Grid loops (forEachGridThread): a kernel without barriers or shared memory, run once per run of blocks.
+// Every thread of every shape of grid and block runs exactly once, with its own indices, whatever runs of
+// blocks the host threads take (several host threads here: runs start and end inside rows of the grid).
+// __global__ void stamp(unsigned* seen, unsigned long long* where, int count) {
+//   unsigned bx = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+//   unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+//   int id = bx * (blockDim.x * blockDim.y * blockDim.z) + t;
+//   if (id < count) { seen[id] += 1; where[id] = ...; }
+// }
+void host_stamp(unsigned* seen, unsigned long long* where, int count) {
+  ::dispar::hostk::forEachGridThread<false>(
+      [=](const ::dispar::hostk::LoopBlockShape& dispar_block, const ::dispar::hostk::LoopThread dispar_thread) {
+        const hk::uint3 b = dispar_block.blockIdx, t = dispar_thread.idx;
+        const hk::dim3 g = dispar_block.gridDim, d = dispar_block.blockDim;
+        const unsigned block = b.x + g.x * (b.y + g.y * b.z);
+        const unsigned thread = t.x + d.x * (t.y + d.y * t.z);
+        const int id = static_cast<int>(block * (d.x * d.y * d.z) + thread);
+        if (id < count) {
+          seen[id] += 1;
+          where[id] = ((b.z * 1000ull + b.y) * 1000ull + b.x) * 1000000000ull + (t.z * 1000ull + t.y) * 1000ull + t.x;
+        }
+      });
+}
+
+TEST(GridLoops, EveryThreadOfEveryShapeRunsOnceWithItsOwnIndices) {
+  const struct {
+    hk::dim3 grid, block;
+  } shapes[] = {{hk::dim3(97), hk::dim3(64)},
+                {hk::dim3(7, 5), hk::dim3(32, 8)},
+                {hk::dim3(3, 4, 5), hk::dim3(4, 3, 2)},
+                {hk::dim3(1), hk::dim3(1)},
+                {hk::dim3(1000), hk::dim3(3)}};
+  for (const auto& shape : shapes) {
+    const int count = static_cast<int>(shape.grid.volume() * shape.block.volume());
+    std::vector<unsigned> seen(count, 0);
+    std::vector<unsigned long long> where(count, 0);
+    ASSERT_EQ(hk::launchGridLoops(shape.grid, shape.block, 0, &host_stamp, seen.data(), where.data(), count),
+              hk::cudaSuccess);
+    for (int id = 0; id < count; ++id) {
+      ASSERT_EQ(seen[id], 1u) << "thread " << id << " of grid " << shape.grid.x << "x" << shape.grid.y;
+      const unsigned long long threads = shape.block.volume();
+      const unsigned long long block = id / threads, thread = id % threads;
+      const unsigned long long bx = block % shape.grid.x, by = block / shape.grid.x % shape.grid.y,
+                               bz = block / shape.grid.x / shape.grid.y;
+      const unsigned long long tx = thread % shape.block.x, ty = thread / shape.block.x % shape.block.y,
+                               tz = thread / shape.block.x / shape.block.y;
+      ASSERT_EQ(where[id], ((bz * 1000 + by) * 1000 + bx) * 1000000000ull + (tz * 1000 + ty) * 1000 + tx) << id;
+    }
+  }
+}
+
+// A device function reads the running thread's context (UpdatesContext): it follows the grid loop.
+// __device__ unsigned flat() { return blockIdx.y * 1000 + blockIdx.x * 10 + threadIdx.y; }
+// __global__ void viaFunction(unsigned* out) { out[...] = flat(); }   (1-D and 2-D blocks)
+unsigned flat() {
+  return ::dispar::hostk::blockIdx().y * 1000 + ::dispar::hostk::blockIdx().x * 10 + ::dispar::hostk::threadIdx().y;
+}
+void host_viaFunction(unsigned* out) {
+  ::dispar::hostk::forEachGridThread<true>([=](const ::dispar::hostk::LoopBlockShape& dispar_block,
+                                               const ::dispar::hostk::LoopThread dispar_thread) {
+    const unsigned block = dispar_block.blockIdx.x + dispar_block.gridDim.x * dispar_block.blockIdx.y;
+    out[block * dispar_block.blockDim.volume() + dispar_thread.idx.x + dispar_block.blockDim.x * dispar_thread.idx.y] =
+        flat();
+  });
+}
+
+TEST(GridLoops, CodeReadingTheThreadsContextSeesEachThread) {
+  for (const hk::dim3 block : {hk::dim3(8), hk::dim3(4, 2)}) {
+    const hk::dim3 grid(5, 3);
+    std::vector<unsigned> out(grid.volume() * block.volume(), 0);
+    ASSERT_EQ(hk::launchGridLoops(grid, block, 0, &host_viaFunction, out.data()), hk::cudaSuccess);
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (unsigned bx = 0; bx < grid.x; ++bx)
+        for (unsigned t = 0; t < block.volume(); ++t)
+          ASSERT_EQ(out[(bx + grid.x * by) * block.volume() + t], by * 1000 + bx * 10 + t / block.x)
+              << bx << "," << by << " thread " << t;
+  }
+}
+
+// __global__ void failingGrid(int* marks) {
+//   if (blockIdx.x == 2 && blockIdx.y == 1 && threadIdx.x == 5 && threadIdx.y == blockDim.y - 1) throw ...;
+//   (host code only)
+//   marks[...] = 1;
+// }
+void host_failingGrid(int* marks) {
+  ::dispar::hostk::forEachGridThread<false>(
+      [=](const ::dispar::hostk::LoopBlockShape& dispar_block, const ::dispar::hostk::LoopThread dispar_thread) {
+        if (dispar_block.blockIdx.x == 2 && dispar_block.blockIdx.y == 1 && dispar_thread.idx.x == 5 &&
+            dispar_thread.idx.y == dispar_block.blockDim.y - 1)
+          throw std::runtime_error("bad sample");
+        marks[0] = 1;
+      });
+}
+
+TEST(GridLoops, AThrowingThreadFailsTheLaunchNamingItsBlockAndThread) {
+  for (const hk::dim3 block : {hk::dim3(16, 2), hk::dim3(16)}) {
+    int mark = 0;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(hk::launchGridLoops(hk::dim3(4, 3), block, 0, &host_failingGrid, &mark), hk::cudaErrorLaunchFailure);
+    const std::string errors = testing::internal::GetCapturedStderr();
+    const std::string thread = block.y == 2 ? "thread (5,1,0)" : "thread (5,0,0)";
+    EXPECT_NE(errors.find("block (2,1,0) " + thread + ": bad sample"), std::string::npos) << errors;
+    EXPECT_EQ(hk::cudaGetLastError(), hk::cudaErrorLaunchFailure);
+  }
+}
+
 }  // namespace

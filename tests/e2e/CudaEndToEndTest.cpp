@@ -278,7 +278,8 @@ TEST(CudaEndToEnd, RealCudaIdiomsMatchTheCpu) {
 }
 
 // Barriers in the places thread loops now reach (a branch on a uniform local, a uniform break, the
-// block's cooperative-groups barriers, a macro-initialised local, a bounded segment): every kernel gets
+// block's cooperative-groups barriers, a macro-initialised local, locals changed between barriers, a
+// bounded segment): every kernel gets
 // the thread-loop form and every value matches the CPU (checked in the program's sink).
 TEST(CudaEndToEnd, ThreadLoopShapesMatchTheCpu) {
   ScratchDir dir;
@@ -288,8 +289,13 @@ TEST(CudaEndToEnd, ThreadLoopShapesMatchTheCpu) {
   ProcessResult built = runProcess(args, dir.path(), {}, 300);
   ASSERT_EQ(built.status, 0) << built.output;
   const std::string generated = readFile(dir.file("shapes.gen.cpp"));
-  for (const char* kernel : {"uniformBranch", "uniformBreak", "groupBarriers", "macroLocal", "treeSum"})
+  for (const char* kernel :
+       {"uniformBranch", "uniformBreak", "groupBarriers", "macroLocal", "changingLocals", "treeSum"})
     EXPECT_NE(generated.find(std::string("// kernel '") + kernel + "': thread loops"), std::string::npos) << kernel;
+  // changingLocals: `step *= 2;` runs once per block; `extra`, which some threads change alone, is per thread.
+  EXPECT_NE(generated.find("step *= 2; "), std::string::npos) << generated;
+  EXPECT_NE(generated.find("::dispar::hostk::PerThread<int> dispar_carried_extra; "), std::string::npos) << generated;
+  EXPECT_EQ(generated.find("dispar_carried_step"), std::string::npos) << generated;
   ProcessResult run = mpirun(dir, 3, {"./shapes"});
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("shapes: ok"), std::string::npos) << run.output;

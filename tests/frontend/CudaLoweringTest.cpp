@@ -40,8 +40,10 @@ TEST(CudaLowering, DeviceFunctionInANamespaceBecomesHostDeviceWhereItIs) {
   EXPECT_TRUE(contains(out, "{ return 2 * x + threadIdx.x * 0; }\n#else\n#line 2 \"")) << out;
   EXPECT_TRUE(contains(out, "{ return 2 * x + ::dispar::hostk::threadIdx().x * 0; }\n#endif\n")) << out;
   // The kernel's clone calls it as written: no dispar_host copy of it exists to call instead.
-  // A kernel without a barrier is one thread loop per block; the device function reads the thread's context.
-  EXPECT_TRUE(contains(out, "::dispar::hostk::forEachThread<true>([&](const ::dispar::hostk::LoopThread dispar_thread) "
+  // A kernel without a barrier is one loop over the grid's threads; the device function reads the thread's
+  // context, which the loop keeps up to date.
+  EXPECT_TRUE(contains(out, "::dispar::hostk::forEachGridThread<true>([=](const ::dispar::hostk::LoopBlockShape& "
+                            "dispar_block, const ::dispar::hostk::LoopThread dispar_thread) "
                             "{  x[dispar_thread.idx.x] = mathx::twice(x[dispar_thread.idx.x]);"))
       << out;
   EXPECT_FALSE(contains(out, "mathx::dispar_host")) << out;
@@ -251,7 +253,7 @@ TEST(CudaLowering, TemplateKernelLaunchedInATemplateDeducesItsArgumentsLikeCuda)
   EXPECT_TRUE(contains(out, "template <class T> auto dispar_deduce_scale(const T* in, T* out, int n = 2) -> "
                             "::dispar::hostk::detail::KernelOf<decltype(&scale<T>), &scale<T>>;"))
       << out;
-  EXPECT_TRUE(contains(out, "::dispar::hostk::launchThreadLoops(1, 32, 0, decltype(::dispar_host::dispar_deduce_scale("
+  EXPECT_TRUE(contains(out, "::dispar::hostk::launchGridLoops(1, 32, 0, decltype(::dispar_host::dispar_deduce_scale("
                             "in, out))::value, in, out, 2)"))
       << out;
 }
@@ -347,7 +349,7 @@ TEST(CudaLowering, HostPathRemarksNameEachKernelsForm) {
   EXPECT_TRUE(frontend::runFrontend(options, result, out)) << diagnostics;
   out.flush();
   llvm::sys::fs::remove_directories(dir);
-  EXPECT_TRUE(contains(diagnostics, "app.dsp:2:17: remark: kernel 'scale' runs on the host path as thread loops "
+  EXPECT_TRUE(contains(diagnostics, "app.dsp:2:17: remark: kernel 'scale' runs on the host path as grid loops "
                                     "[-Rhost-path]"))
       << diagnostics;
   EXPECT_TRUE(contains(diagnostics, "app.dsp:3:17: remark: kernel 'sum' runs on the host path as fibers, because it "

@@ -194,23 +194,134 @@ TEST(ThreadLoops, UniformLocalsAreComputedOncePerBlockUnlessTheyCouldTrap) {
       << emitted;
 }
 
-TEST(ThreadLoops, KernelWithoutBarrierIsOneThreadLoopPerBlock) {
+// GPU Gems 3's scan: `offset` starts alike in every thread and changes only by statements of its own, by
+// uniform amounts, in the block-level loops. It is one block-level value, changed once per block between
+// the segments, so the segments that read it are `if (thid < d)` alone and stop at `d`; `thid == 0` runs
+// one thread.
+constexpr const char* kBlellochScan =
+    "#include <dispar/dispar.h>\n"
+    "__global__ void prescan(int* out, const int* in) {\n"
+    "  __shared__ int temp[512];\n"
+    "  int thid = threadIdx.x;\n"
+    "  int offset = 1;\n"
+    "  temp[2 * thid] = in[2 * thid];\n"
+    "  temp[2 * thid + 1] = in[2 * thid + 1];\n"
+    "  for (int d = 256; d > 0; d >>= 1) {\n"
+    "    __syncthreads();\n"
+    "    if (thid < d) temp[offset * (2 * thid + 2) - 1] += temp[offset * (2 * thid + 1) - 1];\n"
+    "    offset *= 2;\n"
+    "  }\n"
+    "  if (thid == 0) temp[511] = 0;\n"
+    "  for (int d = 1; d < 512; d *= 2) {\n"
+    "    offset >>= 1;\n"
+    "    __syncthreads();\n"
+    "    if (thid < d) {\n"
+    "      int t = temp[offset * (2 * thid + 1) - 1];\n"
+    "      temp[offset * (2 * thid + 1) - 1] = temp[offset * (2 * thid + 2) - 1];\n"
+    "      temp[offset * (2 * thid + 2) - 1] += t;\n"
+    "    }\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  out[2 * thid] = temp[2 * thid];\n"
+    "}\n"
+    "#pragma streamap resource(gpu)\n"
+    "VNODE(worker) { prescan<<<1, 256>>>(nullptr, nullptr); }\n";
+
+TEST(ThreadLoops, LocalsEveryThreadChangesAlikeAreChangedOncePerBlock) {
+  const std::string emitted = emittedSource(kBlellochScan);
+  EXPECT_NE(emitted.find("// kernel 'prescan': thread loops"), std::string::npos) << emitted;
+  EXPECT_EQ(emitted.find("PerThread"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("sharedVariable<int[512]>([] {}); int offset = 1; ::dispar::hostk::forEachThread<false>("),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("    ::dispar::hostk::forEachThreadBelow<false>(static_cast<int>(d), [&](const "
+                         "::dispar::hostk::LoopThread dispar_thread) { const int thid = dispar_thread.idx.x; \n"
+                         "    if (thid < d) temp[offset * (2 * thid + 2) - 1] += temp[offset * (2 * thid + 1) - 1];\n"
+                         "    }); offset *= 2; \n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::forEachThreadBelow<false>(static_cast<unsigned>(1), [&](const "
+                         "::dispar::hostk::LoopThread dispar_thread) { const int thid = dispar_thread.idx.x; \n"
+                         "  if (thid == 0) temp[511] = 0;\n"),
+            std::string::npos)
+      << emitted;
+  EXPECT_NE(emitted.find("}); for (int d = 1; d < 512; d *= 2) { \n    offset >>= 1; \n    "
+                         "::dispar::hostk::forEachThreadBelow<false>(static_cast<int>(d), "),
+            std::string::npos)
+      << emitted;
+}
+
+// A local that some thread changes on its own (`if (t == 3) ++k;`), or whose address escapes, stays per
+// thread, even where its other changes are uniform.
+TEST(ThreadLoops, LocalsAThreadChangesOnItsOwnStayPerThread) {
+  const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
+                                            "__device__ void bump(int* p) { *p += 1; }\n"
+                                            "__global__ void kernel(int* out) {\n"
+                                            "  __shared__ int s[64];\n"
+                                            "  int t = threadIdx.x;\n"
+                                            "  int k = 1, m = 2;\n"
+                                            "  int a = 0;\n"
+                                            "  int e = 5;\n"
+                                            "  s[t] = t;\n"
+                                            "  k *= 2;\n"
+                                            "  if (t == 3) ++k;\n"
+                                            "  a += 1;\n"
+                                            "  bump(&e);\n"
+                                            "  __syncthreads();\n"
+                                            "  a *= 2;\n"
+                                            "  out[t] = s[63 - t] + k + m + a + e;\n"
+                                            "}\n"
+                                            "#pragma streamap resource(gpu)\n"
+                                            "VNODE(worker) { kernel<<<1, 64>>>(nullptr); }\n");
+  EXPECT_NE(emitted.find("// kernel 'kernel': thread loops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<int> dispar_carried_k; "), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::PerThread<int> dispar_carried_e; "), std::string::npos) << emitted;
+  EXPECT_EQ(emitted.find("dispar_carried_a"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("int a = 0; "), std::string::npos) << emitted;
+}
+
+TEST(ThreadLoops, KernelWithoutBarrierOrSharedMemoryIsOneLoopOverTheGrid) {
   const std::string emitted = emittedSource("#include <dispar/dispar.h>\n"
                                             "__global__ void axpy(float* y, const float* x, float a, int n) {\n"
+                                            "  const int scale = 2;\n"
                                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                            "  if (i < n) y[i] += a * x[i];\n"
+                                            "  if (i < n) y[i] += a * x[i] * scale;\n"
                                             "}\n"
                                             "#pragma streamap resource(gpu)\n"
                                             "VNODE(worker) { axpy<<<4, 256>>>(nullptr, nullptr, 2.0f, 0); }\n");
-  EXPECT_NE(emitted.find("// kernel 'axpy': thread loops"), std::string::npos) << emitted;
-  // The block's index and shape are a local read once per block; the thread's index is the loop's.
-  EXPECT_NE(emitted.find("{ const ::dispar::hostk::LoopBlockShape dispar_block = ::dispar::hostk::loopBlockShape(); "
-                         "::dispar::hostk::forEachThread<false>([&](const ::dispar::hostk::LoopThread dispar_thread) { "
-                         "\n  int i = dispar_block.blockIdx.x * dispar_block.blockDim.x + dispar_thread.idx.x;\n"),
+  EXPECT_NE(emitted.find("// kernel 'axpy': grid loops"), std::string::npos) << emitted;
+  // The block's index and shape are the loop's, as the thread's index is; the parameters are captured by
+  // value; a uniform local is computed in the loop, where the block's index is known.
+  EXPECT_NE(emitted.find("{ ::dispar::hostk::forEachGridThread<false>([=](const ::dispar::hostk::LoopBlockShape& "
+                         "dispar_block, const ::dispar::hostk::LoopThread dispar_thread) { const int scale = 2; \n"
+                         "  \n"
+                         "  int i = dispar_block.blockIdx.x * dispar_block.blockDim.x + dispar_thread.idx.x;\n"),
             std::string::npos)
       << emitted;
-  EXPECT_NE(emitted.find("::dispar::hostk::launchThreadLoops(4, 256, 0, &::dispar_host::axpy"), std::string::npos)
+  EXPECT_NE(emitted.find("::dispar::hostk::detail::CloneForm::GridLoops"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("::dispar::hostk::launchGridLoops(4, 256, 0, &::dispar_host::axpy"), std::string::npos)
       << emitted;
+}
+
+// A kernel without a barrier keeps the per-block form when it has block-level state: shared memory, or
+// a parameter some thread changes (kept per thread).
+TEST(ThreadLoops, KernelWithoutBarrierButWithBlockStateIsOneThreadLoopPerBlock) {
+  const std::string emitted =
+      emittedSource("#include <dispar/dispar.h>\n"
+                    "__global__ void shared(int* x) {\n"
+                    "  __shared__ int s[32];\n"
+                    "  s[threadIdx.x] = x[threadIdx.x];\n"
+                    "  x[threadIdx.x] = s[threadIdx.x] + 1;\n"
+                    "}\n"
+                    "__global__ void walk(int* x, int n) {\n"
+                    "  x += blockIdx.x * blockDim.x;\n"
+                    "  if (threadIdx.x < n) x[threadIdx.x] = 1;\n"
+                    "}\n"
+                    "#pragma streamap resource(gpu)\n"
+                    "VNODE(worker) { shared<<<4, 32>>>(nullptr); walk<<<4, 32>>>(nullptr, 0); }\n");
+  EXPECT_NE(emitted.find("// kernel 'shared': thread loops\n"), std::string::npos) << emitted;
+  EXPECT_NE(emitted.find("// kernel 'walk': thread loops\n"), std::string::npos) << emitted;
+  EXPECT_EQ(emitted.find("forEachGridThread"), std::string::npos) << emitted;
 }
 
 TEST(ThreadLoops, LocalsDeclaredTogetherAreSplitAndTheCarriedOnesKeptPerThread) {
@@ -366,7 +477,7 @@ TEST(ThreadLoops, GridStrideLoopsRunIterationByIterationAcrossTheBlock) {
                     "#pragma streamap resource(gpu)\n"
                     "VNODE(worker) { find<<<4, 256>>>(nullptr, nullptr, 0); }\n");
   EXPECT_EQ(early.find("forEachThreadStrided"), std::string::npos) << early;
-  EXPECT_NE(early.find("// kernel 'find': thread loops"), std::string::npos) << early;
+  EXPECT_NE(early.find("// kernel 'find': grid loops"), std::string::npos) << early;
 }
 
 struct FiberCase {

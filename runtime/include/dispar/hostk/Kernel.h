@@ -1,9 +1,11 @@
 // What a kernel's host clone calls while it runs: its thread's indices, block barriers, shared memory.
-// A clone runs its CUDA threads in one of two ways (docs/cuda.md, "Execution model"):
+// A clone runs its CUDA threads in one of three ways (docs/cuda.md, "Execution model"):
 // - fibers: the clone is one CUDA thread; each runs on a fiber and __syncthreads switches fibers;
 // - thread loops: the frontend split the kernel at its barriers into segments (frontend/lib/
 //   ThreadLoops.h), and the clone runs once per block, each segment a loop over the threads
-//   (forEachThread); values live across a barrier are kept per thread (PerThread).
+//   (forEachThread); values live across a barrier are kept per thread (PerThread);
+// - grid loops: a kernel without barriers or shared memory runs once per run of consecutive blocks, one
+//   loop over their threads in the grid's row order (forEachGridThread).
 // Either way `detail::currentThread` points at the running CUDA thread, so the builtins are plain loads.
 #ifndef DISPAR_HOSTK_KERNEL_H
 #define DISPAR_HOSTK_KERNEL_H
@@ -38,6 +40,9 @@ struct ThreadLoopBlock {
   unsigned exitedCount;   ///< how many have
   unsigned count;
   bool failed;  ///< a thread threw: the remaining segments do not run
+  /// A grid-loop clone's blocks: `blockCount` consecutive blocks from number `firstBlock` (x fastest).
+  unsigned long long firstBlock = 0;
+  unsigned long long blockCount = 1;
 };
 
 /// The running block of a thread-loop clone on this OS thread, or nullptr.
@@ -208,6 +213,103 @@ inline void runSegment(unsigned xEnd, Segment& segment) {
 inline LoopBlockShape loopBlockShape() {
   const detail::ThreadContext& thread = *detail::currentLoopBlock->thread;
   return LoopBlockShape{thread.blockIdx, thread.blockDim, thread.gridDim};
+}
+
+namespace detail {
+/// forEachGridThread's loops over the threads of blocks `first` to `last` of the row of the grid that
+/// `where` names, for one-dimensional blocks and for any. Each is a function of its own, not inlined, with
+/// its own copy of the segment (which captures the kernel's parameters by value) and its loop variables
+/// as locals: the register allocator sees one small loop nest, and nothing it stores can be taken for the
+/// kernel's values (a 1-D and a 2-D nest in one function ran saxpy 2x slower than its loop). A thread
+/// that throws is named in `failed`.
+template <bool UpdatesContext, class Segment>
+[[gnu::noinline]] void gridRowOneDimensional(Segment segment, LoopBlockShape where, ThreadContext& context,
+                                             unsigned first, unsigned last, LoopBlockShape& failed,
+                                             LoopThread& failedThread) {
+  const unsigned width = where.blockDim.x;
+  unsigned x = 0;
+  try {
+    for (unsigned b = first; b < last; ++b) {
+      where.blockIdx.x = b;
+      for (x = 0; x < width; ++x) {
+        if constexpr (UpdatesContext) {
+          context.blockIdx = where.blockIdx;
+          context.threadIdx = uint3{x, 0, 0};
+          context.linearIndex = x;
+        }
+        segment(static_cast<const LoopBlockShape&>(where), LoopThread{uint3{x, 0, 0}, x});
+      }
+    }
+  } catch (...) {
+    failed = where;
+    failedThread = LoopThread{uint3{x, 0, 0}, x};
+    throw;
+  }
+}
+
+template <bool UpdatesContext, class Segment>
+[[gnu::noinline]] void gridRow(Segment segment, LoopBlockShape where, ThreadContext& context, unsigned first,
+                               unsigned last, LoopBlockShape& failed, LoopThread& failedThread) {
+  const dim3 shape = where.blockDim;
+  unsigned x = 0, y = 0, z = 0;
+  try {
+    for (z = 0; z < shape.z; ++z)
+      for (y = 0; y < shape.y; ++y)
+        for (unsigned b = first; b < last; ++b) {
+          where.blockIdx.x = b;
+          for (x = 0; x < shape.x; ++x) {
+            const LoopThread thread{uint3{x, y, z}, (z * shape.y + y) * shape.x + x};
+            if constexpr (UpdatesContext) {
+              context.blockIdx = where.blockIdx;
+              context.threadIdx = thread.idx;
+              context.linearIndex = thread.linear;
+            }
+            segment(static_cast<const LoopBlockShape&>(where), thread);
+          }
+        }
+  } catch (...) {
+    failed = where;
+    failedThread = LoopThread{uint3{x, y, z}, (z * shape.y + y) * shape.x + x};
+    throw;
+  }
+}
+}  // namespace detail
+
+/// The body of a grid-loop clone (a kernel without barriers, __shared__ memory or block-level state, whose
+/// threads are independent): runs `segment(LoopBlockShape, LoopThread)` for every thread of the clone's
+/// run of blocks, row by row across the blocks, as a loop over the whole grid would: the threads of one
+/// row of the grid, which read consecutive elements in the usual `blockIdx.x * blockDim.x + threadIdx.x`,
+/// run one after the other, and the loop over them carries no per-block work. Any order is one CUDA
+/// allows: no thread waits for another. The segment captures by value (the frontend writes `[=]`).
+template <bool UpdatesContext = true, class Segment>
+inline void forEachGridThread(const Segment& segment) {
+  detail::ThreadLoopBlock& block = *detail::currentLoopBlock;
+  detail::ThreadContext& context = *block.thread;
+  const dim3 shape = context.blockDim;
+  const dim3 grid = context.gridDim;
+  LoopBlockShape where{uint3{0, 0, 0}, shape, grid};
+  LoopThread failedThread{uint3{0, 0, 0}, 0};
+  try {
+    for (unsigned long long linear = block.firstBlock, end = block.firstBlock + block.blockCount; linear < end;) {
+      // The blocks from `linear` to the end of its row of the grid (or of the run).
+      const unsigned first = static_cast<unsigned>(linear % grid.x);
+      const unsigned long long rowLeft = grid.x - first;
+      const unsigned last = first + static_cast<unsigned>(end - linear < rowLeft ? end - linear : rowLeft);
+      where.blockIdx = uint3{first, static_cast<unsigned>(linear / grid.x % grid.y),
+                             static_cast<unsigned>(linear / grid.x / grid.y)};
+      if (shape.y == 1 && shape.z == 1)
+        detail::gridRowOneDimensional<UpdatesContext>(segment, where, context, first, last, where, failedThread);
+      else
+        detail::gridRow<UpdatesContext>(segment, where, context, first, last, where, failedThread);
+      linear += last - first;
+    }
+  } catch (...) {
+    context.blockIdx = where.blockIdx;  // names the thread that threw
+    context.threadIdx = failedThread.idx;
+    detail::threadLoopFailed(block);
+  }
+  context.threadIdx = uint3{0, 0, 0};
+  context.linearIndex = 0;
 }
 
 /// One segment of a thread-loop clone: runs `segment(LoopThread)` for every thread of the block that

@@ -1,6 +1,6 @@
 // Launching a kernel's host clone: `k<<<grid, block, shmem, stream>>>(a, b)` becomes
-// `::dispar::hostk::launch(grid, block, shmem, &host_k, a, b)`, or `launchThreadLoops(...)` when the
-// frontend emitted the clone as thread loops (Kernel.h).
+// `::dispar::hostk::launch(grid, block, shmem, &host_k, a, b)`, or `launchThreadLoops(...)` /
+// `launchGridLoops(...)` when the frontend emitted the clone as thread loops or grid loops (Kernel.h).
 #ifndef DISPAR_HOSTK_LAUNCH_H
 #define DISPAR_HOSTK_LAUNCH_H
 
@@ -33,6 +33,7 @@ using KernelInvoker = void (*)(const void* closure);
 enum class CloneForm {
   Fibers,       ///< the clone is one CUDA thread
   ThreadLoops,  ///< the clone is one block
+  GridLoops,    ///< the clone is a run of consecutive blocks of a kernel without barriers or shared memory
 };
 
 /// Whether the blocks of a grid may meet at a grid-wide barrier (grid_group::sync).
@@ -188,6 +189,14 @@ template <class... Params>
 cudaError_t launchThreadLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
                               typename detail::Parameter<Params>::type... args) {
   return detail::launchAs<Params...>(detail::CloneForm::ThreadLoops, detail::GridKind::Independent, grid, block,
+                                     dynamicSharedBytes, kernel, args...);
+}
+
+/// As launch, for a clone emitted as grid loops: called once per run of consecutive blocks.
+template <class... Params>
+cudaError_t launchGridLoops(dim3 grid, dim3 block, std::size_t dynamicSharedBytes, void (*kernel)(Params...),
+                            typename detail::Parameter<Params>::type... args) {
+  return detail::launchAs<Params...>(detail::CloneForm::GridLoops, detail::GridKind::Independent, grid, block,
                                      dynamicSharedBytes, kernel, args...);
 }
 
