@@ -507,4 +507,21 @@ TEST(GridLoops, AThrowingThreadFailsTheLaunchNamingItsBlockAndThread) {
   }
 }
 
+// Rows of the grid longer than an int: the loops fall back to unsigned indices (the int-indexed loop
+// would overflow). Two blocks at x = 3,000,000 of blocks of 1,024 threads, past 2^31 threads into the row.
+TEST(GridLoops, RowsLongerThanAnIntKeepUnsignedIndices) {
+  std::vector<unsigned> global;
+  auto segment = [&global](const hk::LoopBlockShape& block, const hk::LoopThread thread) {
+    global.push_back(block.blockIdx.x * block.blockDim.x + thread.idx.x);
+  };
+  const hk::dim3 grid(3000002), blockShape(1024);
+  hk::LoopBlockShape where{hk::uint3{3000000, 0, 0}, blockShape, grid};
+  hk::detail::ThreadContext context{};
+  hk::LoopBlockShape failed{};
+  hk::LoopThread failedThread{};
+  hk::detail::gridRowOneDimensional<false, false>(segment, where, context, 3000000, 3000002, failed, failedThread);
+  ASSERT_EQ(global.size(), 2048u);
+  for (unsigned i = 0; i < 2048; ++i) ASSERT_EQ(global[i], 3000000u * 1024u + i) << i;
+}
+
 }  // namespace
