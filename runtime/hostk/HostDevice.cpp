@@ -52,7 +52,7 @@ void HostDevice::helperMain() {
 namespace {
 
 /// The blocks a host thread takes at a time: a run of consecutive blocks, so that the threads do not meet
-/// at the shared counter for every block (the 65,536 blocks of a reduction ran no faster on two threads
+/// at the shared counter for every block (the 65,536 blocks of a reduction ran hardly faster on two threads
 /// than on one), and at least four runs per host thread, so that a slow run is made up by the others.
 /// A grid-loop clone runs its run as one loop: there, runs cover whole rows of the grid where they can.
 std::uint64_t blocksPerRun(const dim3& grid, unsigned threads, CloneForm form) {
