@@ -552,7 +552,7 @@ class DeviceBodyRewriter : public clang::RecursiveASTVisitor<DeviceBodyRewriter>
 // How the clone runs its CUDA threads, for whoever reads the generated code (--emit-cpp).
 std::string hostFormComment(const clang::FunctionDecl* fn, const ThreadLoopPlanner& loops) {
   if (loops.usesThreadLoops(fn))
-    return "  // kernel '" + fn->getNameAsString() + "': " + ThreadLoopPlanner::description(loops.form(fn));
+    return "  // kernel '" + fn->getNameAsString() + "': " + ThreadLoopPlanner::names(loops.form(fn)).description;
   return "  // kernel '" + fn->getNameAsString() + "': fibers, because " + loops.fiberReason(fn);
 }
 
@@ -672,7 +672,7 @@ void CudaLowering::lowerClone(const clang::FunctionDecl* fn, clang::Rewriter& cl
   if (kernel && fn->doesThisDeclarationHaveABody() && options_.remarkHostPath)
     diags_.report(fn->getLocation(), Diag::HostPathForm)
         << fn->getNameAsString()
-        << (loops.usesThreadLoops(fn) ? std::string(ThreadLoopPlanner::description(loops.form(fn)))
+        << (loops.usesThreadLoops(fn) ? std::string(ThreadLoopPlanner::names(loops.form(fn)).description)
                                       : "fibers, because " + loops.fiberReason(fn));
 
   const clang::SourceLocation begin = range.getBegin();
@@ -714,7 +714,7 @@ std::string CudaLowering::registration(const clang::FunctionDecl* fn, const std:
     return "reinterpret_cast<const void*>(" + pointer + "(&" + function + "))";
   };
   return "static const bool " + name + " = ::dispar::hostk::detail::registerKernel(" + address(original) + ", " +
-         address(clone) + ", ::dispar::hostk::detail::CloneForm::" + ThreadLoopPlanner::cloneFormName(form) +
+         address(clone) + ", ::dispar::hostk::detail::CloneForm::" + ThreadLoopPlanner::names(form).cloneForm +
          ", ::dispar::hostk::detail::argsLauncherFor(" + pointer + "(&" + clone + ")));\n";
 }
 
@@ -1033,13 +1033,10 @@ std::string CudaLowering::rewriteLaunch(const clang::CUDAKernelCallExpr* launch,
     clang::printTemplateArgumentList(out, args->asArray(), context_.getPrintingPolicy());
     host += out.str();
   }
-  const ThreadLoopPlanner::Form form = kernel ? loops.form(kernel) : ThreadLoopPlanner::Form::Fibers;
-  const char* launcher = !kernel                                        ? "::dispar::hostk::launchByPointer("
-                         : form == ThreadLoopPlanner::Form::ThreadLoops ? "::dispar::hostk::launchThreadLoops("
-                         : form == ThreadLoopPlanner::Form::GridLoops   ? "::dispar::hostk::launchGridLoops("
-                                                                        : "::dispar::hostk::launch(";
-  std::string hostLaunch =
-      std::string(launcher) + configArg(0, "1") + ", " + configArg(1, "1") + ", " + configArg(2, "0") + ", " + host;
+  const std::string launcher =
+      kernel ? ThreadLoopPlanner::names(loops.form(kernel)).launcher : std::string("launchByPointer");
+  std::string hostLaunch = "::dispar::hostk::" + launcher + "(" + configArg(0, "1") + ", " + configArg(1, "1") + ", " +
+                           configArg(2, "0") + ", " + host;
   for (const clang::Expr* arg : launch->arguments()) {
     // A parameter's default is spelt where the kernel declares it.
     if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(arg))

@@ -1161,22 +1161,14 @@ ThreadLoopPlanner::Form ThreadLoopPlanner::form(const clang::FunctionDecl* kerne
   return plan->gridLoops ? Form::GridLoops : Form::ThreadLoops;
 }
 
-const char* ThreadLoopPlanner::cloneFormName(Form form) {
-  switch (form) {
-    case Form::Fibers: return "Fibers";
-    case Form::ThreadLoops: return "ThreadLoops";
-    case Form::GridLoops: return "GridLoops";
-  }
-  return "Fibers";
-}
-
-const char* ThreadLoopPlanner::description(Form form) {
-  switch (form) {
-    case Form::Fibers: return "fibers";
-    case Form::ThreadLoops: return "thread loops";
-    case Form::GridLoops: return "grid loops";
-  }
-  return "fibers";
+const ThreadLoopPlanner::FormNames& ThreadLoopPlanner::names(Form form) {
+  // One row per Form, in its order.
+  static constexpr FormNames kNames[] = {
+      {"Fibers", "fibers", "launch"},
+      {"ThreadLoops", "thread loops", "launchThreadLoops"},
+      {"GridLoops", "grid loops", "launchGridLoops"},
+  };
+  return kNames[static_cast<int>(form)];
 }
 
 bool ThreadLoopPlanner::usesThreadLoops(const clang::FunctionDecl* kernel) const {

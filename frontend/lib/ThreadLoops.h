@@ -49,9 +49,13 @@ class ThreadLoopPlanner {
   };
   /// The form of the clone of `kernel` (any declaration or specialisation of it).
   Form form(const clang::FunctionDecl* kernel) const;
-  /// The name of hostk::detail::CloneForm's member for `form`, and of the form in comments and remarks.
-  static const char* cloneFormName(Form form);
-  static const char* description(Form form);
+  /// How the generated code names a form.
+  struct FormNames {
+    const char* cloneForm;    ///< hostk::detail::CloneForm's member
+    const char* description;  ///< in the clone's comment and the -Rhost-path remark
+    const char* launcher;     ///< the hostk function that launches such a clone
+  };
+  static const FormNames& names(Form form);
 
   /// Whether the clone of `kernel` is emitted as thread loops (either loop form): threadIdx is a loop's.
   bool usesThreadLoops(const clang::FunctionDecl* kernel) const;

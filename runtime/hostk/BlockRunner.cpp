@@ -37,10 +37,7 @@ BlockRunner::BlockRunner(const HostConfig& config) : config_(config) {}
 BlockRunner::~BlockRunner() = default;
 
 bool BlockRunner::run(const KernelLaunch& launch, const uint3& blockIdx) {
-  if (launch.form == CloneForm::GridLoops)
-    return runGridLoops(
-        launch,
-        blockIdx.x + std::uint64_t{launch.gridDim.x} * (blockIdx.y + std::uint64_t{launch.gridDim.y} * blockIdx.z), 1);
+  if (launch.form == CloneForm::GridLoops) return runGridLoops(launch, blockNumber(blockIdx, launch.gridDim), 1);
   launch_ = &launch;
   blockIdx_ = blockIdx;
   threadCount_ = static_cast<unsigned>(launch.blockDim.volume());
@@ -84,19 +81,11 @@ void BlockRunner::invokeClone(const ThreadContext& thread) {
 }
 
 void BlockRunner::runThreadLoops() {
-  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0};
   // Cleared only after a block in which threads returned early: most blocks have none.
   if (loopExitedDirty_ || loopExited_.size() < threadCount_)
     loopExited_.assign(std::max<std::size_t>(threadCount_, loopExited_.size()), 0);
   scratch_.startBlock();
-  ThreadLoopBlock block{&loopThread_, loopExited_.data(), 0, threadCount_, false};
-  currentLoopBlock = &block;
-  currentThread = &loopThread_;
-  invokeClone(loopThread_);
-  failed_ = failed_ || block.failed;
-  loopExitedDirty_ = block.exitedCount > 0;
-  currentThread = nullptr;
-  currentLoopBlock = nullptr;
+  loopExitedDirty_ = runLoopClone(loopExited_.data(), 0, 1) > 0;
 }
 
 bool BlockRunner::runGridLoops(const KernelLaunch& launch, std::uint64_t first, std::uint64_t count) {
@@ -105,16 +94,21 @@ bool BlockRunner::runGridLoops(const KernelLaunch& launch, std::uint64_t first, 
   threadCount_ = static_cast<unsigned>(launch.blockDim.volume());
   failed_ = false;
   // No shared memory, scratch or early exits: the frontend gives this form only to kernels without them.
-  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch.blockDim, launch.gridDim, this, nullptr, 0};
-  ThreadLoopBlock block{&loopThread_, nullptr, 0, threadCount_, false, first, count};
+  runLoopClone(nullptr, first, count);
+  launch_ = nullptr;
+  return !failed_;
+}
+
+unsigned BlockRunner::runLoopClone(unsigned char* exited, std::uint64_t firstBlock, std::uint64_t blockCount) {
+  loopThread_ = ThreadContext{uint3{0, 0, 0}, blockIdx_, launch_->blockDim, launch_->gridDim, this, nullptr, 0};
+  ThreadLoopBlock block{&loopThread_, exited, 0, threadCount_, false, firstBlock, blockCount};
   currentLoopBlock = &block;
   currentThread = &loopThread_;
   invokeClone(loopThread_);
   failed_ = failed_ || block.failed;
   currentThread = nullptr;
   currentLoopBlock = nullptr;
-  launch_ = nullptr;
-  return !failed_;
+  return block.exitedCount;
 }
 
 void BlockRunner::threadLoopFailed(ThreadLoopBlock& block, const char* what) {

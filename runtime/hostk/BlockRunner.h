@@ -50,6 +50,11 @@ inline uint3 blockIndex(std::uint64_t block, const dim3& grid) {
                static_cast<unsigned>(block / grid.x / grid.y)};
 }
 
+/// The number of block `blockIdx` of `grid`: blockIndex's inverse.
+inline std::uint64_t blockNumber(const uint3& blockIdx, const dim3& grid) {
+  return blockIdx.x + std::uint64_t{grid.x} * (blockIdx.y + std::uint64_t{grid.y} * blockIdx.z);
+}
+
 /// Where a barrier call is in the source (filled in at the call by __builtin_FILE/LINE/COLUMN, so
 /// that the optimiser duplicating a call cannot make one barrier look like two).
 struct BarrierSite {
@@ -128,6 +133,9 @@ class BlockRunner {
 
   /// run() for a thread-loop clone.
   void runThreadLoops();
+  /// Calls a loop clone (thread or grid loops) with the running block set up for it; returns how many
+  /// threads returned early. `exited`: the per-thread flags (null for grid loops, which have none).
+  unsigned runLoopClone(unsigned char* exited, std::uint64_t firstBlock, std::uint64_t blockCount);
   /// Calls the clone; an exception escaping it fails the block, named after `thread`.
   [[gnu::always_inline]] inline void invokeClone(const ThreadContext& thread);
   static void fiberMain(void* fiber);

@@ -85,38 +85,29 @@ void setFormat(ObjectState& o, const cudaChannelFormatDesc& format) {
   o.elementBytes = offset;
 }
 
+/// The value of type `T` at `p`, which may be unaligned.
+template <class T>
+T load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// An integer component of `bits` bits at `p`, read as `I8`, `I16` or `I32` (signed or not).
+template <class I8, class I16, class I32>
+double integerComponent(const unsigned char* p, int bits) {
+  if (bits == 8) return load<I8>(p);
+  if (bits == 16) return load<I16>(p);
+  return load<I32>(p);
+}
+
 /// Component `c` of the texel at `p`, as an exact value: integers as they are, floats as floats.
 double component(const ObjectState& o, const unsigned char* p, int c) {
-  const int* bits = o.bits;
   p += o.componentAt[c];
   switch (o.format.f) {
-    case cudaChannelFormatKindFloat: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case cudaChannelFormatKindSigned:
-      if (bits[c] == 8) return double(*reinterpret_cast<const std::int8_t*>(p));
-      if (bits[c] == 16) {
-        std::int16_t v;
-        std::memcpy(&v, p, 2);
-        return v;
-      } else {
-        std::int32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-    default:
-      if (bits[c] == 8) return double(*p);
-      if (bits[c] == 16) {
-        std::uint16_t v;
-        std::memcpy(&v, p, 2);
-        return v;
-      } else {
-        std::uint32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
+    case cudaChannelFormatKindFloat: return load<float>(p);
+    case cudaChannelFormatKindSigned: return integerComponent<std::int8_t, std::int16_t, std::int32_t>(p, o.bits[c]);
+    default: return integerComponent<std::uint8_t, std::uint16_t, std::uint32_t>(p, o.bits[c]);
   }
 }
 
