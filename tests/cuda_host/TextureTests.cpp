@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace {
@@ -88,6 +89,72 @@ TEST_F(FloatArray, LinearFilteringWeighsTheNearestTexelsWithNineBitWeights) {
   // The weight is quantised: 1/1000 of a texel is no step at all.
   EXPECT_EQ(hk::tex2D<float>(t, 2.501f, 1.5f), value(2, 1));
   EXPECT_EQ(hk::cudaDestroyTextureObject(t), hk::cudaSuccess);
+}
+
+/// Each corner's weight, in 256ths, of linear filtering a 2x2 (or 2x2x2) float array at fractions
+/// `fraction` (in 256ths) past the first texel's centre: one array per corner, 1 there and 0 elsewhere.
+std::vector<int> cornerWeightsAt(const std::vector<int>& fraction) {
+  const int dimensions = int(fraction.size()), corners = 1 << dimensions;
+  const hk::cudaChannelFormatDesc f = hk::cudaCreateChannelDesc<float>();
+  const hk::cudaTextureDesc linear = sampling(hk::cudaAddressModeClamp, hk::cudaFilterModeLinear, false);
+  std::vector<int> weights;
+  for (int corner = 0; corner < corners; ++corner) {
+    std::vector<float> texels(corners, 0.0f);
+    texels[corner] = 1.0f;
+    hk::cudaArray_t a = nullptr;
+    if (dimensions == 2) {
+      EXPECT_EQ(hk::cudaMallocArray(&a, &f, 2, 2), hk::cudaSuccess);
+      EXPECT_EQ(hk::cudaMemcpy2DToArray(a, 0, 0, texels.data(), 2 * sizeof(float), 2 * sizeof(float), 2,
+                                        hk::cudaMemcpyHostToDevice),
+                hk::cudaSuccess);
+    } else {
+      EXPECT_EQ(hk::cudaMalloc3DArray(&a, &f, hk::make_cudaExtent(2, 2, 2), 0u), hk::cudaSuccess);
+      hk::cudaMemcpy3DParms copy{};
+      copy.srcPtr = hk::make_cudaPitchedPtr(texels.data(), 2 * sizeof(float), 2, 2);
+      copy.dstArray = a;
+      copy.extent = hk::make_cudaExtent(2, 2, 2);
+      copy.kind = hk::cudaMemcpyHostToDevice;
+      EXPECT_EQ(hk::cudaMemcpy3D(&copy), hk::cudaSuccess);
+    }
+    hk::cudaResourceDesc r{};
+    r.resType = hk::cudaResourceTypeArray;
+    r.res.array.array = a;
+    hk::cudaTextureObject_t t = 0;
+    EXPECT_EQ(hk::cudaCreateTextureObject(&t, &r, &linear, nullptr), hk::cudaSuccess);
+    float at[3] = {0.5f, 0.5f, 0.5f};
+    for (int d = 0; d < dimensions; ++d) at[d] += float(fraction[d]) / 256.0f;
+    const float w = dimensions == 2 ? hk::tex2D<float>(t, at[0], at[1]) : hk::tex3D<float>(t, at[0], at[1], at[2]);
+    weights.push_back(int(std::lround(w * 256.0f)));
+    EXPECT_EQ(hk::cudaDestroyTextureObject(t), hk::cudaSuccess);
+    EXPECT_EQ(hk::cudaFreeArray(a), hk::cudaSuccess);
+  }
+  return weights;
+}
+
+// Corner weights an NVIDIA H200 gave (gpu-probe, 2026-11-30), corner c upper along axis d when bit d is
+// set. Most are rounding ties of a corner's product of fractions, where rounding each corner alone goes
+// the wrong way for some corners (and, in 3-D, often off a tie too); the weights always add up to 256.
+TEST(HostTextures, LinearFilterWeightsAreTheGpusIncludingRoundingTies) {
+  const struct {
+    std::vector<int> fraction, weights;
+  } measured[] = {
+      {{28, 32}, {200, 24, 28, 4}},
+      {{41, 128}, {108, 20, 107, 21}},
+      {{90, 64}, {125, 67, 41, 23}},
+      {{128, 215}, {21, 20, 107, 108}},
+      {{164, 224}, {12, 20, 80, 144}},
+      {{245, 67, 59}, {6, 140, 2, 49, 2, 41, 1, 15}},
+      {{165, 232, 30}, {8, 14, 72, 132, 1, 2, 10, 17}},
+      {{245, 207, 128}, {1, 24, 4, 99, 1, 24, 4, 99}},
+      {{88, 16, 112}, {88, 47, 6, 3, 68, 37, 5, 2}},
+      {{136, 88, 171}, {26, 30, 14, 15, 53, 60, 27, 31}},
+      {{184, 192, 34}, {16, 40, 46, 120, 3, 6, 7, 18}},
+  };
+  for (const auto& m : measured) {
+    std::string at;
+    for (int f : m.fraction) at += std::to_string(f) + "/256 ";
+    EXPECT_EQ(cornerWeightsAt(m.fraction), m.weights) << "at fractions " << at;
+  }
 }
 
 TEST_F(FloatArray, NormalizedCoordinatesWrapMirrorAndBorder) {
