@@ -4,8 +4,8 @@
 For each Task Bench pattern and width W (the cores, and four columns per core), every system runs the same
 graph at grains from 2 ms down by thirds (each system until its efficiency falls below 50%), interleaved
 (A B C ... A B C ...) so a slow spell of a shared machine falls on all alike, the median of the rounds kept.
-Efficiency = useful compute (W x steps x grain, the grain from the kernel's calibrated speed on one core)
-/ (wall x cores). METG(50%) is the grain at which
+Efficiency = useful compute (the graph's tasks x grain: W x steps but in the tree, whose first steps are
+narrower; the grain from the kernel's calibrated speed on one core) / (wall x cores). METG(50%) is the grain at which
 a system's efficiency falls through 50%, interpolated in log(grain) between the two grains around it. Every
 run's checksum must equal every other system's for the same graph: a mismatch stops the benchmark."""
 import argparse
@@ -20,8 +20,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from sloc import code_lines  # noqa: E402  (bench/sloc.py, shared with bench/paper)
 
-PATTERNS = os.environ.get("PEERS_PATTERNS", "trivial stencil_1d fft nearest all_to_all").split()
-RESULT = re.compile(r"^taskbench (\S+) system=(\S+) width=(\d+) steps=(\d+) iterations=(\d+) "
+PATTERNS = os.environ.get("PEERS_PATTERNS", "trivial stencil_1d fft nearest all_to_all tree").split()
+RESULT = re.compile(r"^taskbench (\S+) system=(\S+) width=(\d+) steps=(\d+) tasks=(\d+) iterations=(\d+) "
                     r"checksum=(\d+) wall=([0-9.]+)$", re.M)
 
 parser = argparse.ArgumentParser()
@@ -46,6 +46,51 @@ def run(command, cwd=work, extra=None, timeout=300):
     if done.returncode != 0:
         sys.exit("peers: %s failed (exit %d):\n%s" % (" ".join(command), done.returncode, done.stdout[-3000:]))
     return done.stdout
+
+
+MASK = (1 << 64) - 1
+
+
+def mix(x):
+    """splitmix64's finaliser, as taskbench.h's tb_mix."""
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def reference_checksum(pattern, width, steps):
+    """The graph's checksum computed here, from Task Bench's definitions of the patterns (core/core.cc's
+    dependencies(), written afresh), not from taskbench.h's slot rules: what every version must print."""
+    levels = max(width.bit_length() - 1, 0)
+
+    def width_at(t):
+        return min(width, 1 << t) if pattern == "tree" else width
+
+    def parents(i, t):
+        if pattern == "trivial" or t == 0:
+            return []
+        if pattern == "stencil_1d":
+            return [j for j in (i - 1, i, i + 1) if 0 <= j < width]
+        if pattern == "nearest":
+            return [j for j in range(i - 2, i + 3) if 0 <= j < width]
+        if pattern == "fft":
+            return sorted({i, i ^ (1 << ((t - 1) % levels))}) if levels else [i]
+        if pattern == "all_to_all":
+            return list(range(width))
+        if pattern == "tree":
+            return [i // 2]
+        sys.exit("peers: no reference for pattern %s" % pattern)
+
+    values, total = {}, 0
+    for t in range(steps):
+        current = {}
+        for i in range(width_at(t)):
+            inputs = sum(mix((values[j] + j) & MASK) for j in parents(i, t)) & MASK
+            current[i] = mix(inputs ^ ((t << 32) & MASK) ^ i)
+            total = (total + current[i]) & MASK
+        values = current
+    return str(total)
 
 
 def dispar_program(pattern, width, mpi):
@@ -102,8 +147,9 @@ def systems(pattern, width, folders):
 
 
 def measure(pattern, width, runners, steps, iterations, rounds):
-    """Median wall of each system over the rounds, interleaved; checks every checksum against the first."""
-    walls, checksum = {name: [] for name in runners}, None
+    """Median wall of each system over the rounds, interleaved, the checksum and the graph's tasks; checks
+    every checksum and task count against the first's."""
+    walls, checksum, tasks = {name: [] for name in runners}, None, None
     if "starpu_dmda" in runners:  # dmda's history-based model, calibrated on this grain before it is timed
         run(starpu_command(1, pattern, width) + [str(steps), str(iterations)],
             extra=dict(STARPU_DMDA, STARPU_CALIBRATE="1"))
@@ -114,12 +160,12 @@ def measure(pattern, width, runners, steps, iterations, rounds):
                 sys.exit("peers: %s printed no result line for %s W=%d" % (name, pattern, width))
             line = found[0]
             if checksum is None:
-                checksum = line[5]
-            elif line[5] != checksum:
-                sys.exit("peers: %s W=%d steps=%d iterations=%d: %s's checksum %s differs from %s" % (
-                    pattern, width, steps, iterations, name, line[5], checksum))
-            walls[name].append(float(line[6]))
-    return {name: statistics.median(values) for name, values in walls.items()}, checksum
+                checksum, tasks = line[6], int(line[4])
+            elif line[6] != checksum or int(line[4]) != tasks:
+                sys.exit("peers: %s W=%d steps=%d iterations=%d: %s's checksum %s (%s tasks) differs from %s (%d)" % (
+                    pattern, width, steps, iterations, name, line[6], line[4], checksum, tasks))
+            walls[name].append(float(line[7]))
+    return {name: statistics.median(values) for name, values in walls.items()}, checksum, tasks
 
 
 def metg(points):
@@ -140,15 +186,20 @@ widths = [cores, 4 * cores]
 print("peers: %d cores, kernel %.3f ns per iteration (one core), load average %s" % (
     cores, nanoseconds, " ".join(open("/proc/loadavg").read().split()[:3])))
 if options.quick:
-    print("peers --quick: every system, every pattern, widths %s, one small grain: the checksums must agree" % widths)
+    print("peers --quick: every system, every pattern, widths %s, one small grain: the checksums must agree, with"
+          " each other and with the graph's, computed here" % widths)
 results = {}
 for pattern in PATTERNS:
     for width in widths:
         folders = {mpi: dispar_program(pattern, width, mpi) for mpi in ("openmpi", "mpich")}
         runners = systems(pattern, width, folders)
         if options.quick:
-            walls, checksum = measure(pattern, width, runners, 6, 2000, 1)
-            print("  %-10s W=%-2d %d systems agree: checksum %s" % (pattern, width, len(walls), checksum))
+            walls, checksum, _ = measure(pattern, width, runners, 6, 2000, 1)
+            if checksum != reference_checksum(pattern, width, 6):
+                sys.exit("peers: %s W=%d: every system printed checksum %s, the graph's is %s" % (
+                    pattern, width, checksum, reference_checksum(pattern, width, 6)))
+            print("  %-10s W=%-2d %d systems agree, with the reference: checksum %s" % (
+                pattern, width, len(walls), checksum))
             continue
         curves = {name: [] for name in runners}
         grain = 2e-3
@@ -160,8 +211,8 @@ for pattern in PATTERNS:
                        if not curves[name] or curves[name][-1][1] >= 0.5}
             if not running:
                 break
-            walls, _ = measure(pattern, width, running, steps, iterations, options.rounds)
-            useful = width * steps * iterations * nanoseconds * 1e-9
+            walls, _, tasks = measure(pattern, width, running, steps, iterations, options.rounds)
+            useful = tasks * iterations * nanoseconds * 1e-9
             line = []
             for name, wall in walls.items():
                 curves[name].append((grain, useful / (wall * cores)))

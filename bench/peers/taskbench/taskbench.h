@@ -19,10 +19,12 @@ enum tb_pattern {
   TB_FFT,        /* i and its butterfly partner i ^ 2^((t-1) mod log2 W) */
   TB_NEAREST,    /* the 5 nearest: i-2 .. i+2 (within the width) */
   TB_ALL_TO_ALL, /* every column */
+  TB_TREE,       /* i / 2: a binary tree fanning out, width min(W, 2^t) at step t */
   TB_PATTERNS
 };
 
-static const char* const tb_pattern_names[TB_PATTERNS] = {"trivial", "stencil_1d", "fft", "nearest", "all_to_all"};
+static const char* const tb_pattern_names[TB_PATTERNS] = {"trivial", "stencil_1d", "fft",
+                                                          "nearest", "all_to_all", "tree"};
 
 static inline int tb_pattern_named(const char* name) {
   for (int p = 0; p < TB_PATTERNS; ++p)
@@ -36,7 +38,23 @@ static inline int tb_log2(int width) {
   return bits;
 }
 
-/* Whether task (i, t) reads task (j, t-1)'s output. Every pattern is symmetric in i and j. */
+/* The columns with a task at step t: all of them but in the tree, which doubles from one column at step 0
+ * until it is W wide. Columns at or past it have no task, no value and no messages at that step. */
+static inline int tb_width_at(int pattern, int width, long t) {
+  if (pattern != TB_TREE || t >= 30 || (1L << t) >= width) return width;
+  return (int)(1L << t);
+}
+
+static inline int tb_active(int pattern, int width, int i, long t) { return i < tb_width_at(pattern, width, t); }
+
+/* The tasks of a graph of `steps` steps: what its useful compute is counted in. */
+static inline long tb_tasks(int pattern, int width, long steps) {
+  long tasks = 0;
+  for (long t = 0; t < steps; ++t) tasks += tb_width_at(pattern, width, t);
+  return tasks;
+}
+
+/* Whether task (i, t) reads task (j, t-1)'s output. Every pattern but the tree is symmetric in i and j. */
 static inline int tb_depends(int pattern, int width, int j, int i, long t) {
   if (t < 1) return 0;
   switch (pattern) {
@@ -48,6 +66,7 @@ static inline int tb_depends(int pattern, int width, int j, int i, long t) {
       return j == i || (levels > 0 && j == (i ^ (1 << ((t - 1) % levels))));
     }
     case TB_ALL_TO_ALL: return 1;
+    case TB_TREE: return tb_active(pattern, width, i, t) && j == i / 2;
   }
   return 0;
 }
@@ -65,7 +84,8 @@ static inline int tb_ever_depends(int pattern, int width, int j, int i) {
  * tb_slot_source(i, k), and output slot k of column s goes to tb_slot_target(s, k). The slots are the
  * pattern's offsets taken round the width (stencil_1d: -1, +1; nearest: -2 .. +2; all_to_all: 1 .. W-1;
  * fft: the butterfly partners i ^ 2^k), so a slot that wraps round an edge of a non-periodic pattern
- * exists but never carries a message (tb_slot_live). */
+ * exists but never carries a message (tb_slot_live). The tree has two slots, from the parent of the
+ * even columns and of the odd ones: output slot 0 of s goes to 2s, slot 1 to 2s + 1 (tb_tree_target). */
 /* The offsets of the patterns that have them, less those that come round to the column itself. */
 static inline int tb_raw_offsets(int pattern, int width) {
   switch (pattern) {
@@ -87,6 +107,7 @@ static inline int tb_raw_offset(int pattern, int raw) {
 
 static inline int tb_slots(int pattern, int width) {
   if (pattern == TB_FFT) return tb_log2(width);
+  if (pattern == TB_TREE) return width > 1 ? 2 : 0;
   int slots = 0;
   for (int raw = 0; raw < tb_raw_offsets(pattern, width); ++raw) slots += tb_raw_offset(pattern, raw) % width != 0;
   return slots;
@@ -98,13 +119,55 @@ static inline int tb_slot_offset(int pattern, int width, int slot) {
   return 0;
 }
 
+/* The tree's slot k carries the edge from parent s to child 2s + k while that child is a column and not s
+ * itself (column 0 is its own parent). Its other sources and targets are paired in increasing order,
+ * rotated by the smallest shift that makes no column its own target (a VNODE cannot read a pipe it
+ * writes; bench/peers/README.md: a shift exists for every width tried, 2 to 299). */
+static inline int tb_tree_edge(int width, int s, int k) { return 2 * s + k < width && 2 * s + k != s; }
+
+static inline int tb_tree_spare_target(int c, int k) { return c % 2 != k || c == 0; /* no live edge's target */ }
+
+/* The m-th (from 0) column that is no live edge's source, or no live edge's target; -1 past the last. */
+static inline int tb_tree_spare(int width, int k, int m, int targets) {
+  for (int c = 0; c < width; ++c)
+    if ((targets ? tb_tree_spare_target(c, k) : !tb_tree_edge(width, c, k)) && m-- == 0) return c;
+  return -1;
+}
+
+static inline int tb_tree_shift(int width, int k, int spares) {
+  for (int shift = 0; shift < spares; ++shift) {
+    int fixed = 0;
+    for (int m = 0; m < spares && !fixed; ++m)
+      fixed = tb_tree_spare(width, k, m, 0) == tb_tree_spare(width, k, (m + shift) % spares, 1);
+    if (!fixed) return shift;
+  }
+  return 0; /* none: taskbench_graph reports the column that would read its own output */
+}
+
+static inline int tb_tree_target(int width, int s, int k) {
+  if (tb_tree_edge(width, s, k)) return 2 * s + k;
+  int spares = 0, m = -1;
+  for (int c = 0; c < width; ++c)
+    if (!tb_tree_edge(width, c, k)) {
+      if (c == s) m = spares;
+      ++spares;
+    }
+  return tb_tree_spare(width, k, (m + tb_tree_shift(width, k, spares)) % spares, 1);
+}
+
 static inline int tb_slot_source(int pattern, int width, int i, int slot) {
   if (pattern == TB_FFT) return i ^ (1 << slot);
+  if (pattern == TB_TREE) {
+    for (int s = 0; s < width; ++s)
+      if (tb_tree_target(width, s, slot) == i) return s;
+    return -1;
+  }
   return ((i + tb_slot_offset(pattern, width, slot)) % width + width) % width;
 }
 
 static inline int tb_slot_target(int pattern, int width, int s, int slot) {
   if (pattern == TB_FFT) return s ^ (1 << slot);
+  if (pattern == TB_TREE) return tb_tree_target(width, s, slot);
   return ((s - tb_slot_offset(pattern, width, slot)) % width + width) % width;
 }
 
@@ -112,6 +175,7 @@ static inline int tb_slot_target(int pattern, int width, int s, int slot) {
 static inline int tb_slot_live(int pattern, int width, int i, int slot) {
   if (pattern == TB_FFT) return (i ^ (1 << slot)) < width;
   if (pattern == TB_ALL_TO_ALL) return 1;
+  if (pattern == TB_TREE) return i % 2 == slot && i != 0; /* column 0 is its own parent: no pipe */
   const int source = i + tb_slot_offset(pattern, width, slot);
   return source >= 0 && source < width;
 }
@@ -150,6 +214,6 @@ static inline double tb_now(void) {
 }
 
 /* The line every version prints, which bench/peers/run.sh reads. */
-#define TB_RESULT_FORMAT "taskbench %s system=%s width=%d steps=%ld iterations=%ld checksum=%llu wall=%.6f\n"
+#define TB_RESULT_FORMAT "taskbench %s system=%s width=%d steps=%ld tasks=%ld iterations=%ld checksum=%llu wall=%.6f\n"
 
 #endif

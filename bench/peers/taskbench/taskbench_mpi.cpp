@@ -21,9 +21,10 @@ int main(int argc, char** argv) {
   const long steps = std::atol(argv[2]), iterations = std::atol(argv[3]);
   const int i = rank;
 
-  std::vector<int> neighbours;  // every column this one ever exchanges with
+  std::vector<int> neighbours;  // every column this one ever exchanges with, either way
   for (int j = 0; j < width; ++j)
-    if (j != i && tb_ever_depends(pattern, width, j, i)) neighbours.push_back(j);
+    if (j != i && (tb_ever_depends(pattern, width, j, i) || tb_ever_depends(pattern, width, i, j)))
+      neighbours.push_back(j);
   std::vector<uint64_t> received(neighbours.size());
   std::vector<MPI_Request> requests;
   requests.reserve(2 * neighbours.size());
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   const double start = tb_now();
   uint64_t previous = 0, sum = 0;
   for (long t = 0; t < steps; ++t) {
+    if (!tb_active(pattern, width, i, t)) continue;
     requests.clear();
     for (std::size_t k = 0; k < neighbours.size(); ++k)
       if (tb_depends(pattern, width, neighbours[k], i, t)) {
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
   unsigned long long checksum = 0, mine = sum;
   MPI_Reduce(&mine, &checksum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf(TB_RESULT_FORMAT, tb_pattern_names[pattern], "mpi", width, steps, iterations, checksum, last - first);
+    std::printf(TB_RESULT_FORMAT, tb_pattern_names[pattern], "mpi", width, steps, tb_tasks(pattern, width, steps),
+                iterations, checksum, last - first);
   MPI_Finalize();
   return 0;
 }

@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   const double start = tb_now(); /* submission is part of the run: StarPU starts tasks as they come */
   for (long step = 0; step < steps; ++step)
     for (int column = 0; column < width; ++column) {
+      if (!tb_active(pattern, width, column, step)) continue;
       int count = 0;
       for (int j = 0; j < width; ++j)
         if (tb_depends(pattern, width, j, column, step)) {
@@ -121,7 +122,8 @@ int main(int argc, char** argv) {
   unsigned long long total = 0, mine = checksum;
   MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0)
-    printf(TB_RESULT_FORMAT, tb_pattern_names[pattern], "starpu", width, steps, iterations, total, last - first);
+    printf(TB_RESULT_FORMAT, tb_pattern_names[pattern], "starpu", width, steps, tb_tasks(pattern, width, steps),
+           iterations, total, last - first);
   free(descriptors);
   free(handles);
   free(values);
