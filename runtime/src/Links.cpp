@@ -26,7 +26,7 @@ void pauseCpu() {
 #endif
 }
 
-/// Whether this thread was lately taken off its core for another thread: an involuntary context switch
+/// Whether this thread was lately taken off its core for another thread: two involuntary context switches
 /// (getrusage(RUSAGE_THREAD)) in a 10 ms window, after which it stays so for 200 ms (sleeping instead of
 /// spinning, the thread is no longer preempted, so the sign would vanish with the cure). A waiter that
 /// spins then holds a core the thread it waits for needs. A hypervisor's preemption of the whole machine
