@@ -23,7 +23,8 @@ limit_bytes=$((60 * 1024 * 1024))  # the device tool carries at most 64 MiB, the
 # themselves), and the GPU run's output must match that one line by line, every number within the
 # relative tolerance: the programs that call cuBLAS and cuFFT, which run NVIDIA's libraries on a GPU and
 # DISPAR's stand-ins on the host path, and the fused and unfused builds of the library-fusion test (whose
-# last transforms are single precision: 1e-5).
+# last transforms are single precision: 1e-5); and, exactly, the texture filter's corner weights at every
+# bilinear fraction pair and 65,536 trilinear triples (tests/gpu_probes/texture_weights.dsp).
 programs=(
   "examples/fir/fir.dsp|4|^frames=64 max_error=[0-9.e+-]+ checksum="
   "tests/e2e/cuda/constructs.dsp|3|^constructs: ok"
@@ -33,6 +34,7 @@ programs=(
   "examples/stap/stap.dsp|0|^stap: cpi 3 |||1e-4"
   "tests/fusion/cublas_fusion_e2e.dsp|0|^-?[0-9]||-ffusion|1e-5"
   "tests/fusion/cublas_fusion_e2e.dsp|0|^-?[0-9]||-fno-fusion|1e-5"
+  "tests/gpu_probes/texture_weights.dsp|1|^texture_weights bilinear a=0 |||0"
 )
 for external in "$root"/tests/external/*.dsp; do
   [ -e "$external" ] || continue
