@@ -131,7 +131,7 @@ std::vector<int> cornerWeightsAt(const std::vector<int>& fraction) {
   return weights;
 }
 
-// Corner weights an NVIDIA H200 gave (tests/gpu_probes/texture_weights.cu, 2026-11-30), corner c upper
+// Corner weights an NVIDIA H200 gave (tests/gpu_probes/texture_weights.dsp, 2026-11-30), corner c upper
 // along axis d when bit d is set. Most are rounding ties of a corner's product of fractions, where
 // rounding each corner alone goes the wrong way for some corners (and, in 3-D, often off a tie too); the
 // weights always add up to 256.
