@@ -85,7 +85,7 @@ static inline int tb_ever_depends(int pattern, int width, int j, int i) {
  * pattern's offsets taken round the width (stencil_1d: -1, +1; nearest: -2 .. +2; all_to_all: 1 .. W-1;
  * fft: the butterfly partners i ^ 2^k), so a slot that wraps round an edge of a non-periodic pattern
  * exists but never carries a message (tb_slot_live). The tree has two slots, from the parent of the
- * even columns and of the odd ones: output slot 0 of s goes to 2s, slot 1 to 2s + 1 (tb_tree_target). */
+ * even columns and of the odd ones: output slot 0 of s goes to 2s, slot 1 to 2s + 1 (tb_tree_edge). */
 /* The offsets of the patterns that have them, less those that come round to the column itself. */
 static inline int tb_raw_offsets(int pattern, int width) {
   switch (pattern) {
@@ -120,54 +120,19 @@ static inline int tb_slot_offset(int pattern, int width, int slot) {
 }
 
 /* The tree's slot k carries the edge from parent s to child 2s + k while that child is a column and not s
- * itself (column 0 is its own parent). Its other sources and targets are paired in increasing order,
- * rotated by the smallest shift that makes no column its own target (a VNODE cannot read a pipe it
- * writes; bench/peers/README.md: a shift exists for every width tried, 2 to 299). */
+ * itself (column 0 is its own parent). Its other slots carry nothing: tb_slot_target and tb_slot_source
+ * give -1 for them, and taskbench_graph pairs them so that a family's ports are each pipe once. */
 static inline int tb_tree_edge(int width, int s, int k) { return 2 * s + k < width && 2 * s + k != s; }
-
-static inline int tb_tree_spare_target(int c, int k) { return c % 2 != k || c == 0; /* no live edge's target */ }
-
-/* The m-th (from 0) column that is no live edge's source, or no live edge's target; -1 past the last. */
-static inline int tb_tree_spare(int width, int k, int m, int targets) {
-  for (int c = 0; c < width; ++c)
-    if ((targets ? tb_tree_spare_target(c, k) : !tb_tree_edge(width, c, k)) && m-- == 0) return c;
-  return -1;
-}
-
-static inline int tb_tree_shift(int width, int k, int spares) {
-  for (int shift = 0; shift < spares; ++shift) {
-    int fixed = 0;
-    for (int m = 0; m < spares && !fixed; ++m)
-      fixed = tb_tree_spare(width, k, m, 0) == tb_tree_spare(width, k, (m + shift) % spares, 1);
-    if (!fixed) return shift;
-  }
-  return 0; /* none: taskbench_graph reports the column that would read its own output */
-}
-
-static inline int tb_tree_target(int width, int s, int k) {
-  if (tb_tree_edge(width, s, k)) return 2 * s + k;
-  int spares = 0, m = -1;
-  for (int c = 0; c < width; ++c)
-    if (!tb_tree_edge(width, c, k)) {
-      if (c == s) m = spares;
-      ++spares;
-    }
-  return tb_tree_spare(width, k, (m + tb_tree_shift(width, k, spares)) % spares, 1);
-}
 
 static inline int tb_slot_source(int pattern, int width, int i, int slot) {
   if (pattern == TB_FFT) return i ^ (1 << slot);
-  if (pattern == TB_TREE) {
-    for (int s = 0; s < width; ++s)
-      if (tb_tree_target(width, s, slot) == i) return s;
-    return -1;
-  }
+  if (pattern == TB_TREE) return i % 2 == slot && i != 0 ? i / 2 : -1;
   return ((i + tb_slot_offset(pattern, width, slot)) % width + width) % width;
 }
 
 static inline int tb_slot_target(int pattern, int width, int s, int slot) {
   if (pattern == TB_FFT) return s ^ (1 << slot);
-  if (pattern == TB_TREE) return tb_tree_target(width, s, slot);
+  if (pattern == TB_TREE) return tb_tree_edge(width, s, slot) ? 2 * s + slot : -1;
   return ((s - tb_slot_offset(pattern, width, slot)) % width + width) % width;
 }
 

@@ -22,15 +22,36 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int slots = tb_slots(pattern, width);
-  // Each slot's targets must be every column once, none its own: a member's ports are then pipes of its
-  // own, each with one writer.
+  // Each slot's targets: the pattern's, and where a slot carries nothing (-1: the tree's spare slots) a
+  // column no slot k goes to, paired in increasing order and rotated by the smallest shift that leaves no
+  // column its own target (a VNODE cannot read a pipe it writes). Then every column is each slot's target
+  // once, none its own: a member's ports are pipes of its own, each with one writer.
+  std::vector<std::vector<int>> target(width, std::vector<int>(slots));
   for (int k = 0; k < slots; ++k) {
+    std::vector<int> spareSources, taken(width, 0), spareTargets;
+    for (int s = 0; s < width; ++s) {
+      target[s][k] = tb_slot_target(pattern, width, s, k);
+      if (target[s][k] < 0)
+        spareSources.push_back(s);
+      else if (target[s][k] < width)
+        taken[target[s][k]] = 1;
+    }
+    for (int c = 0; c < width; ++c)
+      if (!taken[c]) spareTargets.push_back(c);
+    const std::size_t spares = spareSources.size();
+    for (std::size_t shift = 0; spares > 0 && spares == spareTargets.size() && shift < spares; ++shift) {
+      bool fixed = false;
+      for (std::size_t m = 0; m < spares && !fixed; ++m) fixed = spareSources[m] == spareTargets[(m + shift) % spares];
+      if (fixed) continue;
+      for (std::size_t m = 0; m < spares; ++m) target[spareSources[m]][k] = spareTargets[(m + shift) % spares];
+      break;
+    }
     std::vector<int> writers(width, 0);
     for (int s = 0; s < width; ++s) {
-      const int target = tb_slot_target(pattern, width, s, k);
-      if (target < 0 || target >= width || target == s || writers[target]++ != 0) {
+      const int t = target[s][k];
+      if (t < 0 || t >= width || t == s || writers[t]++ != 0) {
         std::fprintf(stderr, "taskbench_graph: %s at width %d: slot %d of column %d goes to %d\n", argv[1], width, k, s,
-                     target);
+                     t);
         return 1;
       }
     }
@@ -45,7 +66,7 @@ int main(int argc, char** argv) {
   std::printf("constexpr int kTarget[kWidth][kSlots] = {");
   for (int s = 0; s < width; ++s) {
     std::printf("%s{", s ? ", " : "");
-    for (int k = 0; k < slots; ++k) std::printf("%s%d", k ? ", " : "", tb_slot_target(pattern, width, s, k));
+    for (int k = 0; k < slots; ++k) std::printf("%s%d", k ? ", " : "", target[s][k]);
     std::printf("}");
   }
   std::printf("};\n#define TB_HAS_EDGES 1\n#define TB_PORTS");
