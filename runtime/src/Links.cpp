@@ -33,14 +33,12 @@ void pauseCpu() {
 /// does not count, unlike a gap between two polls (tried first: this VM makes such gaps with nothing else
 /// running). bench/inrank_pipe --busy: a writer and a reader sharing one core beside a busy process copied
 /// at 0.07-0.30 of memcpy's speed while the waiter spun.
-bool threadPreemptedLately() {
-  using Clock = std::chrono::steady_clock;
+bool threadPreemptedLately(std::chrono::steady_clock::time_point now) {
   constexpr auto kWindow = std::chrono::milliseconds(10);
   constexpr auto kHold = std::chrono::milliseconds(200);
-  thread_local Clock::time_point nextCheck{};
+  thread_local std::chrono::steady_clock::time_point nextCheck{};
   thread_local long switches = -1;
   thread_local bool preempted = false;
-  const Clock::time_point now = Clock::now();
   if (now < nextCheck) return preempted;
   rusage usage{};
   if (::getrusage(RUSAGE_THREAD, &usage) != 0) return preempted = false;
@@ -128,11 +126,14 @@ void LocalLink::spinUntil(Ready ready) {
   // with another process: it sleeps at once. Where they outnumber the cores, every thread is preempted
   // and the short spin stays (sleeping at once there cost Task Bench's stencil at W = 8 a fifth).
   const bool longSpin = spin > kSpinWithoutCores.count();
-  if (ready() || (longSpin && threadPreemptedLately())) return;
-  const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(spin);
+  if (ready()) return;
+  const Clock::time_point start = Clock::now(), until = start + std::chrono::nanoseconds(spin);
+  if (longSpin && threadPreemptedLately(start)) return;
   for (unsigned round = 1; !ready(); ++round) {
     Waiting::pause();
-    if (round % 64 == 0 && (Clock::now() >= until || (longSpin && threadPreemptedLately()))) return;
+    if (round % 64 != 0) continue;
+    const Clock::time_point now = Clock::now();  // one clock read serves both tests
+    if (now >= until || (longSpin && threadPreemptedLately(now))) return;
   }
 }
 

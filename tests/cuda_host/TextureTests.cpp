@@ -31,6 +31,25 @@ hk::cudaTextureDesc sampling(hk::cudaTextureAddressMode mode, hk::cudaTextureFil
   return d;
 }
 
+/// Creates a texture object over CUDA array `array` with sampling `d`.
+hk::cudaError_t createArrayTexture(hk::cudaTextureObject_t* t, hk::cudaArray_t array, const hk::cudaTextureDesc& d) {
+  hk::cudaResourceDesc r{};
+  r.resType = hk::cudaResourceTypeArray;
+  r.res.array.array = array;
+  return hk::cudaCreateTextureObject(t, &r, &d, nullptr);
+}
+
+/// Copies `values`, width x height x depth floats packed row after row, into the 3-D (or layered) `array`.
+hk::cudaError_t copyVolume(hk::cudaArray_t array, std::vector<float>& values, std::size_t width, std::size_t height,
+                           std::size_t depth) {
+  hk::cudaMemcpy3DParms copy{};
+  copy.srcPtr = hk::make_cudaPitchedPtr(values.data(), width * sizeof(float), width, height);
+  copy.dstArray = array;
+  copy.extent = hk::make_cudaExtent(width, height, depth);
+  copy.kind = hk::cudaMemcpyHostToDevice;
+  return hk::cudaMemcpy3D(&copy);
+}
+
 /// A W x H float array with texel (x, y) = x + 100 y, and a texture over it.
 class FloatArray : public ::testing::Test {
  protected:
@@ -52,11 +71,8 @@ class FloatArray : public ::testing::Test {
   static float value(int x, int y) { return float(x + 100 * y); }
 
   hk::cudaTextureObject_t texture(const hk::cudaTextureDesc& d) {
-    hk::cudaResourceDesc r{};
-    r.resType = hk::cudaResourceTypeArray;
-    r.res.array.array = array_;
     hk::cudaTextureObject_t t = 0;
-    EXPECT_EQ(hk::cudaCreateTextureObject(&t, &r, &d, nullptr), hk::cudaSuccess);
+    EXPECT_EQ(createArrayTexture(&t, array_, d), hk::cudaSuccess);
     return t;
   }
 
@@ -109,18 +125,10 @@ std::vector<int> cornerWeightsAt(const std::vector<int>& fraction) {
                 hk::cudaSuccess);
     } else {
       EXPECT_EQ(hk::cudaMalloc3DArray(&a, &f, hk::make_cudaExtent(2, 2, 2), 0u), hk::cudaSuccess);
-      hk::cudaMemcpy3DParms copy{};
-      copy.srcPtr = hk::make_cudaPitchedPtr(texels.data(), 2 * sizeof(float), 2, 2);
-      copy.dstArray = a;
-      copy.extent = hk::make_cudaExtent(2, 2, 2);
-      copy.kind = hk::cudaMemcpyHostToDevice;
-      EXPECT_EQ(hk::cudaMemcpy3D(&copy), hk::cudaSuccess);
+      EXPECT_EQ(copyVolume(a, texels, 2, 2, 2), hk::cudaSuccess);
     }
-    hk::cudaResourceDesc r{};
-    r.resType = hk::cudaResourceTypeArray;
-    r.res.array.array = a;
     hk::cudaTextureObject_t t = 0;
-    EXPECT_EQ(hk::cudaCreateTextureObject(&t, &r, &linear, nullptr), hk::cudaSuccess);
+    EXPECT_EQ(createArrayTexture(&t, a, linear), hk::cudaSuccess);
     float at[3] = {0.5f, 0.5f, 0.5f};
     for (int d = 0; d < dimensions; ++d) at[d] += float(fraction[d]) / 256.0f;
     const float w = dimensions == 2 ? hk::tex2D<float>(t, at[0], at[1]) : hk::tex3D<float>(t, at[0], at[1], at[2]);
@@ -235,21 +243,13 @@ TEST(HostTextures, PitchedLayeredAndThreeDimensionalTextures) {
   for (unsigned flags : {hk::kCudaArrayLayered, 0u}) {
     hk::cudaArray_t a = nullptr;
     ASSERT_EQ(hk::cudaMalloc3DArray(&a, &f, hk::make_cudaExtent(4, 2, 3), flags), hk::cudaSuccess);
-    hk::cudaMemcpy3DParms copy{};
-    copy.srcPtr = hk::make_cudaPitchedPtr(volume.data(), 4 * sizeof(float), 4, 2);
-    copy.dstArray = a;
-    copy.extent = hk::make_cudaExtent(4, 2, 3);
-    copy.kind = hk::cudaMemcpyHostToDevice;
-    ASSERT_EQ(hk::cudaMemcpy3D(&copy), hk::cudaSuccess);
-    hk::cudaResourceDesc ar{};
-    ar.resType = hk::cudaResourceTypeArray;
-    ar.res.array.array = a;
+    ASSERT_EQ(copyVolume(a, volume, 4, 2, 3), hk::cudaSuccess);
     if (flags == hk::kCudaArrayLayered) {
-      ASSERT_EQ(hk::cudaCreateTextureObject(&t, &ar, &point, nullptr), hk::cudaSuccess);
+      ASSERT_EQ(createArrayTexture(&t, a, point), hk::cudaSuccess);
       EXPECT_EQ(hk::tex2DLayered<float>(t, 1.5f, 1.5f, 2), volume[2 * 8 + 1 * 4 + 1]);
     } else {
       const hk::cudaTextureDesc linear = sampling(hk::cudaAddressModeClamp, hk::cudaFilterModeLinear, false);
-      ASSERT_EQ(hk::cudaCreateTextureObject(&t, &ar, &linear, nullptr), hk::cudaSuccess);
+      ASSERT_EQ(createArrayTexture(&t, a, linear), hk::cudaSuccess);
       // Halfway between every pair of neighbours along z only: the mean of the two slices.
       EXPECT_FLOAT_EQ(hk::tex3D<float>(t, 1.5f, 0.5f, 1.0f), (volume[0 * 8 + 1] + volume[1 * 8 + 1]) / 2);
     }

@@ -124,9 +124,12 @@ static inline int tb_slot_offset(int pattern, int width, int slot) {
  * give -1 for them, and taskbench_graph pairs them so that a family's ports are each pipe once. */
 static inline int tb_tree_edge(int width, int s, int k) { return 2 * s + k < width && 2 * s + k != s; }
 
+/* Whether column i's slot k receives a live edge (from its parent i / 2). */
+static inline int tb_tree_child(int i, int k) { return i % 2 == k && i != 0; }
+
 static inline int tb_slot_source(int pattern, int width, int i, int slot) {
   if (pattern == TB_FFT) return i ^ (1 << slot);
-  if (pattern == TB_TREE) return i % 2 == slot && i != 0 ? i / 2 : -1;
+  if (pattern == TB_TREE) return tb_tree_child(i, slot) ? i / 2 : -1;
   return ((i + tb_slot_offset(pattern, width, slot)) % width + width) % width;
 }
 
@@ -140,7 +143,7 @@ static inline int tb_slot_target(int pattern, int width, int s, int slot) {
 static inline int tb_slot_live(int pattern, int width, int i, int slot) {
   if (pattern == TB_FFT) return (i ^ (1 << slot)) < width;
   if (pattern == TB_ALL_TO_ALL) return 1;
-  if (pattern == TB_TREE) return i % 2 == slot && i != 0; /* column 0 is its own parent: no pipe */
+  if (pattern == TB_TREE) return tb_tree_child(i, slot);
   const int source = i + tb_slot_offset(pattern, width, slot);
   return source >= 0 && source < width;
 }
